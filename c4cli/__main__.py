@@ -1,0 +1,3 @@
+from c4cli.commands.main import main
+
+main()

@@ -1,0 +1,1 @@
+"""Click commands: parse, call the chain, format. No rules and no file formats here."""

@@ -1,0 +1,83 @@
+"""The ``c4`` entry point: the command group and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from c4cli import __version__
+from c4cli.errors import C4Error
+
+# Subcommands are imported lazily, so `c4 query …` never pays for the modules of
+# `c4 keys …` (or for rich, or for a crypto backend it does not use).
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "board": ("c4cli.commands.views", "board"),
+}
+
+
+class C4Group(click.Group):
+    """A group that loads subcommands on demand and reports every failure as one line."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module_name, attr = _COMMANDS[cmd_name]
+        module = __import__(module_name, fromlist=[attr])
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        **extra: Any,
+    ) -> None:
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            super().main(argv, prog_name=prog_name or "c4", standalone_mode=False, **extra)
+        except C4Error as exc:
+            fail(str(exc), exc.exit_code, json_mode="--json" in argv)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            fail("aborted", 1, json_mode="--json" in argv)
+        except click.ClickException as exc:
+            fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
+        except BrokenPipeError:
+            sys.exit(1)
+        sys.exit(0)
+
+
+def fail(message: str, code: int, *, json_mode: bool) -> None:
+    """Report a failure as promised: one line on stderr (or one JSON document), then exit."""
+    message = " ".join(message.split())
+    if json_mode:
+        click.echo(json.dumps({"ok": False, "error": message}))
+    else:
+        click.echo(f"Error: {message}", err=True)
+    sys.exit(code)
+
+
+@click.group(cls=C4Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="c4")
+def cli() -> None:
+    """c4: staked Connect Four on a local gno.land in one folder.
+
+    Keys, signatures and transactions are gno.land's own; the chain is a TOML
+    block log in the home folder (--home, $C4_HOME, else ./state).
+
+    \b
+    Example:
+      c4 board --moves 1122334
+    """
+
+
+def main() -> None:
+    cli.main()

@@ -1,0 +1,46 @@
+"""The board as a standalone SVG picture: no script, no link, nothing to click."""
+
+from __future__ import annotations
+
+from c4cli.engine.board import COLS, ROWS, Board
+
+_CELL = 60
+_MARGIN = 10
+_LABEL = 24
+_FILL = {0: "#e8eef7", 1: "#e23b3b", 2: "#f5c518"}
+
+
+def board_svg(board: Board) -> str:
+    """Draw ``board``: 42 holes, 7 column labels, the winning four or the last disc marked."""
+    width = COLS * _CELL + 2 * _MARGIN
+    height = ROWS * _CELL + 2 * _MARGIN + _LABEL
+    win = set(board.line)
+    last = board.last if not win else None
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}" role="img">',
+        f'<rect x="0" y="0" width="{width}" height="{ROWS * _CELL + 2 * _MARGIN}" '
+        'rx="12" fill="#1d4ed8"/>',
+    ]
+    for row in range(ROWS):
+        cy = _MARGIN + (ROWS - 1 - row) * _CELL + _CELL // 2
+        for col in range(COLS):
+            cx = _MARGIN + col * _CELL + _CELL // 2
+            disc = board.at(col, row)
+            mark = ""
+            if row * COLS + col in win:
+                mark = ' class="win" stroke="#16a34a" stroke-width="5"'
+            elif last == (col, row):
+                mark = ' class="last" stroke="#111827" stroke-width="3"'
+            parts.append(
+                f'<circle cx="{cx}" cy="{cy}" r="{_CELL // 2 - 6}" fill="{_FILL[disc]}"{mark}/>'
+            )
+    label_y = ROWS * _CELL + 2 * _MARGIN + _LABEL - 6
+    for col in range(COLS):
+        cx = _MARGIN + col * _CELL + _CELL // 2
+        parts.append(
+            f'<text x="{cx}" y="{label_y}" text-anchor="middle" font-family="sans-serif" '
+            f'font-size="16" fill="#334155">{col + 1}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)

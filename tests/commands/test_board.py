@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from c4cli.commands.main import cli
+
+
+def test_board_ascii(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["board", "--moves", "4433", "--home", str(tmp_path)])
+    assert result.exit_code == 0
+    assert result.output == ".......\n.......\n.......\n.......\n..YY...\n..RR...\n1234567\n"
+
+
+def test_board_emoji_and_svg(tmp_path: Path) -> None:
+    runner = CliRunner()
+    emoji = runner.invoke(cli, ["board", "--moves", "4433", "--format", "emoji"])
+    assert emoji.output.splitlines()[-1] == "⚫⚫🔴🔴⚫⚫⚫"
+    out = tmp_path / "b.svg"
+    svg = runner.invoke(cli, ["board", "--moves", "1122334", "--format", "svg", "--out", str(out)])
+    assert svg.exit_code == 0 and svg.output == ""
+    assert out.read_text().count('class="win"') == 4
+
+
+def test_board_json() -> None:
+    result = CliRunner().invoke(cli, ["board", "--moves", "1122334", "--json"])
+    doc = json.loads(result.output)
+    assert doc["winner"] == "red" and doc["line"] == [0, 1, 2, 3] and doc["over"] is True
+
+
+def test_board_bad_moves_is_one_line_exit_2() -> None:
+    result = CliRunner().invoke(cli, ["board", "--moves", "11223344"])
+    assert result.exit_code == 2
+    assert result.stderr == "Error: --moves '11223344': move 8: the game is over\n"
+    assert result.stdout == ""
+
+
+def test_bad_option_is_one_line_exit_2() -> None:
+    result = CliRunner().invoke(cli, ["board", "--format", "x"])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: ")
+
+
+def test_json_error_document() -> None:
+    result = CliRunner().invoke(cli, ["board", "--moves", "9", "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["ok"] is False
+
+
+def test_version() -> None:
+    result = CliRunner().invoke(cli, ["--version"])
+    assert result.exit_code == 0 and result.output.startswith("c4, version ")
