@@ -241,24 +241,31 @@ class Board:
 
     # -- views ----------------------------------------------------------------
 
-    def __str__(self) -> str:
-        glyph = {Disc.EMPTY: ".", Disc.RED: "R", Disc.YELLOW: "Y"}
+    # Every view takes ``swap_colors``: the realm gives the creator red whoever
+    # moves first, while the rules always call the first mover's disc RED.
+
+    def text(self, *, swap_colors: bool = False) -> str:
+        """ASCII, top row first, then the column labels; ``str(board)`` is ``text()``."""
+        glyph = _glyphs(".", "R", "Y", swap_colors)
         lines = ["".join(glyph[d] for d in row) + "\n" for row in self.rows()]
         return "".join(lines) + "".join(str(c + 1) for c in range(COLS)) + "\n"
 
-    def emoji(self) -> str:
+    def __str__(self) -> str:
+        return self.text()
+
+    def emoji(self, *, swap_colors: bool = False) -> str:
         """Six rows of coloured squares, top first: the text fallback where no image goes."""
-        glyph = {Disc.EMPTY: "⚫", Disc.RED: "🔴", Disc.YELLOW: "🟡"}
+        glyph = _glyphs("⚫", "🔴", "🟡", swap_colors)
         return "".join("".join(glyph[d] for d in row) + "\n" for row in self.rows())
 
-    def svg(self) -> str:
+    def svg(self, *, swap_colors: bool = False) -> str:
         from c4cli.engine.drawing import board_svg
 
-        return board_svg(self)
+        return board_svg(self, swap_colors=swap_colors)
 
-    def image(self, alt: str) -> str:
+    def image(self, alt: str, *, swap_colors: bool = False) -> str:
         """The board as a markdown image with the SVG inline as a data URI."""
-        data = base64.b64encode(self.svg().encode()).decode()
+        data = base64.b64encode(self.svg(swap_colors=swap_colors).encode()).decode()
         return f"![{alt}](data:image/svg+xml;base64,{data})"
 
     # -- value semantics ------------------------------------------------------
@@ -271,3 +278,9 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board.decode({self.encode()!r})"
+
+
+def _glyphs(empty: str, red: str, yellow: str, swap: bool) -> dict[Disc, str]:
+    if swap:
+        red, yellow = yellow, red
+    return {Disc.EMPTY: empty, Disc.RED: red, Disc.YELLOW: yellow}

@@ -10,10 +10,13 @@ _LABEL = 24
 _FILL = {0: "#e8eef7", 1: "#e23b3b", 2: "#f5c518"}
 
 
-def board_svg(board: Board) -> str:
+def board_svg(board: Board, *, swap_colors: bool = False) -> str:
     """Draw ``board``: 42 holes, 7 column labels, the winning four or the last disc marked."""
     width = COLS * _CELL + 2 * _MARGIN
     height = ROWS * _CELL + 2 * _MARGIN + _LABEL
+    fill = dict(_FILL)
+    if swap_colors:
+        fill[1], fill[2] = fill[2], fill[1]
     win = set(board.line)
     last = board.last if not win else None
     parts = [
@@ -33,7 +36,7 @@ def board_svg(board: Board) -> str:
             elif last == (col, row):
                 mark = ' class="last" stroke="#111827" stroke-width="3"'
             parts.append(
-                f'<circle cx="{cx}" cy="{cy}" r="{_CELL // 2 - 6}" fill="{_FILL[disc]}"{mark}/>'
+                f'<circle cx="{cx}" cy="{cy}" r="{_CELL // 2 - 6}" fill="{fill[disc]}"{mark}/>'
             )
     label_y = ROWS * _CELL + 2 * _MARGIN + _LABEL - 6
     for col in range(COLS):

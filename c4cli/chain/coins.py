@@ -1,0 +1,92 @@
+"""Coins as gno.land writes them: ``<amount><denom>`` joined by commas.
+
+People also type GNOT (``5gnot``, ``0.5gnot``); it is turned into ugnot here, once,
+before anything is signed. A transaction only ever carries ugnot.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from c4cli.errors import BadInput
+
+UGNOT = "ugnot"
+UGNOT_PER_GNOT = 1_000_000
+_COIN = re.compile(r"^([0-9]+)([a-z][a-z0-9/:._-]{1,127})$")
+_GNOT = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)gnot$")
+# Bounded so a typo cannot produce a number no account could ever hold.
+MAX_AMOUNT = 2**63 - 1
+
+Coins = dict[str, int]
+
+
+def parse_coins(text: str) -> Coins:
+    """Strict tm2 coin text, as found in a transaction: ``1000000ugnot,5foo``; '' is none.
+
+    >>> parse_coins("1000000ugnot")
+    {'ugnot': 1000000}
+    """
+    coins: Coins = {}
+    if text == "":
+        return coins
+    for part in text.split(","):
+        match = _COIN.match(part)
+        if match is None:
+            raise BadInput(f"invalid coins {text!r}: expected <amount><denom>, e.g. 1000000ugnot")
+        amount, denom = int(match.group(1)), match.group(2)
+        if denom in coins:
+            raise BadInput(f"invalid coins {text!r}: {denom} appears twice")
+        if amount > MAX_AMOUNT:
+            raise BadInput(f"invalid coins {text!r}: amount too large")
+        coins[denom] = amount
+    return coins
+
+
+def parse_amount(text: str) -> Coins:
+    """Coins as a person types them: ugnot coins, or ``gnot`` with up to 6 decimals.
+
+    >>> parse_amount("0.5gnot")
+    {'ugnot': 500000}
+    """
+    text = text.strip()
+    match = _GNOT.match(text.lower())
+    if match is None:
+        return parse_coins(text)
+    try:
+        ugnot = Decimal(match.group(1)) * UGNOT_PER_GNOT
+    except InvalidOperation:
+        raise BadInput(f"invalid amount {text!r}") from None
+    if ugnot != ugnot.to_integral_value():
+        raise BadInput(f"invalid amount {text!r}: GNOT has at most 6 decimals")
+    if ugnot > MAX_AMOUNT:
+        raise BadInput(f"invalid amount {text!r}: amount too large")
+    return {UGNOT: int(ugnot)}
+
+
+def parse_ugnot(text: str) -> int:
+    """An amount that must be ugnot only (a stake, a fee): returns the ugnot count."""
+    coins = parse_amount(text)
+    if set(coins) - {UGNOT}:
+        raise BadInput(f"invalid amount {text!r}: only ugnot (or gnot) is accepted here")
+    return coins.get(UGNOT, 0)
+
+
+def format_coins(coins: Coins) -> str:
+    """Canonical coin text: denominations sorted, zero amounts left out.
+
+    >>> format_coins({"ugnot": 5, "abc": 0})
+    '5ugnot'
+    """
+    return ",".join(f"{amount}{denom}" for denom, amount in sorted(coins.items()) if amount)
+
+
+def gnot(ugnot: int) -> str:
+    """ugnot as GNOT for a person: whole part, up to 6 decimals, trailing zeros dropped.
+
+    >>> gnot(2_500_000), gnot(100_000), gnot(0)
+    ('2.5 GNOT', '0.1 GNOT', '0 GNOT')
+    """
+    whole, frac = divmod(ugnot, UGNOT_PER_GNOT)
+    text = f"{whole}.{frac:06d}".rstrip("0").rstrip(".") if frac else str(whole)
+    return f"{text} GNOT"

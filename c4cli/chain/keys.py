@@ -1,0 +1,186 @@
+"""The keyring: one file per named key under ``<home>/keys``, as gnokey keeps them.
+
+A key with a passphrase is sealed with scrypt (memory-hard) and ChaCha20-Poly1305
+(an AEAD: a wrong passphrase or an edited file is refused, never half-decrypted).
+An empty passphrase stores the key in clear, with gnokey's warning.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from c4cli.chain import crypto
+from c4cli.chain.files import private_dir, read_private, write_private
+from c4cli.errors import BadInput, HomeDamaged
+from c4cli.realm.address import canonical
+
+NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
+_SCRYPT_N = 2**15
+_SCRYPT_R = 8
+_SCRYPT_P = 1
+UNENCRYPTED_WARNING = (
+    "WARNING: the key is stored unencrypted because the passphrase is empty; "
+    "anyone who can read the home can use it."
+)
+
+
+@dataclass(frozen=True)
+class KeyInfo:
+    """What anyone may see of a key: its name, address and public key."""
+
+    name: str
+    address: str
+    pub_key: bytes
+    encrypted: bool
+
+    @property
+    def pub_key_b64(self) -> str:
+        return base64.b64encode(self.pub_key).decode()
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "address": self.address, "pub_key": self.pub_key_b64}
+
+
+def check_name(name: str) -> str:
+    if not NAME_RE.match(name):
+        raise BadInput(f"invalid key name {name!r}: use 1-64 of a-z 0-9 . _ -")
+    return name
+
+
+class Keyring:
+    def __init__(self, home: Path) -> None:
+        self.folder = home / "keys"
+
+    def _path(self, name: str) -> Path:
+        return self.folder / f"{check_name(name)}.json"
+
+    def exists(self, name: str) -> bool:
+        return NAME_RE.match(name) is not None and self._path(name).exists()
+
+    def add(
+        self, name: str, private_key: bytes, passphrase: str, *, force: bool = False
+    ) -> KeyInfo:
+        path = self._path(name)
+        if path.exists() and not force:
+            raise BadInput(f"key {name!r} already exists (delete it first)")
+        pub = crypto.public_key(private_key)
+        record: dict[str, object] = {
+            "name": name,
+            "address": crypto.address_of(pub),
+            "pub_key": base64.b64encode(pub).decode(),
+        }
+        if passphrase:
+            record["crypto"] = _seal(private_key, passphrase)
+        else:
+            record["private_key"] = private_key.hex()
+        private_dir(self.folder)
+        write_private(path, (json.dumps(record, indent=2) + "\n").encode())
+        return self._info(record, path)
+
+    def _load(self, name: str) -> tuple[dict[str, object], Path]:
+        path = self._path(name)
+        try:
+            raw = read_private(path)
+        except FileNotFoundError:
+            raise BadInput(f"key {name!r} not found in {self.folder}") from None
+        try:
+            record = json.loads(raw)
+            assert isinstance(record, dict)
+        except (ValueError, AssertionError):
+            raise HomeDamaged(f"{path} is not a key file") from None
+        return record, path
+
+    @staticmethod
+    def _info(record: dict[str, object], path: Path) -> KeyInfo:
+        try:
+            return KeyInfo(
+                name=str(record["name"]),
+                address=str(record["address"]),
+                pub_key=base64.b64decode(str(record["pub_key"])),
+                encrypted="crypto" in record,
+            )
+        except (KeyError, ValueError):
+            raise HomeDamaged(f"{path} is not a key file") from None
+
+    def info(self, name: str) -> KeyInfo:
+        return self._info(*self._load(name))
+
+    def is_encrypted(self, name: str) -> bool:
+        return self.info(name).encrypted
+
+    def private_key(self, name: str, passphrase: str | None) -> bytes:
+        """The private key; ``passphrase`` is needed (and checked) for an encrypted key."""
+        record, path = self._load(name)
+        if "private_key" in record:
+            return bytes.fromhex(str(record["private_key"]))
+        if passphrase is None:
+            raise BadInput(f"key {name!r} is encrypted: a passphrase is needed")
+        sealed = record.get("crypto")
+        if not isinstance(sealed, dict):
+            raise HomeDamaged(f"{path} is not a key file")
+        return _open(sealed, passphrase, name)
+
+    def list(self) -> list[KeyInfo]:
+        if not self.folder.is_dir():
+            return []
+        return [self.info(p.stem) for p in sorted(self.folder.glob("*.json"))]
+
+    def delete(self, name: str) -> None:
+        path = self._path(name)
+        if not path.exists():
+            raise BadInput(f"key {name!r} not found in {self.folder}")
+        path.unlink()
+
+    def resolve(self, name_or_address: str) -> str:
+        """An address from a local key name or any accepted address spelling."""
+        if NAME_RE.match(name_or_address) and self._path(name_or_address).exists():
+            return self.info(name_or_address).address
+        address = canonical(name_or_address)
+        if address is None:
+            raise BadInput(f"{name_or_address!r} is neither a local key nor a g1 address")
+        return address
+
+
+def _kdf(passphrase: str, salt: bytes) -> bytes:
+    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+
+    return Scrypt(salt=salt, length=32, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P).derive(
+        passphrase.encode()
+    )
+
+
+def _seal(private_key: bytes, passphrase: str) -> dict[str, object]:
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    salt, nonce = os.urandom(16), os.urandom(12)
+    box = ChaCha20Poly1305(_kdf(passphrase, salt)).encrypt(nonce, private_key, b"c4 key")
+    return {
+        "kdf": "scrypt",
+        "n": _SCRYPT_N,
+        "r": _SCRYPT_R,
+        "p": _SCRYPT_P,
+        "salt": salt.hex(),
+        "cipher": "chacha20-poly1305",
+        "nonce": nonce.hex(),
+        "ciphertext": box.hex(),
+    }
+
+
+def _open(sealed: dict[str, object], passphrase: str, name: str) -> bytes:
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+    try:
+        key = _kdf(passphrase, bytes.fromhex(str(sealed["salt"])))
+        return ChaCha20Poly1305(key).decrypt(
+            bytes.fromhex(str(sealed["nonce"])), bytes.fromhex(str(sealed["ciphertext"])), b"c4 key"
+        )
+    except InvalidTag:
+        raise BadInput(f"wrong passphrase for key {name!r}") from None
+    except (KeyError, ValueError):
+        raise HomeDamaged(f"key file for {name!r} is damaged") from None

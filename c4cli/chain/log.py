@@ -1,0 +1,162 @@
+"""The block log: one TOML file, appended to and never rewritten.
+
+Layout: a ``[genesis]`` table, then one ``[[block]]`` per block, each starting on
+a line of its own. Any TOML reader reads the whole file; ``c4`` also finds block
+boundaries by that line, so it can read from a byte offset (after a checkpoint)
+without parsing what came before.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from c4cli.chain.files import fsync_dir, private_dir
+from c4cli.errors import HomeDamaged
+
+BLOCK_MARK = b"\n[[block]]\n"
+
+
+class TornLog(HomeDamaged):
+    """The last block is incomplete: a write was cut short. Repairable by truncation."""
+
+
+@dataclass(frozen=True)
+class RawBlock:
+    """A block as found in the file: where it starts and its parsed record."""
+
+    offset: int
+    end: int
+    record: dict[str, Any]
+
+
+def render_block(record: dict[str, Any]) -> bytes:
+    """One block as TOML text, starting with its own ``[[block]]`` line."""
+    if record.get("txs"):
+        text = tomli_w.dumps({"block": [record]})
+    else:
+        body = {key: value for key, value in record.items() if key != "txs"}
+        text = "[[block]]\n" + tomli_w.dumps(body)
+    assert text.startswith("[[block]]\n")
+    return b"\n" + text.encode()
+
+
+class BlockLog:
+    def __init__(self, home: Path) -> None:
+        self.folder = home / "chain"
+        self.path = self.folder / "blocks.toml"
+        self.lock_path = self.folder / "lock"
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def create(self, genesis: dict[str, Any], *, force: bool = False) -> None:
+        """Write a new log holding only the genesis (replacing an old one with ``force``)."""
+        private_dir(self.folder)
+        text = (
+            "# c4 block log: append-only; each block's hash covers it and the previous hash.\n"
+            + tomli_w.dumps({"genesis": genesis})
+        ).encode()
+        tmp = self.folder / f".blocks.{os.getpid()}.tmp"
+        with open(tmp, "wb") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if self.path.exists() and not force:
+            tmp.unlink()
+            raise FileExistsError(self.path)
+        os.replace(tmp, self.path)
+        fsync_dir(self.folder)
+
+    @contextmanager
+    def locked(self, *, exclusive: bool) -> Iterator[None]:
+        """Writers hold it exclusively across read-execute-append; readers share it."""
+        if not self.folder.is_dir():
+            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+            yield
+        finally:
+            os.close(fd)
+
+    def read_bytes(self) -> bytes:
+        try:
+            return self.path.read_bytes()
+        except FileNotFoundError:
+            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first") from None
+
+    def parse_genesis(self, data: bytes) -> tuple[dict[str, Any], int]:
+        """The genesis record and the offset where the first block begins."""
+        end = data.find(BLOCK_MARK)
+        end = len(data) if end < 0 else end
+        try:
+            document = tomllib.loads(data[:end].decode())
+            genesis = document["genesis"]
+            assert isinstance(genesis, dict)
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, AssertionError):
+            raise HomeDamaged(f"{self.path}: genesis (height 0) is unreadable") from None
+        return genesis, end
+
+    def parse_blocks(self, data: bytes, offset: int, first_height: int) -> Iterator[RawBlock]:
+        """The blocks from ``offset`` on; a damaged one raises HomeDamaged naming its height."""
+        starts = []
+        position = offset
+        while True:
+            found = data.find(BLOCK_MARK, position)
+            if found < 0:
+                break
+            starts.append(found)
+            position = found + 1
+        if data[offset:].strip() and (not starts or starts[0] != offset):
+            raise HomeDamaged(f"{self.path}: unexpected text after block {first_height - 1}")
+        for number, start in enumerate(starts):
+            end = starts[number + 1] if number + 1 < len(starts) else len(data)
+            height = first_height + number
+            chunk = data[start:end]
+            last = number + 1 == len(starts)
+            try:
+                document = tomllib.loads(chunk.decode())
+                record = document["block"][0]
+                assert isinstance(record, dict) and len(document["block"]) == 1
+            except (
+                tomllib.TOMLDecodeError,
+                UnicodeDecodeError,
+                KeyError,
+                IndexError,
+                AssertionError,
+            ):
+                if last:
+                    raise TornLog(
+                        f"{self.path}: block {height} is cut short (an interrupted write?); "
+                        "run `c4 verify --repair` to cut the log back to the last whole block"
+                    ) from None
+                raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
+            yield RawBlock(offset=start, end=end, record=record)
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Append one block and wait until it is on disk."""
+        data = render_block(record)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def truncate(self, size: int) -> None:
+        """Cut the file back to ``size`` bytes (repair of a torn final block only)."""
+        with open(self.path, "r+b") as handle:
+            handle.truncate(size)
+            handle.flush()
+            os.fsync(handle.fileno())

@@ -1,0 +1,434 @@
+"""The chain's state and the one function that changes it: executing a block.
+
+State is derived, never authoritative: it is what you get by folding the blocks
+of the log, from genesis, through :meth:`ChainState.apply_block`. A new
+transaction goes through exactly the same code before it is appended, so replay
+can never disagree with what was reported when the transaction was sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from c4cli.chain import crypto
+from c4cli.chain.coins import UGNOT, Coins, format_coins, parse_coins
+from c4cli.chain.tx import (
+    MSG_CALL,
+    MSG_CREATE_SESSION,
+    MSG_REVOKE_SESSION,
+    MSG_SEND,
+    Tx,
+    canonical_json,
+    msg_signer,
+    sign_bytes,
+    tx_hash,
+)
+from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.realm import abi
+from c4cli.realm.address import canonical, package_address
+from c4cli.realm.connect4 import Context, RealmPanic, RealmState
+
+SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
+DEFAULT_CHAIN_ID = "dev"
+DEFAULT_BLOCK_INTERVAL = 5
+MAX_MEMO = 65536
+
+Block = dict[str, Any]
+
+
+def format_time(unix: int) -> str:
+    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str) -> int:
+    """RFC 3339 to Unix seconds; a time without a zone is refused rather than guessed."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise BadInput(f"invalid time {text!r}: use RFC 3339, e.g. 2026-01-01T00:00:00Z") from None
+    if moment.tzinfo is None:
+        raise BadInput(f"invalid time {text!r}: give a zone, e.g. 2026-01-01T00:00:00Z")
+    return int(moment.timestamp())
+
+
+def block_hash(record: dict[str, Any]) -> str:
+    """The hash of a genesis or block record: sha256 of its canonical JSON without ``hash``."""
+    body = {key: value for key, value in record.items() if key != "hash"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+@dataclass
+class Account:
+    address: str
+    number: int
+    coins: Coins = field(default_factory=dict)
+    sequence: int = 0
+    pub_key: bytes | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        pub = (
+            None
+            if self.pub_key is None
+            else {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(self.pub_key).decode()}
+        )
+        return {
+            "BaseAccount": {
+                "address": self.address,
+                "coins": format_coins(self.coins),
+                "public_key": pub,
+                "account_number": str(self.number),
+                "sequence": str(self.sequence),
+            }
+        }
+
+
+@dataclass(frozen=True)
+class Genesis:
+    chain_id: str
+    time: int
+    clock: str
+    block_interval: int
+    realm_path: str
+    deployer: str
+    balances: tuple[tuple[str, str], ...]
+
+    def to_record(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "chain_id": self.chain_id,
+            "time": format_time(self.time),
+            "clock": self.clock,
+            "block_interval": self.block_interval,
+            "realm_path": self.realm_path,
+            "deployer": self.deployer,
+            "balances": [{"address": a, "amount": c} for a, c in self.balances],
+        }
+        record["hash"] = block_hash(record)
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Genesis:
+        try:
+            genesis = cls(
+                chain_id=str(record["chain_id"]),
+                time=parse_time(str(record["time"])),
+                clock=str(record["clock"]),
+                block_interval=int(record["block_interval"]),
+                realm_path=str(record["realm_path"]),
+                deployer=str(record["deployer"]),
+                balances=tuple((str(b["address"]), str(b["amount"])) for b in record["balances"]),
+            )
+        except (KeyError, TypeError, ValueError, BadInput) as exc:
+            raise HomeDamaged(f"genesis (height 0) is malformed: {exc}") from None
+        if record.get("hash") != block_hash(record):
+            raise HomeDamaged("genesis (height 0) does not match its hash: the log was altered")
+        return genesis
+
+
+@dataclass
+class TxResult:
+    """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
+
+    hash: str
+    signer: str
+    funcs: list[str]
+    values: list[tuple[str, str]] = field(default_factory=list)
+    transfers: list[tuple[str, int]] = field(default_factory=list)
+    game_id: int | None = None
+
+
+class ChainState:
+    """Accounts, balances and the realm at one height."""
+
+    def __init__(self, genesis: Genesis, genesis_hash: str) -> None:
+        self.genesis = genesis
+        self.height = 0
+        self.time = genesis.time
+        self.last_hash = genesis_hash
+        self.clock_offset = 0
+        self.accounts: dict[str, Account] = {}
+        self.gas_collected: Coins = {}
+        self.realm_address = package_address(genesis.realm_path)
+        self.realm = RealmState(path=genesis.realm_path, owner=genesis.deployer)
+        for address, coins in genesis.balances:
+            try:
+                amounts = parse_coins(coins)
+            except BadInput as exc:
+                raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
+            self._credit(address, amounts)
+
+    # -- accounts and bank ------------------------------------------------------
+
+    def account(self, address: str) -> Account | None:
+        return self.accounts.get(address)
+
+    def balance(self, address: str, denom: str = UGNOT) -> int:
+        account = self.accounts.get(address)
+        return 0 if account is None else account.coins.get(denom, 0)
+
+    def _credit(self, address: str, coins: Coins) -> None:
+        account = self.accounts.get(address)
+        if account is None:
+            # An account exists once it holds coins; numbers count up in creation order.
+            account = self.accounts[address] = Account(address, len(self.accounts))
+        for denom, amount in coins.items():
+            if amount:
+                account.coins[denom] = account.coins.get(denom, 0) + amount
+
+    def _debit(self, address: str, coins: Coins) -> None:
+        account = self.accounts.get(address)
+        have = {} if account is None else account.coins
+        short = {d: a for d, a in coins.items() if have.get(d, 0) < a}
+        if short:
+            raise Refused(
+                f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
+                f"needs {format_coins(coins)}"
+            )
+        assert account is not None or not any(coins.values())
+        if account is not None:
+            for denom, amount in coins.items():
+                account.coins[denom] -= amount
+                if not account.coins[denom]:
+                    del account.coins[denom]
+
+    def total_supply(self) -> Coins:
+        total: Coins = dict(self.gas_collected)
+        for account in self.accounts.values():
+            for denom, amount in account.coins.items():
+                total[denom] = total.get(denom, 0) + amount
+        return total
+
+    # -- blocks -----------------------------------------------------------------
+
+    def next_block_time(self, wall_clock: float) -> int:
+        """The time of the next transaction block: recorded, never recomputed on replay."""
+        if self.genesis.clock == "manual":
+            return self.time + self.genesis.block_interval
+        return max(int(wall_clock) + self.clock_offset, self.time + 1)
+
+    def apply_block(self, block: Block, *, new: bool = False) -> list[TxResult]:
+        """Check a block against the chain so far and execute it.
+
+        A block from the log that does not fit raises HomeDamaged naming its
+        height; a ``new`` block (about to be appended) lets a refusal through as
+        it is, for the sender to see the chain's or the realm's own words.
+        """
+        try:
+            height = int(block["height"])
+            time = parse_time(str(block["time"]))
+            txs = block.get("txs", [])
+            advance = int(block.get("advance", 0))
+        except (KeyError, TypeError, ValueError, BadInput):
+            raise HomeDamaged(f"block {self.height + 1} is malformed") from None
+        where = f"block {height}"
+        if height != self.height + 1:
+            raise HomeDamaged(f"{where} follows block {self.height}: heights must count up by one")
+        if block.get("hash") != block_hash(block):
+            raise HomeDamaged(f"{where} does not match its hash: the log was altered")
+        if block.get("prev_hash") != self.last_hash:
+            raise HomeDamaged(
+                f"{where} does not link to block {self.height}: the hash chain is broken"
+            )
+        if time <= self.time:
+            raise HomeDamaged(f"{where} is not later than block {self.height}")
+        if not isinstance(txs, list) or advance < 0:
+            raise HomeDamaged(f"{where} is malformed")
+        results = []
+        for index, entry in enumerate(txs):
+            try:
+                results.append(
+                    self.execute(
+                        entry["tx"],
+                        time=time,
+                        height=height,
+                        account_number=int(entry["account_number"]),
+                        sequence=int(entry["sequence"]),
+                    )
+                )
+            except (Refused, BadInput) as exc:
+                if new:
+                    raise
+                raise HomeDamaged(f"{where}, transaction {index + 1} fails: {exc}") from None
+            except (KeyError, TypeError, ValueError):
+                raise HomeDamaged(f"{where}, transaction {index + 1} is malformed") from None
+        self.height = height
+        self.time = time
+        self.last_hash = str(block["hash"])
+        if self.genesis.clock == "wall":
+            self.clock_offset += advance
+        return results
+
+    # -- transactions -----------------------------------------------------------
+
+    def signing_account(self, tx: Tx) -> Account:
+        """The account whose number and sequence a transaction must be signed for."""
+        msgs = tx.get("msg")
+        if not isinstance(msgs, list) or not msgs:
+            raise Refused("invalid transaction: no messages")
+        signer = msg_signer(msgs[0])
+        account = self.accounts.get(signer)
+        if account is None:
+            raise Refused(f"unknown address: account {signer} does not exist")
+        return account
+
+    def execute(
+        self, tx: Tx, *, time: int, height: int, account_number: int, sequence: int
+    ) -> TxResult:
+        """Verify and run one transaction, all or nothing: Refused leaves the state untouched."""
+        signer, pub_key, fee_coins = self._verify(tx, account_number, sequence)
+        # Every message checks before it moves a coin, and _verify has checked the
+        # signer can pay the fee and every send, so a one-message transaction
+        # never fails half-done. Several messages are atomic through a snapshot.
+        msgs = tx["msg"]
+        snapshot = (
+            copy.deepcopy((self.accounts, self.realm, self.gas_collected))
+            if len(msgs) > 1
+            else None
+        )
+        result = TxResult(hash=tx_hash(tx), signer=signer, funcs=[])
+        try:
+            self._debit(signer, fee_coins)
+            for denom, amount in fee_coins.items():
+                self.gas_collected[denom] = self.gas_collected.get(denom, 0) + amount
+            for msg in msgs:
+                self._run_msg(msg, signer, time, height, result)
+        except Refused:
+            if snapshot is None:
+                raise
+            self.accounts, self.realm, self.gas_collected = snapshot
+            raise
+        account = self.accounts[signer]
+        account.sequence += 1
+        account.pub_key = pub_key
+        return result
+
+    def _verify(self, tx: Tx, account_number: int, sequence: int) -> tuple[str, bytes, Coins]:
+        msgs = tx.get("msg")
+        fee = tx.get("fee")
+        sigs = tx.get("signatures")
+        memo = tx.get("memo", "")
+        if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) for m in msgs):
+            raise Refused("invalid transaction: no messages")
+        if not isinstance(fee, dict) or not isinstance(memo, str) or len(memo) > MAX_MEMO:
+            raise Refused("invalid transaction: bad fee or memo")
+        try:
+            signers = {msg_signer(m) for m in msgs}
+        except ValueError as exc:
+            raise Refused(f"invalid transaction: {exc}") from None
+        if len(signers) != 1:
+            raise Refused("invalid transaction: every message must have the same signer")
+        if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict):
+            raise Refused("invalid transaction: wrong number of signatures")
+        signer = signers.pop()
+        account = self.signing_account(tx)
+        if account.number != account_number or account.sequence != sequence:
+            raise Refused(SIG_FAILED)
+        try:
+            pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
+            signature = base64.b64decode(sigs[0]["signature"], validate=True)
+            fee_coins = parse_coins(str(fee["gas_fee"]))
+            int(str(fee["gas_wanted"]))
+        except (KeyError, TypeError, ValueError, BadInput) as exc:
+            raise Refused(f"invalid transaction: {exc}") from None
+        if sigs[0].get("session_addr"):
+            raise Refused("session signatures are not supported by this chain yet")
+        if crypto.address_of(pub_key) != signer:
+            raise Refused(f"invalid pubkey: pubKey does not match signer address {signer}")
+        doc = sign_bytes(self.genesis.chain_id, account.number, account.sequence, fee, msgs, memo)
+        if not crypto.verify(pub_key, doc, signature):
+            raise Refused(SIG_FAILED)
+        sends = fee_coins.copy()
+        for msg in msgs:
+            for denom, amount in _msg_coins(msg).items():
+                sends[denom] = sends.get(denom, 0) + amount
+        have = account.coins
+        if any(have.get(d, 0) < a for d, a in sends.items()):
+            raise Refused(
+                f"insufficient funds: {signer} has {format_coins(have) or '0ugnot'}, "
+                f"needs {format_coins(sends)}"
+            )
+        return signer, pub_key, fee_coins
+
+    def _run_msg(
+        self, msg: dict[str, Any], signer: str, time: int, height: int, result: TxResult
+    ) -> None:
+        kind = msg.get("@type")
+        if kind == MSG_SEND:
+            to = canonical(str(msg.get("to_address", "")))
+            if to is None:
+                raise Refused(f"invalid address {msg.get('to_address')!r}")
+            coins = _msg_coins(msg)
+            self._debit(signer, coins)
+            self._credit(to, coins)
+            result.funcs.append("send")
+            result.transfers.append((to, coins.get(UGNOT, 0)))
+        elif kind == MSG_CALL:
+            self._run_call(msg, signer, time, height, result)
+        elif kind in (MSG_CREATE_SESSION, MSG_REVOKE_SESSION):
+            raise Refused("sessions are not supported by this chain yet")
+        else:
+            raise Refused(f"unknown message type {kind!r}")
+
+    def _run_call(
+        self, msg: dict[str, Any], signer: str, time: int, height: int, result: TxResult
+    ) -> None:
+        pkg_path = msg.get("pkg_path")
+        func = msg.get("func")
+        args = msg.get("args", [])
+        if pkg_path != self.genesis.realm_path:
+            raise Refused(f"package not found: {pkg_path}")
+        if not isinstance(func, str) or not isinstance(args, list):
+            raise Refused("invalid transaction: bad func or args")
+        if not all(isinstance(a, str) for a in args):
+            raise Refused("invalid transaction: every argument must be a string")
+        sent = _msg_coins(msg)
+        ctx = Context(
+            caller=signer,
+            send=sent,
+            now=time,
+            height=height,
+            realm_address=self.realm_address,
+        )
+        # The realm runs first: it is pure, so a panic leaves nothing to undo.
+        try:
+            call = abi.call(self.realm, ctx, func, args)
+        except (RealmPanic, abi.ArgumentError) as exc:
+            raise Refused(str(exc)) from None
+        self._debit(signer, sent)
+        self._credit(self.realm_address, sent)
+        for to, amount in call.transfers:
+            self._debit(self.realm_address, {UGNOT: amount})
+            self._credit(to, {UGNOT: amount})
+        result.funcs.append(func)
+        result.values.extend(call.values)
+        result.transfers.extend(call.transfers)
+        game_arg = _game_id(func, args, call.values)
+        if game_arg is not None:
+            result.game_id = game_arg
+
+
+def _msg_coins(msg: dict[str, Any]) -> Coins:
+    text = msg.get("send") if msg.get("@type") == MSG_CALL else msg.get("amount")
+    try:
+        coins = parse_coins(str(text or ""))
+    except BadInput as exc:
+        raise Refused(f"invalid coins: {exc}") from None
+    if any(amount <= 0 for amount in coins.values()):
+        raise Refused(f"invalid coins {text!r}: amounts must be positive")
+    return coins
+
+
+def _game_id(func: str, args: list[str], values: list[tuple[str, str]]) -> int | None:
+    """The game a realm call is about, for receipts that show it."""
+    if func == "Offer" and values:
+        return int(values[0][0])
+    if args and func in abi.CALLS and abi.CALLS[func].params[:1] == (("id", abi.INT),):
+        try:
+            return int(args[0])
+        except ValueError:
+            return None
+    return None

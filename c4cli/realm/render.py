@@ -1,0 +1,246 @@
+"""Render(path): the realm's markdown pages for gnoweb.
+
+Pages are drawn from realm state only. The raw path is never echoed back, so
+nothing a visitor types can end up in the page.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, quote
+
+from c4cli.realm.address import is_canonical
+from c4cli.realm.connect4 import (
+    ACCEPTOR,
+    CANCELLED,
+    CREATOR,
+    DRAW,
+    LOBBY_ROWS,
+    MAX_VALID_FOR,
+    MIN_STAKE,
+    MIN_VALID_FOR,
+    OPEN,
+    PLAYING,
+    VOID,
+    WON,
+    Game,
+    RealmState,
+    format_gnot,
+)
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def web_path(state: RealmState) -> str:
+    """The realm's path on gnoweb: the package path without the domain."""
+    return state.path.removeprefix("gno.land")
+
+
+def action(state: RealmState, func: str, args: list[tuple[str, str]], send: str = "") -> str:
+    link = f"{web_path(state)}$help&func={func}"
+    for name, value in args:
+        link += f"&{name}={quote(value, safe='')}"
+    if send:
+        link += f"&.send={send}"
+    return link
+
+
+def short(address: str) -> str:
+    return f"{address[:8]}…{address[-4:]}" if address else ""
+
+
+def clock(seconds: int) -> str:
+    if seconds < 0:
+        return "clock ran out"
+    minutes, secs = divmod(seconds, 60)
+    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+
+
+def render(state: RealmState, now: int, path: str) -> str:
+    if path == "":
+        return _lobby(state, now)
+    if path == "new" or path.startswith("new?"):
+        return _new(state, path[4:])
+    if path.startswith("game/"):
+        digits = path[5:]
+        if digits.isascii() and digits.isdigit() and len(digits) < 19:
+            game = state.games.get(int(digits))
+            if game is not None:
+                return _game(state, now, game)
+    return "# Not found\n"
+
+
+def _lobby(state: RealmState, now: int) -> str:
+    out = [
+        "# Connect Four, staked\n\n",
+        "Both players stake the same amount; the winner takes the pot minus the offer's "
+        f"own house fee (new offers: {format_gnot(state.fee)}). Each move has 90 s of block "
+        "time; if the first mover never moves, both stakes are refunded.\n\n",
+        f"[Make an offer]({web_path(state)}:new)\n\n",
+    ]
+    offers, live = [], []
+    for game_id in state.active:
+        game = state.games[game_id]
+        if game.status == OPEN and now < game.expires_at:
+            offers.append(game)
+        elif game.status == PLAYING:
+            live.append(game)
+    shown = 0
+    out.append("## Open offers\n\n")
+    if offers:
+        out.append("| game | stake | fee | creator | open to | expires in | |\n")
+        out.append("|---|---|---|---|---|---|---|\n")
+        for game in offers:
+            if shown == LOBBY_ROWS:
+                break
+            shown += 1
+            accept = action(
+                state,
+                "Accept",
+                [("id", str(game.id)), ("seedCommitment", "")],
+                f"{game.stake}ugnot",
+            )
+            out.append(
+                f"| [#{game.id}]({web_path(state)}:game/{game.id}) | {format_gnot(game.stake)} "
+                f"| {format_gnot(game.fee)} | {short(game.creator)} "
+                f"| {short(game.opponent) or 'anyone'} | {clock(game.expires_at - now)} "
+                f"| [Accept]({accept}) |\n"
+            )
+        out.append("\n")
+    else:
+        out.append("No open offers.\n\n")
+    out.append("## Live games\n\n")
+    if live and shown < LOBBY_ROWS:
+        out.append("| game | pot | on turn | time left |\n|---|---|---|---|\n")
+        for game in live:
+            if shown == LOBBY_ROWS:
+                break
+            shown += 1
+            out.append(
+                f"| [#{game.id}]({web_path(state)}:game/{game.id}) "
+                f"| {format_gnot(2 * game.stake)} | {_waiting_on(game)} "
+                f"| {clock(game.deadline - now)} |\n"
+            )
+        out.append("\n")
+    elif not live:
+        out.append("No live games.\n\n")
+    if shown < len(offers) + len(live):
+        out.append(f"Showing {shown} of {len(offers) + len(live)}; page with ActiveJSON.\n\n")
+    out.append(_leaders(state))
+    return "".join(out)
+
+
+def _waiting_on(game: Game) -> str:
+    if game.turn == 0:
+        who = game.acceptor if game.revealed else game.creator
+        return f"{short(who)} must reveal"
+    return short(game.player(game.turn))
+
+
+def _leaders(state: RealmState) -> str:
+    if not state.wins_board:
+        return "No finished games yet.\n"
+    out = ["## Most games won\n\n| # | player | wins |\n|---|---|---|\n"]
+    out += [f"| {i} | {short(a)} | {s} |\n" for i, (a, s) in enumerate(state.wins_board, 1)]
+    out.append("\n## Most gnot won\n\n| # | player | net won |\n|---|---|---|\n")
+    out += [
+        f"| {i} | {short(a)} | {format_gnot(s)} |\n" for i, (a, s) in enumerate(state.gnot_board, 1)
+    ]
+    return "".join(out)
+
+
+def _new(state: RealmState, query: str) -> str:
+    out = [
+        "# New offer\n\n",
+        "Generate a fresh random passphrase (`openssl rand -hex 32`), keep it, and paste "
+        "only its sha256 as the commitment: you reveal the passphrase after your offer "
+        "is accepted, and the first mover is drawn from both players' secrets.\n\n",
+        f"The house fee for new offers is {format_gnot(state.fee)}.\n\n",
+    ]
+    if not query:
+        return "".join(out)
+    fields = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()}
+    problems = []
+    stake_text = fields.get("stake", "")
+    stake = int(stake_text) if stake_text.isascii() and stake_text.isdigit() else -1
+    if stake < MIN_STAKE:
+        problems.append("stake below minimum of 1 GNOT")
+    elif stake <= state.fee:
+        problems.append(f"stake must exceed the house fee of {format_gnot(state.fee)}")
+    valid_text = fields.get("validFor", "")
+    valid = int(valid_text) if valid_text.isascii() and valid_text.isdigit() else -1
+    if not MIN_VALID_FOR <= valid <= MAX_VALID_FOR:
+        problems.append("validFor must be between 1 and 60 minutes")
+    opponent = fields.get("opponent", "")
+    if opponent and not is_canonical(opponent):
+        problems.append("invalid opponent address (use the lower-case g1… form)")
+    commitment = fields.get("commitment", "")
+    if not _HEX64.match(commitment):
+        problems.append("commitment must be 64 lowercase hex chars (sha256 of your passphrase)")
+    if problems:
+        out.append("This offer would be refused:\n\n")
+        out += [f"- {p}\n" for p in problems]
+        return "".join(out)
+    link = action(
+        state,
+        "Offer",
+        [
+            ("opponent", opponent),
+            ("validFor", str(valid)),
+            ("commitment", commitment),
+            ("maxFee", str(state.fee)),
+        ],
+        f"{stake}ugnot",
+    )
+    out.append(f"[Offer {format_gnot(stake)}]({link})\n")
+    return "".join(out)
+
+
+def _game(state: RealmState, now: int, game: Game) -> str:
+    gid = str(game.id)
+    out = [f"# Game #{game.id}: {game.status}\n\n"]
+    out.append(f"- 🔴 {game.creator} (creator)\n")
+    out.append(f"- 🟡 {game.acceptor or 'waiting for opponent'}\n")
+    out.append(f"- stake {format_gnot(game.stake)} each, fee {format_gnot(game.fee)}\n\n")
+    out.append(game.board().image(f"game {game.id}", swap_colors=game.first == ACCEPTOR) + "\n\n")
+    if game.status == OPEN:
+        if now < game.expires_at:
+            accept = action(
+                state, "Accept", [("id", gid), ("seedCommitment", "")], f"{game.stake}ugnot"
+            )
+            out.append(f"Open for {clock(game.expires_at - now)}. [Accept]({accept}) · ")
+        else:
+            out.append("This offer has expired. ")
+        out.append(f"[Cancel]({action(state, 'Cancel', [('id', gid)])})\n")
+    elif game.status == PLAYING:
+        left = game.deadline - now
+        if game.turn == 0:
+            who, func, arg = (
+                (game.acceptor, "RevealSeed", "seed")
+                if game.revealed
+                else (game.creator, "Reveal", "passphrase")
+            )
+            out.append(f"Waiting for {who} to reveal: {clock(left)}. ")
+            out.append(f"[{func}]({action(state, func, [('id', gid), (arg, '')])})\n\n")
+        else:
+            disc = "🔴" if game.turn == CREATOR else "🟡"
+            out.append(f"{disc} {game.player(game.turn)} to move: {clock(left)}.\n\n")
+            if left >= 0:
+                board = game.board()
+                links = [
+                    f"[{c + 1}]({action(state, 'Play', [('id', gid), ('column', str(c + 1)), ('move', str(len(game.moves)))])})"
+                    for c in board.legal()
+                ]
+                out.append("Play: " + " ".join(links) + "\n\n")
+        if left < 0:
+            out.append(f"[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])}) · ")
+        out.append(f"[Resign]({action(state, 'Resign', [('id', gid)])})\n")
+    elif game.status == WON:
+        out.append(f"Won by {game.winner}: paid {format_gnot(2 * game.stake - game.fee)}.\n")
+    elif game.status == DRAW:
+        out.append("Draw: both stakes refunded.\n")
+    elif game.status == VOID:
+        out.append("Void: the clock ran out before the first move; both stakes refunded.\n")
+    elif game.status == CANCELLED:
+        out.append("Cancelled: the stake went back to the creator.\n")
+    return "".join(out)
