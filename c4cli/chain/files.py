@@ -13,8 +13,14 @@ PRIVATE_FILE = 0o600
 
 
 def private_dir(path: Path) -> Path:
-    """Create ``path`` (and parents) as 0700 if missing."""
-    path.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    """Create ``path`` and any missing parents, each 0700 (mkdir's own parents ignore mode)."""
+    missing = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
     return path
 
 

@@ -43,9 +43,8 @@ def render_block(record: dict[str, Any]) -> bytes:
     if record.get("txs"):
         text = tomli_w.dumps({"block": [record]})
     else:
-        body = {key: value for key, value in record.items() if key != "txs"}
-        text = "[[block]]\n" + tomli_w.dumps(body)
-    assert text.startswith("[[block]]\n")
+        text = "[[block]]\n" + tomli_w.dumps(record)
+    assert text.startswith("[[block]]\n") and "txs = []" not in text
     return b"\n" + text.encode()
 
 

@@ -7,6 +7,7 @@ where :class:`LocalChain` stands now.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import pickle
 import time as wallclock
@@ -130,10 +131,8 @@ class LocalChain:
         checkpoint = Checkpoint(
             CHECKPOINT_VERSION, offset, hashlib.sha256(data[:offset]).hexdigest(), state
         )
-        try:
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs speed
             write_private(self.cache_path, pickle.dumps(checkpoint, pickle.HIGHEST_PROTOCOL))
-        except OSError:
-            pass  # a cache that cannot be written only costs speed
 
     def blocks(self) -> tuple[ChainState, list[tuple[dict[str, Any], list[TxResult]]]]:
         """Replay from genesis with every check, keeping each block and its results."""
@@ -208,7 +207,8 @@ class LocalChain:
         }
         if advance:
             record["advance"] = advance
-        record["txs"] = txs
+        if txs:  # an empty block has no txs key at all: TOML has no empty array of tables
+            record["txs"] = txs
         record["hash"] = block_hash(record)
         return record
 

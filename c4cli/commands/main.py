@@ -15,7 +15,27 @@ from c4cli.errors import C4Error
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
 _COMMANDS: dict[str, tuple[str, str]] = {
+    "accept": ("c4cli.commands.game", "accept"),
+    "accept-ownership": ("c4cli.commands.game", "accept_ownership"),
     "board": ("c4cli.commands.views", "board"),
+    "call": ("c4cli.commands.game", "call"),
+    "cancel": ("c4cli.commands.game", "cancel"),
+    "claim-timeout": ("c4cli.commands.game", "claim_timeout"),
+    "init": ("c4cli.commands.chaincmds", "init"),
+    "keys": ("c4cli.commands.keys", "keys"),
+    "log": ("c4cli.commands.chaincmds", "log"),
+    "offer": ("c4cli.commands.game", "offer"),
+    "play": ("c4cli.commands.game", "play"),
+    "query": ("c4cli.commands.query", "query"),
+    "resign": ("c4cli.commands.game", "resign"),
+    "reveal": ("c4cli.commands.game", "reveal"),
+    "send": ("c4cli.commands.chaincmds", "send"),
+    "set-fee": ("c4cli.commands.game", "set_fee"),
+    "time": ("c4cli.commands.chaincmds", "time"),
+    "transfer-ownership": ("c4cli.commands.game", "transfer_ownership"),
+    "tx": ("c4cli.commands.chaincmds", "tx_cmd"),
+    "verify": ("c4cli.commands.chaincmds", "verify"),
+    "withdraw-fees": ("c4cli.commands.game", "withdraw_fees"),
 }
 
 

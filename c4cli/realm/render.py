@@ -226,11 +226,11 @@ def _game(state: RealmState, now: int, game: Game) -> str:
             disc = "🔴" if game.turn == CREATOR else "🟡"
             out.append(f"{disc} {game.player(game.turn)} to move: {clock(left)}.\n\n")
             if left >= 0:
-                board = game.board()
-                links = [
-                    f"[{c + 1}]({action(state, 'Play', [('id', gid), ('column', str(c + 1)), ('move', str(len(game.moves)))])})"
-                    for c in board.legal()
-                ]
+                move = str(len(game.moves))
+                links = []
+                for col in game.board().legal():
+                    args = [("id", gid), ("column", str(col + 1)), ("move", move)]
+                    links.append(f"[{col + 1}]({action(state, 'Play', args)})")
                 out.append("Play: " + " ".join(links) + "\n\n")
         if left < 0:
             out.append(f"[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])}) · ")

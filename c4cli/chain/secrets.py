@@ -1,0 +1,49 @@
+"""Commit-reveal secrets that c4 generated, kept until they are revealed.
+
+One 0600 file per (address, commitment): the commitment is public, the secret
+is not, and a secret is only ever looked up by the commitment it opens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets as random
+from pathlib import Path
+
+from c4cli.chain.files import read_private, write_private
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def new_secret() -> str:
+    """32 random bytes as hex: the advice of the realm's pages (openssl rand -hex 32)."""
+    return random.token_hex(32)
+
+
+def commitment_of(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class SecretStore:
+    def __init__(self, home: Path) -> None:
+        self.folder = home / "secrets"
+
+    def _path(self, address: str, commitment: str) -> Path | None:
+        if not _HEX64.match(commitment) or not address.isalnum():
+            return None
+        return self.folder / address / commitment
+
+    def keep(self, address: str, secret: str) -> str:
+        """Store ``secret`` for ``address``; returns its commitment."""
+        commitment = commitment_of(secret)
+        path = self._path(address, commitment)
+        assert path is not None
+        write_private(path, secret.encode())
+        return commitment
+
+    def find(self, address: str, commitment: str) -> str | None:
+        path = self._path(address, commitment)
+        if path is None or not path.exists():
+            return None
+        return read_private(path).decode()

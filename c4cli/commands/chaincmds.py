@@ -1,0 +1,338 @@
+"""c4 init, time, send, log, tx, verify: the chain itself."""
+
+from __future__ import annotations
+
+import time as wallclock
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.chain import crypto
+from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount
+from c4cli.chain.keys import Keyring, check_name
+from c4cli.chain.node import LocalChain
+from c4cli.chain.state import (
+    DEFAULT_BLOCK_INTERVAL,
+    DEFAULT_CHAIN_ID,
+    ChainState,
+    Genesis,
+    TxResult,
+    format_time,
+    parse_time,
+)
+from c4cli.chain.tx import send_msg, tx_hash
+from c4cli.commands.common import parse_duration, print_receipt, resolve, submit, tx_options
+from c4cli.commands.options import common_options, emit_json
+from c4cli.errors import BadInput
+from c4cli.realm.connect4 import DEFAULT_PATH
+
+DEV_MNEMONIC = (
+    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
+    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
+)
+DEV_KEY = "test1"
+PREMINE_UGNOT = 10_000_000 * 1_000_000
+
+
+@click.command()
+@click.option("--chain-id", default=DEFAULT_CHAIN_ID, show_default=True)
+@click.option("--genesis-time", metavar="RFC3339", help="Default: now.")
+@click.option("--clock", type=click.Choice(["wall", "manual"]), default="wall", show_default=True)
+@click.option(
+    "--block-interval",
+    default=f"{DEFAULT_BLOCK_INTERVAL}s",
+    show_default=True,
+    help="Seconds between blocks on a manual clock.",
+)
+@click.option("--realm-path", default=DEFAULT_PATH, show_default=True)
+@click.option("--deployer", default=DEV_KEY, show_default=True, help="Key that owns the realm.")
+@click.option(
+    "--premine",
+    multiple=True,
+    metavar="NAME_OR_ADDR=COINS",
+    help="Add or override a genesis balance (repeatable).",
+)
+@click.option("--force", is_flag=True, help="Replace an existing chain in the home.")
+@common_options
+def init(
+    chain_id: str,
+    genesis_time: str | None,
+    clock: str,
+    block_interval: str,
+    realm_path: str,
+    deployer: str,
+    premine: tuple[str, ...],
+    force: bool,
+    home: Path,
+    as_json: bool,
+) -> None:
+    """Create a chain in the home, like gnodev: every local key gets 10,000,000 GNOT.
+
+    The deployer (default test1, created from the public dev mnemonic if
+    missing) owns the realm.
+
+    \b
+    Example:
+      c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
+    """
+    chain = LocalChain(home)
+    if chain.log.exists() and not force:
+        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+    keyring = Keyring(home)
+    interval = parse_duration(block_interval, what="block interval")
+    if interval < 1:
+        raise BadInput("--block-interval must be at least 1s")
+    start = parse_time(genesis_time) if genesis_time else int(wallclock.time())
+    if not realm_path.startswith("gno.land/r/"):
+        raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
+    extra: list[tuple[str, int]] = []
+    for entry in premine:
+        target, sep, coins = entry.partition("=")
+        if not sep:
+            raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
+        extra.append((target, parse_amount(coins).get(UGNOT, 0)))
+    if deployer == DEV_KEY and not keyring.exists(DEV_KEY):
+        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
+    balances: dict[str, int] = {owner: PREMINE_UGNOT}
+    for info in keyring.list():
+        balances.setdefault(info.address, PREMINE_UGNOT)
+    for target, amount in extra:
+        balances[keyring.resolve(target)] = amount
+    genesis = Genesis(
+        chain_id=chain_id,
+        time=start,
+        clock=clock,
+        block_interval=interval,
+        realm_path=realm_path,
+        deployer=owner,
+        balances=tuple((a, f"{u}{UGNOT}") for a, u in balances.items() if u > 0),
+    )
+    state = chain.init(genesis, force=force)
+    if as_json:
+        emit_json(
+            {
+                "chain_id": chain_id,
+                "time": format_time(start),
+                "clock": clock,
+                "block_interval": interval,
+                "realm_path": realm_path,
+                "realm_address": state.realm_address,
+                "owner": owner,
+                "balances": {a: u for a, u in balances.items() if u > 0},
+            }
+        )
+        return
+    click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
+    click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
+    click.echo(f"realm: {realm_path} ({state.realm_address}), owner {owner}")
+    for address, amount in balances.items():
+        if amount > 0:
+            click.echo(f"  {address}  {gnot(amount)}")
+
+
+def _time_doc(state: ChainState) -> dict[str, Any]:
+    return {"height": state.height, "time": format_time(state.time), "unix": state.time}
+
+
+def _print_time(state: ChainState, as_json: bool) -> None:
+    if as_json:
+        emit_json(_time_doc(state))
+    else:
+        click.echo(f"height {state.height}, time {format_time(state.time)}")
+
+
+@click.group(invoke_without_command=True)
+@common_options
+@click.pass_context
+def time(ctx: click.Context, home: Path, as_json: bool) -> None:
+    """Show the last block's height and time, or move the chain's clock.
+
+    \b
+    Example:
+      c4 time
+      c4 time advance 91s
+      c4 time set 2026-01-01T01:00:00Z
+    """
+    if ctx.invoked_subcommand is None:
+        _print_time(LocalChain(home).state(), as_json)
+
+
+@time.command("advance")
+@click.argument("duration")
+@common_options
+def advance(duration: str, home: Path, as_json: bool) -> None:
+    """Mine an empty block DURATION after the last one (90s, 15m, 1h).
+
+    \b
+    Example:
+      c4 time advance 91s
+    """
+    _print_time(LocalChain(home).advance(parse_duration(duration)), as_json)
+
+
+@time.command("set")
+@click.argument("when", metavar="RFC3339")
+@common_options
+def set_time(when: str, home: Path, as_json: bool) -> None:
+    """Mine an empty block at exactly this time (later than the last block).
+
+    \b
+    Example:
+      c4 time set 2026-01-01T01:00:00Z
+    """
+    _print_time(LocalChain(home).set_time(parse_time(when)), as_json)
+
+
+@click.command()
+@click.option("--to", "to", required=True, metavar="ADDR_OR_NAME")
+@click.option("--amount", required=True, metavar="COINS", help="e.g. 5gnot or 5000000ugnot.")
+@click.argument("key")
+@tx_options
+@common_options
+def send(
+    to: str,
+    amount: str,
+    key: str,
+    gas_fee: str,
+    gas_wanted: int,
+    memo: str,
+    password_stdin: bool,
+    home: Path,
+    as_json: bool,
+) -> None:
+    """Send coins from KEY to another account (a bank transfer).
+
+    \b
+    Example:
+      c4 send --to bob --amount 5gnot test1
+    """
+    target = resolve(home, to)
+    coins = parse_amount(amount)
+    if not coins or any(v <= 0 for v in coins.values()):
+        raise BadInput(f"invalid --amount {amount!r}: send a positive amount")
+    signer_address = Keyring(home).info(key).address
+    _, receipt = submit(
+        home,
+        key,
+        lambda state: [send_msg(signer_address, target, format_coins(coins))],
+        gas_fee=gas_fee,
+        gas_wanted=gas_wanted,
+        memo=memo,
+        password_stdin=password_stdin,
+    )
+    print_receipt(
+        receipt,
+        as_json=as_json,
+        gas_wanted=gas_wanted,
+        human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to {target}",
+    )
+
+
+def _tx_summary(entry: dict[str, Any], result: TxResult) -> dict[str, Any]:
+    msgs = entry["tx"]["msg"]
+    return {
+        "hash": result.hash,
+        "signer": result.signer,
+        "func": ",".join(result.funcs),
+        "args": [list(m.get("args", [])) for m in msgs],
+        "send": [m.get("send") or m.get("amount") or "" for m in msgs],
+        "result": [v for v, _ in result.values],
+        "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in result.transfers],
+    }
+
+
+@click.command()
+@click.option("--from", "from_height", type=int, default=0, help="First height to list.")
+@click.option("--to", "to_height", type=int, default=None, help="Last height to list.")
+@common_options
+def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> None:
+    """List blocks and their transactions (height, time, signer, function, args, hash).
+
+    \b
+    Example:
+      c4 log --from 1 --to 10
+    """
+    _, blocks = LocalChain(home).blocks()
+    shown = []
+    for record, results in blocks:
+        height = int(record["height"])
+        if height < from_height or (to_height is not None and height > to_height):
+            continue
+        txs = [_tx_summary(e, r) for e, r in zip(record.get("txs", []), results, strict=True)]
+        shown.append({"height": height, "time": record["time"], "hash": record["hash"], "txs": txs})
+    if as_json:
+        emit_json(shown)
+        return
+    for block in shown:
+        click.echo(f"{block['height']:>6}  {block['time']}  {block['hash'][:16]}")
+        if not block["txs"]:
+            click.echo("        (empty block)")
+        for tx in block["txs"]:
+            args = " ".join(repr(a) for msg_args in tx["args"] for a in msg_args)
+            click.echo(f"        {tx['signer']}  {tx['func']}({args})  {tx['hash']}")
+
+
+@click.command("tx")
+@click.argument("hash_")
+@common_options
+def tx_cmd(hash_: str, home: Path, as_json: bool) -> None:
+    """Show one transaction, its block and its result.
+
+    \b
+    Example:
+      c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
+    """
+    _, blocks = LocalChain(home).blocks()
+    for record, results in blocks:
+        for entry, result in zip(record.get("txs", []), results, strict=True):
+            if result.hash == hash_ or tx_hash(entry["tx"]) == hash_:
+                doc = {"height": record["height"], "time": record["time"]}
+                doc.update(_tx_summary(entry, result))
+                doc["tx"] = entry["tx"]
+                if as_json:
+                    emit_json(doc)
+                    return
+                for key in ("height", "time", "hash", "signer", "func", "args", "send", "result"):
+                    click.echo(f"{key + ':':<10}{doc[key]}")
+                for transfer in doc["transfers"]:
+                    click.echo(f"paid:     {transfer['amount']} to {transfer['to']}")
+                return
+    raise BadInput(f"no transaction with hash {hash_!r} in the log")
+
+
+@click.command()
+@click.option("--repair", is_flag=True, help="Cut a torn final block off the log.")
+@common_options
+def verify(repair: bool, home: Path, as_json: bool) -> None:
+    """Replay the whole log from genesis with every check, ignoring the cache.
+
+    Checks the hash chain, every signature and sequence, and re-executes every
+    transaction. Exit 3 names the first bad block.
+
+    \b
+    Example:
+      c4 verify
+    """
+    chain = LocalChain(home)
+    repaired = chain.repair() if repair else None
+    state = chain.verify()
+    txs = sum(a.sequence for a in state.accounts.values())
+    if as_json:
+        emit_json(
+            {
+                "ok": True,
+                "height": state.height,
+                "transactions": txs,
+                "last_hash": state.last_hash,
+                "repaired_to": repaired,
+            }
+        )
+        return
+    if repaired is not None:
+        click.echo(f"repaired: cut a torn final block; the log now ends at height {repaired}")
+    click.echo(
+        f"ok: {state.height} blocks, {txs} transactions; hash chain, signatures, sequences "
+        f"and execution checked; last hash {state.last_hash}"
+    )

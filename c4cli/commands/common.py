@@ -1,0 +1,175 @@
+"""What several commands share: the chain, keys, passphrases, the tx options, receipts."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from c4cli.chain.coins import parse_coins
+from c4cli.chain.keys import Keyring
+from c4cli.chain.node import LocalChain, Receipt, Signer
+from c4cli.chain.state import ChainState, format_time
+from c4cli.chain.tx import DEFAULT_GAS_WANTED, Msg, fee
+from c4cli.commands.options import emit_json
+from c4cli.errors import BadInput
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def stdin_is_terminal() -> bool:
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+def read_stdin_line() -> str:
+    line = sys.stdin.readline() if sys.stdin is not None else ""
+    return line.rstrip("\r\n")
+
+
+def passphrase(*, password_stdin: bool, prompt: str, confirm: bool = False) -> str:
+    """--password-stdin, else $C4_PASSWORD (even empty), else a prompt on a terminal."""
+    if password_stdin:
+        return read_stdin_line()
+    env = os.environ.get("C4_PASSWORD")
+    if env is not None:
+        return env
+    if not stdin_is_terminal():
+        raise BadInput(
+            "a passphrase is needed and there is no terminal to ask on: "
+            "pass --password-stdin or set $C4_PASSWORD"
+        )
+    value: str = click.prompt(
+        prompt, hide_input=True, confirmation_prompt=confirm, default="", show_default=False
+    )
+    return value
+
+
+def signer_for(home: Path, key_name: str, *, password_stdin: bool) -> Signer:
+    """Load a key by name, asking for its passphrase only if it is encrypted."""
+    keyring = Keyring(home)
+    info = keyring.info(key_name)
+    secret = None
+    if info.encrypted:
+        secret = passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}")
+    return Signer(address=info.address, private_key=keyring.private_key(key_name, secret))
+
+
+def resolve(home: Path, name_or_address: str) -> str:
+    return Keyring(home).resolve(name_or_address)
+
+
+def tx_options(func: F) -> F:
+    """The options every transaction command takes, as gnokey's maketx."""
+    for option in reversed(
+        [
+            click.option("--gas-fee", default="0ugnot", show_default=True, help="Fee coins."),
+            click.option("--gas-wanted", type=int, default=DEFAULT_GAS_WANTED, show_default=True),
+            click.option("--memo", default="", help="A note carried in the transaction."),
+            click.option(
+                "--password-stdin",
+                is_flag=True,
+                help="Read the key's passphrase from the first line of stdin.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def tx_fee(gas_fee: str, gas_wanted: int) -> dict[str, str]:
+    coins = parse_coins(gas_fee)
+    if len(coins) != 1:
+        raise BadInput(f"invalid --gas-fee {gas_fee!r}: give one coin, e.g. 0ugnot")
+    if gas_wanted < 0:
+        raise BadInput("--gas-wanted must not be negative")
+    return fee(gas_wanted, gas_fee)
+
+
+def submit(
+    home: Path,
+    key_name: str,
+    msgs: Callable[[ChainState], list[Msg]],
+    *,
+    gas_fee: str,
+    gas_wanted: int,
+    memo: str,
+    password_stdin: bool,
+) -> tuple[LocalChain, Receipt]:
+    chain = LocalChain(home)
+    chain.log.read_bytes()  # a missing chain is reported before any key is opened
+    signer = signer_for(home, key_name, password_stdin=password_stdin)
+    receipt = chain.submit(signer, msgs, tx_fee(gas_fee, gas_wanted), memo)
+    return chain, receipt
+
+
+def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:
+    """What gnokey prints for a delivered transaction."""
+    values = "".join(f"({value} {kind})\n" for value, kind in receipt.result.values)
+    return (
+        f"{values}\nOK!\nGAS WANTED: {gas_wanted}\nHEIGHT:     {receipt.height}\n"
+        f"EVENTS:     []\nTX HASH:    {receipt.result.hash}"
+    )
+
+
+def receipt_json(receipt: Receipt, game: Any = None) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "ok": True,
+        "height": receipt.height,
+        "time": format_time(receipt.time),
+        "hash": receipt.result.hash,
+        "func": ",".join(receipt.result.funcs),
+        "result": [int(v) if kind == "int" else v for v, kind in receipt.result.values],
+        "transfers": [
+            {"to": to, "amount": f"{amount}ugnot"} for to, amount in receipt.result.transfers
+        ],
+    }
+    if game is not None:
+        document["game"] = game
+    return document
+
+
+def print_receipt(
+    receipt: Receipt, *, as_json: bool, gas_wanted: int, human: str = "", game: Any = None
+) -> None:
+    if as_json:
+        emit_json(receipt_json(receipt, game))
+        return
+    click.echo(gnokey_receipt(receipt, gas_wanted))
+    if human:
+        click.echo(human)
+
+
+def dumps(document: Any) -> str:
+    return json.dumps(document, ensure_ascii=False)
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_duration(text: str, *, what: str = "duration") -> int:
+    """``90s``, ``15m``, ``1h``, ``1h30m`` or plain seconds, as whole seconds.
+
+    >>> parse_duration("1h30m"), parse_duration("90")
+    (5400, 90)
+    """
+    raw = text.strip().lower()
+    if raw.isascii() and raw.isdigit():
+        return int(raw)
+    total, number = 0, ""
+    for char in raw:
+        if char.isascii() and char.isdigit():
+            number += char
+        elif char in _UNITS and number:
+            total += int(number) * _UNITS[char]
+            number = ""
+        else:
+            number = "x"
+            break
+    if number or not raw:
+        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h or seconds")
+    return total
