@@ -1,0 +1,145 @@
+"""c4 demo: one whole staked game on a fresh local chain, step by step."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import click
+
+from c4cli.chain import crypto
+from c4cli.chain.coins import gnot
+from c4cli.chain.keys import Keyring
+from c4cli.chain.node import LocalChain, Signer
+from c4cli.chain.secrets import SecretStore, new_secret
+from c4cli.chain.state import ChainState, Genesis, format_time, parse_time
+from c4cli.chain.tx import call_msg, fee
+from c4cli.commands.chaincmds import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
+from c4cli.errors import BadInput
+from c4cli.realm.connect4 import ACCEPTOR, CREATOR, DEFAULT_PATH
+
+STAKE = 10_000_000
+GENESIS_TIME = "2026-01-01T00:00:00Z"
+
+
+def _signer(keyring: Keyring, name: str) -> Signer:
+    return Signer(keyring.info(name).address, keyring.private_key(name, None))
+
+
+@click.command()
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Play in this (new or empty) folder and keep it; default: a throwaway one.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print only the final summary as JSON.")
+def demo(home: Path | None, as_json: bool) -> None:
+    """Play one whole staked game on a fresh chain: keys, offer, accept, reveals, moves.
+
+    Uses a throwaway home unless --home names a new or empty folder; the chain
+    clock is manual, so the run is the same every time except for the secrets.
+
+    \b
+    Example:
+      c4 demo
+      c4 demo --home ./demo-chain && c4 log --home ./demo-chain
+    """
+    if home is not None:
+        if home.exists() and any(home.iterdir()):
+            raise BadInput(f"{home} is not empty: the demo needs a new or empty folder")
+        _play(home, as_json)
+        return
+    with tempfile.TemporaryDirectory(prefix="c4-demo-") as tmp:
+        _play(Path(tmp), as_json)
+
+
+def _play(home: Path, as_json: bool) -> None:
+    say = (lambda text: None) if as_json else click.echo
+    keyring = Keyring(home)
+    keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    for name in ("alice", "bob"):
+        keyring.add(name, crypto.derive_private_key(crypto.new_mnemonic()), "")
+    alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
+    names = {alice.address: "alice", bob.address: "bob", owner.address: DEV_KEY}
+    chain = LocalChain(home)
+    state = chain.init(
+        Genesis(
+            chain_id="dev",
+            time=parse_time(GENESIS_TIME),
+            clock="manual",
+            block_interval=5,
+            realm_path=DEFAULT_PATH,
+            deployer=owner.address,
+            balances=tuple((s.address, f"{PREMINE_UGNOT}ugnot") for s in (owner, alice, bob)),
+        )
+    )
+    say(f"A fresh chain in {home}: manual clock from {GENESIS_TIME}, 5 s per block.")
+    say(f"alice and bob each hold {gnot(PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
+    start = {a: state.balance(a) for a in names}
+    secrets = SecretStore(home)
+
+    def call(who: Signer, func: str, args: list[str], send: str = "") -> ChainState:
+        receipt = chain.submit(
+            who,
+            lambda st: [call_msg(who.address, st.genesis.realm_path, func, args, send)],
+            fee(2_000_000, "0ugnot"),
+            "",
+        )
+        say(
+            f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
+            f"{names[who.address]:<5} {func}({', '.join(_short(a) for a in args)})"
+        )
+        return chain.state()
+
+    passphrase, seed = new_secret(), new_secret()
+    commitment = secrets.keep(alice.address, passphrase)
+    seed_commitment = secrets.keep(bob.address, seed)
+    say(f"alice offers {gnot(STAKE)}, committing to a secret she keeps; bob accepts:")
+    state = call(alice, "Offer", ["", "15", commitment, str(state.realm.fee)], f"{STAKE}ugnot")
+    game_id = str(max(state.realm.games))
+    call(bob, "Accept", [game_id, seed_commitment], f"{STAKE}ugnot")
+    say("both reveal; the first mover is drawn from the two secrets:")
+    call(alice, "Reveal", [game_id, passphrase])
+    state = call(bob, "RevealSeed", [game_id, seed])
+    game = state.realm.games[int(game_id)]
+    first = alice if game.first == CREATOR else bob
+    second = bob if first is alice else alice
+    say(f"{names[first.address]} moves first and stacks column 4; the other answers in 5:")
+    for move in range(7):
+        mover, column = (first, "4") if move % 2 == 0 else (second, "5")
+        state = call(mover, "Play", [game_id, column, str(move)])
+    game = state.realm.games[int(game_id)]
+    say("\n" + game.board().text(swap_colors=game.first == ACCEPTOR))
+    summary = {
+        "game": int(game_id),
+        "winner": names[game.winner],
+        "payout_ugnot": 2 * STAKE - game.fee,
+        "fee_collected_ugnot": state.realm.collected,
+        "balances_ugnot": {names[a]: state.balance(a) for a in names},
+        "leaders": {
+            "wins": [[names[a], s] for a, s in state.realm.wins_board],
+            "gnot": [[names[a], s] for a, s in state.realm.gnot_board],
+        },
+        "height": state.height,
+    }
+    if as_json:
+        import json
+
+        click.echo(json.dumps(summary))
+        return
+    say(f"{names[game.winner]} wins {gnot(2 * STAKE - game.fee)} (the pot less the fee).\n")
+    say("balances:")
+    for address, name in names.items():
+        change = state.balance(address) - start[address]
+        sign = "+" if change >= 0 else "-"
+        say(f"  {name:<6}{gnot(state.balance(address)):>18}  ({sign}{gnot(abs(change))})")
+    say(f"fee collected by the realm: {gnot(state.realm.collected)}")
+    say("leaderboards:")
+    for title, board in (("wins", state.realm.wins_board), ("gnot", state.realm.gnot_board)):
+        shown = ", ".join(f"{names[a]} {s if title == 'wins' else gnot(s)}" for a, s in board)
+        say(f"  {title}: {shown}")
+    say(f"\n{state.height} blocks; `c4 verify` replays and checks every one.")
+
+
+def _short(arg: str) -> str:
+    return f"{arg[:8]}…" if len(arg) > 16 else repr(arg) if arg == "" else arg
