@@ -1,0 +1,136 @@
+"""Keys are gnokey's own: same derivation, addresses, public keys; sealed on disk."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+
+from c4cli.chain import crypto
+from c4cli.chain.keys import Keyring
+from c4cli.errors import BadInput
+
+DEV = (
+    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
+    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
+)
+
+
+@pytest.mark.parametrize(
+    ("account", "index", "address"),
+    [
+        (0, 0, "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"),
+        (1, 0, "g18e22n23g462drp4pyszyl6e6mwxkaylthgeeq4"),
+        (1, 1, "g1mtmrdmqfu0aryqfl4aw65n35haw2wdjkh5p4cp"),
+    ],
+)
+def test_derivation_vectors(account: int, index: int, address: str) -> None:
+    key = crypto.derive_private_key(DEV, account, index)
+    assert crypto.address_of(crypto.public_key(key)) == address
+
+
+def test_recover_test1_from_the_shell(home) -> None:  # type: ignore[no-untyped-def]
+    result = home.ok("keys", "add", "test1", "--recover", "--json", input=DEV + "\n")
+    doc = json.loads(result.stdout)
+    assert doc == {
+        "name": "test1",
+        "address": "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",
+        "pub_key": "A+FhNtsXHjLfSJk1lB8FbiL4mGPjc50Kt81J7EKDnJ2y",
+    }
+    assert "WARNING" in result.stderr  # empty passphrase: stored in clear, as gnokey warns
+
+
+def test_recover_account_and_index(home) -> None:  # type: ignore[no-untyped-def]
+    result = home.ok(
+        "keys",
+        "add",
+        "k11",
+        "--recover",
+        "--account",
+        "1",
+        "--index",
+        "1",
+        "--json",
+        input=DEV + "\n",
+    )
+    assert json.loads(result.stdout)["address"] == "g1mtmrdmqfu0aryqfl4aw65n35haw2wdjkh5p4cp"
+
+
+def test_new_key_shows_24_words_once(home) -> None:  # type: ignore[no-untyped-def]
+    doc = home.json("keys", "add", "alice")
+    words = doc["mnemonic"].split()
+    assert len(words) == 24
+    again = crypto.derive_private_key(doc["mnemonic"])
+    assert crypto.address_of(crypto.public_key(again)) == doc["address"]
+    shown = home.json("keys", "show", "alice")
+    assert "mnemonic" not in shown and shown["address"] == doc["address"]
+    assert doc["mnemonic"] not in (home.path / "keys" / "alice.json").read_text()
+
+
+def test_bad_mnemonic_is_refused(home) -> None:  # type: ignore[no-untyped-def]
+    words = DEV.replace("roast", "toast")
+    result = home.run("keys", "add", "x", "--recover", input=words + "\n")
+    assert result.exit_code == 2
+    assert "checksum" in result.stderr and not (home.path / "keys" / "x.json").exists()
+
+
+def test_encrypted_key_needs_its_passphrase(home) -> None:  # type: ignore[no-untyped-def]
+    home.ok("keys", "add", "sealed", "--password-stdin", input="hunter2 is weak\n")
+    record = json.loads((home.path / "keys" / "sealed.json").read_text())
+    assert "private_key" not in record and record["crypto"]["kdf"] == "scrypt"
+    keyring = Keyring(home.path)
+    with pytest.raises(BadInput, match="wrong passphrase"):
+        keyring.private_key("sealed", "hunter3")
+    key = keyring.private_key("sealed", "hunter2 is weak")
+    assert crypto.address_of(crypto.public_key(key)) == record["address"]
+
+
+def test_wrong_passphrase_from_the_shell_exits_2(home) -> None:  # type: ignore[no-untyped-def]
+    home.ok("keys", "add", "sealed", "--password-stdin", input="right\n")
+    home.ok("init", "--clock", "manual")
+    result = home.run(
+        "send", "--to", "test1", "--amount", "1ugnot", "sealed", env={"C4_PASSWORD": "wrong"}
+    )
+    assert result.exit_code == 2 and result.stderr == "Error: wrong passphrase for key 'sealed'\n"
+    ok = home.run(
+        "send", "--to", "test1", "--amount", "1ugnot", "sealed", env={"C4_PASSWORD": "right"}
+    )
+    assert ok.exit_code == 0
+
+
+def test_no_passphrase_source_without_a_terminal(home) -> None:  # type: ignore[no-untyped-def]
+    result = home.run("keys", "add", "x", env={"C4_PASSWORD": None})  # type: ignore[dict-item]
+    assert result.exit_code == 2
+    assert "--password-stdin" in result.stderr and "$C4_PASSWORD" in result.stderr
+
+
+def test_files_are_private(home) -> None:  # type: ignore[no-untyped-def]
+    home.ok("keys", "add", "alice")
+    folder = home.path / "keys"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    assert stat.S_IMODE((folder / "alice.json").stat().st_mode) == 0o600
+
+
+def test_key_readable_by_others_is_refused(home) -> None:  # type: ignore[no-untyped-def]
+    home.ok("keys", "add", "alice")
+    path = home.path / "keys" / "alice.json"
+    path.chmod(0o644)
+    result = home.run("keys", "show", "alice")
+    assert result.exit_code == 3 and f"chmod 600 {path}" in result.stderr
+
+
+@pytest.mark.parametrize("name", ["", "Alice", "a b", "x" * 65, "../up"])
+def test_bad_key_names(home, name: str) -> None:  # type: ignore[no-untyped-def]
+    result = home.run("keys", "add", name)
+    assert result.exit_code == 2 and result.stderr.startswith("Error: invalid key name")
+
+
+def test_list_and_delete(home) -> None:  # type: ignore[no-untyped-def]
+    home.ok("keys", "add", "b")
+    home.ok("keys", "add", "a")
+    assert [k["name"] for k in home.json("keys", "list")] == ["a", "b"]
+    assert home.run("keys", "delete", "a").exit_code == 2  # no terminal, no --yes
+    home.ok("keys", "delete", "a", "--yes")
+    assert [k["name"] for k in home.json("keys", "list")] == ["b"]
+    assert home.run("keys", "show", "a").exit_code == 2

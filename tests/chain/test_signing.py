@@ -1,0 +1,104 @@
+"""Sign bytes and signatures are tm2's, byte for byte; forgeries and replays are refused."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from c4cli.chain import crypto
+from c4cli.chain.node import LocalChain
+from c4cli.chain.tx import call_msg, fee, send_msg, sign_bytes, signed_tx
+from c4cli.errors import Refused
+
+DEV = (
+    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
+    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
+)
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
+ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+VECTOR_BYTES = (
+    '{"account_number":"0","chain_id":"dev","fee":{"gas_fee":"1000000ugnot",'
+    '"gas_wanted":"2000000"},"memo":"","msgs":[{"@type":"/vm.m_call",'
+    '"caller":"g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5","func":"Increment",'
+    '"max_deposit":"","pkg_path":"gno.land/r/demo/counter","send":""}],"sequence":"0"}'
+)
+VECTOR_SIG = (
+    "BAb4/Q/ye5wdKMB5MmMhyue6ONa5wTW4cEailxT/+acUmlj5ttOisKZto8rliJ2jHFlM1isyYmCqp42QcrmtOw=="
+)
+
+
+def test_sign_bytes_and_signature_vector() -> None:
+    msg = call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [])
+    assert "args" not in msg
+    doc = sign_bytes("dev", 0, 0, fee(2_000_000, "1000000ugnot"), [msg], "")
+    assert doc.decode() == VECTOR_BYTES
+    key = crypto.derive_private_key(DEV)
+    assert base64.b64encode(crypto.sign(key, doc)).decode() == VECTOR_SIG
+    assert crypto.verify(crypto.public_key(key), doc, base64.b64decode(VECTOR_SIG))
+
+
+def test_sign_bytes_escape_html_and_keep_utf8() -> None:
+    msg = send_msg(TEST1, TEST1, "1ugnot")
+    doc = sign_bytes("dev", 0, 0, fee(1, "0ugnot"), [msg], "<a&b> é")
+    assert b'"memo":"\\u003ca\\u0026b\\u003e \xc3\xa9"' in doc
+
+
+def high_s(signature: bytes) -> bytes:
+    s = int.from_bytes(signature[32:], "big")
+    return signature[:32] + (ORDER - s).to_bytes(32, "big")
+
+
+def test_verify_refuses_high_s_and_wrong_lengths() -> None:
+    key = crypto.derive_private_key(DEV)
+    pub = crypto.public_key(key)
+    sig = crypto.sign(key, b"doc")
+    assert crypto.verify(pub, b"doc", sig)
+    assert not crypto.verify(pub, b"doc", high_s(sig))
+    assert not crypto.verify(pub, b"doc", sig + b"\x01")
+    assert not crypto.verify(pub, b"doc", sig[:63])
+    assert not crypto.verify(pub, b"other doc", sig)
+
+
+def _tx(chain: LocalChain, sequence: int, amount: str = "1ugnot") -> dict:  # type: ignore[type-arg]
+    key = crypto.derive_private_key(DEV)
+    state = chain.state()
+    return signed_tx(
+        [send_msg(TEST1, state.realm_address, amount)],
+        fee(2_000_000, "0ugnot"),
+        "",
+        private_key=key,
+        chain_id="dev",
+        account_number=0,
+        sequence=sequence,
+    )
+
+
+def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: ignore[no-untyped-def]
+    local = LocalChain(chain.path)
+    tx = _tx(local, 0)
+    sig = base64.b64decode(tx["signatures"][0]["signature"])
+    before = chain.log_bytes()
+    for bad in (high_s(sig), sig + b"\x00"):
+        forged = dict(
+            tx, signatures=[dict(tx["signatures"][0], signature=base64.b64encode(bad).decode())]
+        )
+        with pytest.raises(Refused, match="signature verification failed"):
+            local.broadcast(forged)
+    assert chain.log_bytes() == before
+    receipt = local.broadcast(tx)
+    assert receipt.height == 1
+    after = chain.log_bytes()
+    with pytest.raises(Refused) as refused:
+        local.broadcast(tx)  # the same transaction again: its sequence is spent
+    assert str(refused.value) == (
+        "signature verification failed; verify correct account, sequence, and chain-id"
+    )
+    assert chain.log_bytes() == after
+    with pytest.raises(Refused, match="signature verification failed"):
+        local.broadcast(_tx(local, 5))  # a sequence from the future
+    wrong_chain = _tx(local, 1)
+    wrong_chain["memo"] = "edited after signing"
+    with pytest.raises(Refused, match="signature verification failed"):
+        local.broadcast(wrong_chain)
+    assert chain.log_bytes() == after

@@ -1,0 +1,52 @@
+"""Shared fixtures: a home with keys and a manual-clock chain, and a way to run c4 in it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support import GENESIS, Home
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return Home(tmp_path / "home")
+
+
+@pytest.fixture
+def chain(home: Home) -> Home:
+    """Keys alice, bob, carol (unencrypted) and a manual-clock chain from 2026-01-01."""
+    for name in ("alice", "bob", "carol"):
+        home.ok("keys", "add", name)
+    home.ok("init", "--clock", "manual", "--genesis-time", GENESIS)
+    return home
+
+
+@pytest.fixture(scope="session")
+def c4_bin() -> str:
+    """The installed console script, run as a shell user would."""
+    found = shutil.which("c4", path=os.path.dirname(sys.executable))
+    assert found is not None, "the c4 console script is not installed beside this python"
+    return found
+
+
+@pytest.fixture
+def shell(home: Home, c4_bin: str) -> Iterator[Any]:
+    """Run the installed ``c4`` in a subprocess against the test home."""
+
+    def run(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+        proc = subprocess.run(
+            [c4_bin, *args], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL
+        )
+        if check:
+            assert proc.returncode == 0, (args, proc.stdout, proc.stderr)
+        return proc
+
+    yield run

@@ -1,0 +1,72 @@
+"""Test support: constants and a ``c4`` runner bound to one home."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner, Result
+
+from c4cli.commands.main import cli
+
+GENESIS = "2026-01-01T00:00:00Z"
+GENESIS_UNIX = 1767225600
+PREMINE = 10_000_000 * 1_000_000
+DEV_MNEMONIC = (
+    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
+    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
+)
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
+REALM = "g1k6gkjudkl2tls7mfzhctrgre2ltjlxtgp635n0"
+
+
+@dataclass
+class Home:
+    """A home folder and a CliRunner-backed ``c4`` that runs in it."""
+
+    path: Path
+
+    def run(
+        self, *args: str, input: str | None = None, env: dict[str, str] | None = None
+    ) -> Result:
+        full_env = {"C4_PASSWORD": "", "C4_HOME": str(self.path)}
+        full_env.update(env or {})
+        return CliRunner().invoke(cli, list(args), input=input, env=full_env)
+
+    def ok(self, *args: str, input: str | None = None) -> Result:
+        result = self.run(*args, input=input)
+        assert result.exit_code == 0, (args, result.output, result.stderr)
+        return result
+
+    def json(self, *args: str) -> Any:
+        return json.loads(self.ok(*args, "--json").stdout)
+
+    def fails(self, code: int, *args: str, message: str | None = None) -> Result:
+        """Run a command that must fail with ``code``, one line, and leave the log untouched."""
+        before = self.log_bytes()
+        result = self.run(*args)
+        assert result.exit_code == code, (args, result.exit_code, result.output)
+        assert result.stderr.count("\n") == 1 and result.stderr.startswith("Error: "), result.stderr
+        if message is not None:
+            assert result.stderr == f"Error: {message}\n", result.stderr
+        assert self.log_bytes() == before
+        return result
+
+    def log_bytes(self) -> bytes:
+        path = self.path / "chain" / "blocks.toml"
+        return path.read_bytes() if path.exists() else b""
+
+    def address(self, name: str) -> str:
+        return str(self.json("keys", "show", name)["address"])
+
+    def balance(self, name: str) -> int:
+        return int(self.json("query", "balance", name)["ugnot"])
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        doc = json.loads(self.ok("query", "game", str(game_id)).stdout)
+        return dict(doc["game"])
+
+    def realm_balance(self) -> int:
+        return int(self.json("query", "balance", REALM)["ugnot"])
