@@ -44,24 +44,33 @@ def parse_coins(text: str) -> Coins:
 
 
 def parse_amount(text: str) -> Coins:
-    """Coins as a person types them: ugnot coins, or ``gnot`` with up to 6 decimals.
+    """Coins as a person types them: tm2 coins, where ``gnot`` (up to 6 decimals) means ugnot.
 
     >>> parse_amount("0.5gnot")
     {'ugnot': 500000}
+    >>> parse_amount("1gnot,5foo")
+    {'ugnot': 1000000, 'foo': 5}
     """
-    text = text.strip()
-    match = _GNOT.match(text.lower())
-    if match is None:
-        return parse_coins(text)
-    try:
-        ugnot = Decimal(match.group(1)) * UGNOT_PER_GNOT
-    except InvalidOperation:
-        raise BadInput(f"invalid amount {text!r}") from None
-    if ugnot != ugnot.to_integral_value():
-        raise BadInput(f"invalid amount {text!r}: GNOT has at most 6 decimals")
-    if ugnot > MAX_AMOUNT:
-        raise BadInput(f"invalid amount {text!r}: amount too large")
-    return {UGNOT: int(ugnot)}
+    coins: Coins = {}
+    for part in text.strip().split(","):
+        match = _GNOT.match(part.strip().lower())
+        if match is None:
+            parsed = parse_coins(part.strip())
+        else:
+            try:
+                ugnot = Decimal(match.group(1)) * UGNOT_PER_GNOT
+            except InvalidOperation:
+                raise BadInput(f"invalid amount {text!r}") from None
+            if ugnot != ugnot.to_integral_value():
+                raise BadInput(f"invalid amount {text!r}: GNOT has at most 6 decimals")
+            parsed = {UGNOT: int(ugnot)}
+        for denom, amount in parsed.items():
+            if denom in coins:
+                raise BadInput(f"invalid amount {text!r}: {denom} appears twice")
+            if amount > MAX_AMOUNT:
+                raise BadInput(f"invalid amount {text!r}: amount too large")
+            coins[denom] = amount
+    return coins
 
 
 def parse_ugnot(text: str) -> int:

@@ -29,10 +29,15 @@ CHECKPOINT_EVERY = 64
 
 @dataclass(frozen=True)
 class Signer:
-    """A key ready to sign: who it acts for and the private key that signs."""
+    """A key ready to sign: the account it acts for and the private key that signs.
+
+    A session key acts for its master: ``address`` is the master's, and
+    ``session_addr`` names the session, whose own sequence the signature covers.
+    """
 
     address: str
     private_key: bytes
+    session_addr: str | None = None
 
 
 @dataclass
@@ -54,9 +59,24 @@ class Chain(Protocol):
     def state(self) -> ChainState: ...
 
 
+def code_fingerprint() -> str:
+    """Names the code that built a checkpoint: a pickled state only fits the code that made it.
+
+    Size and mtime of every module of the chain, realm and engine, so a checkpoint
+    written by another version (or an edited checkout) is ignored, not misread.
+    """
+    package = Path(__file__).resolve().parent.parent
+    parts = [CHECKPOINT_VERSION.__str__()]
+    for layer in ("engine", "realm", "chain"):
+        for path in sorted((package / layer).glob("*.py")):
+            info = path.stat()
+            parts.append(f"{layer}/{path.name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
 @dataclass
 class Checkpoint:
-    version: int
+    version: str
     offset: int
     prefix_sha256: str
     state: ChainState
@@ -119,7 +139,7 @@ class LocalChain:
             return None
         if (
             not isinstance(checkpoint, Checkpoint)
-            or checkpoint.version != CHECKPOINT_VERSION
+            or checkpoint.version != code_fingerprint()
             or checkpoint.offset > len(data)
             or hashlib.sha256(data[: checkpoint.offset]).hexdigest() != checkpoint.prefix_sha256
         ):
@@ -129,7 +149,7 @@ class LocalChain:
 
     def _write_checkpoint(self, data: bytes, offset: int, state: ChainState) -> None:
         checkpoint = Checkpoint(
-            CHECKPOINT_VERSION, offset, hashlib.sha256(data[:offset]).hexdigest(), state
+            code_fingerprint(), offset, hashlib.sha256(data[:offset]).hexdigest(), state
         )
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs speed
             write_private(self.cache_path, pickle.dumps(checkpoint, pickle.HIGHEST_PROTOCOL))
@@ -170,6 +190,14 @@ class LocalChain:
             account = state.account(signer.address)
             if account is None:
                 raise Refused(f"unknown address: account {signer.address} does not exist")
+            sequence = account.sequence
+            if signer.session_addr is not None:
+                session = account.sessions.get(signer.session_addr)
+                if session is None:
+                    raise Refused(
+                        f"session {signer.session_addr} not found for account {signer.address}"
+                    )
+                sequence = session.sequence
             tx = signed_tx(
                 messages,
                 fee,
@@ -177,16 +205,22 @@ class LocalChain:
                 private_key=signer.private_key,
                 chain_id=state.genesis.chain_id,
                 account_number=account.number,
-                sequence=account.sequence,
+                sequence=sequence,
+                session_addr=signer.session_addr,
             )
-            return self._append_tx(state, tx, account.number, account.sequence)
+            return self._append_tx(state, tx, account.number, sequence)
 
     def broadcast(self, tx: Tx) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own."""
         with self.log.locked(exclusive=True):
             state = self._load()
             account = state.signing_account(tx)
-            return self._append_tx(state, tx, account.number, account.sequence)
+            sequence = account.sequence
+            signatures = tx.get("signatures")
+            if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
+                session = account.sessions.get(str(signatures[0].get("session_addr")))
+                sequence = session.sequence if session is not None else sequence
+            return self._append_tx(state, tx, account.number, sequence)
 
     def _append_tx(self, state: ChainState, tx: Tx, number: int, sequence: int) -> Receipt:
         block_time = state.next_block_time(wallclock.time())

@@ -37,6 +37,7 @@ SIG_FAILED = "signature verification failed; verify correct account, sequence, a
 DEFAULT_CHAIN_ID = "dev"
 DEFAULT_BLOCK_INTERVAL = 5
 MAX_MEMO = 65536
+MAX_ALLOW_PATHS = 8
 
 Block = dict[str, Any]
 
@@ -63,12 +64,52 @@ def block_hash(record: dict[str, Any]) -> str:
 
 
 @dataclass
+class Session:
+    """A session key authorised by its master account (gno.land session accounts)."""
+
+    address: str
+    pub_key: bytes
+    expires_at: int  # Unix seconds; 0 = never
+    allow_paths: tuple[str, ...]
+    spend_limit: Coins
+    spend_period: int  # seconds; 0 = the limit is for the session's whole life
+    period_start: int
+    spent: Coins = field(default_factory=dict)
+    sequence: int = 0
+
+    def allows(self, path: str) -> bool:
+        """Whether an allow-path covers ``path`` (``vm/exec:<pkg>``, ``bank/send``, …)."""
+        for allowed in self.allow_paths:
+            if allowed in ("*", path):
+                return True
+            if allowed == "vm/exec" and path.startswith("vm/exec:"):
+                return True
+            # vm/exec:<realm> covers its sub-paths, never a longer name.
+            if allowed.startswith("vm/exec:") and path.startswith(allowed + "/"):
+                return True
+        return False
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "pub_key": base64.b64encode(self.pub_key).decode(),
+            "expires_at": self.expires_at,
+            "allow_paths": list(self.allow_paths),
+            "spend_limit": format_coins(self.spend_limit),
+            "spend_period": self.spend_period,
+            "spent": format_coins(self.spent),
+            "sequence": self.sequence,
+        }
+
+
+@dataclass
 class Account:
     address: str
     number: int
     coins: Coins = field(default_factory=dict)
     sequence: int = 0
     pub_key: bytes | None = None
+    sessions: dict[str, Session] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         pub = (
@@ -191,6 +232,8 @@ class ChainState:
         assert account is not None or not any(coins.values())
         if account is not None:
             for denom, amount in coins.items():
+                if not amount:
+                    continue
                 account.coins[denom] -= amount
                 if not account.coins[denom]:
                     del account.coins[denom]
@@ -279,7 +322,8 @@ class ChainState:
         self, tx: Tx, *, time: int, height: int, account_number: int, sequence: int
     ) -> TxResult:
         """Verify and run one transaction, all or nothing: Refused leaves the state untouched."""
-        signer, pub_key, fee_coins = self._verify(tx, account_number, sequence)
+        checked = self._verify(tx, account_number, sequence, time)
+        signer = checked.signer
         # Every message checks before it moves a coin, and _verify has checked the
         # signer can pay the fee and every send, so a one-message transaction
         # never fails half-done. Several messages are atomic through a snapshot.
@@ -291,22 +335,30 @@ class ChainState:
         )
         result = TxResult(hash=tx_hash(tx), signer=signer, funcs=[])
         try:
-            self._debit(signer, fee_coins)
-            for denom, amount in fee_coins.items():
+            self._debit(signer, checked.fee)
+            for denom, amount in checked.fee.items():
                 self.gas_collected[denom] = self.gas_collected.get(denom, 0) + amount
             for msg in msgs:
-                self._run_msg(msg, signer, time, height, result)
+                self._run_msg(msg, signer, time, height, result, session=checked.session)
         except Refused:
             if snapshot is None:
                 raise
             self.accounts, self.realm, self.gas_collected = snapshot
             raise
         account = self.accounts[signer]
-        account.sequence += 1
-        account.pub_key = pub_key
+        if checked.session is not None:
+            session = account.sessions[checked.session]
+            session.sequence += 1
+            if checked.new_period:
+                session.spent, session.period_start = {}, time
+            for denom, amount in checked.spend.items():
+                session.spent[denom] = session.spent.get(denom, 0) + amount
+        else:
+            account.sequence += 1
+            account.pub_key = checked.pub_key
         return result
 
-    def _verify(self, tx: Tx, account_number: int, sequence: int) -> tuple[str, bytes, Coins]:
+    def _verify(self, tx: Tx, account_number: int, sequence: int, time: int) -> Verified:
         msgs = tx.get("msg")
         fee = tx.get("fee")
         sigs = tx.get("signatures")
@@ -325,36 +377,75 @@ class ChainState:
             raise Refused("invalid transaction: wrong number of signatures")
         signer = signers.pop()
         account = self.signing_account(tx)
-        if account.number != account_number or account.sequence != sequence:
-            raise Refused(SIG_FAILED)
         try:
             pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
             signature = base64.b64decode(sigs[0]["signature"], validate=True)
             fee_coins = parse_coins(str(fee["gas_fee"]))
             int(str(fee["gas_wanted"]))
+            session_addr = str(sigs[0].get("session_addr") or "")
         except (KeyError, TypeError, ValueError, BadInput) as exc:
             raise Refused(f"invalid transaction: {exc}") from None
-        if sigs[0].get("session_addr"):
-            raise Refused("session signatures are not supported by this chain yet")
-        if crypto.address_of(pub_key) != signer:
-            raise Refused(f"invalid pubkey: pubKey does not match signer address {signer}")
-        doc = sign_bytes(self.genesis.chain_id, account.number, account.sequence, fee, msgs, memo)
-        if not crypto.verify(pub_key, doc, signature):
-            raise Refused(SIG_FAILED)
         sends = fee_coins.copy()
         for msg in msgs:
             for denom, amount in _msg_coins(msg).items():
                 sends[denom] = sends.get(denom, 0) + amount
+        new_period = False
+        if session_addr:
+            session, new_period = self._session_for(account, session_addr, msgs, sends, time)
+            key_address, expected_sequence = session.address, session.sequence
+        else:
+            key_address, expected_sequence = signer, account.sequence
+        if account.number != account_number or expected_sequence != sequence:
+            raise Refused(SIG_FAILED)
+        if crypto.address_of(pub_key) != key_address:
+            raise Refused(f"invalid pubkey: pubKey does not match signer address {key_address}")
+        doc = sign_bytes(self.genesis.chain_id, account.number, sequence, fee, msgs, memo)
+        if not crypto.verify(pub_key, doc, signature):
+            raise Refused(SIG_FAILED)
         have = account.coins
         if any(have.get(d, 0) < a for d, a in sends.items()):
             raise Refused(
                 f"insufficient funds: {signer} has {format_coins(have) or '0ugnot'}, "
                 f"needs {format_coins(sends)}"
             )
-        return signer, pub_key, fee_coins
+        return Verified(signer, pub_key, fee_coins, session_addr or None, sends, new_period)
+
+    def _session_for(
+        self, account: Account, session_addr: str, msgs: list[Any], spend: Coins, time: int
+    ) -> tuple[Session, bool]:
+        """The session a tx names (and whether a new spend period starts), or a refusal."""
+        session = account.sessions.get(session_addr)
+        if session is None:
+            raise Refused(f"session {session_addr} not found for account {account.address}")
+        if session.expires_at and time >= session.expires_at:
+            raise Refused(f"session {session_addr} has expired")
+        for msg in msgs:
+            kind = msg.get("@type")
+            if kind in (MSG_CREATE_SESSION, MSG_REVOKE_SESSION):
+                raise Refused("a session key cannot send auth messages")
+            path = f"vm/exec:{msg.get('pkg_path')}" if kind == MSG_CALL else "bank/send"
+            if not session.allows(path):
+                raise Refused(f"session {session_addr} is not allowed to use {path}")
+        spent = session.spent
+        if session.spend_period and time >= session.period_start + session.spend_period:
+            spent = {}  # a new period: checked here, reset when the tx lands
+        for denom, amount in spend.items():
+            if amount and spent.get(denom, 0) + amount > session.spend_limit.get(denom, 0):
+                raise Refused(
+                    f"session {session_addr} spend limit exceeded: "
+                    f"{format_coins(session.spend_limit) or 'nothing'} allowed"
+                )
+        return session, spent is not session.spent
 
     def _run_msg(
-        self, msg: dict[str, Any], signer: str, time: int, height: int, result: TxResult
+        self,
+        msg: dict[str, Any],
+        signer: str,
+        time: int,
+        height: int,
+        result: TxResult,
+        *,
+        session: str | None,
     ) -> None:
         kind = msg.get("@type")
         if kind == MSG_SEND:
@@ -367,14 +458,27 @@ class ChainState:
             result.funcs.append("send")
             result.transfers.append((to, coins.get(UGNOT, 0)))
         elif kind == MSG_CALL:
-            self._run_call(msg, signer, time, height, result)
-        elif kind in (MSG_CREATE_SESSION, MSG_REVOKE_SESSION):
-            raise Refused("sessions are not supported by this chain yet")
+            self._run_call(msg, signer, time, height, result, session=session is not None)
+        elif kind == MSG_CREATE_SESSION:
+            self._create_session(msg, signer, time)
+            result.funcs.append("create_session")
+        elif kind == MSG_REVOKE_SESSION:
+            account = self.accounts[signer]
+            if account.sessions.pop(str(msg.get("session_addr")), None) is None:
+                raise Refused(f"session {msg.get('session_addr')} not found for account {signer}")
+            result.funcs.append("revoke_session")
         else:
             raise Refused(f"unknown message type {kind!r}")
 
     def _run_call(
-        self, msg: dict[str, Any], signer: str, time: int, height: int, result: TxResult
+        self,
+        msg: dict[str, Any],
+        signer: str,
+        time: int,
+        height: int,
+        result: TxResult,
+        *,
+        session: bool,
     ) -> None:
         pkg_path = msg.get("pkg_path")
         func = msg.get("func")
@@ -392,6 +496,7 @@ class ChainState:
             now=time,
             height=height,
             realm_address=self.realm_address,
+            session=session,
         )
         # The realm runs first: it is pure, so a panic leaves nothing to undo.
         try:
@@ -409,6 +514,61 @@ class ChainState:
         game_arg = _game_id(func, args, call.values)
         if game_arg is not None:
             result.game_id = game_arg
+
+    def _create_session(self, msg: dict[str, Any], signer: str, time: int) -> None:
+        try:
+            pub_key = base64.b64decode(msg["session_key"]["value"], validate=True)
+            expires_at = int(str(msg.get("expires_at", "0")))
+            allow_paths = tuple(str(p) for p in msg["allow_paths"])
+            spend_limit = parse_coins(str(msg.get("spend_limit", "")))
+            spend_period = int(str(msg.get("spend_period", "0")))
+        except (KeyError, TypeError, ValueError, BadInput) as exc:
+            raise Refused(f"invalid session: {exc}") from None
+        if len(pub_key) != 33:
+            raise Refused("invalid session: the session key must be a compressed secp256k1 key")
+        address = crypto.address_of(pub_key)
+        if address == signer:
+            raise Refused("invalid session: an account cannot be its own session")
+        if expires_at and expires_at <= time:
+            raise Refused("invalid session: it would expire before it starts")
+        if spend_period < 0:
+            raise Refused("invalid session: spend period must not be negative")
+        bad = [p for p in allow_paths if not _valid_allow_path(p)]
+        if not allow_paths or len(allow_paths) > MAX_ALLOW_PATHS or bad:
+            raise Refused(
+                "invalid session: allow-paths must be * or 1-8 of vm/exec, vm/exec:<realm path>, "
+                "vm/run, bank/send, bank/multisend"
+            )
+        account = self.accounts[signer]
+        if address in account.sessions:
+            raise Refused(f"session {address} already exists for account {signer}")
+        account.sessions[address] = Session(
+            address=address,
+            pub_key=pub_key,
+            expires_at=expires_at,
+            allow_paths=allow_paths,
+            spend_limit=spend_limit,
+            spend_period=spend_period,
+            period_start=time,
+        )
+
+
+def _valid_allow_path(path: str) -> bool:
+    if path in ("*", "vm/exec", "vm/run", "bank/send", "bank/multisend"):
+        return True
+    return path.startswith("vm/exec:gno.land/") and len(path) > len("vm/exec:gno.land/")
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What verification established about a transaction before it runs."""
+
+    signer: str
+    pub_key: bytes
+    fee: Coins
+    session: str | None
+    spend: Coins
+    new_period: bool
 
 
 def _msg_coins(msg: dict[str, Any]) -> Coins:

@@ -47,6 +47,33 @@ def send_msg(from_address: str, to_address: str, amount: str) -> Msg:
     }
 
 
+def create_session_msg(
+    creator: str,
+    session_pub_key: bytes,
+    expires_at: int,
+    allow_paths: list[str],
+    spend_limit: str,
+    spend_period: int,
+) -> Msg:
+    """Authorise a session key; ``expires_at`` 0 means it never expires."""
+    return {
+        "@type": MSG_CREATE_SESSION,
+        "creator": creator,
+        "session_key": {
+            "@type": crypto.PUBKEY_TYPE,
+            "value": base64.b64encode(session_pub_key).decode(),
+        },
+        "expires_at": str(expires_at),
+        "allow_paths": list(allow_paths),
+        "spend_limit": spend_limit,
+        "spend_period": str(spend_period),
+    }
+
+
+def revoke_session_msg(creator: str, session_addr: str) -> Msg:
+    return {"@type": MSG_REVOKE_SESSION, "creator": creator, "session_addr": session_addr}
+
+
 def msg_signer(msg: Msg) -> str:
     """The account a message acts for: the one that must sign it."""
     for field in ("caller", "from_address", "creator"):

@@ -22,7 +22,14 @@ from c4cli.chain.state import (
     parse_time,
 )
 from c4cli.chain.tx import send_msg, tx_hash
-from c4cli.commands.common import parse_duration, print_receipt, resolve, submit, tx_options
+from c4cli.commands.common import (
+    acting_address,
+    parse_duration,
+    print_receipt,
+    resolve,
+    submit,
+    tx_options,
+)
 from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput
 from c4cli.realm.connect4 import DEFAULT_PATH
@@ -86,20 +93,21 @@ def init(
     start = parse_time(genesis_time) if genesis_time else int(wallclock.time())
     if not realm_path.startswith("gno.land/r/"):
         raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
-    extra: list[tuple[str, int]] = []
+    extra: list[tuple[str, dict[str, int]]] = []
     for entry in premine:
         target, sep, coins = entry.partition("=")
         if not sep:
             raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
-        extra.append((target, parse_amount(coins).get(UGNOT, 0)))
+        extra.append((target, parse_amount(coins)))
     if deployer == DEV_KEY and not keyring.exists(DEV_KEY):
         keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
     owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
-    balances: dict[str, int] = {owner: PREMINE_UGNOT}
+    balances: dict[str, dict[str, int]] = {owner: {UGNOT: PREMINE_UGNOT}}
     for info in keyring.list():
-        balances.setdefault(info.address, PREMINE_UGNOT)
-    for target, amount in extra:
-        balances[keyring.resolve(target)] = amount
+        balances.setdefault(info.address, {UGNOT: PREMINE_UGNOT})
+    for target, amounts in extra:
+        balances[keyring.resolve(target)] = amounts
+    balances = {a: c for a, c in balances.items() if format_coins(c)}
     genesis = Genesis(
         chain_id=chain_id,
         time=start,
@@ -107,7 +115,7 @@ def init(
         block_interval=interval,
         realm_path=realm_path,
         deployer=owner,
-        balances=tuple((a, f"{u}{UGNOT}") for a, u in balances.items() if u > 0),
+        balances=tuple((a, format_coins(c)) for a, c in balances.items()),
     )
     state = chain.init(genesis, force=force)
     if as_json:
@@ -120,16 +128,16 @@ def init(
                 "realm_path": realm_path,
                 "realm_address": state.realm_address,
                 "owner": owner,
-                "balances": {a: u for a, u in balances.items() if u > 0},
+                "balances": {a: format_coins(c) for a, c in balances.items()},
             }
         )
         return
     click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
     click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
     click.echo(f"realm: {realm_path} ({state.realm_address}), owner {owner}")
-    for address, amount in balances.items():
-        if amount > 0:
-            click.echo(f"  {address}  {gnot(amount)}")
+    for address, held in balances.items():
+        others = format_coins({d: a for d, a in held.items() if d != UGNOT})
+        click.echo(f"  {address}  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else ""))
 
 
 def _time_doc(state: ChainState) -> dict[str, Any]:
@@ -199,6 +207,7 @@ def send(
     gas_wanted: int,
     memo: str,
     password_stdin: bool,
+    master: str | None,
     home: Path,
     as_json: bool,
 ) -> None:
@@ -212,15 +221,16 @@ def send(
     coins = parse_amount(amount)
     if not coins or any(v <= 0 for v in coins.values()):
         raise BadInput(f"invalid --amount {amount!r}: send a positive amount")
-    signer_address = Keyring(home).info(key).address
+    sender = acting_address(home, key, master)
     _, receipt = submit(
         home,
         key,
-        lambda state: [send_msg(signer_address, target, format_coins(coins))],
+        lambda state: [send_msg(sender, target, format_coins(coins))],
         gas_fee=gas_fee,
         gas_wanted=gas_wanted,
         memo=memo,
         password_stdin=password_stdin,
+        master=master,
     )
     print_receipt(
         receipt,

@@ -49,14 +49,27 @@ def passphrase(*, password_stdin: bool, prompt: str, confirm: bool = False) -> s
     return value
 
 
-def signer_for(home: Path, key_name: str, *, password_stdin: bool) -> Signer:
-    """Load a key by name, asking for its passphrase only if it is encrypted."""
+def signer_for(
+    home: Path, key_name: str, *, password_stdin: bool, master: str | None = None
+) -> Signer:
+    """Load a key by name (asking for a passphrase only if it is encrypted).
+
+    With ``master``, the key signs as a session key on behalf of that account.
+    """
     keyring = Keyring(home)
     info = keyring.info(key_name)
     secret = None
     if info.encrypted:
         secret = passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}")
-    return Signer(address=info.address, private_key=keyring.private_key(key_name, secret))
+    private_key = keyring.private_key(key_name, secret)
+    if master is None:
+        return Signer(address=info.address, private_key=private_key)
+    return Signer(address=resolve(home, master), private_key=private_key, session_addr=info.address)
+
+
+def acting_address(home: Path, key_name: str, master: str | None) -> str:
+    """The account a command acts for: the master's with --master, else the key's own."""
+    return resolve(home, master) if master else Keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
@@ -70,6 +83,11 @@ def tx_options(func: F) -> F:
             click.option("--gas-fee", default="0ugnot", show_default=True, help="Fee coins."),
             click.option("--gas-wanted", type=int, default=DEFAULT_GAS_WANTED, show_default=True),
             click.option("--memo", default="", help="A note carried in the transaction."),
+            click.option(
+                "--master",
+                metavar="NAME_OR_ADDR",
+                help="Sign with session key KEY on behalf of this master account.",
+            ),
             click.option(
                 "--password-stdin",
                 is_flag=True,
@@ -99,10 +117,11 @@ def submit(
     gas_wanted: int,
     memo: str,
     password_stdin: bool,
+    master: str | None = None,
 ) -> tuple[LocalChain, Receipt]:
     chain = LocalChain(home)
     chain.log.read_bytes()  # a missing chain is reported before any key is opened
-    signer = signer_for(home, key_name, password_stdin=password_stdin)
+    signer = signer_for(home, key_name, password_stdin=password_stdin, master=master)
     receipt = chain.submit(signer, msgs, tx_fee(gas_fee, gas_wanted), memo)
     return chain, receipt
 

@@ -15,7 +15,13 @@ from c4cli.chain.node import Receipt
 from c4cli.chain.secrets import SecretStore, new_secret
 from c4cli.chain.state import ChainState, format_time
 from c4cli.chain.tx import call_msg
-from c4cli.commands.common import parse_duration, print_receipt, submit, tx_options
+from c4cli.commands.common import (
+    acting_address,
+    parse_duration,
+    print_receipt,
+    submit,
+    tx_options,
+)
 from c4cli.commands.options import common_options
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.address import is_address
@@ -63,7 +69,7 @@ def run_call(
     ``build`` runs against the state the call will execute on, inside the lock,
     so defaults read from the chain (the stake, the move count) cannot go stale.
     """
-    signer = Keyring(home).info(key).address
+    signer = acting_address(home, key, opts["master"])
 
     def msgs(state: ChainState) -> list[dict[str, Any]]:
         func, args, send = build(state)
@@ -77,6 +83,7 @@ def run_call(
         gas_wanted=opts["gas_wanted"],
         memo=opts["memo"],
         password_stdin=opts["password_stdin"],
+        master=opts["master"],
     )
     state = chain.state()
     game = None
@@ -142,7 +149,7 @@ def offer(
     minutes = _valid_for_minutes(valid_for)
     rival = address_arg(home, opponent) if opponent else ""
     cap = None if max_fee is None else str(parse_ugnot(max_fee))
-    signer = Keyring(home).info(key).address
+    signer = acting_address(home, key, opts["master"])
     secret = passphrase if passphrase is not None else new_secret()
     commitment = SecretStore(home).keep(signer, secret)
 
@@ -179,7 +186,7 @@ def accept(
     """
     gid = _game_arg(game_id)
     coins = None if send is None else format_coins(parse_amount(send))
-    signer = Keyring(home).info(key).address
+    signer = acting_address(home, key, opts["master"])
     commitment = SecretStore(home).keep(signer, seed if seed is not None else new_secret())
 
     def build(state: ChainState) -> Call:
@@ -203,7 +210,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
       c4 reveal 1 alice
     """
     gid = _game_arg(game_id)
-    signer = Keyring(home).info(key).address
+    signer = acting_address(home, key, opts["master"])
     store = SecretStore(home)
 
     def build(state: ChainState) -> Call:
@@ -304,7 +311,7 @@ def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
     Example:
       c4 withdraw-fees --to treasury test1
     """
-    target = address_arg(home, to) if to else Keyring(home).info(key).address
+    target = address_arg(home, to) if to else acting_address(home, key, opts["master"])
     run_call(home, key, lambda state: ("WithdrawFees", [target], ""), opts=opts)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "resign": ("c4cli.commands.game", "resign"),
     "reveal": ("c4cli.commands.game", "reveal"),
     "send": ("c4cli.commands.chaincmds", "send"),
+    "session": ("c4cli.commands.session", "session"),
     "set-fee": ("c4cli.commands.game", "set_fee"),
     "show": ("c4cli.commands.views", "show"),
     "demo": ("c4cli.commands.demo", "demo"),
@@ -76,6 +78,11 @@ class C4Group(click.Group):
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
         except BrokenPipeError:
             sys.exit(1)
+        except Exception as exc:
+            # A bug, not a user error: still one line and a non-zero exit; C4_DEBUG shows it.
+            if os.environ.get("C4_DEBUG"):
+                raise
+            fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode="--json" in argv)
         sys.exit(0)
 
 

@@ -1,0 +1,187 @@
+"""c4 session: authorise, revoke and list session keys of a master account."""
+
+from __future__ import annotations
+
+import time as wallclock
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.chain import crypto
+from c4cli.chain.coins import format_coins, parse_amount
+from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
+from c4cli.chain.node import LocalChain
+from c4cli.chain.state import ChainState, format_time, parse_time
+from c4cli.chain.tx import Msg, create_session_msg, revoke_session_msg
+from c4cli.commands.common import (
+    parse_duration,
+    passphrase,
+    print_receipt,
+    resolve,
+    submit,
+    tx_options,
+)
+from c4cli.commands.options import common_options, emit_json
+from c4cli.errors import BadInput
+
+
+@click.group()
+def session() -> None:
+    """Session keys: may move and reveal for their master, never touch stakes.
+
+    \b
+    Example:
+      c4 session create --session-key alice-s --expires 1h \\
+          --allow-paths vm/exec:gno.land/r/samcrew/connect4 alice
+      c4 play 1 4 --master alice alice-s
+    """
+
+
+def _own_key_only(opts: dict[str, Any]) -> None:
+    if opts["master"]:
+        raise BadInput("sessions are created and revoked with the master's own key, not --master")
+
+
+def _expiry(text: str, state: ChainState) -> int:
+    """``none``, a duration from the next block, or an RFC 3339 time."""
+    if text == "none":
+        return 0
+    if "T" in text:
+        return parse_time(text)
+    return state.next_block_time(wallclock.time()) + parse_duration(text, what="--expires")
+
+
+@session.command("create")
+@click.option(
+    "--session-key",
+    "session_key",
+    required=True,
+    metavar="NAME",
+    help="Local key for the session (created if missing).",
+)
+@click.option("--expires", default="1h", show_default=True, help="none, a duration or a time.")
+@click.option(
+    "--allow-paths",
+    "allow_paths",
+    multiple=True,
+    metavar="PATH",
+    help="* or vm/exec, vm/exec:<realm>, vm/run, bank/send, bank/multisend (repeatable).",
+)
+@click.option("--spend-limit", default="", metavar="COINS", help="Empty: may not spend.")
+@click.option("--spend-period", default="0", metavar="SECONDS", help="0: a lifetime cap.")
+@click.argument("master_key", metavar="MASTER")
+@tx_options
+@common_options
+def create(
+    session_key: str,
+    expires: str,
+    allow_paths: tuple[str, ...],
+    spend_limit: str,
+    spend_period: str,
+    master_key: str,
+    home: Path,
+    **opts: Any,
+) -> None:
+    """Authorise session key NAME for MASTER (signed by MASTER's own key).
+
+    \b
+    Example:
+      c4 session create --session-key bob-s --expires 30m \\
+          --allow-paths vm/exec:gno.land/r/samcrew/connect4 --spend-limit 1gnot bob
+    """
+    _own_key_only(opts)
+    if not allow_paths:
+        raise BadInput("give at least one --allow-paths (e.g. vm/exec:gno.land/r/samcrew/connect4)")
+    limit = format_coins(parse_amount(spend_limit)) if spend_limit else ""
+    period = parse_duration(spend_period, what="--spend-period")
+    keyring = Keyring(home)
+    if not keyring.exists(session_key):
+        secret = passphrase(
+            password_stdin=opts["password_stdin"], prompt="Passphrase for the session key"
+        )
+        if not secret:
+            click.echo(UNENCRYPTED_WARNING, err=True)
+        keyring.add(session_key, crypto.derive_private_key(crypto.new_mnemonic()), secret)
+        opts["password_stdin"] = False
+    info = keyring.info(session_key)
+    creator = keyring.info(master_key).address
+
+    def msgs(state: ChainState) -> list[Msg]:
+        expiry = _expiry(expires, state)
+        return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
+
+    _, receipt = submit(
+        home,
+        master_key,
+        msgs,
+        gas_fee=opts["gas_fee"],
+        gas_wanted=opts["gas_wanted"],
+        memo=opts["memo"],
+        password_stdin=opts["password_stdin"],
+    )
+    print_receipt(
+        receipt,
+        as_json=opts["as_json"],
+        gas_wanted=opts["gas_wanted"],
+        human=f"session {session_key} ({info.address}) may now sign for {master_key}",
+    )
+
+
+@session.command("revoke")
+@click.option("--session-key", "session_key", required=True, metavar="NAME_OR_ADDR")
+@click.argument("master_key", metavar="MASTER")
+@tx_options
+@common_options
+def revoke(session_key: str, master_key: str, home: Path, **opts: Any) -> None:
+    """Revoke a session of MASTER (signed by MASTER's own key).
+
+    \b
+    Example:
+      c4 session revoke --session-key bob-s bob
+    """
+    _own_key_only(opts)
+    session_addr = resolve(home, session_key)
+    creator = Keyring(home).info(master_key).address
+    _, receipt = submit(
+        home,
+        master_key,
+        lambda state: [revoke_session_msg(creator, session_addr)],
+        gas_fee=opts["gas_fee"],
+        gas_wanted=opts["gas_wanted"],
+        memo=opts["memo"],
+        password_stdin=opts["password_stdin"],
+    )
+    print_receipt(
+        receipt,
+        as_json=opts["as_json"],
+        gas_wanted=opts["gas_wanted"],
+        human=f"session {session_addr} revoked",
+    )
+
+
+@session.command("list")
+@click.argument("master")
+@common_options
+def list_sessions(master: str, home: Path, as_json: bool) -> None:
+    """List MASTER's sessions.
+
+    \b
+    Example:
+      c4 session list bob --json
+    """
+    address = resolve(home, master)
+    state = LocalChain(home).state()
+    account = state.account(address)
+    sessions = [] if account is None else [s.to_json() for s in account.sessions.values()]
+    if as_json:
+        emit_json(sessions)
+        return
+    if not sessions:
+        click.echo("no sessions")
+    for entry in sessions:
+        expiry = "never" if not entry["expires_at"] else format_time(entry["expires_at"])
+        click.echo(
+            f"{entry['address']}  expires {expiry}  paths {','.join(entry['allow_paths'])}  "
+            f"limit {entry['spend_limit'] or 'none'} (spent {entry['spent'] or '0'})"
+        )
