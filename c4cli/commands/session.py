@@ -96,12 +96,11 @@ def create(
     limit = format_coins(parse_amount(spend_limit)) if spend_limit else ""
     period = parse_duration(spend_period, what="--spend-period")
     keyring = Keyring(home)
-    if not keyring.exists(session_key):
+    created = not keyring.exists(session_key)
+    if created:
         secret = passphrase(
             password_stdin=opts["password_stdin"], prompt="Passphrase for the session key"
         )
-        if not secret:
-            click.echo(UNENCRYPTED_WARNING, err=True)
         keyring.add(session_key, crypto.derive_private_key(crypto.new_mnemonic()), secret)
         opts["password_stdin"] = False
     info = keyring.info(session_key)
@@ -111,15 +110,22 @@ def create(
         expiry = _expiry(expires, state)
         return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
 
-    _, receipt = submit(
-        home,
-        master_key,
-        msgs,
-        gas_fee=opts["gas_fee"],
-        gas_wanted=opts["gas_wanted"],
-        memo=opts["memo"],
-        password_stdin=opts["password_stdin"],
-    )
+    try:
+        _, receipt = submit(
+            home,
+            master_key,
+            msgs,
+            gas_fee=opts["gas_fee"],
+            gas_wanted=opts["gas_wanted"],
+            memo=opts["memo"],
+            password_stdin=opts["password_stdin"],
+        )
+    except Exception:
+        if created:  # a refused session leaves no key behind
+            keyring.delete(session_key)
+        raise
+    if created and not info.encrypted:
+        click.echo(UNENCRYPTED_WARNING, err=True)
     print_receipt(
         receipt,
         as_json=opts["as_json"],
