@@ -25,7 +25,7 @@ from c4cli.commands.common import (
 from c4cli.commands.options import common_options
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.address import is_address
-from c4cli.realm.connect4 import WON, Game
+from c4cli.realm.connect4 import PLAYING, WON, Game
 from c4cli.realm.views import game_json
 
 # A call as built inside the chain's lock: (function, string args, coins sent).
@@ -106,8 +106,11 @@ def _settled(state: ChainState, receipt: Receipt) -> str:
     lines = [f"game {game.id}: {game.status}"]
     if game.status == WON:
         lines[0] += f", winner {game.winner}"
-    elif game.turn and game.status == "playing":
+    elif game.status == PLAYING and game.turn:
         lines[0] += f", move {len(game.moves)}, {game.player(game.turn)} to play"
+    elif game.status == PLAYING:
+        waiting = f"{game.acceptor}'s seed" if game.revealed else f"{game.creator}'s reveal"
+        lines[0] += f", waiting for {waiting}"
     for to, amount in receipt.result.transfers:
         lines.append(f"paid {gnot(amount)} to {to}")
     return "\n".join(lines)

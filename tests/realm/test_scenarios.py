@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from support import GENESIS_UNIX, PREMINE, REALM, Home
 
 STAKE = 10_000_000
@@ -168,8 +167,16 @@ def test_cancel_refunds_the_creator(chain: Home, shell: Shell) -> None:
 def test_set_fee_changes_new_offers_only(chain: Home, shell: Shell) -> None:
     old_game = str(j(shell, "offer", "--stake", "10gnot", "alice")["result"][0])
     shell("set-fee", "0.5gnot", "test1")
-    refused(shell, "house fee is 0.5 GNOT, above your maxFee of 0.1 GNOT",
-            "offer", "--stake", "10gnot", "--max-fee", "0.1gnot", "carol")
+    refused(
+        shell,
+        "house fee is 0.5 GNOT, above your maxFee of 0.1 GNOT",
+        "offer",
+        "--stake",
+        "10gnot",
+        "--max-fee",
+        "0.1gnot",
+        "carol",
+    )
     new_game = j(shell, "offer", "--stake", "10gnot", "carol")["game"]
     assert new_game["fee"] == 500_000
     assert json.loads(shell("query", "game", old_game).stdout)["game"]["fee"] == FEE

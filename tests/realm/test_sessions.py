@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from support import Home
 
 REALM_PATH = "vm/exec:gno.land/r/samcrew/connect4"
@@ -11,8 +10,16 @@ REALM_PATH = "vm/exec:gno.land/r/samcrew/connect4"
 
 def session(chain: Home, master: str, name: str, *extra: str) -> None:
     chain.ok(
-        "session", "create", "--session-key", name, "--allow-paths", REALM_PATH,
-        "--spend-limit", "100gnot", *extra, master,
+        "session",
+        "create",
+        "--session-key",
+        name,
+        "--allow-paths",
+        REALM_PATH,
+        "--spend-limit",
+        "100gnot",
+        *extra,
+        master,
     )
 
 
@@ -20,12 +27,27 @@ def test_session_plays_and_reveals_but_never_stakes(chain: Home) -> None:
     session(chain, "alice", "alice-s")
     session(chain, "bob", "bob-s")
     session(chain, "test1", "owner-s")
-    chain.fails(1, "offer", "--stake", "10gnot", "--master", "alice", "alice-s",
-                message="Offer needs the account's own key, not a session key")
+    chain.fails(
+        1,
+        "offer",
+        "--stake",
+        "10gnot",
+        "--master",
+        "alice",
+        "alice-s",
+        message="Offer needs the account's own key, not a session key",
+    )
     game_id = chain.json("offer", "--stake", "10gnot", "alice")["result"][0]
     gid = str(game_id)
-    chain.fails(1, "accept", gid, "--master", "bob", "bob-s",
-                message="Accept needs the account's own key, not a session key")
+    chain.fails(
+        1,
+        "accept",
+        gid,
+        "--master",
+        "bob",
+        "bob-s",
+        message="Accept needs the account's own key, not a session key",
+    )
     chain.ok("accept", gid, "bob")
     chain.ok("reveal", gid, "--master", "alice", "alice-s")  # Reveal by session
     chain.ok("reveal", gid, "--master", "bob", "bob-s")  # RevealSeed by session
@@ -33,63 +55,170 @@ def test_session_plays_and_reveals_but_never_stakes(chain: Home) -> None:
     mover = "alice" if game["turnPlayer"] == chain.address("alice") else "bob"
     chain.ok("play", gid, "4", "--master", mover, f"{mover}-s")
     assert chain.game(int(gid))["moves"] == 1
-    chain.fails(1, "resign", gid, "--master", mover, f"{mover}-s",
-                message="Resign needs the account's own key, not a session key")
+    chain.fails(
+        1,
+        "resign",
+        gid,
+        "--master",
+        mover,
+        f"{mover}-s",
+        message="Resign needs the account's own key, not a session key",
+    )
     for args in (
         ["set-fee", "0.2gnot"],
         ["withdraw-fees"],
         ["transfer-ownership", "bob"],
     ):
-        func = {"set-fee": "SetFee", "withdraw-fees": "WithdrawFees",
-                "transfer-ownership": "TransferOwnership"}[args[0]]
-        chain.fails(1, *args, "--master", "test1", "owner-s",
-                    message=f"{func} needs the account's own key, not a session key")
+        func = {
+            "set-fee": "SetFee",
+            "withdraw-fees": "WithdrawFees",
+            "transfer-ownership": "TransferOwnership",
+        }[args[0]]
+        chain.fails(
+            1,
+            *args,
+            "--master",
+            "test1",
+            "owner-s",
+            message=f"{func} needs the account's own key, not a session key",
+        )
     chain.ok("transfer-ownership", "carol", "test1")
     session(chain, "carol", "carol-s")
-    chain.fails(1, "accept-ownership", "--master", "carol", "carol-s",
-                message="AcceptOwnership needs the account's own key, not a session key")
+    chain.fails(
+        1,
+        "accept-ownership",
+        "--master",
+        "carol",
+        "carol-s",
+        message="AcceptOwnership needs the account's own key, not a session key",
+    )
     # The session's own transactions did not move the master's sequence.
     assert chain.json("query", "account", "alice")["BaseAccount"]["sequence"] == "2"
 
 
 def test_session_chain_checks(chain: Home) -> None:
     chain.ok(
-        "session", "create", "--session-key", "s1", "--allow-paths", "vm/exec:gno.land/r/samcrew",
-        "--expires", "30s", "alice",
+        "session",
+        "create",
+        "--session-key",
+        "s1",
+        "--allow-paths",
+        "vm/exec:gno.land/r/samcrew",
+        "--expires",
+        "30s",
+        "alice",
     )
     # vm/exec:<path> covers its sub-paths (the call reaches the realm) ...
     chain.fails(1, "call", "Cancel", "1", "--master", "alice", "s1", message="game not found")
     # ... but never a longer name.
-    chain.ok("session", "create", "--session-key", "s2", "--allow-paths",
-             "vm/exec:gno.land/r/samcrew/connect", "alice")
-    chain.fails(1, "call", "Cancel", "1", "--master", "alice", "s2",
-                message=f"session {chain.address('s2')} is not allowed to use "
-                "vm/exec:gno.land/r/samcrew/connect4")
-    chain.ok("session", "create", "--session-key", "s3", "--allow-paths", "*",
-             "--spend-limit", "2gnot", "--expires", "1m", "alice")
+    chain.ok(
+        "session",
+        "create",
+        "--session-key",
+        "s2",
+        "--allow-paths",
+        "vm/exec:gno.land/r/samcrew/connect",
+        "alice",
+    )
+    chain.fails(
+        1,
+        "call",
+        "Cancel",
+        "1",
+        "--master",
+        "alice",
+        "s2",
+        message=f"session {chain.address('s2')} is not allowed to use "
+        "vm/exec:gno.land/r/samcrew/connect4",
+    )
+    chain.ok(
+        "session",
+        "create",
+        "--session-key",
+        "s3",
+        "--allow-paths",
+        "*",
+        "--spend-limit",
+        "2gnot",
+        "--expires",
+        "1m",
+        "alice",
+    )
     s3 = chain.address("s3")
     chain.ok("send", "--to", "bob", "--amount", "1.5gnot", "--master", "alice", "s3")
-    chain.fails(1, "send", "--to", "bob", "--amount", "0.6gnot", "--master", "alice", "s3",
-                message=f"session {s3} spend limit exceeded: 2000000ugnot allowed")
-    chain.fails(1, "send", "--to", "bob", "--amount", "0.4gnot", "--gas-fee", "200000ugnot",
-                "--master", "alice", "s3",
-                message=f"session {s3} spend limit exceeded: 2000000ugnot allowed")
+    chain.fails(
+        1,
+        "send",
+        "--to",
+        "bob",
+        "--amount",
+        "0.6gnot",
+        "--master",
+        "alice",
+        "s3",
+        message=f"session {s3} spend limit exceeded: 2000000ugnot allowed",
+    )
+    chain.fails(
+        1,
+        "send",
+        "--to",
+        "bob",
+        "--amount",
+        "0.4gnot",
+        "--gas-fee",
+        "200000ugnot",
+        "--master",
+        "alice",
+        "s3",
+        message=f"session {s3} spend limit exceeded: 2000000ugnot allowed",
+    )
     chain.ok("send", "--to", "bob", "--amount", "0.5gnot", "--master", "alice", "s3")
     chain.ok("time", "advance", "61s")
-    chain.fails(1, "send", "--to", "bob", "--amount", "1ugnot", "--master", "alice", "s3",
-                message=f"session {s3} has expired")
+    chain.fails(
+        1,
+        "send",
+        "--to",
+        "bob",
+        "--amount",
+        "1ugnot",
+        "--master",
+        "alice",
+        "s3",
+        message=f"session {s3} has expired",
+    )
     chain.ok("session", "revoke", "--session-key", "s2", "alice")
-    chain.fails(1, "call", "Cancel", "1", "--master", "alice", "s2",
-                message=f"session {chain.address('s2')} not found for account "
-                f"{chain.address('alice')}")
+    chain.fails(
+        1,
+        "call",
+        "Cancel",
+        "1",
+        "--master",
+        "alice",
+        "s2",
+        message=f"session {chain.address('s2')} not found for account {chain.address('alice')}",
+    )
     assert {s["address"] for s in chain.json("session", "list", "alice")} == {
-        chain.address("s1"), s3
+        chain.address("s1"),
+        s3,
     }
 
 
 def test_spend_period_resets(chain: Home) -> None:
-    chain.ok("session", "create", "--session-key", "s", "--allow-paths", "bank/send",
-             "--spend-limit", "1gnot", "--spend-period", "60", "--expires", "none", "alice")
+    chain.ok(
+        "session",
+        "create",
+        "--session-key",
+        "s",
+        "--allow-paths",
+        "bank/send",
+        "--spend-limit",
+        "1gnot",
+        "--spend-period",
+        "60",
+        "--expires",
+        "none",
+        "alice",
+    )
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "--master", "alice", "s")
     chain.fails(1, "send", "--to", "bob", "--amount", "1ugnot", "--master", "alice", "s")
     chain.ok("time", "advance", "60s")
@@ -109,8 +238,10 @@ def test_session_cannot_send_auth_messages(chain: Home) -> None:
     before = chain.log_bytes()
     with pytest.raises(Refused, match="a session key cannot send auth messages"):
         LocalChain(chain.path).submit(
-            signer, lambda st: [revoke_session_msg(alice, signer.session_addr or "")],
-            fee(1, "0ugnot"), "",
+            signer,
+            lambda st: [revoke_session_msg(alice, signer.session_addr or "")],
+            fee(1, "0ugnot"),
+            "",
         )
     assert chain.log_bytes() == before
 

@@ -1,0 +1,45 @@
+"""Every command has help with an example, and the README tours it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from c4cli.commands.main import cli
+
+README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+
+
+def all_commands() -> list[tuple[str, click.Command]]:
+    found: list[tuple[str, click.Command]] = []
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
+        if isinstance(command, click.Group):
+            sub_ctx = click.Context(command)
+            found += [
+                (f"{name} {sub}", command.get_command(sub_ctx, sub))
+                for sub in command.list_commands(sub_ctx)
+            ]  # type: ignore[misc]
+        found.append((name, command))
+    return found
+
+
+@pytest.mark.parametrize(("name", "command"), all_commands(), ids=lambda v: str(v))
+def test_help_has_an_example(name: str, command: click.Command) -> None:
+    result = CliRunner().invoke(cli, [*name.split(), "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Example:" in result.output, name
+    assert f"c4 {name}" in README, f"`c4 {name}` is not in the README"
+
+
+def test_every_command_takes_home_and_json() -> None:
+    for name, command in all_commands():
+        if isinstance(command, click.Group):
+            continue
+        options = {opt for param in command.params for opt in getattr(param, "opts", [])}
+        assert {"--json", "--home"} <= options, name
