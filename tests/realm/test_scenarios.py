@@ -211,3 +211,60 @@ def test_two_step_ownership(chain: Home, shell: Shell) -> None:
     assert fees["owner"] == chain.address("carol") and fees["pending_owner"] == ""
     refused(shell, "ownable: caller is not owner", "set-fee", "0ugnot", "test1")
     shell("set-fee", "0ugnot", "carol")
+
+
+def test_refusals_move_no_coins(chain: Home, shell: Shell) -> None:
+    """Commitment reuse, stale moves and session-key refusals, as a shell user meets them."""
+    game, first, second = start(shell, "--passphrase", "shared secret")
+    before = balances(shell)
+    refused(
+        shell,
+        "commitment already used: generate a fresh secret",
+        "offer",
+        "--stake",
+        "1gnot",
+        "--passphrase",
+        "shared secret",
+        "alice",
+    )
+    j(
+        shell, "offer", "--stake", "1gnot", "--passphrase", "shared secret", "carol"
+    )  # another address
+    shell("play", game, "4", first)
+    refused(shell, "stale move: the game is at move 1", "play", game, "5", "--move", "0", second)
+    shell(
+        "session",
+        "create",
+        "--session-key",
+        f"{second}-s",
+        "--allow-paths",
+        "vm/exec:gno.land/r/samcrew/connect4",
+        "--spend-limit",
+        "50gnot",
+        second,
+    )
+    refused(
+        shell,
+        "Resign needs the account's own key, not a session key",
+        "resign",
+        game,
+        "--master",
+        second,
+        f"{second}-s",
+    )
+    refused(
+        shell,
+        "Offer needs the account's own key, not a session key",
+        "offer",
+        "--stake",
+        "1gnot",
+        "--master",
+        second,
+        f"{second}-s",
+    )
+    shell("play", game, "5", "--move", "1", "--master", second, f"{second}-s")
+    after = balances(shell)
+    assert after["carol"] == before["carol"] - 1_000_000
+    assert after[REALM] == before[REALM] + 1_000_000
+    assert after["alice"] == before["alice"] and after["bob"] == before["bob"]
+    conserved(shell, chain)
