@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import random
+import signal
 import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +28,23 @@ BLOCK_MARK = b"\n[[block]]\n"
 
 
 class TornLog(HomeDamaged):
-    """The last block is incomplete: a write was cut short. Repairable by truncation."""
+    """The last block is incomplete: a write was cut short. Repairable by truncation.
+
+    ``cut`` is the length of the log up to the end of the last whole block.
+    """
+
+    def __init__(self, path: Path, height: int, cut: int) -> None:
+        super().__init__(
+            f"{path}: block {height} is cut short (an interrupted write?); "
+            "run `c4 verify --repair` to cut the log back to the last whole block"
+        )
+        self.height = height
+        self.cut = cut
+
+
+def end_marker(height: int) -> bytes:
+    """The line that closes a block: a block without it was never completely written."""
+    return f"# end of block {height}\n".encode()
 
 
 @dataclass(frozen=True)
@@ -45,7 +63,7 @@ def render_block(record: dict[str, Any]) -> bytes:
     else:
         text = "[[block]]\n" + tomli_w.dumps(record)
     assert text.startswith("[[block]]\n") and "txs = []" not in text
-    return b"\n" + text.encode()
+    return b"\n" + text.encode() + end_marker(int(record["height"]))
 
 
 class BlockLog:
@@ -115,15 +133,27 @@ class BlockLog:
                 break
             starts.append(found)
             position = found + 1
-        if data[offset:].strip() and (not starts or starts[0] != offset):
+        if not starts and data[offset:]:
+            raise TornLog(self.path, first_height, offset)
+        if starts and starts[0] != offset:
             raise HomeDamaged(f"{self.path}: unexpected text after block {first_height - 1}")
         for number, start in enumerate(starts):
             end = starts[number + 1] if number + 1 < len(starts) else len(data)
             height = first_height + number
-            chunk = data[start:end]
             last = number + 1 == len(starts)
+            marker = end_marker(height)
+            close = data.find(marker, start, end)
+            if close < 0:
+                if last:
+                    raise TornLog(self.path, height, start)
+                raise HomeDamaged(f"{self.path}: block {height} is unreadable (no end line)")
+            close += len(marker)
+            if close != end:
+                if last:  # a whole block, then the start of one that was never finished
+                    raise TornLog(self.path, height + 1, close)
+                raise HomeDamaged(f"{self.path}: unexpected text after block {height}")
             try:
-                document = tomllib.loads(chunk.decode())
+                document = tomllib.loads(data[start:end].decode())
                 record = document["block"][0]
                 assert isinstance(record, dict) and len(document["block"]) == 1
             except (
@@ -133,25 +163,25 @@ class BlockLog:
                 IndexError,
                 AssertionError,
             ):
-                if last:
-                    raise TornLog(
-                        f"{self.path}: block {height} is cut short (an interrupted write?); "
-                        "run `c4 verify --repair` to cut the log back to the last whole block"
-                    ) from None
                 raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
             yield RawBlock(offset=start, end=end, record=record)
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one block and wait until it is on disk."""
         data = render_block(record)
+        fault = os.environ.get("C4_FAULT")
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
         try:
+            if fault:
+                data = _inject(fault, fd, data)
             written = 0
             while written < len(data):
                 written += os.write(fd, data[written:])
             os.fsync(fd)
         finally:
             os.close(fd)
+        if fault == "after-append":
+            _die()
 
     def truncate(self, size: int) -> None:
         """Cut the file back to ``size`` bytes (repair of a torn final block only)."""
@@ -159,3 +189,21 @@ class BlockLog:
             handle.truncate(size)
             handle.flush()
             os.fsync(handle.fileno())
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _inject(fault: str, fd: int, data: bytes) -> bytes:
+    """Crash tests: $C4_FAULT kills the process before, inside or after an append.
+
+    ``mid-append`` writes a random part of the block first, as a power cut or a
+    kill between two writes would leave it.
+    """
+    if fault == "before-append":
+        _die()
+    if fault == "mid-append":
+        os.write(fd, data[: random.randrange(1, len(data))])
+        _die()
+    return data

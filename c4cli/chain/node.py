@@ -283,13 +283,11 @@ class LocalChain:
             data = self.log.read_bytes()
             record, offset = self.log.parse_genesis(data)
             state = ChainState(Genesis.from_record(record), str(record.get("hash")))
-            good_end = offset
             try:
                 for raw in self.log.parse_blocks(data, offset, 1):
                     state.apply_block(raw.record)
-                    good_end = raw.end
-            except TornLog:
-                self.log.truncate(good_end)
+            except TornLog as torn:
+                self.log.truncate(torn.cut)
                 self.drop_cache()
                 return state.height
             return None

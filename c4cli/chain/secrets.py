@@ -9,6 +9,8 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets as random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from c4cli.chain.files import read_private, write_private
@@ -41,6 +43,24 @@ class SecretStore:
         assert path is not None
         write_private(path, secret.encode())
         return commitment
+
+    @contextmanager
+    def kept(self, address: str, secret: str) -> Iterator[None]:
+        """Keep ``secret`` while a transaction that commits to it is sent.
+
+        The secret is on disk before the transaction is, so an acknowledged
+        commitment can always be revealed; if the transaction is refused, a
+        secret kept only for it is forgotten again.
+        """
+        path = self._path(address, commitment_of(secret))
+        existed = path is not None and path.exists()
+        self.keep(address, secret)
+        try:
+            yield
+        except BaseException:
+            if not existed and path is not None:
+                path.unlink(missing_ok=True)
+            raise
 
     def find(self, address: str, commitment: str) -> str | None:
         path = self._path(address, commitment)

@@ -267,9 +267,9 @@ class ChainState:
             advance = int(block.get("advance", 0))
         except (KeyError, TypeError, ValueError, BadInput):
             raise HomeDamaged(f"block {self.height + 1} is malformed") from None
-        where = f"block {height}"
+        where = f"block {self.height + 1}"
         if height != self.height + 1:
-            raise HomeDamaged(f"{where} follows block {self.height}: heights must count up by one")
+            raise HomeDamaged(f"{where} is recorded as height {height}: the log was altered")
         if block.get("hash") != block_hash(block):
             raise HomeDamaged(f"{where} does not match its hash: the log was altered")
         if block.get("prev_hash") != self.last_hash:

@@ -12,7 +12,7 @@ import click
 from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import Receipt
-from c4cli.chain.secrets import SecretStore, new_secret
+from c4cli.chain.secrets import SecretStore, commitment_of, new_secret
 from c4cli.chain.state import ChainState, format_time
 from c4cli.chain.tx import call_msg
 from c4cli.commands.common import (
@@ -154,7 +154,7 @@ def offer(
     cap = None if max_fee is None else str(parse_ugnot(max_fee))
     signer = acting_address(home, key, opts["master"])
     secret = passphrase if passphrase is not None else new_secret()
-    commitment = SecretStore(home).keep(signer, secret)
+    commitment = commitment_of(secret)
 
     def build(state: ChainState) -> Call:
         fee = cap if cap is not None else str(state.realm.fee)
@@ -168,7 +168,8 @@ def offer(
             f"open until {format_time(game.expires_at)}"
         )
 
-    run_call(home, key, build, opts=opts, human=human)
+    with SecretStore(home).kept(signer, secret):
+        run_call(home, key, build, opts=opts, human=human)
 
 
 @click.command()
@@ -190,13 +191,15 @@ def accept(
     gid = _game_arg(game_id)
     coins = None if send is None else format_coins(parse_amount(send))
     signer = acting_address(home, key, opts["master"])
-    commitment = SecretStore(home).keep(signer, seed if seed is not None else new_secret())
+    secret = seed if seed is not None else new_secret()
+    commitment = commitment_of(secret)
 
     def build(state: ChainState) -> Call:
         sent = coins if coins is not None else f"{_game(state, gid).stake}{UGNOT}"
         return "Accept", [gid, commitment], sent
 
-    run_call(home, key, build, opts=opts)
+    with SecretStore(home).kept(signer, secret):
+        run_call(home, key, build, opts=opts)
 
 
 @click.command()
