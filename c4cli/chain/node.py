@@ -18,7 +18,14 @@ from typing import Any, Protocol
 
 from c4cli.chain.files import write_private
 from c4cli.chain.log import BlockLog, TornLog
-from c4cli.chain.state import ChainState, Genesis, TxResult, block_hash, format_time
+from c4cli.chain.state import (
+    MAX_TIME,
+    ChainState,
+    Genesis,
+    TxResult,
+    block_hash,
+    format_time,
+)
 from c4cli.chain.tx import Msg, Tx, signed_tx
 from c4cli.errors import BadInput, Refused
 
@@ -234,6 +241,10 @@ class LocalChain:
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
     ) -> dict[str, Any]:
+        if block_time > MAX_TIME:
+            raise Refused(
+                f"the next block would be after {format_time(MAX_TIME)}: the clock is full"
+            )
         record: dict[str, Any] = {
             "height": state.height + 1,
             "time": format_time(block_time),
@@ -248,8 +259,8 @@ class LocalChain:
 
     def advance(self, seconds: int) -> ChainState:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
-        if seconds <= 0:
-            raise BadInput("the duration must be at least 1s")
+        if not 0 < seconds <= MAX_TIME:
+            raise BadInput("the duration must be from 1s to the year 9999")
         with self.log.locked(exclusive=True):
             state = self._load()
             if state.genesis.clock == "manual":

@@ -38,6 +38,7 @@ DEFAULT_CHAIN_ID = "dev"
 DEFAULT_BLOCK_INTERVAL = 5
 MAX_MEMO = 65536
 MAX_ALLOW_PATHS = 8
+MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second RFC 3339 can write
 
 Block = dict[str, Any]
 
@@ -54,7 +55,10 @@ def parse_time(text: str) -> int:
         raise BadInput(f"invalid time {text!r}: use RFC 3339, e.g. 2026-01-01T00:00:00Z") from None
     if moment.tzinfo is None:
         raise BadInput(f"invalid time {text!r}: give a zone, e.g. 2026-01-01T00:00:00Z")
-    return int(moment.timestamp())
+    unix = int(moment.timestamp())
+    if not 0 <= unix <= MAX_TIME:
+        raise BadInput(f"invalid time {text!r}: give a time from 1970 to 9999")
+    return unix
 
 
 def block_hash(record: dict[str, Any]) -> str:

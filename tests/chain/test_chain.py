@@ -6,6 +6,7 @@ import shutil
 import tomllib
 
 import pytest
+
 from support import GENESIS, GENESIS_UNIX, PREMINE, TEST1, Home
 
 

@@ -9,6 +9,7 @@ import hashlib
 from typing import Any
 
 import pytest
+
 from support import Home
 
 PASS = "creator passphrase"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from support import Home
 
 from c4cli.realm.connect4 import ACCEPTOR, CREATOR, first_mover
+from support import Home
 
 
 def expected(passphrase: str, seed: str, game_id: int, creator: str, acceptor: str) -> int:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from support import GENESIS_UNIX, PREMINE, REALM, Home
 
 STAKE = 10_000_000

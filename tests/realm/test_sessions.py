@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from support import Home
 
 REALM_PATH = "vm/exec:gno.land/r/samcrew/connect4"
