@@ -1,0 +1,78 @@
+"""Keys and kept secrets: private files, never printed, never logged."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+from c4cli.chain.keys import Keyring
+from support import Home
+
+KEY_PASSPHRASE = "correct horse battery staple"
+OFFER_SECRET = "my-offer-passphrase-0123456789"
+
+
+def modes(root: Path) -> dict[str, int]:
+    return {str(p.relative_to(root)): stat.S_IMODE(p.stat().st_mode) for p in root.rglob("*")}
+
+
+def test_kept_secrets_are_private_and_found_again(chain: Home) -> None:
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    for path, mode in modes(chain.path / "secrets").items():
+        expected = 0o700 if (chain.path / "secrets" / path).is_dir() else 0o600
+        assert mode == expected, path
+    assert stat.S_IMODE((chain.path / "secrets").stat().st_mode) == 0o700
+    assert stat.S_IMODE((chain.path / "keys").stat().st_mode) == 0o700
+    chain.ok("reveal", "1", "alice")  # found by its commitment
+    chain.ok("reveal", "1", "bob")
+
+
+def test_a_secret_readable_by_others_is_refused(chain: Home) -> None:
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    (secret,) = [
+        p
+        for p in (chain.path / "secrets").rglob("*")
+        if p.is_file() and chain.address("alice") in str(p)
+    ]
+    secret.chmod(0o644)
+    result = chain.fails(3, "reveal", "1", "alice")
+    assert f"chmod 600 {secret}" in result.stderr
+
+
+def test_no_secret_ever_reaches_an_output_or_the_log(home: Home) -> None:
+    outputs: list[str] = []
+
+    def run(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> None:
+        result = home.run(*args, input=input, env=env)
+        outputs.append(result.stdout + result.stderr)
+
+    sealed = {"C4_PASSWORD": KEY_PASSPHRASE}
+    added = home.run("keys", "add", "alice", "--json", env=sealed)
+    mnemonic = added.stdout.split('"mnemonic": "')[1].split('"')[0]  # shown once, by design
+    private_key = Keyring(home.path).private_key("alice", KEY_PASSPHRASE).hex()
+    run("keys", "add", "bob")
+    run("keys", "list")
+    run("keys", "show", "alice", "--json")
+    run("init", "--clock", "manual")
+    run("offer", "--stake", "1gnot", "--passphrase", OFFER_SECRET, "alice", env=sealed)
+    run("offer", "--stake", "1gnot", "alice", env={"C4_PASSWORD": "hunter2-typo"})
+    run("accept", "1", "bob")
+    run("show", "1")
+    run("query", "game", "1")
+    run("log")
+    run("verify")
+    run("send", "--to", "bob", "--amount", "1ugnot", "alice", env=sealed)
+    run("send", "--to", "bob", "--amount", "1ugnot", "--password-stdin", "alice", input="n0t-1t\n")
+    logged = (home.path / "chain" / "blocks.toml").read_text()
+    everything = "\n".join(outputs)
+    for secret in (KEY_PASSPHRASE, "hunter2-typo", "n0t-1t", mnemonic, private_key):
+        assert secret not in everything
+        assert secret not in logged
+    assert OFFER_SECRET not in everything and OFFER_SECRET not in logged  # not revealed yet
+    assert "wrong passphrase for key 'alice'" in everything
+    run("reveal", "1", "alice", env=sealed)
+    assert OFFER_SECRET in (home.path / "chain" / "blocks.toml").read_text()  # public once revealed
+    key_file = (home.path / "keys" / "alice.json").read_text()
+    assert private_key not in key_file and mnemonic not in key_file
