@@ -1,41 +1,32 @@
 """The local chain: a home folder's log, replayed, behind a small client interface.
 
-The commands see only :class:`Chain` ("sign and submit these messages", "query
-this path", "what is the state"), so a remote gno.land node can later stand
+The commands see only :class:`Chain` ("sign and submit these messages", "what
+is the state", "answer this query"), so a remote gno.land node can later stand
 where :class:`LocalChain` stands now.
+
+The state is always the log replayed. Every command starts from the checkpoint
+cache when it describes exactly this log file, and otherwise replays from
+genesis with every check; every command that appends a block saves the cache
+again before it lets go of the lock, so the next one starts from it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import pickle
 import time as wallclock
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from c4cli.chain.files import write_private
+from c4cli.chain.cache import Cache
 from c4cli.chain.log import BlockLog, TornLog
-from c4cli.chain.state import (
-    MAX_TIME,
-    ChainState,
-    Genesis,
-    TxResult,
-    block_hash,
-    format_time,
-)
-from c4cli.chain.tx import Msg, Tx, signed_tx
 from c4cli.errors import BadInput, Refused
 
-CHECKPOINT_VERSION = 1
-# Replaying fewer blocks than this is cheaper than writing a new checkpoint.
-CHECKPOINT_EVERY = 64
+if TYPE_CHECKING:
+    from c4cli.chain.state import ChainState, Genesis, TxResult
+    from c4cli.chain.tx import Msg, Tx
 
 
-@dataclass(frozen=True)
-class Signer:
+class Signer(NamedTuple):
     """A key ready to sign: the account it acts for and the private key that signs.
 
     A session key acts for its master: ``address`` is the master's, and
@@ -47,11 +38,13 @@ class Signer:
     session_addr: str | None = None
 
 
-@dataclass
-class Receipt:
+class Receipt(NamedTuple):
+    """A delivered transaction, and the state right after it."""
+
     height: int
     time: int
     result: TxResult
+    state: ChainState
 
 
 class Chain(Protocol):
@@ -66,116 +59,72 @@ class Chain(Protocol):
     def state(self) -> ChainState: ...
 
 
-def code_fingerprint() -> str:
-    """Names the code that built a checkpoint: a pickled state only fits the code that made it.
-
-    Size and mtime of every module of the chain, realm and engine, so a checkpoint
-    written by another version (or an edited checkout) is ignored, not misread.
-    """
-    package = Path(__file__).resolve().parent.parent
-    parts = [CHECKPOINT_VERSION.__str__()]
-    for layer in ("engine", "realm", "chain"):
-        for path in sorted((package / layer).glob("*.py")):
-            info = path.stat()
-            parts.append(f"{layer}/{path.name}:{info.st_size}:{info.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
-
-
-@dataclass
-class Checkpoint:
-    version: str
-    offset: int
-    prefix_sha256: str
-    state: ChainState
-
-
 class LocalChain:
     """A chain in ``<home>/chain``: an append-only TOML log and a throwaway cache."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
         self.log = BlockLog(home)
-        self.cache_path = home / "chain" / "cache" / "checkpoint.pickle"
+        self.cache = Cache(home / "chain" / "cache")
 
     # -- genesis ----------------------------------------------------------------
 
     def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
+        from c4cli.chain.state import ChainState
+
         record = genesis.to_record()
         ChainState(genesis, record["hash"])  # refuses bad balances before anything is written
-        try:
-            self.log.create(record, force=force)
-        except FileExistsError:
-            raise BadInput(
-                f"a chain already exists in {self.home}: pass --force to replace it"
-            ) from None
-        self.drop_cache()
-        return self.state()
-
-    def drop_cache(self) -> None:
-        self.cache_path.unlink(missing_ok=True)
+        with self.log.creating():
+            try:
+                self.log.create(record, force=force)
+            except FileExistsError:
+                raise BadInput(
+                    f"a chain already exists in {self.home}: pass --force to replace it"
+                ) from None
+            self.cache.discard()
+            return self._current()
 
     # -- reading ------------------------------------------------------------------
 
     def state(self) -> ChainState:
         """The state at the last block, under a shared lock."""
         with self.log.locked(exclusive=False):
-            return self._load()
+            return self._current()
 
-    def _load(self, *, use_cache: bool = True) -> ChainState:
-        data = self.log.read_bytes()
-        checkpoint = self._read_checkpoint(data) if use_cache else None
-        if checkpoint is not None:
-            state, offset = checkpoint.state, checkpoint.offset
-        else:
-            record, offset = self.log.parse_genesis(data)
-            state = ChainState(Genesis.from_record(record), str(record.get("hash")))
-        replayed = 0
-        for raw in self.log.parse_blocks(data, offset, state.height + 1):
-            state.apply_block(raw.record)
-            offset = raw.end
-            replayed += 1
-        if replayed >= CHECKPOINT_EVERY or (checkpoint is None and use_cache and replayed):
-            self._write_checkpoint(data, offset, state)
+    def cached(self) -> Cache:
+        """The cache, made to describe the log as it is now (its ready answers)."""
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            return self.cache
+
+    def _current(self) -> ChainState:
+        """The cached state if it is this log's, else the log replayed from genesis."""
+        if self.cache.fresh(self.log.path):
+            state = self.cache.load()
+            if state is not None:
+                return state
+        state = self.replay()
+        self.cache.save(state, self.log.path, full=True)
         return state
 
-    def _read_checkpoint(self, data: bytes) -> Checkpoint | None:
-        try:
-            with open(self.cache_path, "rb") as handle:
-                checkpoint = pickle.load(handle)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
-            return None
-        if (
-            not isinstance(checkpoint, Checkpoint)
-            or checkpoint.version != code_fingerprint()
-            or checkpoint.offset > len(data)
-            or hashlib.sha256(data[: checkpoint.offset]).hexdigest() != checkpoint.prefix_sha256
-        ):
-            # The log it came from changed (or it is not ours): replay from genesis.
-            return None
-        return checkpoint
+    def replay(self, *, verify: bool = False) -> ChainState:
+        """Every block from genesis with every check; with ``verify``, signatures in parallel."""
+        from c4cli.chain.replay import replay
 
-    def _write_checkpoint(self, data: bytes, offset: int, state: ChainState) -> None:
-        checkpoint = Checkpoint(
-            code_fingerprint(), offset, hashlib.sha256(data[:offset]).hexdigest(), state
-        )
-        with contextlib.suppress(OSError):  # a cache that cannot be written only costs speed
-            write_private(self.cache_path, pickle.dumps(checkpoint, pickle.HIGHEST_PROTOCOL))
+        return replay(self.log, parallel=verify)
 
     def blocks(self) -> tuple[ChainState, list[tuple[dict[str, Any], list[TxResult]]]]:
-        """Replay from genesis with every check, keeping each block and its results."""
+        """Replay from genesis, keeping each block and its results (for `c4 log` and `c4 tx`)."""
+        from c4cli.chain.replay import replay_blocks
+
         with self.log.locked(exclusive=False):
-            data = self.log.read_bytes()
-            record, offset = self.log.parse_genesis(data)
-            state = ChainState(Genesis.from_record(record), str(record.get("hash")))
-            out = []
-            for raw in self.log.parse_blocks(data, offset, 1):
-                out.append((raw.record, state.apply_block(raw.record)))
-            return state, out
+            return replay_blocks(self.log)
 
     def verify(self) -> ChainState:
         """Everything from genesis, ignoring the cache: hashes, signatures, execution."""
         with self.log.locked(exclusive=False):
-            return self._load(use_cache=False)
+            return self.replay(verify=True)
 
     # -- writing ------------------------------------------------------------------
 
@@ -188,11 +137,13 @@ class LocalChain:
     ) -> Receipt:
         """Sign for the signer's current sequence, execute, append: all under the lock.
 
-        ``msgs`` builds the messages from the state it will run against, so a
+        ``msgs`` builds the messages from the state they will run against, so a
         default such as "the move count I see" is read inside the same lock.
         """
+        from c4cli.chain.tx import signed_tx
+
         with self.log.locked(exclusive=True):
-            state = self._load()
+            state = self._current()
             messages = msgs(state)
             account = state.account(signer.address)
             if account is None:
@@ -220,7 +171,7 @@ class LocalChain:
     def broadcast(self, tx: Tx) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own."""
         with self.log.locked(exclusive=True):
-            state = self._load()
+            state = self._current()
             account = state.signing_account(tx)
             sequence = account.sequence
             signatures = tx.get("signatures")
@@ -235,12 +186,18 @@ class LocalChain:
         record = self._block_record(state, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)
+        self._append(state, record)
+        return Receipt(height=state.height, time=state.time, result=results[0], state=state)
+
+    def _append(self, state: ChainState, record: dict[str, Any]) -> None:
         self.log.append(record)
-        return Receipt(height=state.height, time=state.time, result=results[0])
+        self.cache.save(state, self.log.path, full=False)
 
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
     ) -> dict[str, Any]:
+        from c4cli.chain.state import MAX_TIME, block_hash, format_time
+
         if block_time > MAX_TIME:
             raise Refused(
                 f"the next block would be after {format_time(MAX_TIME)}: the clock is full"
@@ -259,10 +216,12 @@ class LocalChain:
 
     def advance(self, seconds: int) -> ChainState:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
+        from c4cli.chain.state import MAX_TIME
+
         if not 0 < seconds <= MAX_TIME:
             raise BadInput("the duration must be from 1s to the year 9999")
         with self.log.locked(exclusive=True):
-            state = self._load()
+            state = self._current()
             if state.genesis.clock == "manual":
                 block_time = state.time + seconds
             else:
@@ -273,8 +232,10 @@ class LocalChain:
 
     def set_time(self, unix: int) -> ChainState:
         """Mine an empty block at exactly ``unix``, which must be after the last block."""
+        from c4cli.chain.state import format_time
+
         with self.log.locked(exclusive=True):
-            state = self._load()
+            state = self._current()
             if unix <= state.time:
                 raise BadInput(
                     f"{format_time(unix)} is not after the last block "
@@ -285,20 +246,16 @@ class LocalChain:
     def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> ChainState:
         record = self._block_record(state, block_time, txs=[], advance=advance)
         state.apply_block(record)
-        self.log.append(record)
+        self._append(state, record)
         return state
 
     def repair(self) -> int | None:
         """Cut a torn final block off the log; returns the height kept, or None if whole."""
         with self.log.locked(exclusive=True):
-            data = self.log.read_bytes()
-            record, offset = self.log.parse_genesis(data)
-            state = ChainState(Genesis.from_record(record), str(record.get("hash")))
             try:
-                for raw in self.log.parse_blocks(data, offset, 1):
-                    state.apply_block(raw.record)
+                self.replay()
             except TornLog as torn:
                 self.log.truncate(torn.cut)
-                self.drop_cache()
-                return state.height
+                self.cache.discard()
+                return torn.height - 1
             return None

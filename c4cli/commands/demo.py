@@ -89,14 +89,14 @@ def _play(home: Path, as_json: bool) -> None:
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
             f"{names[who.address]:<5} {func}({', '.join(_short(a) for a in args)})"
         )
-        return chain.state()
+        return receipt.state
 
     passphrase, seed = new_secret(), new_secret()
     commitment = secrets.keep(alice.address, passphrase)
     seed_commitment = secrets.keep(bob.address, seed)
     say(f"alice offers {gnot(STAKE)}, committing to a secret she keeps; bob accepts:")
     state = call(alice, "Offer", ["", "15", commitment, str(state.realm.fee)], f"{STAKE}ugnot")
-    game_id = str(max(state.realm.games))
+    game_id = str(len(state.realm.games))
     call(bob, "Accept", [game_id, seed_commitment], f"{STAKE}ugnot")
     say("both reveal; the first mover is drawn from the two secrets:")
     call(alice, "Reveal", [game_id, passphrase])

@@ -85,7 +85,7 @@ def run_call(
         password_stdin=opts["password_stdin"],
         master=opts["master"],
     )
-    state = chain.state()
+    state = receipt.state
     game = None
     if receipt.result.game_id is not None:
         game = json.loads(game_json(state.realm, state.time, receipt.result.game_id))["game"]

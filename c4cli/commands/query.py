@@ -8,14 +8,16 @@ from pathlib import Path
 
 import click
 
-from c4cli.chain.coins import format_coins
+from typing import TYPE_CHECKING
+
 from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState
 from c4cli.commands.common import resolve
 from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput, Refused
-from c4cli.realm import abi
-from c4cli.realm.address import canonical
+from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
+
+if TYPE_CHECKING:
+    from c4cli.chain.state import ChainState
 
 _EXPR = re.compile(r"^(?P<func>[A-Za-z_][A-Za-z0-9_]*)\((?P<args>.*)\)$", re.S)
 
@@ -85,6 +87,8 @@ def _split_top(text: str) -> list[str]:
 
 
 def realm_read(state: ChainState, func: str, args: list[str]) -> str:
+    from c4cli.realm import abi
+
     try:
         value, _ = abi.read(state.realm, state.time, func, args)
     except abi.ArgumentError as exc:
@@ -110,16 +114,6 @@ def qrender(state: ChainState, data: str) -> str:
     if path != state.genesis.realm_path:
         raise Refused(f"package not found: {path}")
     return f"height: {state.height}\ndata: {realm_read(state, 'Render', [page])}"
-
-
-def fees_doc(state: ChainState) -> dict[str, object]:
-    realm = state.realm
-    return {
-        "fee": realm.fee,
-        "collected": realm.collected,
-        "owner": realm.owner,
-        "pending_owner": realm.pending_owner,
-    }
 
 
 @click.command()
@@ -150,35 +144,46 @@ def query(
       c4 query balance test1 --json
       c4 query vm/qeval --data 'gno.land/r/samcrew/connect4.GameJSON(1)'
     """
-    state = LocalChain(home).state()
-
     def needs_arg(name: str) -> str:
         if arg is None:
             raise BadInput(f"query {what} needs {name}")
         return arg
 
-    if what == "game":
-        game_id = needs_arg("a game id")
-        if not game_id.isascii() or not game_id.isdigit():
+    # The common queries are answered from the cache, which the realm's own code
+    # filled in when the state last changed; the rest load the state.
+    if what in ("game", "active", "leaders", "balance", "fees"):
+        address = resolve(home, needs_arg("an address or key name")) if what == "balance" else ""
+        game_id = needs_arg("a game id") if what == "game" else "0"
+        if not game_id.isascii() or not game_id.isdigit() or len(game_id) > 18:
             raise BadInput(f"invalid game id {game_id!r}")
-        click.echo(realm_read(state, "GameJSON", [game_id]))
-    elif what == "active":
-        click.echo(realm_read(state, "ActiveJSON", [str(offset), str(limit)]))
-    elif what == "leaders":
-        click.echo(realm_read(state, "LeadersJSON", []))
-    elif what == "render":
-        page = realm_read(state, "Render", [arg or ""])
-        if as_json:
-            emit_json({"height": state.height, "markdown": page})
+        cache = LocalChain(home).cached()
+        now = int(cache.stamp["time"])
+        if what == "game":
+            click.echo(game_envelope(now, cache.game_text(int(game_id))))
+        elif what == "active":
+            ids = active_page(cache.active_ids(), offset, limit)
+            click.echo(active_envelope(now, int(cache.fees()["fee"]), cache.games_text(ids)))
+        elif what == "leaders":
+            click.echo(cache.leaders_text())
+        elif what == "balance":
+            ugnot = cache.balance(address)
+            if as_json:
+                emit_json({"address": address, "ugnot": ugnot})
+            else:
+                click.echo(f"{ugnot}ugnot")
+        elif as_json:
+            emit_json(cache.fees())
         else:
-            click.echo(page, nl=False)
-    elif what == "balance":
-        address = resolve(home, needs_arg("an address or key name"))
-        ugnot = state.balance(address)
+            for key, value in cache.fees().items():
+                click.echo(f"{key}: {value}")
+        return
+    state = LocalChain(home).state()
+    if what == "render":
+        markdown = realm_read(state, "Render", [arg or ""])
         if as_json:
-            emit_json({"address": address, "ugnot": ugnot})
+            emit_json({"height": state.height, "markdown": markdown})
         else:
-            click.echo(f"{ugnot}ugnot")
+            click.echo(markdown, nl=False)
     elif what == "account":
         address = resolve(home, needs_arg("an address or key name"))
         account = state.account(address)
@@ -187,13 +192,6 @@ def query(
             emit_json(document)
         else:
             click.echo(json.dumps(document, indent=2))
-    elif what == "fees":
-        document = fees_doc(state)
-        if as_json:
-            emit_json(document)
-        else:
-            for key, value in document.items():
-                click.echo(f"{key}: {value}")
     elif what in ("vm/qeval", "vm/qrender"):
         if data is None:
             raise BadInput(f"query {what} needs --data")
@@ -203,6 +201,9 @@ def query(
         else:
             click.echo(out)
     elif what.startswith("bank/balances/") or what.startswith("auth/accounts/"):
+        from c4cli.chain.coins import format_coins
+        from c4cli.realm.address import canonical
+
         found = canonical(what.split("/", 2)[2])
         if found is None:
             raise BadInput(f"invalid address in {what!r}")

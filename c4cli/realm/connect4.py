@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator
+from copy import deepcopy
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from c4cli.engine import Board, Disc, EngineError
 from c4cli.realm.address import is_canonical
@@ -27,7 +30,6 @@ MIN_VALID_FOR = 1
 MAX_VALID_FOR = 60
 BOARD_SIZE = 10
 LOBBY_ROWS = 50
-ACTIVE_MAX_LIMIT = 100
 
 CREATOR = 1
 ACCEPTOR = 2
@@ -115,6 +117,109 @@ class Stats:
     net: int = 0
 
 
+class ColdGames(Protocol):
+    """Where settled games may be kept outside memory (the chain's cache provides one)."""
+
+    def game(self, game_id: int) -> Game | None: ...
+
+
+class ColdCommitments(Protocol):
+    def used(self, address: str, commitment: str) -> bool: ...
+
+
+class GameBook:
+    """Every game by id, in creation order.
+
+    Live games are always in memory. Settled ones may be handed to a cold store
+    (:meth:`release_settled`) and are read back from it on demand, so the cost of
+    loading the realm does not grow with its history.
+    """
+
+    def __init__(self) -> None:
+        self._games: dict[int, Game] = {}
+        self._count = 0
+        self.cold: ColdGames | None = None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def get(self, game_id: int) -> Game | None:
+        game = self._games.get(game_id)
+        if game is None and self.cold is not None and 1 <= game_id <= self._count:
+            game = self.cold.game(game_id)
+        return game
+
+    def __getitem__(self, game_id: int) -> Game:
+        game = self.get(game_id)
+        if game is None:
+            raise KeyError(game_id)
+        return game
+
+    def add(self, game: Game) -> None:
+        assert game.id == self._count + 1
+        self._games[game.id] = game
+        self._count = game.id
+
+    def values(self) -> Iterator[Game]:
+        """Every game, oldest first (settled ones read back from the cold store)."""
+        for game_id in range(1, self._count + 1):
+            yield self[game_id]
+
+    def release_settled(self) -> list[Game]:
+        """Hand over the settled games held in memory; they are no longer kept here."""
+        settled = [g for g in self._games.values() if g.status not in (OPEN, PLAYING)]
+        for game in settled:
+            del self._games[game.id]
+        return settled
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GameBook)
+            and self._count == other._count
+            and self._games == other._games
+        )
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_games": self._games, "_count": self._count, "cold": None}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameBook:
+        copy = GameBook()
+        copy._games = deepcopy(self._games, memo)
+        copy._count = self._count
+        copy.cold = self.cold  # a read-only view: shared, not copied
+        return copy
+
+
+class CommitmentBook:
+    """The (address, commitment) pairs already used: recent ones in memory, older ones cold."""
+
+    def __init__(self) -> None:
+        self._recent: set[tuple[str, str]] = set()
+        self.cold: ColdCommitments | None = None
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        return key in self._recent or (self.cold is not None and self.cold.used(*key))
+
+    def add(self, key: tuple[str, str]) -> None:
+        self._recent.add(key)
+
+    def release_recent(self) -> set[tuple[str, str]]:
+        recent, self._recent = self._recent, set()
+        return recent
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CommitmentBook) and self._recent == other._recent
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"_recent": self._recent, "cold": None}
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> CommitmentBook:
+        copy = CommitmentBook()
+        copy._recent = set(self._recent)
+        copy.cold = self.cold
+        return copy
+
+
 @dataclass
 class RealmState:
     path: str
@@ -122,12 +227,12 @@ class RealmState:
     fee: int = DEFAULT_FEE
     collected: int = 0
     pending_owner: str = ""
-    games: dict[int, Game] = field(default_factory=dict)
+    games: GameBook = field(default_factory=GameBook)
     active: dict[int, None] = field(default_factory=dict)  # ordered set of open/playing ids
     stats: dict[str, Stats] = field(default_factory=dict)
     wins_board: list[tuple[str, int]] = field(default_factory=list)
     gnot_board: list[tuple[str, int]] = field(default_factory=list)
-    used_commitments: set[tuple[str, str]] = field(default_factory=set)
+    used_commitments: CommitmentBook = field(default_factory=CommitmentBook)
 
     @property
     def next_id(self) -> int:
@@ -233,7 +338,7 @@ class Realm:
             expires_at=ctx.now + valid_for * 60,
             commitment=commitment,
         )
-        st.games[game.id] = game
+        st.games.add(game)
         st.active[game.id] = None
         st.used_commitments.add((ctx.caller, commitment))
         return CallResult(values=[(str(game.id), "int")])

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 
 from c4cli.engine import COLS, ROWS
-from c4cli.realm.connect4 import ACTIVE_MAX_LIMIT, PLAYING, Game, RealmState
+from c4cli.realm.connect4 import PLAYING, Game, RealmState
+from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
 
 def _q(text: str) -> str:
@@ -50,15 +51,12 @@ def game_object(game: Game) -> str:
 
 def game_json(state: RealmState, now: int, game_id: int) -> str:
     game = state.games.get(game_id)
-    return f'{{"now":{now},"game":{"null" if game is None else game_object(game)}}}'
+    return game_envelope(now, None if game is None else game_object(game))
 
 
 def active_json(state: RealmState, now: int, offset: int, limit: int) -> str:
-    offset = max(offset, 0)
-    limit = min(max(limit, 1), ACTIVE_MAX_LIMIT)
-    ids = list(state.active)[offset : offset + limit]
-    games = ",".join(game_object(state.games[i]) for i in ids)
-    return f'{{"now":{now},"fee":{state.fee},"games":[{games}]}}'
+    page = active_page(list(state.active), offset, limit)
+    return active_envelope(now, state.fee, [game_object(state.games[i]) for i in page])
 
 
 def leaders_json(state: RealmState) -> str:

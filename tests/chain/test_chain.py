@@ -117,7 +117,7 @@ def test_one_edited_character_is_caught_everywhere(chain: Home) -> None:
     chain.ok("send", "--to", "carol", "--amount", "2gnot", "alice")
     chain.ok("send", "--to", "carol", "--amount", "3gnot", "bob")
     chain.ok("time")  # leaves a checkpoint behind
-    assert (chain.path / "chain" / "cache" / "checkpoint.pickle").exists()
+    assert (chain.path / "chain" / "cache" / "state.sqlite").exists()
     _tampered(chain, b'amount = "2000000ugnot"', b'amount = "3000000ugnot"')
     for args in READERS:
         result = chain.run(*args)
@@ -151,7 +151,7 @@ def test_deleting_the_cache_changes_no_output(chain: Home) -> None:
     shutil.rmtree(chain.path / "chain" / "cache")
     without = [chain.ok(*c).stdout for c in commands]
     assert with_cache == without
-    (chain.path / "chain" / "cache" / "checkpoint.pickle").write_bytes(b"not a pickle")
+    (chain.path / "chain" / "cache" / "state.sqlite").write_bytes(b"not a database")
     assert [chain.ok(*c).stdout for c in commands] == with_cache
 
 

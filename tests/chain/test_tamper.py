@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,17 +22,24 @@ READERS = [
     ["send", "--to", "bob", "--amount", "1ugnot", "carol"],
 ]
 
+
+
+def flip(char: str) -> str:
+    """Another character of the same alphabet: the edit always changes something."""
+    return "1" if char == "0" else "0"
+
+
 # (block height, pattern to find inside that block, replacement)
-EDITS = {
+EDITS: dict[str, tuple[int, str, Any]] = {
     "amount": (2, r'amount = "1000000ugnot"', 'amount = "9000000ugnot"'),
     "send": (3, r'send = "10000000ugnot"', 'send = "1000000ugnot"'),
     "args": (3, r'"15",', '"16",'),
     "caller": (4, r'caller = "g1[0-9a-z]+"', 'caller = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"'),
-    "signature": (5, r'signature = "[A-Za-z0-9+/]', 'signature = "A'),
+    "signature": (5, r'signature = "[A-Za-z0-9+/]', lambda m: m[0][:-1] + flip(m[0][-1])),
     "pub_key": (5, r'value = "A', 'value = "B'),
     "time": (4, r'time = "2026-01-01T00:00:20Z"', 'time = "2026-01-01T00:00:21Z"'),
     "height": (3, r"height = 3", "height = 4"),
-    "prev_hash": (4, r'prev_hash = "[0-9a-f]', 'prev_hash = "0'),
+    "prev_hash": (4, r'prev_hash = "[0-9a-f]', lambda m: m[0][:-1] + flip(m[0][-1])),
     "sequence": (5, r"sequence = \d+", "sequence = 7"),
     "memo": (2, r'memo = ""', 'memo = "x"'),
     "func": (7, r'func = "Play"', 'func = "Resign"'),
@@ -56,7 +64,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Home:
     return home
 
 
-def edit_block(log: Path, height: int, pattern: str, replacement: str) -> None:
+def edit_block(log: Path, height: int, pattern: str, replacement: Any) -> None:
     data = log.read_text()
     start = data.index(f"\n[[block]]\nheight = {height}\n")
     end = data.index(f"# end of block {height}\n", start)

@@ -1,0 +1,285 @@
+"""The checkpoint cache: the state at the last block, and ready answers to queries.
+
+One SQLite file, ``chain/cache/state.sqlite``, written in one transaction after
+each block that a command appends (or replays). It belongs to one exact log file:
+it records the log's identity (device, inode, size, modification and change
+times) as they were right after that block was written. A log with any other
+identity (appended to by a process that died before saving, edited by hand,
+replaced, copied) does not match, and the state is replayed from genesis with
+every check. So a command on a long chain reads a few rows instead of the whole
+log, and deleting the file changes nothing but speed.
+
+What it holds: the live part of the state as one pickle (accounts, live games,
+stats, boards); settled games and used commitments as rows, read back one at a
+time only when a call asks for them; and every game's GameJSON object, each
+account's balance and JSON, the active list, the leaderboards and the fee
+figures, rendered by the realm's own code when they changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from c4cli.chain.files import private_dir
+
+if TYPE_CHECKING:
+    from c4cli.chain.state import ChainState
+    from c4cli.realm.connect4 import Game
+
+CACHE_VERSION = "2"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled BLOB);
+CREATE TABLE IF NOT EXISTS commitments (
+    address TEXT NOT NULL, commitment TEXT NOT NULL, PRIMARY KEY (address, commitment)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, ugnot INTEGER NOT NULL, json TEXT);
+"""
+
+
+def log_identity(path: Path) -> list[int]:
+    """What changes whenever the log file is written, replaced or copied."""
+    info = os.stat(path)
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+def code_fingerprint() -> str:
+    """Names the code that wrote a cache: a pickled state only fits the code that made it."""
+    package = Path(__file__).resolve().parent.parent
+    parts = [CACHE_VERSION]
+    for layer in ("engine", "realm", "chain"):
+        for path in sorted((package / layer).glob("*.py")):
+            info = path.stat()
+            parts.append(f"{layer}/{path.name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+class Cache:
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "state.sqlite"
+        self._db: sqlite3.Connection | None = None
+        self._stamp: dict[str, Any] | None = None
+
+    # -- connection -------------------------------------------------------------
+
+    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
+        if self._db is not None:
+            return self._db
+        if not create and not self.path.exists():
+            return None
+        for attempt in range(2):
+            try:
+                if create:
+                    private_dir(self.path.parent)
+                db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
+                db.execute("PRAGMA synchronous=OFF")  # a cache: losing it costs only a replay
+                if create:
+                    db.executescript(SCHEMA)
+            except sqlite3.Error:
+                # Not a database we can use: it is only a cache, start a new one.
+                self.discard()
+                if not create or attempt:
+                    return None
+                continue
+            self._db = db
+            return db
+        return None
+
+    def discard(self) -> None:
+        """Forget the cache file (it is only ever a copy of what the log says)."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+        self._stamp = None
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def _meta(self, key: str) -> bytes | None:
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    # -- freshness --------------------------------------------------------------
+
+    def fresh(self, log_path: Path) -> bool:
+        """Whether the cache describes exactly the log file as it is now."""
+        try:
+            raw = self._meta("checkpoint")
+            stamp = None if raw is None else json.loads(raw)
+        except sqlite3.Error:
+            self.discard()  # not a database we can read: start a new one
+            return False
+        except ValueError:
+            return False
+        if not isinstance(stamp, dict):
+            return False
+        try:
+            identity = log_identity(log_path)
+        except OSError:
+            return False
+        if stamp.get("identity") != identity or stamp.get("code") != code_fingerprint():
+            return False
+        self._stamp = stamp
+        return True
+
+    @property
+    def stamp(self) -> dict[str, Any]:
+        assert self._stamp is not None, "check fresh() first"
+        return self._stamp
+
+    # -- the state --------------------------------------------------------------
+
+    def load(self) -> ChainState | None:
+        """The cached state (fresh() must have said yes), with its cold stores attached."""
+        try:
+            raw = self._meta("state")
+            state = None if raw is None else pickle.loads(raw)
+        except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            return None
+        if state is None:
+            return None
+        self.attach(state)
+        return state  # type: ignore[no-any-return]
+
+    def attach(self, state: ChainState) -> None:
+        state.realm.games.cold = self
+        state.realm.used_commitments.cold = self
+
+    def game(self, game_id: int) -> Game | None:
+        """A settled game, read back from its row (the realm's cold store)."""
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        row = db.execute("SELECT settled FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        game: Game = pickle.loads(row[0])
+        return game
+
+    def used(self, address: str, commitment: str) -> bool:
+        db = self._connect(create=False)
+        if db is None:
+            return False
+        row = db.execute(
+            "SELECT 1 FROM commitments WHERE address = ? AND commitment = ?", (address, commitment)
+        ).fetchone()
+        return row is not None
+
+    def save(self, state: ChainState, log_path: Path, *, full: bool) -> None:
+        """Record ``state`` as the state of the log as it is now, in one transaction.
+
+        ``full`` rewrites everything (after a replay from genesis); otherwise only
+        what changed since the state was loaded is written.
+        """
+        from c4cli.realm.views import game_object, leaders_json
+
+        db = self._connect(create=True)
+        if db is None:
+            return
+        realm = state.realm
+        if full:
+            games = {game.id: game for game in realm.games.values()}
+        else:
+            games = {game_id: realm.games[game_id] for game_id in state.dirty_games}
+        settled = set()
+        for game in realm.games.release_settled():  # settled games move to their rows
+            games[game.id] = game
+            settled.add(game.id)
+        accounts = list(state.accounts) if full else sorted(state.dirty_accounts)
+        state.dirty_games.clear()
+        state.dirty_accounts.clear()
+        commitments = realm.used_commitments.release_recent()
+        stamp = {
+            "identity": log_identity(log_path),
+            "code": code_fingerprint(),
+            "height": state.height,
+            "time": state.time,
+            "last_hash": state.last_hash,
+        }
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            if full:
+                for table in ("games", "commitments", "accounts"):
+                    db.execute(f"DELETE FROM {table}")  # noqa: S608 - fixed table names
+            db.executemany(
+                "INSERT INTO games (id, json, settled) VALUES (?, ?, ?) ON CONFLICT(id) "
+                "DO UPDATE SET json = excluded.json, settled = excluded.settled",
+                [
+                    (g.id, game_object(g), pickle.dumps(g, 5) if g.id in settled else None)
+                    for _, g in sorted(games.items())
+                ],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO commitments (address, commitment) VALUES (?, ?)",
+                sorted(commitments),
+            )
+            rows = []
+            for address in accounts:
+                account = state.accounts.get(address)
+                if account is not None:
+                    document = json.dumps(account.to_json(), indent=2)
+                    rows.append((address, account.coins.get("ugnot", 0), document))
+            db.executemany(
+                "INSERT INTO accounts (address, ugnot, json) VALUES (?, ?, ?) ON CONFLICT(address) "
+                "DO UPDATE SET ugnot = excluded.ugnot, json = excluded.json",
+                rows,
+            )
+            meta = {
+                "checkpoint": json.dumps(stamp).encode(),
+                "state": pickle.dumps(state, 5),
+                "active": json.dumps(list(realm.active)).encode(),
+                "leaders": leaders_json(realm).encode(),
+                "fees": json.dumps(
+                    {
+                        "fee": realm.fee,
+                        "collected": realm.collected,
+                        "owner": realm.owner,
+                        "pending_owner": realm.pending_owner,
+                    }
+                ).encode(),
+            }
+            db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
+            db.execute("COMMIT")
+        except sqlite3.Error:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            return
+        self._stamp = stamp
+        self.attach(state)
+
+    # -- ready answers (fresh() must have said yes) -------------------------------
+
+    def game_text(self, game_id: int) -> str | None:
+        db = self._connect(create=False)
+        assert db is not None
+        row = db.execute("SELECT json FROM games WHERE id = ?", (game_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def active_ids(self) -> list[int]:
+        raw = self._meta("active")
+        return [] if raw is None else [int(i) for i in json.loads(raw)]
+
+    def games_text(self, ids: list[int]) -> list[str]:
+        return [text for i in ids if (text := self.game_text(i)) is not None]
+
+    def leaders_text(self) -> str:
+        raw = self._meta("leaders")
+        return "" if raw is None else raw.decode()
+
+    def fees(self) -> dict[str, Any]:
+        raw = self._meta("fees")
+        return {} if raw is None else dict(json.loads(raw))
+
+    def balance(self, address: str) -> int:
+        db = self._connect(create=False)
+        assert db is not None
+        row = db.execute("SELECT ugnot FROM accounts WHERE address = ?", (address,)).fetchone()
+        return 0 if row is None else int(row[0])
