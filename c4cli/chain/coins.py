@@ -7,7 +7,6 @@ before anything is signed. A transaction only ever carries ugnot.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 
 from c4cli.errors import BadInput
 
@@ -51,6 +50,8 @@ def parse_amount(text: str) -> Coins:
     >>> parse_amount("1gnot,5foo")
     {'ugnot': 1000000, 'foo': 5}
     """
+    from decimal import Decimal, InvalidOperation
+
     coins: Coins = {}
     for part in text.strip().split(","):
         match = _GNOT.match(part.strip().lower())

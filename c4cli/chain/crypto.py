@@ -8,6 +8,7 @@ Signatures are ECDSA over sha256(sign bytes), RFC 6979 nonces, low-S, 64 bytes r
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 
 from c4cli.errors import BadInput
 from c4cli.realm.address import encode_address
@@ -58,8 +59,9 @@ def public_key(private_key: bytes) -> bytes:
     return pub
 
 
+@lru_cache(maxsize=4096)
 def address_of(pub_key: bytes) -> str:
-    """The bech32 ``g`` address of a compressed public key."""
+    """The bech32 ``g`` address of a compressed public key (memoised: bech32 is slow)."""
     return encode_address(hashlib.new("ripemd160", hashlib.sha256(pub_key).digest()).digest())
 
 
@@ -75,8 +77,9 @@ def sign(private_key: bytes, sign_bytes: bytes) -> bytes:
 
 def verify(pub_key: bytes, sign_bytes: bytes, signature: bytes) -> bool:
     """tm2's check: exactly 64 bytes, s in the low half, and a valid ECDSA signature."""
-    from coincurve import PublicKey
-    from coincurve.ecdsa import cdata_to_der, deserialize_compact
+    from coincurve._libsecp256k1 import lib
+    from coincurve.context import GLOBAL_CONTEXT
+    from coincurve.ecdsa import deserialize_compact
 
     if len(signature) != SIGNATURE_LEN:
         return False
@@ -84,9 +87,24 @@ def verify(pub_key: bytes, sign_bytes: bytes, signature: bytes) -> bool:
     s = int.from_bytes(signature[32:], "big")
     if not (0 < r < _ORDER and 0 < s <= _HALF_ORDER):
         return False
-    try:
-        key = PublicKey(pub_key)
-        ok: bool = key.verify(cdata_to_der(deserialize_compact(signature)), sign_bytes)
-    except (ValueError, TypeError):
+    key = _parsed_key(pub_key)
+    if key is None:
         return False
-    return ok
+    try:
+        parsed = deserialize_compact(signature)
+    except ValueError:
+        return False
+    digest = hashlib.sha256(sign_bytes).digest()
+    return bool(lib.secp256k1_ecdsa_verify(GLOBAL_CONTEXT.ctx, parsed, digest, key))
+
+
+@lru_cache(maxsize=4096)
+def _parsed_key(pub_key: bytes) -> object | None:
+    """libsecp256k1's parsed form of a public key (memoised: a replay sees few keys)."""
+    from coincurve import PublicKey
+
+    try:
+        parsed: object = PublicKey(pub_key).public_key
+        return parsed
+    except (ValueError, TypeError):
+        return None

@@ -11,8 +11,8 @@ import base64
 import json
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from c4cli.chain import crypto
 from c4cli.chain.files import private_dir, read_private, write_private
@@ -29,8 +29,7 @@ UNENCRYPTED_WARNING = (
 )
 
 
-@dataclass(frozen=True)
-class KeyInfo:
+class KeyInfo(NamedTuple):
     """What anyone may see of a key: its name, address and public key."""
 
     name: str

@@ -41,6 +41,12 @@ def end_marker(height: int) -> bytes:
     return f"# end of block {height}\n".encode()
 
 
+class Span(NamedTuple):
+    height: int
+    start: int
+    end: int
+
+
 class RawBlock(NamedTuple):
     """A block as found in the file: where it starts and its parsed record."""
 
@@ -128,6 +134,15 @@ class BlockLog:
 
     def parse_blocks(self, data: bytes, offset: int, first_height: int) -> Iterator[RawBlock]:
         """The blocks from ``offset`` on; a damaged one raises HomeDamaged naming its height."""
+        for span in self.spans(data, offset, first_height):
+            record = self.parse_block(data[span.start : span.end], span.height)
+            yield RawBlock(offset=span.start, end=span.end, record=record)
+
+    def spans(self, data: bytes, offset: int, first_height: int) -> Iterator[Span]:
+        """Where each block from ``offset`` on starts and ends, each checked for its end line.
+
+        Cheap (it reads no TOML), so a replay can hand the parsing to other processes.
+        """
         starts = []
         position = offset
         while True:
@@ -155,13 +170,16 @@ class BlockLog:
                 if last:  # a whole block, then the start of one that was never finished
                     raise TornLog(self.path, height + 1, close)
                 raise HomeDamaged(f"{self.path}: unexpected text after block {height}")
-            try:
-                document = parse_toml(data[start:end])
-                record = document["block"][0]
-                assert isinstance(record, dict) and len(document["block"]) == 1
-            except (ValueError, KeyError, IndexError, TypeError, AssertionError):
-                raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
-            yield RawBlock(offset=start, end=end, record=record)
+            yield Span(height, start, end)
+
+    def parse_block(self, chunk: bytes, height: int) -> dict[str, Any]:
+        try:
+            document = parse_toml(chunk)
+            record = document["block"][0]
+            assert isinstance(record, dict) and len(document["block"]) == 1
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError):
+            raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
+        return record
 
     def append(self, record: dict[str, Any]) -> None:
         """Append one block and wait until it is on disk."""

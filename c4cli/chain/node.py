@@ -196,7 +196,8 @@ class LocalChain:
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
     ) -> dict[str, Any]:
-        from c4cli.chain.state import MAX_TIME, block_hash, format_time
+        from c4cli.chain.clock import MAX_TIME, format_time
+        from c4cli.chain.state import block_hash
 
         if block_time > MAX_TIME:
             raise Refused(
@@ -216,7 +217,7 @@ class LocalChain:
 
     def advance(self, seconds: int) -> ChainState:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
-        from c4cli.chain.state import MAX_TIME
+        from c4cli.chain.clock import MAX_TIME
 
         if not 0 < seconds <= MAX_TIME:
             raise BadInput("the duration must be from 1s to the year 9999")
@@ -232,7 +233,7 @@ class LocalChain:
 
     def set_time(self, unix: int) -> ChainState:
         """Mine an empty block at exactly ``unix``, which must be after the last block."""
-        from c4cli.chain.state import format_time
+        from c4cli.chain.clock import format_time
 
         with self.log.locked(exclusive=True):
             state = self._current()

@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.log import BlockLog, RawBlock, parse_toml
+from c4cli.chain.log import BlockLog, Span, parse_toml
 from c4cli.errors import HomeDamaged
 
 if TYPE_CHECKING:
@@ -36,13 +36,12 @@ def replay(log: BlockLog, *, parallel: bool = False) -> ChainState:
     """The state at the last block, every block checked."""
     data = log.read_bytes()
     state, offset = _genesis(log, data)
-    blocks = log.parse_blocks(data, offset, 1)
     workers = (os.cpu_count() or 1) if parallel else 1
     if workers < 2:
-        for raw in blocks:
+        for raw in log.parse_blocks(data, offset, 1):
             state.apply_block(raw.record)
         return state
-    _replay_parallel(state, data, blocks, state.genesis.chain_id, workers)
+    _replay_parallel(log, state, data, offset, workers)
     return state
 
 
@@ -54,10 +53,10 @@ def replay_blocks(log: BlockLog) -> tuple[ChainState, list[tuple[dict[str, Any],
     return state, out
 
 
-def _batches(blocks: Iterator[RawBlock], data: bytes) -> Iterator[list[RawBlock]]:
-    batch: list[RawBlock] = []
-    for raw in blocks:
-        batch.append(raw)
+def _batches(spans: Iterator[Span]) -> Iterator[list[Span]]:
+    batch: list[Span] = []
+    for span in spans:
+        batch.append(span)
         if len(batch) == BATCH:
             yield batch
             batch = []
@@ -66,45 +65,61 @@ def _batches(blocks: Iterator[RawBlock], data: bytes) -> Iterator[list[RawBlock]
 
 
 def _replay_parallel(
-    state: ChainState, data: bytes, blocks: Iterator[RawBlock], chain_id: str, workers: int
+    log: BlockLog, state: ChainState, data: bytes, offset: int, workers: int
 ) -> None:
+    """Workers parse and check batches of blocks; this process executes them in order.
+
+    All processes share the cores: the workers carry the parsing, hashing and
+    signature checks, the largest part; executing is what must stay in order.
+    """
     import multiprocessing
 
+    from c4cli.chain.tx import use_fast_json
+
+    use_fast_json()  # before the workers fork, so they encode fast too
+    chain_id = state.genesis.chain_id
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-    # The main process executes; the workers check. With 2 cores: 1 worker + main.
-    with context.Pool(max(1, workers - 1)) as pool:
+    with context.Pool(workers) as pool:
         pending: list[Any] = []
         try:
-            for batch in _batches(blocks, data):
-                chunks = [data[raw.offset : raw.end] for raw in batch]
+            for batch in _batches(log.spans(data, offset, state.height + 1)):
+                chunks = [data[span.start : span.end] for span in batch]
                 pending.append((batch, pool.apply_async(check_blocks, (chunks, chain_id))))
-                if len(pending) > workers + 1:
-                    _execute(state, *_take(pending))
+                if len(pending) > 2 * workers:
+                    _execute(log, state, *_take(pending))
         except HomeDamaged:
-            # A later block is unreadable; an earlier one may still fail first.
+            # A later block is damaged; an earlier one may still fail first.
             while pending:
-                _execute(state, *_take(pending))
+                _execute(log, state, *_take(pending))
             raise
         while pending:
-            _execute(state, *_take(pending))
+            _execute(log, state, *_take(pending))
 
 
-def _take(pending: list[Any]) -> tuple[list[RawBlock], list[bool]]:
+def _take(pending: list[Any]) -> tuple[list[Span], list[tuple[dict[str, Any] | None, bool]]]:
     batch, result = pending.pop(0)
     return batch, result.get()
 
 
-def _execute(state: ChainState, batch: list[RawBlock], clean: list[bool]) -> None:
-    for raw, ok in zip(batch, clean, strict=True):
-        state.apply_block(raw.record, verified=ok)
+def _execute(
+    log: BlockLog,
+    state: ChainState,
+    batch: list[Span],
+    checked: list[tuple[dict[str, Any] | None, bool]],
+) -> None:
+    for span, (record, clean) in zip(batch, checked, strict=True):
+        if record is None:  # the worker could not read it: say so the usual way
+            record = log.parse_block(b"", span.height)
+        state.apply_block(record, verified=clean)
 
 
-def check_blocks(chunks: list[bytes], chain_id: str) -> list[bool]:
-    """In a worker: for each block, whether its hash and every signature in it check out.
+def check_blocks(chunks: list[bytes], chain_id: str) -> list[tuple[dict[str, Any] | None, bool]]:
+    """In a worker: each block parsed, and whether its hash and every signature check out.
 
     Signatures are checked over the account number and sequence recorded with the
     transaction; the executing process checks that those are the ones the state
-    expects, so together they are the full check.
+    expects, so together they are the full check. An unreadable block comes back
+    as None, for the executing process to report in its turn.
     """
     import base64
 
@@ -112,10 +127,16 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> list[bool]:
     from c4cli.chain.state import block_hash
     from c4cli.chain.tx import msg_signer, sign_bytes
 
-    out = []
+    out: list[tuple[dict[str, Any] | None, bool]] = []
     for chunk in chunks:
         try:
-            record = parse_toml(chunk)["block"][0]
+            document = parse_toml(chunk)
+            record = document["block"][0]
+            assert isinstance(record, dict) and len(document["block"]) == 1
+        except (ValueError, KeyError, IndexError, TypeError, AssertionError):
+            out.append((None, False))
+            continue
+        try:
             ok = record.get("hash") == block_hash(record)
             for entry in record.get("txs", []) if ok else []:
                 tx = entry["tx"]
@@ -138,5 +159,5 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> list[bool]:
                     break
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             ok = False
-        out.append(ok)
+        out.append((record, ok))
     return out

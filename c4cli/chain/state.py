@@ -12,10 +12,10 @@ import base64
 import copy
 import hashlib
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from c4cli.chain import crypto
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.chain.tx import (
     MSG_CALL,
@@ -38,27 +38,8 @@ DEFAULT_CHAIN_ID = "dev"
 DEFAULT_BLOCK_INTERVAL = 5
 MAX_MEMO = 65536
 MAX_ALLOW_PATHS = 8
-MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second RFC 3339 can write
 
 Block = dict[str, Any]
-
-
-def format_time(unix: int) -> str:
-    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def parse_time(text: str) -> int:
-    """RFC 3339 to Unix seconds; a time without a zone is refused rather than guessed."""
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise BadInput(f"invalid time {text!r}: use RFC 3339, e.g. 2026-01-01T00:00:00Z") from None
-    if moment.tzinfo is None:
-        raise BadInput(f"invalid time {text!r}: give a zone, e.g. 2026-01-01T00:00:00Z")
-    unix = int(moment.timestamp())
-    if not 0 <= unix <= MAX_TIME:
-        raise BadInput(f"invalid time {text!r}: give a time from 1970 to 9999")
-    return unix
 
 
 def block_hash(record: dict[str, Any]) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from typing import Any
 
 from c4cli.chain import crypto
@@ -87,9 +88,54 @@ def fee(gas_wanted: int, gas_fee: str) -> dict[str, str]:
 
 
 def canonical_json(value: Any) -> bytes:
-    """tm2's sign-bytes JSON: keys sorted at every depth, no spaces, UTF-8, <>& escaped."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026").encode()
+    """tm2's sign-bytes JSON: keys sorted at every depth, no spaces, UTF-8.
+
+    As Go's encoding/json writes it: ``<``, ``>``, ``&`` and the line and
+    paragraph separators U+2028 and U+2029 are escaped.
+    """
+    text = _encode(value)
+    for char, escape in _GO_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    if "\\b" in text or "\\f" in text:
+        # Python writes U+0008 and U+000C as \b and \f, Go as \u0008 and \u000c; a
+        # backslash that is itself escaped (an even run) is left alone.
+        text = _SHORT_ESCAPE.sub(lambda m: m[1] + _GO_SHORT[m[2]], text)
+    return text.encode()
+
+
+def _json_encode(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+_encode = _json_encode
+
+
+def use_fast_json() -> None:
+    """Encode with orjson from now on: about ten times faster, the same bytes.
+
+    For the bulk paths (`c4 verify`, replays) only: importing orjson costs more
+    than a single command's three encodings. tests/chain/test_signing.py checks
+    that both encoders give identical output.
+    """
+    import orjson
+
+    def encode(value: Any) -> str:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+    global _encode
+    _encode = encode
+
+
+_SHORT_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([bf])")
+_GO_SHORT = {"b": "\\u0008", "f": "\\u000c"}
+_GO_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
 
 
 def sign_bytes(

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from c4cli.chain import crypto
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.chain.keys import Keyring, check_name
 from c4cli.chain.node import LocalChain
@@ -18,8 +19,6 @@ from c4cli.chain.state import (
     ChainState,
     Genesis,
     TxResult,
-    format_time,
-    parse_time,
 )
 from c4cli.chain.tx import send_msg, tx_hash
 from c4cli.commands.common import (

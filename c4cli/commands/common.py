@@ -7,17 +7,20 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from c4cli.chain.clock import format_time
 from c4cli.chain.coins import parse_coins
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain, Receipt, Signer
-from c4cli.chain.state import ChainState, format_time
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, Msg, fee
 from c4cli.commands.options import emit_json
 from c4cli.errors import BadInput
+
+if TYPE_CHECKING:
+    from c4cli.chain.state import ChainState
 
 F = TypeVar("F", bound=Callable[..., Any])
 

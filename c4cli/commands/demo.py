@@ -8,11 +8,12 @@ from pathlib import Path
 import click
 
 from c4cli.chain import crypto
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import gnot
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain, Signer
 from c4cli.chain.secrets import SecretStore, new_secret
-from c4cli.chain.state import ChainState, Genesis, format_time, parse_time
+from c4cli.chain.state import ChainState, Genesis
 from c4cli.chain.tx import call_msg, fee
 from c4cli.commands.chaincmds import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.errors import BadInput

@@ -9,11 +9,12 @@ from typing import Any
 
 import click
 
+from c4cli.chain.clock import format_time
 from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import Receipt
 from c4cli.chain.secrets import SecretStore, commitment_of, new_secret
-from c4cli.chain.state import ChainState, format_time
+from c4cli.chain.state import ChainState
 from c4cli.chain.tx import call_msg
 from c4cli.commands.common import (
     acting_address,

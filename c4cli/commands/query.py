@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from typing import TYPE_CHECKING
 
 from c4cli.chain.node import LocalChain
 from c4cli.commands.common import resolve
@@ -144,6 +143,7 @@ def query(
       c4 query balance test1 --json
       c4 query vm/qeval --data 'gno.land/r/samcrew/connect4.GameJSON(1)'
     """
+
     def needs_arg(name: str) -> str:
         if arg is None:
             raise BadInput(f"query {what} needs {name}")

@@ -9,10 +9,11 @@ from typing import Any
 import click
 
 from c4cli.chain import crypto
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import format_coins, parse_amount
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
 from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState, format_time, parse_time
+from c4cli.chain.state import ChainState
 from c4cli.chain.tx import Msg, create_session_msg, revoke_session_msg
 from c4cli.commands.common import (
     parse_duration,

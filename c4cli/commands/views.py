@@ -13,10 +13,11 @@ from pathlib import Path
 
 import click
 
+from c4cli.chain.clock import format_time
 from c4cli.chain.coins import gnot
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState, format_time
+from c4cli.chain.state import ChainState
 from c4cli.commands.options import common_options, emit_json
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused

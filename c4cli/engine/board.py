@@ -128,19 +128,31 @@ class Board:
         return row
 
     def _line_through(self, col: int, row: int, disc: Disc) -> tuple[int, ...]:
+        """The four winning cells through (col, row) if ``disc`` there makes four, else ().
+
+        Walks each of the four directions outwards from the cell and stops at the
+        first other disc or the edge: at most 24 cells read, whatever the board.
+        """
+        cells = self._cells
         for dc, dr in _DIRECTIONS:
-            run = [(col, row)]
-            for sign in (-1, 1):
-                c, r = col + sign * dc, row + sign * dr
-                while self.at(c, r) is disc:
-                    run.append((c, r))
-                    c, r = c + sign * dc, r + sign * dr
-            if len(run) >= 4:
+            back = 0
+            c, r = col - dc, row - dr
+            while 0 <= c < COLS and 0 <= r < ROWS and cells[r * COLS + c] is disc:
+                back += 1
+                c, r = c - dc, r - dr
+            ahead = 0
+            c, r = col + dc, row + dr
+            while 0 <= c < COLS and 0 <= r < ROWS and cells[r * COLS + c] is disc:
+                ahead += 1
+                c, r = c + dc, r + dr
+            length = back + ahead + 1
+            if length >= 4:
                 # A run of 5+ still reports exactly four cells: the four starting at
                 # the new disc, or the last four of the run when it ends sooner.
-                run.sort()
-                start = max(0, min(run.index((col, row)), len(run) - 4))
-                return tuple(sorted(r * COLS + c for c, r in run[start : start + 4]))
+                first = min(back, length - 4) - back
+                return tuple(
+                    sorted((row + k * dr) * COLS + col + k * dc for k in range(first, first + 4))
+                )
         return ()
 
     # -- reading --------------------------------------------------------------

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from c4cli.chain import crypto
 from c4cli.chain.node import LocalChain
@@ -102,3 +105,31 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
     with pytest.raises(Refused, match="signature verification failed"):
         local.broadcast(wrong_chain)
     assert chain.log_bytes() == after
+
+
+@given(st.recursive(st.text(), lambda inner: st.dictionaries(st.text(), inner, max_size=3)))
+def test_canonical_json_is_go_json(value: object) -> None:
+    from c4cli.chain.tx import canonical_json
+
+    raw = canonical_json(value).decode()
+    assert json.loads(raw) == value  # the same document
+    for banned in ("<", ">", "&", "\u2028", "\u2029", "\b", "\f"):
+        assert banned not in raw
+    # Go writes \b and \f as \u0008 and \u000c: no short escape survives.
+    unescaped = raw.replace("\\\\", "")
+    assert "\\b" not in unescaped and "\\f" not in unescaped
+
+
+@given(
+    st.recursive(
+        st.text() | st.integers(-(2**63), 2**63 - 1),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    )
+)
+def test_fast_and_standard_encoders_agree(value: object) -> None:
+    import orjson
+
+    from c4cli.chain import tx
+
+    standard = tx._json_encode(value)
+    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() == standard

@@ -23,7 +23,6 @@ READERS = [
 ]
 
 
-
 def flip(char: str) -> str:
     """Another character of the same alphabet: the edit always changes something."""
     return "1" if char == "0" else "0"

@@ -2,29 +2,34 @@
 
 from __future__ import annotations
 
-import pytest
-
-from c4cli.engine import Board
-from c4cli.engine import board as board_module
+from c4cli.engine import COLS, Board
 
 DRAWN = "315117645176335765636674142222472457245331"
 
 
-def test_drop_reads_only_cells_near_the_new_disc(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[tuple[int, int, int, int]] = []
-    real_at = board_module.Board.at
+class RecordingCells(list):  # type: ignore[type-arg]
+    """The board's cell list, remembering which cells were read."""
 
-    def counting_at(self: Board, col: int, row: int) -> board_module.Disc:
-        calls.append((len(self.moves), col, row, 0))
-        return real_at(self, col, row)
+    def __init__(self, cells: list[object]) -> None:
+        super().__init__(cells)
+        self.read: list[int] = []
 
-    monkeypatch.setattr(board_module.Board, "at", counting_at)
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        self.read.append(index)
+        return super().__getitem__(index)
+
+
+def test_drop_reads_only_cells_near_the_new_disc() -> None:
     board = Board()
+    cells = RecordingCells(board._cells)
+    board._cells = cells  # type: ignore[assignment]
     for char in DRAWN:
-        calls.clear()
+        cells.read.clear()
         col = int(char) - 1
         row = board.height(col)
         board.drop(col)
-        # At most 3 cells each way along 4 directions, plus the one past each end.
-        assert len(calls) <= 4 * 2 * 4
-        assert all(abs(c - col) <= 4 and abs(r - row) <= 4 for _, c, r, _ in calls)
+        # At most 3 cells each way along 4 directions.
+        assert len(cells.read) <= 4 * 2 * 3
+        for index in cells.read:
+            assert abs(index % COLS - col) <= 3 and abs(index // COLS - row) <= 3
+    assert board.draw

@@ -122,7 +122,7 @@ def test_play_and_claim_never_overlap(chain: Home, shell: Shell) -> None:
     deadline = j(shell, "query", "game", game)["game"]["deadline"]
 
     def at(unix: int) -> str:
-        from c4cli.chain.state import format_time
+        from c4cli.chain.clock import format_time
 
         return format_time(unix)
 

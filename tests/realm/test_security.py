@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from c4cli.chain.state import format_time
+from c4cli.chain.clock import format_time
 from support import PREMINE, REALM, Home
 
 NON_PAYABLE = {

@@ -1,0 +1,27 @@
+"""Block time as the log writes it: RFC 3339 in UTC, whole seconds."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from c4cli.errors import BadInput
+
+MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second RFC 3339 can write
+
+
+def format_time(unix: int) -> str:
+    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str) -> int:
+    """RFC 3339 to Unix seconds; a time without a zone is refused rather than guessed."""
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise BadInput(f"invalid time {text!r}: use RFC 3339, e.g. 2026-01-01T00:00:00Z") from None
+    if moment.tzinfo is None:
+        raise BadInput(f"invalid time {text!r}: give a zone, e.g. 2026-01-01T00:00:00Z")
+    unix = int(moment.timestamp())
+    if not 0 <= unix <= MAX_TIME:
+        raise BadInput(f"invalid time {text!r}: give a time from 1970 to 9999")
+    return unix
