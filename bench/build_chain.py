@@ -57,11 +57,26 @@ def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
         passphrase, seed = f"pass-{game}", f"seed-{game}"
         gid = str(game)
         steps: list[tuple[int, dict[str, Any]]] = [
-            (a, call_msg(creator, DEFAULT_PATH, "Offer",
-                         ["", "60", hashlib.sha256(passphrase.encode()).hexdigest(), "500000"],
-                         STAKE)),
-            (b, call_msg(acceptor, DEFAULT_PATH, "Accept",
-                         [gid, hashlib.sha256(seed.encode()).hexdigest()], STAKE)),
+            (
+                a,
+                call_msg(
+                    creator,
+                    DEFAULT_PATH,
+                    "Offer",
+                    ["", "60", hashlib.sha256(passphrase.encode()).hexdigest(), "500000"],
+                    STAKE,
+                ),
+            ),
+            (
+                b,
+                call_msg(
+                    acceptor,
+                    DEFAULT_PATH,
+                    "Accept",
+                    [gid, hashlib.sha256(seed.encode()).hexdigest()],
+                    STAKE,
+                ),
+            ),
             (a, call_msg(creator, DEFAULT_PATH, "Reveal", [gid, passphrase])),
             (b, call_msg(acceptor, DEFAULT_PATH, "RevealSeed", [gid, seed])),
         ]
@@ -71,19 +86,30 @@ def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
             player = movers[move % 2]
             column = "4" if move % 2 == 0 else "5"
             steps.append(
-                (player, call_msg(addresses[player], DEFAULT_PATH, "Play",
-                                  [gid, column, str(move)]))
+                (
+                    player,
+                    call_msg(addresses[player], DEFAULT_PATH, "Play", [gid, column, str(move)]),
+                )
             )
         txs.extend(steps)
     return txs[:total]
 
 
-def sign_range(args: tuple[list[tuple[int, dict[str, Any], int, int]], str]) -> list[dict[str, Any]]:
+def sign_range(
+    args: tuple[list[tuple[int, dict[str, Any], int, int]], str],
+) -> list[dict[str, Any]]:
     work, chain_id = args
     out = []
     for player, msg, number, sequence in work:
-        tx = signed_tx([msg], FEE, "", private_key=key_of(player), chain_id=chain_id,
-                       account_number=number, sequence=sequence)
+        tx = signed_tx(
+            [msg],
+            FEE,
+            "",
+            private_key=key_of(player),
+            chain_id=chain_id,
+            account_number=number,
+            sequence=sequence,
+        )
         out.append({"account_number": number, "sequence": sequence, "tx": tx})
     return out
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import sqlite3
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ def log_identity(path: Path) -> list[int]:
     return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
+@lru_cache(maxsize=1)
 def code_fingerprint() -> str:
     """Names the code that wrote a cache: a pickled state only fits the code that made it."""
     package = Path(__file__).resolve().parent.parent
@@ -79,7 +80,10 @@ class Cache:
                 if create:
                     private_dir(self.path.parent)
                 db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
-                db.execute("PRAGMA synchronous=OFF")  # a cache: losing it costs only a replay
+                # Write-ahead log, no fsync per commit: a power cut may lose the last
+                # saves (the cache is then stale and replayed), never mix two of them.
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
                 if create:
                     db.executescript(SCHEMA)
             except sqlite3.Error:
@@ -140,6 +144,8 @@ class Cache:
 
     def load(self) -> ChainState | None:
         """The cached state (fresh() must have said yes), with its cold stores attached."""
+        import pickle
+
         try:
             raw = self._meta("state")
             state = None if raw is None else pickle.loads(raw)
@@ -156,6 +162,8 @@ class Cache:
 
     def game(self, game_id: int) -> Game | None:
         """A settled game, read back from its row (the realm's cold store)."""
+        import pickle
+
         db = self._connect(create=False)
         if db is None:
             return None
@@ -180,6 +188,8 @@ class Cache:
         ``full`` rewrites everything (after a replay from genesis); otherwise only
         what changed since the state was loaded is written.
         """
+        import pickle
+
         from c4cli.realm.views import game_object, leaders_json
 
         db = self._connect(create=True)

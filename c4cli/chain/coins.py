@@ -7,6 +7,7 @@ before anything is signed. A transaction only ever carries ugnot.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from c4cli.errors import BadInput
 
@@ -26,9 +27,26 @@ def parse_coins(text: str) -> Coins:
     >>> parse_coins("1000000ugnot")
     {'ugnot': 1000000}
     """
+    return dict(_parsed_coins(text))
+
+
+@lru_cache(maxsize=1024)
+def _parsed_coins(text: str) -> tuple[tuple[str, int], ...]:
+    # Memoised: a replay meets the same few coin strings over and over.
     coins: Coins = {}
     if text == "":
-        return coins
+        return ()
+    for part in text.split(","):
+        match = _COIN.match(part)
+        if match is None:
+            raise BadInput(f"invalid coins {text!r}: expected <amount><denom>, e.g. 1000000ugnot")
+        amount, denom = int(match.group(1)), match.group(2)
+        if denom in coins:
+            raise BadInput(f"invalid coins {text!r}: {denom} appears twice")
+        if amount > MAX_AMOUNT:
+            raise BadInput(f"invalid coins {text!r}: amount too large")
+        coins[denom] = amount
+    return tuple(coins.items())
     for part in text.split(","):
         match = _COIN.match(part)
         if match is None:

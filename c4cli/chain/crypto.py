@@ -7,7 +7,6 @@ Signatures are ECDSA over sha256(sign bytes), RFC 6979 nonces, low-S, 64 bytes r
 
 from __future__ import annotations
 
-import hashlib
 from functools import lru_cache
 
 from c4cli.errors import BadInput
@@ -41,13 +40,39 @@ def normalize_mnemonic(words: str) -> str:
 
 def derive_private_key(mnemonic: str, account: int = 0, index: int = 0) -> bytes:
     """The private key at ``m/44'/118'/account'/0/index`` (BIP39 passphrase empty)."""
-    from bip32 import BIP32
     from mnemonic import Mnemonic
 
-    if not (0 <= account < 2**31 and 0 <= index < 2**31):
+    if not (0 <= account < HARDENED and 0 <= index < HARDENED):
         raise BadInput("--account and --index must be between 0 and 2147483647")
     seed = Mnemonic.to_seed(mnemonic, "")
-    key: bytes = BIP32.from_seed(seed).get_privkey_from_path(f"m/44'/118'/{account}'/0/{index}")
+    path = (44 + HARDENED, 118 + HARDENED, account + HARDENED, 0, index)
+    return bip32_derive(seed, path)
+
+
+HARDENED = 2**31
+
+
+def bip32_derive(seed: bytes, path: tuple[int, ...]) -> bytes:
+    """BIP32 private derivation from a seed along ``path`` (indexes >= 2**31 are hardened).
+
+    Written out here rather than taken from the ``bip32`` package, which pins an
+    old coincurve whose import alone costs every command some 15 ms.
+    """
+    import hmac
+
+    digest = hmac.digest(b"Bitcoin seed", seed, "sha512")
+    key, chain_code = digest[:32], digest[32:]
+    for child in path:
+        if child >= HARDENED:
+            data = b"\x00" + key + child.to_bytes(4, "big")
+        else:
+            data = public_key(key) + child.to_bytes(4, "big")
+        digest = hmac.digest(chain_code, data, "sha512")
+        tweak = int.from_bytes(digest[:32], "big")
+        child_key = (tweak + int.from_bytes(key, "big")) % _ORDER
+        if tweak >= _ORDER or child_key == 0:  # probability below 2**-127, as BIP32 says
+            raise BadInput("this derivation path gives an invalid key: use another index")
+        key, chain_code = child_key.to_bytes(32, "big"), digest[32:]
     return key
 
 
@@ -62,6 +87,8 @@ def public_key(private_key: bytes) -> bytes:
 @lru_cache(maxsize=4096)
 def address_of(pub_key: bytes) -> str:
     """The bech32 ``g`` address of a compressed public key (memoised: bech32 is slow)."""
+    import hashlib
+
     return encode_address(hashlib.new("ripemd160", hashlib.sha256(pub_key).digest()).digest())
 
 
@@ -94,6 +121,8 @@ def verify(pub_key: bytes, sign_bytes: bytes, signature: bytes) -> bool:
         parsed = deserialize_compact(signature)
     except ValueError:
         return False
+    import hashlib
+
     digest = hashlib.sha256(sign_bytes).digest()
     return bool(lib.secp256k1_ecdsa_verify(GLOBAL_CONTEXT.ctx, parsed, digest, key))
 

@@ -115,6 +115,11 @@ class BlockLog:
         finally:
             os.close(fd)
 
+    def require(self) -> None:
+        """Refuse, as exit 3, a home that has no chain."""
+        if not self.path.exists():
+            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
+
     def read_bytes(self) -> bytes:
         try:
             return self.path.read_bytes()

@@ -108,11 +108,13 @@ class LocalChain:
         self.cache.save(state, self.log.path, full=True)
         return state
 
-    def replay(self, *, verify: bool = False) -> ChainState:
-        """Every block from genesis with every check; with ``verify``, signatures in parallel."""
+    def replay(
+        self, *, verify: bool = False, timings: dict[str, float] | None = None
+    ) -> ChainState:
+        """Every block from genesis with every check; with ``verify``, checks in parallel."""
         from c4cli.chain.replay import replay
 
-        return replay(self.log, parallel=verify)
+        return replay(self.log, parallel=verify, timings=timings)
 
     def blocks(self) -> tuple[ChainState, list[tuple[dict[str, Any], list[TxResult]]]]:
         """Replay from genesis, keeping each block and its results (for `c4 log` and `c4 tx`)."""
@@ -121,10 +123,10 @@ class LocalChain:
         with self.log.locked(exclusive=False):
             return replay_blocks(self.log)
 
-    def verify(self) -> ChainState:
+    def verify(self, timings: dict[str, float] | None = None) -> ChainState:
         """Everything from genesis, ignoring the cache: hashes, signatures, execution."""
         with self.log.locked(exclusive=False):
-            return self.replay(verify=True)
+            return self.replay(verify=True, timings=timings)
 
     # -- writing ------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import secrets as random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,7 +19,9 @@ _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 def new_secret() -> str:
     """32 random bytes as hex: the advice of the realm's pages (openssl rand -hex 32)."""
-    return random.token_hex(32)
+    import secrets
+
+    return secrets.token_hex(32)
 
 
 def commitment_of(secret: str) -> str:

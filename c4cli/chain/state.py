@@ -11,8 +11,7 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.chain import crypto
 from c4cli.chain.clock import format_time, parse_time
@@ -32,6 +31,7 @@ from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.realm import abi
 from c4cli.realm.address import canonical, package_address
 from c4cli.realm.connect4 import Context, RealmPanic, RealmState
+from c4cli.records import Record
 
 SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
 DEFAULT_CHAIN_ID = "dev"
@@ -48,19 +48,40 @@ def block_hash(record: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_json(body)).hexdigest()
 
 
-@dataclass
-class Session:
+class Session(Record):
     """A session key authorised by its master account (gno.land session accounts)."""
 
-    address: str
-    pub_key: bytes
-    expires_at: int  # Unix seconds; 0 = never
-    allow_paths: tuple[str, ...]
-    spend_limit: Coins
-    spend_period: int  # seconds; 0 = the limit is for the session's whole life
-    period_start: int
-    spent: Coins = field(default_factory=dict)
-    sequence: int = 0
+    __slots__ = (
+        "address",
+        "allow_paths",
+        "expires_at",
+        "period_start",
+        "pub_key",
+        "sequence",
+        "spend_limit",
+        "spend_period",
+        "spent",
+    )
+
+    def __init__(
+        self,
+        address: str,
+        pub_key: bytes,
+        expires_at: int,
+        allow_paths: tuple[str, ...],
+        spend_limit: Coins,
+        spend_period: int,
+        period_start: int,
+    ) -> None:
+        self.address = address
+        self.pub_key = pub_key
+        self.expires_at = expires_at  # Unix seconds; 0 = never
+        self.allow_paths = allow_paths
+        self.spend_limit = spend_limit
+        self.spend_period = spend_period  # seconds; 0 = the limit is for the session's life
+        self.period_start = period_start
+        self.spent: Coins = {}
+        self.sequence = 0
 
     def allows(self, path: str) -> bool:
         """Whether an allow-path covers ``path`` (``vm/exec:<pkg>``, ``bank/send``, …)."""
@@ -87,14 +108,16 @@ class Session:
         }
 
 
-@dataclass
-class Account:
-    address: str
-    number: int
-    coins: Coins = field(default_factory=dict)
-    sequence: int = 0
-    pub_key: bytes | None = None
-    sessions: dict[str, Session] = field(default_factory=dict)
+class Account(Record):
+    __slots__ = ("address", "coins", "number", "pub_key", "sequence", "sessions")
+
+    def __init__(self, address: str, number: int) -> None:
+        self.address = address
+        self.number = number
+        self.coins: Coins = {}
+        self.sequence = 0
+        self.pub_key: bytes | None = None
+        self.sessions: dict[str, Session] = {}
 
     def to_json(self) -> dict[str, Any]:
         pub = (
@@ -113,8 +136,7 @@ class Account:
         }
 
 
-@dataclass(frozen=True)
-class Genesis:
+class Genesis(NamedTuple):
     chain_id: str
     time: int
     clock: str
@@ -155,16 +177,18 @@ class Genesis:
         return genesis
 
 
-@dataclass
-class TxResult:
+class TxResult(Record):
     """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
 
-    tx: Tx
-    signer: str
-    funcs: list[str]
-    values: list[tuple[str, str]] = field(default_factory=list)
-    transfers: list[tuple[str, int]] = field(default_factory=list)
-    game_id: int | None = None
+    __slots__ = ("funcs", "game_id", "signer", "transfers", "tx", "values")
+
+    def __init__(self, tx: Tx, signer: str) -> None:
+        self.tx = tx
+        self.signer = signer
+        self.funcs: list[str] = []
+        self.values: list[tuple[str, str]] = []
+        self.transfers: list[tuple[str, int]] = []
+        self.game_id: int | None = None
 
     @property
     def hash(self) -> str:
@@ -340,7 +364,7 @@ class ChainState:
             if len(msgs) > 1
             else None
         )
-        result = TxResult(tx=tx, signer=signer, funcs=[])
+        result = TxResult(tx, signer)
         try:
             self._debit(signer, checked.fee)
             for denom, amount in checked.fee.items():
@@ -391,7 +415,9 @@ class ChainState:
         account = self.signing_account(tx)
         try:
             pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
-            signature = base64.b64decode(sigs[0]["signature"], validate=True)
+            signature = (
+                b"" if signature_checked else base64.b64decode(sigs[0]["signature"], validate=True)
+            )
             fee_coins = parse_coins(str(fee["gas_fee"]))
             int(str(fee["gas_wanted"]))
             session_addr = str(sigs[0].get("session_addr") or "")
@@ -574,8 +600,7 @@ def _valid_allow_path(path: str) -> bool:
     return path.startswith("vm/exec:gno.land/") and len(path) > len("vm/exec:gno.land/")
 
 
-@dataclass(frozen=True)
-class Verified:
+class Verified(NamedTuple):
     """What verification established about a transaction before it runs."""
 
     signer: str
@@ -597,7 +622,7 @@ def _msg_coins(msg: dict[str, Any]) -> Coins:
     return coins
 
 
-def _game_id(func: str, args: list[str], values: list[tuple[str, str]]) -> int | None:
+def _game_id(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:
     """The game a realm call is about, for receipts that show it."""
     if func == "Offer" and values:
         return int(values[0][0])

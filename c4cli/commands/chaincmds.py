@@ -326,8 +326,13 @@ def verify(repair: bool, home: Path, as_json: bool) -> None:
     """
     chain = LocalChain(home)
     repaired = chain.repair() if repair else None
-    state = chain.verify()
-    txs = sum(a.sequence for a in state.accounts.values())
+    timings: dict[str, float] = {}
+    started = wallclock.perf_counter()
+    state = chain.verify(timings)
+    elapsed = wallclock.perf_counter() - started
+    txs = sum(
+        a.sequence + sum(s.sequence for s in a.sessions.values()) for a in state.accounts.values()
+    )
     if as_json:
         emit_json(
             {
@@ -336,12 +341,16 @@ def verify(repair: bool, home: Path, as_json: bool) -> None:
                 "transactions": txs,
                 "last_hash": state.last_hash,
                 "repaired_to": repaired,
+                "seconds": round(elapsed, 3),
+                "timings": {k: round(v, 3) for k, v in timings.items()},
             }
         )
         return
     if repaired is not None:
         click.echo(f"repaired: cut a torn final block; the log now ends at height {repaired}")
+    split = ", ".join(f"{name} {seconds:.2f} s" for name, seconds in timings.items())
     click.echo(
         f"ok: {state.height} blocks, {txs} transactions; hash chain, signatures, sequences "
         f"and execution checked; last hash {state.last_hash}"
     )
+    click.echo(f"{elapsed:.2f} s ({split})")

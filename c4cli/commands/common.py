@@ -123,7 +123,7 @@ def submit(
     master: str | None = None,
 ) -> tuple[LocalChain, Receipt]:
     chain = LocalChain(home)
-    chain.log.read_bytes()  # a missing chain is reported before any key is opened
+    chain.log.require()  # a missing chain is reported before any key is opened
     signer = signer_for(home, key_name, password_stdin=password_stdin, master=master)
     receipt = chain.submit(signer, msgs, tx_fee(gas_fee, gas_wanted), memo)
     return chain, receipt

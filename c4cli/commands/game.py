@@ -76,7 +76,7 @@ def run_call(
         func, args, send = build(state)
         return [call_msg(signer, state.genesis.realm_path, func, args, send)]
 
-    chain, receipt = submit(
+    _, receipt = submit(
         home,
         key,
         msgs,

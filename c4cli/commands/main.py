@@ -111,4 +111,20 @@ def cli() -> None:
 
 
 def main() -> None:
-    cli.main()
+    """The console script: run, flush, and leave without tearing the interpreter down.
+
+    Everything c4 writes is on disk (fsynced, or committed to the cache) before
+    a command returns, so the exit skips the clean-up of every loaded module,
+    which costs a short command a fifth of its time.
+    """
+    code: int = 0
+    try:
+        cli.main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or 1
+    os._exit(code)

@@ -8,11 +8,9 @@ parse is refused here, naming the function and the parameter.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.realm.connect4 import CallResult, Context, Realm, RealmState
-from c4cli.realm.render import render
 from c4cli.realm.views import active_json, game_json, leaders_json
 
 INT = "int"
@@ -26,8 +24,7 @@ class ArgumentError(ValueError):
     """An argument list that cannot be turned into the function's parameters."""
 
 
-@dataclass(frozen=True)
-class Signature:
+class Signature(NamedTuple):
     params: tuple[tuple[str, str], ...]
     payable: bool = False
 
@@ -106,4 +103,6 @@ def read(state: RealmState, now: int, func: str, args: list[str]) -> tuple[str, 
         return active_json(state, now, values[0], values[1]), STRING
     if func == "LeadersJSON":
         return leaders_json(state), STRING
+    from c4cli.realm.render import render  # only pages need it: keep the other calls light
+
     return render(state, now, values[0]), STRING

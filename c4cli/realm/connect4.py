@@ -13,11 +13,11 @@ import hashlib
 import re
 from collections.abc import Iterator
 from copy import deepcopy
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from c4cli.engine import Board, Disc, EngineError
 from c4cli.realm.address import is_canonical
+from c4cli.records import Record
 
 DEFAULT_PATH = "gno.land/r/samcrew/connect4"
 DENOM = "ugnot"
@@ -48,8 +48,7 @@ class RealmPanic(Exception):
     """The realm refused the call; the message is the realm's text, verbatim."""
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(NamedTuple):
     """What the chain tells a call: who, what was sent, when, and how it was signed."""
 
     caller: str
@@ -61,40 +60,74 @@ class Context:
     user_call: bool = True
 
 
-@dataclass
-class CallResult:
-    values: list[tuple[str, str]] = field(default_factory=list)  # (Go value, Go type)
-    transfers: list[tuple[str, int]] = field(default_factory=list)  # (to, ugnot)
+class CallResult(NamedTuple):
+    values: tuple[tuple[str, str], ...] = ()  # (Go value, Go type)
+    transfers: tuple[tuple[str, int], ...] = ()  # (to, ugnot)
 
 
-@dataclass
-class Game:
-    id: int
-    creator: str
-    opponent: str
-    stake: int
-    fee: int
-    expires_at: int
-    commitment: str
-    acceptor: str = ""
-    seed_commitment: str = ""
-    passphrase: str = ""
-    revealed: bool = False
-    first: int = 0  # CREATOR or ACCEPTOR once the draw is made
-    moves: str = ""  # the engine's encoding
-    turn: int = 0
-    last_col: int = 0
-    last_row: int = 0
-    last_move: int = 0
-    status: str = OPEN
-    winner: str = ""
+class Game(Record):
+    """One game: its terms, both commitments, the moves so far and how it stands."""
+
+    __slots__ = (
+        "acceptor",
+        "commitment",
+        "creator",
+        "expires_at",
+        "fee",
+        "first",
+        "id",
+        "last_col",
+        "last_move",
+        "last_row",
+        "moves",
+        "opponent",
+        "passphrase",
+        "revealed",
+        "seed_commitment",
+        "stake",
+        "status",
+        "turn",
+        "winner",
+    )
+
+    def __init__(
+        self,
+        id: int,
+        creator: str,
+        opponent: str,
+        stake: int,
+        fee: int,
+        expires_at: int,
+        commitment: str,
+    ) -> None:
+        self.id = id
+        self.creator = creator
+        self.opponent = opponent
+        self.stake = stake
+        self.fee = fee
+        self.expires_at = expires_at
+        self.commitment = commitment
+        self.acceptor = ""
+        self.seed_commitment = ""
+        self.passphrase = ""
+        self.revealed = False
+        self.first = 0  # CREATOR or ACCEPTOR once the draw is made
+        self.moves = ""  # the engine's encoding
+        self.turn = 0
+        self.last_col = 0
+        self.last_row = 0
+        self.last_move = 0
+        self.status = OPEN
+        self.winner = ""
 
     @property
     def deadline(self) -> int:
         return self.last_move + MOVE_CLOCK
 
     def board(self) -> Board:
-        return Board.decode(self.moves)
+        """The position, a board of its own: replayed from the moves, or copied from memory."""
+        known = _BOARDS.get(self.moves)
+        return Board.decode(self.moves) if known is None else known.clone()
 
     def player(self, side: int) -> str:
         return self.creator if side == CREATOR else self.acceptor
@@ -109,12 +142,27 @@ class Game:
         return self.player(self.turn) if self.status == PLAYING and self.turn else ""
 
 
-@dataclass
-class Stats:
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    net: int = 0
+class Stats(Record):
+    __slots__ = ("draws", "games", "net", "wins")
+
+    def __init__(self) -> None:
+        self.games = 0
+        self.wins = 0
+        self.draws = 0
+        self.net = 0
+
+
+# The positions of the games moved last, by move list: a replay plays games move
+# after move, and copying a board is cheaper than replaying its moves. It is a
+# cache of values derived from the moves, never state of its own.
+_BOARDS: dict[str, Board] = {}
+_BOARDS_KEPT = 256
+
+
+def remember_board(board: Board) -> None:
+    if len(_BOARDS) >= _BOARDS_KEPT:
+        _BOARDS.clear()
+    _BOARDS[board.encode()] = board.clone()
 
 
 class ColdGames(Protocol):
@@ -220,19 +268,35 @@ class CommitmentBook:
         return copy
 
 
-@dataclass
-class RealmState:
-    path: str
-    owner: str
-    fee: int = DEFAULT_FEE
-    collected: int = 0
-    pending_owner: str = ""
-    games: GameBook = field(default_factory=GameBook)
-    active: dict[int, None] = field(default_factory=dict)  # ordered set of open/playing ids
-    stats: dict[str, Stats] = field(default_factory=dict)
-    wins_board: list[tuple[str, int]] = field(default_factory=list)
-    gnot_board: list[tuple[str, int]] = field(default_factory=list)
-    used_commitments: CommitmentBook = field(default_factory=CommitmentBook)
+class RealmState(Record):
+    """Everything the realm keeps."""
+
+    __slots__ = (
+        "active",
+        "collected",
+        "fee",
+        "games",
+        "gnot_board",
+        "owner",
+        "path",
+        "pending_owner",
+        "stats",
+        "used_commitments",
+        "wins_board",
+    )
+
+    def __init__(self, path: str, owner: str) -> None:
+        self.path = path
+        self.owner = owner
+        self.fee = DEFAULT_FEE
+        self.collected = 0
+        self.pending_owner = ""
+        self.games = GameBook()
+        self.active: dict[int, None] = {}  # ordered set of open/playing ids
+        self.stats: dict[str, Stats] = {}
+        self.wins_board: list[tuple[str, int]] = []
+        self.gnot_board: list[tuple[str, int]] = []
+        self.used_commitments = CommitmentBook()
 
     @property
     def next_id(self) -> int:
@@ -341,7 +405,7 @@ class Realm:
         st.games.add(game)
         st.active[game.id] = None
         st.used_commitments.add((ctx.caller, commitment))
-        return CallResult(values=[(str(game.id), "int")])
+        return CallResult(values=((str(game.id), "int"),))
 
     def Accept(self, ctx: Context, game_id: int, seed_commitment: str) -> CallResult:
         st = self.state
@@ -379,7 +443,7 @@ class Realm:
             raise RealmPanic("only the creator can cancel an unexpired offer")
         game.status = CANCELLED
         self.state.active.pop(game.id, None)
-        return CallResult(transfers=[(game.creator, game.stake)])
+        return CallResult(transfers=((game.creator, game.stake),))
 
     # -- the draw of the first mover --------------------------------------------
 
@@ -440,6 +504,7 @@ class Realm:
         except EngineError as exc:  # unreachable after can_drop; never leave a half move
             raise RealmPanic(str(exc)) from None
         game.moves = board.encode()
+        remember_board(board)
         game.last_col, game.last_row = column - 1, row
         if board.winner is not Disc.EMPTY:
             return self._settle_win(game, game.player(game.turn))
@@ -495,7 +560,7 @@ class Realm:
         if not is_canonical(to):
             raise RealmPanic("invalid address (use the lower-case g1… form)")
         amount, self.state.collected = self.state.collected, 0
-        return CallResult(transfers=[(to, amount)] if amount else [])
+        return CallResult(transfers=((to, amount),) if amount else ())
 
     def TransferOwnership(self, ctx: Context, new_owner: str) -> CallResult:
         self._no_coins(ctx)
@@ -544,15 +609,15 @@ class Realm:
             stats = self._stats(address)
             stats.games += 1
             stats.draws += 1
-        return CallResult(transfers=[(game.creator, game.stake), (game.acceptor, game.stake)])
+        return CallResult(transfers=((game.creator, game.stake), (game.acceptor, game.stake)))
 
     def _settle_void(self, game: Game) -> CallResult:
         self._close(game, VOID)
-        return CallResult(transfers=[(game.creator, game.stake), (game.acceptor, game.stake)])
+        return CallResult(transfers=((game.creator, game.stake), (game.acceptor, game.stake)))
 
 
-def _nonzero(transfers: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    return [(to, amount) for to, amount in transfers if amount]
+def _nonzero(transfers: list[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    return tuple((to, amount) for to, amount in transfers if amount)
 
 
 def bump(board: list[tuple[str, int]], address: str, score: int) -> None:
