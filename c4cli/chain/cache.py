@@ -259,6 +259,10 @@ class Cache:
             }
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.execute("COMMIT")
+            if full:
+                # A full save is large: fold it into the database now, in the slow path
+                # that made it, rather than in whichever quick command commits next.
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error:
             if db.in_transaction:
                 db.execute("ROLLBACK")

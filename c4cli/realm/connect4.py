@@ -159,10 +159,10 @@ _BOARDS: dict[str, Board] = {}
 _BOARDS_KEPT = 256
 
 
-def remember_board(board: Board) -> None:
+def remember_board(moves: str, board: Board) -> None:
     if len(_BOARDS) >= _BOARDS_KEPT:
         _BOARDS.clear()
-    _BOARDS[board.encode()] = board.clone()
+    _BOARDS[moves] = board.clone()
 
 
 class ColdGames(Protocol):
@@ -503,8 +503,8 @@ class Realm:
             row = board.drop(column - 1)
         except EngineError as exc:  # unreachable after can_drop; never leave a half move
             raise RealmPanic(str(exc)) from None
-        game.moves = board.encode()
-        remember_board(board)
+        game.moves += str(column)
+        remember_board(game.moves, board)
         game.last_col, game.last_row = column - 1, row
         if board.winner is not Disc.EMPTY:
             return self._settle_win(game, game.player(game.turn))
