@@ -66,34 +66,37 @@ class Cache:
     def __init__(self, folder: Path) -> None:
         self.path = folder / "state.sqlite"
         self._db: sqlite3.Connection | None = None
+        self._writable = False
         self._stamp: dict[str, Any] | None = None
 
     # -- connection -------------------------------------------------------------
 
     def _connect(self, *, create: bool) -> sqlite3.Connection | None:
-        if self._db is not None:
+        """The database; with ``create``, made (or completed) so that it can be written."""
+        if self._db is not None and (self._writable or not create):
             return self._db
         if not create and not self.path.exists():
             return None
         for attempt in range(2):
             try:
+                if self._db is None:
+                    if create:
+                        private_dir(self.path.parent)
+                    self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
+                    # No fsync per commit: a power cut may lose the last saves (the
+                    # cache is then stale and replayed), never mix two of them.
+                    self._db.execute("PRAGMA synchronous=NORMAL")
                 if create:
-                    private_dir(self.path.parent)
-                db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
-                # Write-ahead log, no fsync per commit: a power cut may lose the last
-                # saves (the cache is then stale and replayed), never mix two of them.
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
-                if create:
-                    db.executescript(SCHEMA)
+                    self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file
+                    self._db.executescript(SCHEMA)
+                    self._writable = True
             except sqlite3.Error:
                 # Not a database we can use: it is only a cache, start a new one.
                 self.discard()
                 if not create or attempt:
                     return None
                 continue
-            self._db = db
-            return db
+            return self._db
         return None
 
     def discard(self) -> None:
@@ -101,6 +104,7 @@ class Cache:
         if self._db is not None:
             self._db.close()
             self._db = None
+        self._writable = False
         self._stamp = None
         for suffix in ("", "-journal", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)

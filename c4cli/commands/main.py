@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -90,6 +89,8 @@ def fail(message: str, code: int, *, json_mode: bool) -> None:
     """Report a failure as promised: one line on stderr (or one JSON document), then exit."""
     message = " ".join(message.split())
     if json_mode:
+        import json
+
         click.echo(json.dumps({"ok": False, "error": message}))
     else:
         click.echo(f"Error: {message}", err=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -35,4 +34,6 @@ def common_options(func: F) -> F:
 
 
 def emit_json(document: Any) -> None:
+    import json
+
     click.echo(json.dumps(document, ensure_ascii=False))

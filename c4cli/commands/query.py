@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.node import LocalChain
-from c4cli.commands.common import resolve
 from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
@@ -152,7 +151,11 @@ def query(
     # The common queries are answered from the cache, which the realm's own code
     # filled in when the state last changed; the rest load the state.
     if what in ("game", "active", "leaders", "balance", "fees"):
-        address = resolve(home, needs_arg("an address or key name")) if what == "balance" else ""
+        address = ""
+        if what == "balance":
+            from c4cli.commands.common import resolve
+
+            address = resolve(home, needs_arg("an address or key name"))
         game_id = needs_arg("a game id") if what == "game" else "0"
         if not game_id.isascii() or not game_id.isdigit() or len(game_id) > 18:
             raise BadInput(f"invalid game id {game_id!r}")
@@ -185,6 +188,8 @@ def query(
         else:
             click.echo(markdown, nl=False)
     elif what == "account":
+        from c4cli.commands.common import resolve
+
         address = resolve(home, needs_arg("an address or key name"))
         account = state.account(address)
         document = None if account is None else account.to_json()
