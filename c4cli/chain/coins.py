@@ -47,17 +47,6 @@ def _parsed_coins(text: str) -> tuple[tuple[str, int], ...]:
             raise BadInput(f"invalid coins {text!r}: amount too large")
         coins[denom] = amount
     return tuple(coins.items())
-    for part in text.split(","):
-        match = _COIN.match(part)
-        if match is None:
-            raise BadInput(f"invalid coins {text!r}: expected <amount><denom>, e.g. 1000000ugnot")
-        amount, denom = int(match.group(1)), match.group(2)
-        if denom in coins:
-            raise BadInput(f"invalid coins {text!r}: {denom} appears twice")
-        if amount > MAX_AMOUNT:
-            raise BadInput(f"invalid coins {text!r}: amount too large")
-        coins[denom] = amount
-    return coins
 
 
 def parse_amount(text: str) -> Coins:

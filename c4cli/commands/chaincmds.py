@@ -198,18 +198,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
 @click.argument("key")
 @tx_options
 @common_options
-def send(
-    to: str,
-    amount: str,
-    key: str,
-    gas_fee: str,
-    gas_wanted: int,
-    memo: str,
-    password_stdin: bool,
-    master: str | None,
-    home: Path,
-    as_json: bool,
-) -> None:
+def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     """Send coins from KEY to another account (a bank transfer).
 
     \b
@@ -220,21 +209,12 @@ def send(
     coins = parse_amount(amount)
     if not coins or any(v <= 0 for v in coins.values()):
         raise BadInput(f"invalid --amount {amount!r}: send a positive amount")
-    sender = acting_address(home, key, master)
-    _, receipt = submit(
-        home,
-        key,
-        lambda state: [send_msg(sender, target, format_coins(coins))],
-        gas_fee=gas_fee,
-        gas_wanted=gas_wanted,
-        memo=memo,
-        password_stdin=password_stdin,
-        master=master,
-    )
+    sender = acting_address(home, key, opts["master"])
+    receipt = submit(home, key, lambda state: [send_msg(sender, target, format_coins(coins))], opts)
     print_receipt(
         receipt,
-        as_json=as_json,
-        gas_wanted=gas_wanted,
+        as_json=opts["as_json"],
+        gas_wanted=opts["gas_wanted"],
         human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to {target}",
     )
 

@@ -112,21 +112,19 @@ def tx_fee(gas_fee: str, gas_wanted: int) -> dict[str, str]:
 
 
 def submit(
-    home: Path,
-    key_name: str,
-    msgs: Callable[[ChainState], list[Msg]],
-    *,
-    gas_fee: str,
-    gas_wanted: int,
-    memo: str,
-    password_stdin: bool,
-    master: str | None = None,
-) -> tuple[LocalChain, Receipt]:
+    home: Path, key_name: str, msgs: Callable[[ChainState], list[Msg]], opts: dict[str, Any]
+) -> Receipt:
+    """Sign with KEY (a session key with --master) and submit: the path of every transaction.
+
+    ``opts`` holds the values of :func:`tx_options`.
+    """
     chain = LocalChain(home)
     chain.log.require()  # a missing chain is reported before any key is opened
-    signer = signer_for(home, key_name, password_stdin=password_stdin, master=master)
-    receipt = chain.submit(signer, msgs, tx_fee(gas_fee, gas_wanted), memo)
-    return chain, receipt
+    signer = signer_for(
+        home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
+    )
+    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"])
+    return chain.submit(signer, msgs, fee, opts["memo"])
 
 
 def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:

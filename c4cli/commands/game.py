@@ -76,16 +76,7 @@ def run_call(
         func, args, send = build(state)
         return [call_msg(signer, state.genesis.realm_path, func, args, send)]
 
-    _, receipt = submit(
-        home,
-        key,
-        msgs,
-        gas_fee=opts["gas_fee"],
-        gas_wanted=opts["gas_wanted"],
-        memo=opts["memo"],
-        password_stdin=opts["password_stdin"],
-        master=opts["master"],
-    )
+    receipt = submit(home, key, msgs, opts)
     state = receipt.state
     game = None
     if receipt.result.game_id is not None:

@@ -112,15 +112,7 @@ def create(
         return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
 
     try:
-        _, receipt = submit(
-            home,
-            master_key,
-            msgs,
-            gas_fee=opts["gas_fee"],
-            gas_wanted=opts["gas_wanted"],
-            memo=opts["memo"],
-            password_stdin=opts["password_stdin"],
-        )
+        receipt = submit(home, master_key, msgs, opts)
     except Exception:
         if created:  # a refused session leaves no key behind
             keyring.delete(session_key)
@@ -150,14 +142,8 @@ def revoke(session_key: str, master_key: str, home: Path, **opts: Any) -> None:
     _own_key_only(opts)
     session_addr = resolve(home, session_key)
     creator = Keyring(home).info(master_key).address
-    _, receipt = submit(
-        home,
-        master_key,
-        lambda state: [revoke_session_msg(creator, session_addr)],
-        gas_fee=opts["gas_fee"],
-        gas_wanted=opts["gas_wanted"],
-        memo=opts["memo"],
-        password_stdin=opts["password_stdin"],
+    receipt = submit(
+        home, master_key, lambda state: [revoke_session_msg(creator, session_addr)], opts
     )
     print_receipt(
         receipt,
