@@ -204,14 +204,11 @@ class Cache:
             games = {game.id: game for game in realm.games.values()}
         else:
             games = {game_id: realm.games[game_id] for game_id in state.dirty_games}
-        settled = set()
-        for game in realm.games.release_settled():  # settled games move to their rows
-            games[game.id] = game
-            settled.add(game.id)
+        released = realm.games.settled_in_memory()  # settled games move to their rows
+        settled = {game.id for game in released}
+        games.update((game.id, game) for game in released)
         accounts = list(state.accounts) if full else sorted(state.dirty_accounts)
-        state.dirty_games.clear()
-        state.dirty_accounts.clear()
-        commitments = realm.used_commitments.release_recent()
+        commitments = realm.used_commitments.recent()
         stamp = {
             "identity": log_identity(log_path),
             "code": code_fingerprint(),
@@ -236,7 +233,7 @@ class Cache:
                 "INSERT OR IGNORE INTO commitments (address, commitment) VALUES (?, ?)",
                 sorted(commitments),
             )
-            rows = []
+            rows: list[tuple[str, int, str]] = []
             for address in accounts:
                 account = state.accounts.get(address)
                 if account is not None:
@@ -247,6 +244,8 @@ class Cache:
                 "DO UPDATE SET ugnot = excluded.ugnot, json = excluded.json",
                 rows,
             )
+            # The pickle holds the live part only: settled games and used
+            # commitments are in the rows just written (see GameBook.__getstate__).
             meta = {
                 "checkpoint": json.dumps(stamp).encode(),
                 "state": pickle.dumps(state, 5),
@@ -270,7 +269,12 @@ class Cache:
         except sqlite3.Error:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            return
+            return  # nothing saved, nothing changed: the next command replays
+        # Saved: what the rows hold need not stay in memory.
+        realm.games.release(released)
+        realm.used_commitments.release(commitments)
+        state.dirty_games.clear()
+        state.dirty_accounts.clear()
         self._stamp = stamp
         self.attach(state)
 

@@ -109,9 +109,6 @@ class Keyring:
     def info(self, name: str) -> KeyInfo:
         return self._info(*self._load(name))
 
-    def is_encrypted(self, name: str) -> bool:
-        return self.info(name).encrypted
-
     def private_key(self, name: str, passphrase: str | None) -> bytes:
         """The private key; ``passphrase`` is needed (and checked) for an encrypted key."""
         record, path = self._load(name)

@@ -211,12 +211,17 @@ class ChainState:
         # What changed since the cache last saw this state: it rewrites only these.
         self.dirty_accounts: set[str] = set()
         self.dirty_games: set[int] = set()
+
         for address, coins in genesis.balances:
             try:
                 amounts = parse_coins(coins)
             except BadInput as exc:
                 raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
             self._credit(address, amounts)
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickled state is the cache's: it is by definition what the cache saw.
+        return {**self.__dict__, "dirty_accounts": set(), "dirty_games": set()}
 
     # -- accounts and bank ------------------------------------------------------
 

@@ -213,12 +213,14 @@ class GameBook:
         for game_id in range(1, self._count + 1):
             yield self[game_id]
 
-    def release_settled(self) -> list[Game]:
-        """Hand over the settled games held in memory; they are no longer kept here."""
-        settled = [g for g in self._games.values() if g.status not in (OPEN, PLAYING)]
-        for game in settled:
-            del self._games[game.id]
-        return settled
+    def settled_in_memory(self) -> list[Game]:
+        """The settled games still held here, for a cold store to take over."""
+        return [g for g in self._games.values() if g.status not in (OPEN, PLAYING)]
+
+    def release(self, games: list[Game]) -> None:
+        """Stop holding games the cold store now has."""
+        for game in games:
+            self._games.pop(game.id, None)
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -228,7 +230,10 @@ class GameBook:
         )
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"_games": self._games, "_count": self._count, "cold": None}
+        # Pickled for the chain's cache, which keeps settled games as rows of their
+        # own in the same save: the pickle carries the live games only.
+        live = {i: g for i, g in self._games.items() if g.status in (OPEN, PLAYING)}
+        return {"_games": live, "_count": self._count, "cold": None}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameBook:
         copy = GameBook()
@@ -251,15 +256,19 @@ class CommitmentBook:
     def add(self, key: tuple[str, str]) -> None:
         self._recent.add(key)
 
-    def release_recent(self) -> set[tuple[str, str]]:
-        recent, self._recent = self._recent, set()
-        return recent
+    def recent(self) -> set[tuple[str, str]]:
+        """The pairs used since the cold store last took them."""
+        return set(self._recent)
+
+    def release(self, pairs: set[tuple[str, str]]) -> None:
+        self._recent -= pairs
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CommitmentBook) and self._recent == other._recent
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"_recent": self._recent, "cold": None}
+        # As for GameBook: the cache writes every used pair as a row of its own.
+        return {"_recent": set(), "cold": None}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CommitmentBook:
         copy = CommitmentBook()

@@ -196,3 +196,21 @@ def test_gnokey_style_queries(chain: Home) -> None:
     assert account["public_key"]["@type"] == "/tm.PubKeySecp256k1"
     missing = "g1mtmrdmqfu0aryqfl4aw65n35haw2wdjkh5p4cp"
     assert chain.ok("query", f"auth/accounts/{missing}").stdout == "height: 1\ndata: null\n"
+
+
+def test_a_stale_cache_is_never_believed(chain: Home) -> None:
+    chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
+    cache = chain.path / "chain" / "cache"
+    old = {p.name: p.read_bytes() for p in cache.iterdir()}
+    chain.ok("send", "--to", "bob", "--amount", "2gnot", "alice")
+    chain.ok("send", "--to", "carol", "--amount", "3gnot", "bob")
+    current = [chain.ok(*c).stdout for c in (["time"], ["query", "balance", "bob"], ["log"])]
+    for path in cache.iterdir():  # put back the cache as it was two blocks ago
+        path.unlink()
+    for name, data in old.items():
+        (cache / name).write_bytes(data)
+    again = [chain.ok(*c).stdout for c in (["time"], ["query", "balance", "bob"], ["log"])]
+    assert again == current
+    assert chain.balance("bob") == PREMINE + 1_000_000 + 2_000_000 - 3_000_000
+    receipt = chain.json("send", "--to", "bob", "--amount", "1ugnot", "carol")
+    assert receipt["height"] == 4  # a writer also starts from the log, not the stale cache

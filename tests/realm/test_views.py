@@ -157,3 +157,13 @@ def test_payment_guard_is_kept_for_non_user_calls() -> None:
     )
     with pytest.raises(RealmPanic, match="only user-call"):
         Realm(state).Offer(ctx, "", 15, h("p"), 100_000)
+
+
+def test_stake_must_exceed_the_fee_is_kept_as_defence() -> None:
+    from c4cli.realm.connect4 import Realm
+
+    state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
+    state.fee = 2_000_000  # above the cap SetFee enforces: only reachable by a future bug
+    ctx = Context(caller=A, send={"ugnot": 1_500_000}, now=T0, height=1, realm_address=REALM)
+    with pytest.raises(RealmPanic, match="stake must exceed the house fee of 2 GNOT"):
+        Realm(state).Offer(ctx, "", 15, h("p"), 2_000_000)
