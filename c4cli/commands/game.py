@@ -23,7 +23,7 @@ from c4cli.commands.common import (
     submit,
     tx_options,
 )
-from c4cli.commands.options import common_options
+from c4cli.commands.options import common_options, game_id_arg
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.address import is_address
 from c4cli.realm.connect4 import PLAYING, WON, Game
@@ -35,9 +35,7 @@ Build = Callable[[ChainState], Call]
 
 
 def _game_arg(text: str) -> str:
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
-        raise BadInput(f"invalid game id {text!r}: a game is a positive number")
-    return str(int(text))
+    return str(game_id_arg(text))
 
 
 def address_arg(home: Path, text: str) -> str:

@@ -107,7 +107,8 @@ def cli() -> None:
 
     \b
     Example:
-      c4 board --moves 1122334
+      c4 demo                              # a whole staked game on a fresh chain
+      c4 init --clock manual && c4 offer --stake 5gnot test1
     """
 
 

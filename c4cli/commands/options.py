@@ -33,6 +33,15 @@ def common_options(func: F) -> F:
     return home_option(json_option(func))
 
 
+def game_id_arg(text: str) -> int:
+    """A GAME argument: a positive decimal id (the realm answers for ids it never made)."""
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        from c4cli.errors import BadInput
+
+        raise BadInput(f"invalid game id {text!r}: a game is a positive number")
+    return int(text)
+
+
 def emit_json(document: Any) -> None:
     import json
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.node import LocalChain
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
@@ -156,13 +156,11 @@ def query(
             from c4cli.commands.common import resolve
 
             address = resolve(home, needs_arg("an address or key name"))
-        game_id = needs_arg("a game id") if what == "game" else "0"
-        if not game_id.isascii() or not game_id.isdigit() or len(game_id) > 18:
-            raise BadInput(f"invalid game id {game_id!r}")
+        game_id = game_id_arg(needs_arg("a game id")) if what == "game" else 0
         cache = LocalChain(home).cached()
         now = int(cache.stamp["time"])
         if what == "game":
-            click.echo(game_envelope(now, cache.game_text(int(game_id))))
+            click.echo(game_envelope(now, cache.game_text(game_id)))
         elif what == "active":
             ids = active_page(cache.active_ids(), offset, limit)
             click.echo(active_envelope(now, int(cache.fees()["fee"]), cache.games_text(ids)))

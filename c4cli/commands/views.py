@@ -18,7 +18,7 @@ from c4cli.chain.coins import gnot
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain
 from c4cli.chain.state import ChainState
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 from c4cli.realm.connect4 import ACCEPTOR, OPEN, PLAYING, Game
@@ -49,10 +49,9 @@ def who(address: str, known: dict[str, str]) -> str:
 
 
 def load_game(home: Path, game_id: str) -> tuple[ChainState, Game]:
-    if not game_id.isascii() or not game_id.isdigit() or len(game_id) > 18:
-        raise BadInput(f"invalid game id {game_id!r}: a game is a positive number")
+    number = game_id_arg(game_id)  # refused before the chain is read
     state = LocalChain(home).state()
-    game = state.realm.games.get(int(game_id))
+    game = state.realm.games.get(number)
     if game is None:
         raise Refused("game not found")
     return state, game
