@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from c4cli import __version__
-from c4cli.errors import C4Error
+from c4cli.errors import BadInput, C4Error
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
@@ -66,6 +66,8 @@ class C4Group(click.Group):
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
         try:
+            for arg in argv:
+                check_text(arg)
             super().main(argv, prog_name=prog_name or "c4", standalone_mode=False, **extra)
         except C4Error as exc:
             fail(str(exc), exc.exit_code, json_mode="--json" in argv)
@@ -83,6 +85,18 @@ class C4Group(click.Group):
                 raise
             fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode="--json" in argv)
         sys.exit(0)
+
+
+def check_text(arg: str) -> None:
+    """Refuse an argument that is not valid UTF-8: nothing signed may hold one.
+
+    The shell hands Python undecodable bytes as lone surrogates, which could be
+    neither signed nor written to the log.
+    """
+    try:
+        arg.encode()
+    except UnicodeEncodeError:
+        raise BadInput(f"argument {arg!r} is not valid UTF-8") from None
 
 
 def fail(message: str, code: int, *, json_mode: bool) -> None:

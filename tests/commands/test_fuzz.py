@@ -187,3 +187,16 @@ def test_fuzzed_arguments(fuzz_home: Home, name: str) -> None:
 def test_zz_report_counts() -> None:
     # Runs last (by name): how many fuzzed command lines were tried in this session.
     print(f"fuzzed command lines: {sum(RUNS.values())} over {len(RUNS)} templates")
+
+
+def test_undecodable_arguments_are_refused(fuzz_home: Home) -> None:
+    # What the shell gives Python for bytes that are not UTF-8: lone surrogates.
+    for args in (
+        ["send", "--to", "bob", "--amount", "1ugnot", "--memo", "\udcff", "alice"],
+        ["keys", "add", "\udcffname"],
+        ["offer", "--stake", "1gnot", "--passphrase", "a\udc80b", "alice"],
+    ):
+        before = snapshot(fuzz_home.path)
+        result = fuzz_home.run(*args)
+        assert result.exit_code == 2 and "is not valid UTF-8" in result.stderr
+        assert snapshot(fuzz_home.path) == before
