@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
     from c4cli.realm.connect4 import Game
 
-CACHE_VERSION = "2"
+CACHE_VERSION = "3"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled BLOB);
@@ -39,7 +39,13 @@ CREATE TABLE IF NOT EXISTS commitments (
     address TEXT NOT NULL, commitment TEXT NOT NULL, PRIMARY KEY (address, commitment)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, ugnot INTEGER NOT NULL, json TEXT);
+CREATE TABLE IF NOT EXISTS txs (
+    hash TEXT PRIMARY KEY, height INTEGER NOT NULL, outcome TEXT NOT NULL
+);
 """
+
+# A transaction as the cache keeps it: (tx hash, height, outcome as JSON).
+TxRow = tuple[str, int, str]
 
 
 def log_identity(path: Path) -> list[int]:
@@ -186,11 +192,12 @@ class Cache:
         ).fetchone()
         return row is not None
 
-    def save(self, state: ChainState, log_path: Path, *, full: bool) -> None:
+    def save(self, state: ChainState, log_path: Path, *, full: bool, txs: list[TxRow]) -> None:
         """Record ``state`` as the state of the log as it is now, in one transaction.
 
-        ``full`` rewrites everything (after a replay from genesis); otherwise only
-        what changed since the state was loaded is written.
+        ``full`` rewrites everything (after a replay from genesis, with every
+        transaction in ``txs``); otherwise only what changed since the state was
+        loaded is written, and ``txs`` holds the new block's transactions.
         """
         import pickle
 
@@ -219,7 +226,7 @@ class Cache:
         try:
             db.execute("BEGIN IMMEDIATE")
             if full:
-                for table in ("games", "commitments", "accounts"):
+                for table in ("games", "commitments", "accounts", "txs"):
                     db.execute(f"DELETE FROM {table}")
             db.executemany(
                 "INSERT INTO games (id, json, settled) VALUES (?, ?, ?) ON CONFLICT(id) "
@@ -232,6 +239,9 @@ class Cache:
             db.executemany(
                 "INSERT OR IGNORE INTO commitments (address, commitment) VALUES (?, ?)",
                 sorted(commitments),
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO txs (hash, height, outcome) VALUES (?, ?, ?)", txs
             )
             rows: list[tuple[str, int, str]] = []
             for address in accounts:
@@ -300,6 +310,13 @@ class Cache:
     def fees(self) -> dict[str, Any]:
         raw = self._meta("fees")
         return {} if raw is None else dict(json.loads(raw))
+
+    def transaction(self, tx_hash: str) -> tuple[int, dict[str, Any]] | None:
+        """The height and outcome of a transaction by its hash, or None."""
+        db = self._connect(create=False)
+        assert db is not None
+        row = db.execute("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
+        return None if row is None else (int(row[0]), dict(json.loads(row[1])))
 
     def balance(self, address: str) -> int:
         db = self._connect(create=False)

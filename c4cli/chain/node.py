@@ -17,9 +17,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from c4cli.chain.cache import Cache
+from c4cli.chain.cache import Cache, TxRow
 from c4cli.chain.log import BlockLog, TornLog
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, HomeDamaged, Refused
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState, Genesis, TxResult
@@ -45,6 +45,13 @@ class Receipt(NamedTuple):
     time: int
     result: TxResult
     state: ChainState
+
+
+class Block(NamedTuple):
+    """A block as the log has it, and what each of its transactions did."""
+
+    record: dict[str, Any]
+    outcomes: list[dict[str, Any]]
 
 
 class Chain(Protocol):
@@ -104,24 +111,68 @@ class LocalChain:
             state = self.cache.load()
             if state is not None:
                 return state
-        state = self.replay()
-        self.cache.save(state, self.log.path, full=True)
+        txs: list[TxRow] = []
+        state = self.replay(txs=txs)
+        self.cache.save(state, self.log.path, full=True, txs=txs)
         return state
 
     def replay(
-        self, *, verify: bool = False, timings: dict[str, float] | None = None
+        self,
+        *,
+        verify: bool = False,
+        timings: dict[str, float] | None = None,
+        txs: list[TxRow] | None = None,
     ) -> ChainState:
         """Every block from genesis with every check; with ``verify``, checks in parallel."""
         from c4cli.chain.replay import replay
 
-        return replay(self.log, parallel=verify, timings=timings)
+        return replay(self.log, parallel=verify, timings=timings, txs=txs)
 
-    def blocks(self) -> tuple[ChainState, list[tuple[dict[str, Any], list[TxResult]]]]:
-        """Replay from genesis, keeping each block and its results (for `c4 log` and `c4 tx`)."""
-        from c4cli.chain.replay import replay_blocks
+    def blocks(self, first: int, last: int | None) -> list[Block]:
+        """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.
+
+        The cache must describe this very log (it is rebuilt if not), so the
+        blocks read here are the ones its outcomes came from.
+        """
+        from c4cli.chain.tx import tx_hash
 
         with self.log.locked(exclusive=False):
-            return replay_blocks(self.log)
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            data = self.log.read_bytes()
+            _, offset = self.log.parse_genesis(data)
+            out = []
+            for span in self.log.spans(data, offset, 1):
+                if span.height < first:
+                    continue
+                if last is not None and span.height > last:
+                    break
+                record = self.log.parse_block(data[span.start : span.end], span.height)
+                outcomes = []
+                for entry in record.get("txs", []):
+                    found = self.cache.transaction(tx_hash(entry["tx"]))
+                    if found is None:  # cannot happen with a cache this code wrote
+                        raise HomeDamaged(f"{self.cache.path}: incomplete; delete it")
+                    outcomes.append(found[1])
+                out.append(Block(record, outcomes))
+            return out
+
+    def find_tx(self, tx_hash: str) -> tuple[dict[str, Any], int, dict[str, Any]] | None:
+        """A transaction by hash: its block, its index there and its outcome."""
+        from c4cli.chain.tx import tx_hash as hash_of
+
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            found = self.cache.transaction(tx_hash)
+        if found is None:
+            return None
+        height, outcome = found
+        (block,) = self.blocks(height, height)
+        for index, entry in enumerate(block.record.get("txs", [])):
+            if hash_of(entry["tx"]) == tx_hash:
+                return block.record, index, outcome
+        return None
 
     def verify(self, timings: dict[str, float] | None = None) -> ChainState:
         """Everything from genesis, ignoring the cache: hashes, signatures, execution."""
@@ -188,12 +239,16 @@ class LocalChain:
         record = self._block_record(state, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)
-        self._append(state, record)
+        self._append(state, record, results)
         return Receipt(height=state.height, time=state.time, result=results[0], state=state)
 
-    def _append(self, state: ChainState, record: dict[str, Any]) -> None:
+    def _append(self, state: ChainState, record: dict[str, Any], results: list[TxResult]) -> None:
+        from c4cli.chain.replay import keep_outcomes
+
         self.log.append(record)
-        self.cache.save(state, self.log.path, full=False)
+        txs: list[TxRow] = []
+        keep_outcomes(txs, state, results)
+        self.cache.save(state, self.log.path, full=False, txs=txs)
 
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
@@ -248,8 +303,7 @@ class LocalChain:
 
     def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> ChainState:
         record = self._block_record(state, block_time, txs=[], advance=advance)
-        state.apply_block(record)
-        self._append(state, record)
+        self._append(state, record, state.apply_block(record))
         return state
 
     def repair(self) -> int | None:

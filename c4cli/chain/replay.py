@@ -22,6 +22,7 @@ from c4cli.chain.log import BlockLog, Span, parse_toml
 from c4cli.errors import HomeDamaged
 
 if TYPE_CHECKING:
+    from c4cli.chain.cache import TxRow
     from c4cli.chain.state import ChainState, TxResult
 
 # Blocks per worker task: large enough to amortise the hand-over, small enough
@@ -39,13 +40,18 @@ def _genesis(log: BlockLog, data: bytes) -> tuple[ChainState, int]:
 
 
 def replay(
-    log: BlockLog, *, parallel: bool = False, timings: dict[str, float] | None = None
+    log: BlockLog,
+    *,
+    parallel: bool = False,
+    timings: dict[str, float] | None = None,
+    txs: list[TxRow] | None = None,
 ) -> ChainState:
     """The state at the last block, every block checked.
 
     Checks run in parallel when asked (``c4 verify``) or when the log is long.
     ``timings`` (if given) receives the seconds spent reading the log, checking
-    hashes and signatures (summed over the workers) and executing.
+    hashes and signatures (summed over the workers) and executing; ``txs`` (if
+    given) receives every transaction's hash, height and outcome, for the cache.
     """
     started = time.perf_counter()
     data = log.read_bytes()
@@ -57,10 +63,18 @@ def replay(
     with gc_paused():
         if workers < 2:
             for raw in log.parse_blocks(data, offset, 1):
-                state.apply_block(raw.record)
+                keep_outcomes(txs, state, state.apply_block(raw.record))
         else:
-            _replay_parallel(log, state, data, offset, workers, clock)
+            _replay_parallel(log, state, data, offset, workers, clock, txs)
     return state
+
+
+def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxResult]) -> None:
+    """Add a block's transactions, as the cache keeps them, to ``txs`` (if wanted)."""
+    if txs is not None:
+        import json
+
+        txs.extend((r.hash, state.height, json.dumps(r.outcome())) for r in results)
 
 
 @contextmanager
@@ -74,14 +88,6 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def replay_blocks(log: BlockLog) -> tuple[ChainState, list[tuple[dict[str, Any], list[TxResult]]]]:
-    """Replay keeping each block and its results, for the commands that list them."""
-    data = log.read_bytes()
-    state, offset = _genesis(log, data)
-    out = [(raw.record, state.apply_block(raw.record)) for raw in log.parse_blocks(data, offset, 1)]
-    return state, out
 
 
 def _batches(spans: Iterator[Span]) -> Iterator[list[Span]]:
@@ -102,6 +108,7 @@ def _replay_parallel(
     offset: int,
     workers: int,
     clock: dict[str, float],
+    txs: list[TxRow] | None,
 ) -> None:
     """Workers parse and check batches of blocks; this process executes them in order.
 
@@ -124,7 +131,7 @@ def _replay_parallel(
             checked, seconds = result.get()
             clock["check"] += seconds
             started = time.perf_counter()
-            _execute(log, state, data, batch, checked)
+            _execute(log, state, data, batch, checked, txs)
             clock["execute"] += time.perf_counter() - started
 
         try:
@@ -143,11 +150,16 @@ def _replay_parallel(
 
 
 def _execute(
-    log: BlockLog, state: ChainState, data: bytes, batch: list[Span], clean: list[bool]
+    log: BlockLog,
+    state: ChainState,
+    data: bytes,
+    batch: list[Span],
+    clean: list[bool],
+    txs: list[TxRow] | None,
 ) -> None:
     for span, ok in zip(batch, clean, strict=True):
         record = log.parse_block(data[span.start : span.end], span.height)
-        state.apply_block(record, verified=ok)
+        keep_outcomes(txs, state, state.apply_block(record, verified=ok))
 
 
 def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]:

@@ -194,6 +194,15 @@ class TxResult(Record):
     def hash(self) -> str:
         return tx_hash(self.tx)
 
+    def outcome(self) -> dict[str, Any]:
+        """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`."""
+        return {
+            "signer": self.signer,
+            "func": ",".join(self.funcs),
+            "result": [value for value, _ in self.values],
+            "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in self.transfers],
+        }
+
 
 class ChainState:
     """Accounts, balances and the realm at one height."""

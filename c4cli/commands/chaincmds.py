@@ -18,7 +18,6 @@ from c4cli.chain.state import (
     DEFAULT_CHAIN_ID,
     ChainState,
     Genesis,
-    TxResult,
 )
 from c4cli.chain.tx import send_msg, tx_hash
 from c4cli.commands.common import (
@@ -219,21 +218,21 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     )
 
 
-def _tx_summary(entry: dict[str, Any], result: TxResult) -> dict[str, Any]:
-    msgs = entry["tx"]["msg"]
+def _tx_summary(tx: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    msgs = tx["msg"]
     return {
-        "hash": result.hash,
-        "signer": result.signer,
-        "func": ",".join(result.funcs),
+        "hash": tx_hash(tx),
+        "signer": outcome["signer"],
+        "func": outcome["func"],
         "args": [list(m.get("args", [])) for m in msgs],
         "send": [m.get("send") or m.get("amount") or "" for m in msgs],
-        "result": [v for v, _ in result.values],
-        "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in result.transfers],
+        "result": outcome["result"],
+        "transfers": outcome["transfers"],
     }
 
 
 @click.command()
-@click.option("--from", "from_height", type=int, default=0, help="First height to list.")
+@click.option("--from", "from_height", type=int, default=1, help="First height to list.")
 @click.option("--to", "to_height", type=int, default=None, help="Last height to list.")
 @common_options
 def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> None:
@@ -243,22 +242,24 @@ def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> N
     Example:
       c4 log --from 1 --to 10
     """
-    _, blocks = LocalChain(home).blocks()
     shown = []
-    for record, results in blocks:
-        height = int(record["height"])
-        if height < from_height or (to_height is not None and height > to_height):
-            continue
-        txs = [_tx_summary(e, r) for e, r in zip(record.get("txs", []), results, strict=True)]
-        shown.append({"height": height, "time": record["time"], "hash": record["hash"], "txs": txs})
+    for block in LocalChain(home).blocks(from_height, to_height):
+        record = block.record
+        txs = [
+            _tx_summary(entry["tx"], outcome)
+            for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
+        ]
+        shown.append(
+            {"height": record["height"], "time": record["time"], "hash": record["hash"], "txs": txs}
+        )
     if as_json:
         emit_json(shown)
         return
-    for block in shown:
-        click.echo(f"{block['height']:>6}  {block['time']}  {block['hash'][:16]}")
-        if not block["txs"]:
+    for block_doc in shown:
+        click.echo(f"{block_doc['height']:>6}  {block_doc['time']}  {block_doc['hash'][:16]}")
+        if not block_doc["txs"]:
             click.echo("        (empty block)")
-        for tx in block["txs"]:
+        for tx in block_doc["txs"]:
             args = " ".join(repr(a) for msg_args in tx["args"] for a in msg_args)
             click.echo(f"        {tx['signer']}  {tx['func']}({args})  {tx['hash']}")
 
@@ -273,22 +274,21 @@ def tx_cmd(hash_: str, home: Path, as_json: bool) -> None:
     Example:
       c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
     """
-    _, blocks = LocalChain(home).blocks()
-    for record, results in blocks:
-        for entry, result in zip(record.get("txs", []), results, strict=True):
-            if result.hash == hash_ or tx_hash(entry["tx"]) == hash_:
-                doc = {"height": record["height"], "time": record["time"]}
-                doc.update(_tx_summary(entry, result))
-                doc["tx"] = entry["tx"]
-                if as_json:
-                    emit_json(doc)
-                    return
-                for key in ("height", "time", "hash", "signer", "func", "args", "send", "result"):
-                    click.echo(f"{key + ':':<10}{doc[key]}")
-                for transfer in doc["transfers"]:
-                    click.echo(f"paid:     {transfer['amount']} to {transfer['to']}")
-                return
-    raise BadInput(f"no transaction with hash {hash_!r} in the log")
+    found = LocalChain(home).find_tx(hash_)
+    if found is None:
+        raise BadInput(f"no transaction with hash {hash_!r} in the log")
+    record, index, outcome = found
+    entry = record["txs"][index]
+    doc = {"height": record["height"], "time": record["time"]}
+    doc.update(_tx_summary(entry["tx"], outcome))
+    doc["tx"] = entry["tx"]
+    if as_json:
+        emit_json(doc)
+        return
+    for key in ("height", "time", "hash", "signer", "func", "args", "send", "result"):
+        click.echo(f"{key + ':':<10}{doc[key]}")
+    for transfer in doc["transfers"]:
+        click.echo(f"paid:     {transfer['amount']} to {transfer['to']}")
 
 
 @click.command()
