@@ -255,12 +255,7 @@ class ChainState:
         self.dirty_accounts.add(address)
         account = self.accounts.get(address)
         have = {} if account is None else account.coins
-        short = {d: a for d, a in coins.items() if have.get(d, 0) < a}
-        if short:
-            raise Refused(
-                f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
-                f"needs {format_coins(coins)}"
-            )
+        _require_funds(address, have, coins)
         assert account is not None or not any(coins.values())
         if account is not None:
             for denom, amount in coins.items():
@@ -457,12 +452,7 @@ class ChainState:
             signature,
         ):
             raise Refused(SIG_FAILED)
-        have = account.coins
-        if any(have.get(d, 0) < a for d, a in sends.items()):
-            raise Refused(
-                f"insufficient funds: {signer} has {format_coins(have) or '0ugnot'}, "
-                f"needs {format_coins(sends)}"
-            )
+        _require_funds(signer, account.coins, sends)
         return Verified(signer, pub_key, fee_coins, session_addr or None, sends, new_period)
 
     def _session_for(
@@ -605,6 +595,14 @@ class ChainState:
             spend_limit=spend_limit,
             spend_period=spend_period,
             period_start=time,
+        )
+
+
+def _require_funds(address: str, have: Coins, need: Coins) -> None:
+    if any(have.get(denom, 0) < amount for denom, amount in need.items()):
+        raise Refused(
+            f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
+            f"needs {format_coins(need)}"
         )
 
 
