@@ -1,0 +1,63 @@
+"""c4 query: the realm's JSON verbatim, and gnokey's raw paths in gnokey's format."""
+
+from __future__ import annotations
+
+import json
+
+from support import GENESIS_UNIX, Home
+
+REALM_PATH = "gno.land/r/samcrew/connect4"
+
+
+def test_game_active_leaders_are_the_realm_json(chain: Home) -> None:
+    chain.ok("offer", "--stake", "2gnot", "alice")
+    game = chain.ok("query", "game", "1").stdout
+    assert game == chain.ok("query", "game", "1", "--json").stdout  # JSON either way
+    assert game.startswith(f'{{"now":{GENESIS_UNIX + 5},"game":{{"id":1,"creator":')
+    assert chain.ok("query", "game", "7").stdout == f'{{"now":{GENESIS_UNIX + 5},"game":null}}\n'
+    active = json.loads(chain.ok("query", "active", "--offset", "0", "--limit", "5").stdout)
+    assert active["fee"] == 100000 and [g["id"] for g in active["games"]] == [1]
+    assert chain.ok("query", "leaders").stdout == '{"wins":[],"gnot":[]}\n'
+
+
+def test_qeval_and_qrender_in_gnokey_format(chain: Home) -> None:
+    chain.ok("offer", "--stake", "2gnot", "alice")
+    out = chain.ok("query", "vm/qeval", "--data", f"{REALM_PATH}.GameJSON(1)").stdout
+    assert out.startswith('height: 1\ndata: ("{\\"now\\":')
+    assert out.endswith('}" string)\n')
+    out = chain.ok("query", "vm/qeval", "--data", f'{REALM_PATH}.Render("")').stdout
+    assert out.startswith('height: 1\ndata: ("# Connect Four, staked\\n')
+    out = chain.ok("query", "vm/qrender", "--data", f"{REALM_PATH}:game/1").stdout
+    assert out.startswith("height: 1\ndata: # Game #1: open\n")
+    assert chain.ok("query", "render", "nope").stdout == "# Not found\n"
+    chain.fails(
+        1,
+        "query",
+        "vm/qeval",
+        "--data",
+        "gno.land/r/other.Foo()",
+        message="package not found: gno.land/r/other",
+    )
+    chain.fails(2, "query", "vm/qeval", "--data", "no expression here")
+    chain.fails(
+        1,
+        "query",
+        "vm/qeval",
+        "--data",
+        f"{REALM_PATH}.Offer()",
+        message=f"function 'Offer' is not a read function of {REALM_PATH}",
+    )
+
+
+def test_fees_and_balances(chain: Home) -> None:
+    assert chain.json("query", "fees") == {
+        "fee": 100000,
+        "collected": 0,
+        "owner": chain.address("test1"),
+        "pending_owner": "",
+    }
+    assert chain.ok("query", "balance", "alice").stdout == "10000000000000ugnot\n"
+    chain.fails(
+        2, "query", "balance", "nobody", message="'nobody' is neither a local key nor a g1 address"
+    )
+    chain.fails(2, "query", "whatever", message="unknown query 'whatever': see `c4 query --help`")
