@@ -8,6 +8,8 @@ because a stored spelling that is not the canonical one can never match a caller
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from bech32 import bech32_encode, bech32_hrp_expand, bech32_polymod, convertbits
 
 PREFIX = "g"
@@ -25,10 +27,12 @@ def encode_address(raw: bytes) -> str:
     return text
 
 
+@lru_cache(maxsize=4096)
 def decode_address(text: str) -> tuple[bytes, bool] | None:
     """The 20 bytes of any accepted spelling and whether it is the canonical one.
 
-    None when ``text`` is not a ``g`` address at all.
+    None when ``text`` is not a ``g`` address at all. Memoised: the bech32
+    checksum is computed in Python, and a chain sees the same few addresses.
     """
     if not 8 <= len(text) <= 90 or (text.lower() != text and text.upper() != text):
         return None
