@@ -299,7 +299,7 @@ class ChainState:
             advance = int(block.get("advance", 0))
         except (KeyError, TypeError, ValueError, BadInput):
             raise HomeDamaged(f"block {self.height + 1} is malformed") from None
-        where = f"block {self.height + 1}"
+        where = "block " + str(self.height + 1)
         if height != self.height + 1:
             raise HomeDamaged(f"{where} is recorded as height {height}: the log was altered")
         if not verified and block.get("hash") != block_hash(block):
@@ -421,7 +421,9 @@ class ChainState:
         if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict):
             raise Refused("invalid transaction: wrong number of signatures")
         signer = signers.pop()
-        account = self.signing_account(tx)
+        account = self.accounts.get(signer)
+        if account is None:
+            raise Refused(f"unknown address: account {signer} does not exist")
         try:
             pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
             signature = (
@@ -634,13 +636,16 @@ def _msg_coins(msg: dict[str, Any]) -> Coins:
     return coins
 
 
+# The realm calls whose first parameter is the game they act on.
+_GAME_CALLS = frozenset(
+    name for name, signature in abi.CALLS.items() if signature.params[:1] == (("id", abi.INT),)
+)
+
+
 def _game_id(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:
-    """The game a realm call is about, for receipts that show it."""
+    """The game a realm call is about, for receipts that show it (args already parsed)."""
     if func == "Offer" and values:
         return int(values[0][0])
-    if args and func in abi.CALLS and abi.CALLS[func].params[:1] == (("id", abi.INT),):
-        try:
-            return int(args[0])
-        except ValueError:
-            return None
+    if args and func in _GAME_CALLS:
+        return int(args[0])
     return None
