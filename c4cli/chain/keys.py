@@ -62,10 +62,10 @@ class Keyring:
         return NAME_RE.match(name) is not None and self._path(name).exists()
 
     def add(
-        self, name: str, private_key: bytes, passphrase: str, *, force: bool = False
+        self, name: str, private_key: bytes, passphrase: str
     ) -> KeyInfo:
         path = self._path(name)
-        if path.exists() and not force:
+        if path.exists():
             raise BadInput(f"key {name!r} already exists (delete it first)")
         pub = crypto.public_key(private_key)
         record: dict[str, object] = {

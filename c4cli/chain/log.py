@@ -107,7 +107,7 @@ class BlockLog:
     def locked(self, *, exclusive: bool) -> Iterator[None]:
         """Writers hold it exclusively across read-execute-append; readers share it."""
         if not self.folder.is_dir():
-            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
+            raise self._missing()
         fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
@@ -118,13 +118,16 @@ class BlockLog:
     def require(self) -> None:
         """Refuse, as exit 3, a home that has no chain."""
         if not self.path.exists():
-            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
+            raise self._missing()
+
+    def _missing(self) -> HomeDamaged:
+        return HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
 
     def read_bytes(self) -> bytes:
         try:
             return self.path.read_bytes()
         except FileNotFoundError:
-            raise HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first") from None
+            raise self._missing() from None
 
     def parse_genesis(self, data: bytes) -> tuple[dict[str, Any], int]:
         """The genesis record and the offset where the first block begins."""
