@@ -61,9 +61,7 @@ class Keyring:
     def exists(self, name: str) -> bool:
         return NAME_RE.match(name) is not None and self._path(name).exists()
 
-    def add(
-        self, name: str, private_key: bytes, passphrase: str
-    ) -> KeyInfo:
+    def add(self, name: str, private_key: bytes, passphrase: str) -> KeyInfo:
         path = self._path(name)
         if path.exists():
             raise BadInput(f"key {name!r} already exists (delete it first)")

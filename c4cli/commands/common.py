@@ -30,7 +30,11 @@ def stdin_is_terminal() -> bool:
 
 
 def read_stdin_line() -> str:
-    line = sys.stdin.readline() if sys.stdin is not None else ""
+    try:
+        line = sys.stdin.readline() if sys.stdin is not None else ""
+        line.encode()  # undecodable bytes arrive as lone surrogates
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        raise BadInput("the line read from stdin is not valid UTF-8") from None
     return line.rstrip("\r\n")
 
 

@@ -134,3 +134,20 @@ def test_list_and_delete(home) -> None:  # type: ignore[no-untyped-def]
     home.ok("keys", "delete", "a", "--yes")
     assert [k["name"] for k in home.json("keys", "list")] == ["b"]
     assert home.run("keys", "show", "a").exit_code == 2
+
+
+def test_undecodable_stdin_is_refused(home, c4_bin: str) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import subprocess
+
+    env = dict(os.environ, C4_HOME=str(home.path))
+    env.pop("C4_PASSWORD", None)
+    proc = subprocess.run(
+        [c4_bin, "keys", "add", "x", "--password-stdin"],
+        input=b"\xff\xfe\n",
+        env=env,
+        capture_output=True,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr == b"Error: the line read from stdin is not valid UTF-8\n"
+    assert not (home.path / "keys" / "x.json").exists()
