@@ -156,15 +156,17 @@ class Cache:
         """The cached state (fresh() must have said yes), with its cold stores attached."""
         import pickle
 
+        from c4cli.chain.state import ChainState
+
         try:
             raw = self._meta("state")
             state = None if raw is None else pickle.loads(raw)
         except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
             return None
-        if state is None:
-            return None
+        if not isinstance(state, ChainState):
+            return None  # not a state this code wrote: replay instead
         self.attach(state)
-        return state  # type: ignore[no-any-return]
+        return state
 
     def attach(self, state: ChainState) -> None:
         state.realm.games.cold = self
