@@ -11,6 +11,7 @@ import base64
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -109,15 +110,24 @@ class Keyring:
 
     def private_key(self, name: str, passphrase: str | None) -> bytes:
         """The private key; ``passphrase`` is needed (and checked) for an encrypted key."""
+        return self.unlock(name, lambda: passphrase)[1]
+
+    def unlock(self, name: str, ask: Callable[[], str | None]) -> tuple[KeyInfo, bytes]:
+        """The key's public part and its private key, reading its file once.
+
+        ``ask`` is called for the passphrase only if the key is encrypted.
+        """
         record, path = self._load(name)
+        info = self._info(record, path)
         if "private_key" in record:
-            return bytes.fromhex(str(record["private_key"]))
+            return info, bytes.fromhex(str(record["private_key"]))
+        passphrase = ask()
         if passphrase is None:
             raise BadInput(f"key {name!r} is encrypted: a passphrase is needed")
         sealed = record.get("crypto")
         if not isinstance(sealed, dict):
             raise HomeDamaged(f"{path} is not a key file")
-        return _open(sealed, passphrase, name)
+        return info, _open(sealed, passphrase, name)
 
     def list(self) -> list[KeyInfo]:
         if not self.folder.is_dir():

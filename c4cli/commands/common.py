@@ -63,12 +63,10 @@ def signer_for(
 
     With ``master``, the key signs as a session key on behalf of that account.
     """
-    keyring = Keyring(home)
-    info = keyring.info(key_name)
-    secret = None
-    if info.encrypted:
-        secret = passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}")
-    private_key = keyring.private_key(key_name, secret)
+    info, private_key = Keyring(home).unlock(
+        key_name,
+        lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
+    )
     if master is None:
         return Signer(address=info.address, private_key=private_key)
     return Signer(address=resolve(home, master), private_key=private_key, session_addr=info.address)
