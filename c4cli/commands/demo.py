@@ -24,7 +24,8 @@ GENESIS_TIME = "2026-01-01T00:00:00Z"
 
 
 def _signer(keyring: Keyring, name: str) -> Signer:
-    return Signer(keyring.info(name).address, keyring.private_key(name, None))
+    info, private_key = keyring.unlock(name, lambda: None)
+    return Signer(info.address, private_key)
 
 
 @click.command()
