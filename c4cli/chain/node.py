@@ -193,6 +193,7 @@ class LocalChain:
         ``msgs`` builds the messages from the state they will run against, so a
         default such as "the move count I see" is read inside the same lock.
         """
+        from c4cli.chain.state import session_not_found, unknown_account
         from c4cli.chain.tx import signed_tx
 
         with self.log.locked(exclusive=True):
@@ -200,14 +201,12 @@ class LocalChain:
             messages = msgs(state)
             account = state.account(signer.address)
             if account is None:
-                raise Refused(f"unknown address: account {signer.address} does not exist")
+                raise unknown_account(signer.address)
             sequence = account.sequence
             if signer.session_addr is not None:
                 session = account.sessions.get(signer.session_addr)
                 if session is None:
-                    raise Refused(
-                        f"session {signer.session_addr} not found for account {signer.address}"
-                    )
+                    raise session_not_found(signer.session_addr, signer.address)
                 sequence = session.sequence
             tx = signed_tx(
                 messages,

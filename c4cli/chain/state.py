@@ -348,7 +348,7 @@ class ChainState:
         signer = msg_signer(msgs[0])
         account = self.accounts.get(signer)
         if account is None:
-            raise Refused(f"unknown address: account {signer} does not exist")
+            raise unknown_account(signer)
         return account
 
     def execute(
@@ -423,7 +423,7 @@ class ChainState:
         signer = signers.pop()
         account = self.accounts.get(signer)
         if account is None:
-            raise Refused(f"unknown address: account {signer} does not exist")
+            raise unknown_account(signer)
         try:
             pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
             signature = (
@@ -463,7 +463,7 @@ class ChainState:
         """The session a tx names (and whether a new spend period starts), or a refusal."""
         session = account.sessions.get(session_addr)
         if session is None:
-            raise Refused(f"session {session_addr} not found for account {account.address}")
+            raise session_not_found(session_addr, account.address)
         if session.expires_at and time >= session.expires_at:
             raise Refused(f"session {session_addr} has expired")
         for msg in msgs:
@@ -512,7 +512,7 @@ class ChainState:
         elif kind == MSG_REVOKE_SESSION:
             account = self.accounts[signer]
             if account.sessions.pop(str(msg.get("session_addr")), None) is None:
-                raise Refused(f"session {msg.get('session_addr')} not found for account {signer}")
+                raise session_not_found(str(msg.get("session_addr")), signer)
             result.funcs.append("revoke_session")
         else:
             raise Refused(f"unknown message type {kind!r}")
@@ -598,6 +598,14 @@ class ChainState:
             spend_period=spend_period,
             period_start=time,
         )
+
+
+def unknown_account(address: str) -> Refused:
+    return Refused(f"unknown address: account {address} does not exist")
+
+
+def session_not_found(session_addr: str, master: str) -> Refused:
+    return Refused(f"session {session_addr} not found for account {master}")
 
 
 def _require_funds(address: str, have: Coins, need: Coins) -> None:
