@@ -28,7 +28,7 @@ from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.keys import Keyring
 from c4cli.chain.log import render_block
 from c4cli.chain.node import LocalChain
-from c4cli.chain.state import Genesis, block_hash
+from c4cli.chain.state import Genesis, block_hash, tx_entry
 from c4cli.chain.tx import call_msg, fee, signed_tx
 from c4cli.realm.connect4 import CREATOR, DEFAULT_PATH, first_mover
 
@@ -110,7 +110,7 @@ def sign_range(
             account_number=number,
             sequence=sequence,
         )
-        out.append({"account_number": number, "sequence": sequence, "tx": tx})
+        out.append(tx_entry(tx, number, sequence))
     return out
 
 

@@ -19,6 +19,10 @@ from c4cli.chain.files import fsync_dir, private_dir
 from c4cli.errors import HomeDamaged
 
 BLOCK_MARK = b"\n[[block]]\n"
+# The log's format, recorded in its genesis. 2: transactions are identified by
+# gno.land's TX HASH (sha256 of the amino binary) and signed with amino JSON's
+# zero coin "". A log without it was written by c4 0.1, whose hashes differ.
+LOG_FORMAT = 2
 
 
 class TornLog(HomeDamaged):
@@ -138,6 +142,11 @@ class BlockLog:
             assert isinstance(genesis, dict)
         except (ValueError, KeyError, AssertionError):
             raise HomeDamaged(f"{self.path}: genesis (height 0) is unreadable") from None
+        if genesis.get("format") != LOG_FORMAT:
+            raise HomeDamaged(
+                f"{self.path}: written by an older c4 whose transaction hashes are not "
+                "gno.land's; start a new chain with `c4 init --force` (replacing this one)"
+            )
         return genesis, end
 
     def parse_blocks(self, data: bytes, offset: int, first_height: int) -> Iterator[RawBlock]:

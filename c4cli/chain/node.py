@@ -233,8 +233,10 @@ class LocalChain:
             return self._append_tx(state, tx, account.number, sequence)
 
     def _append_tx(self, state: ChainState, tx: Tx, number: int, sequence: int) -> Receipt:
+        from c4cli.chain.state import tx_entry
+
         block_time = state.next_block_time(wallclock.time())
-        entry = {"account_number": number, "sequence": sequence, "tx": tx}
+        entry = tx_entry(tx, number, sequence)
         record = self._block_record(state, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)

@@ -14,11 +14,14 @@ import hashlib
 from typing import Any, NamedTuple
 
 from c4cli.chain import crypto
+from c4cli.chain.amino import EncodeError
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.chain.tx import (
+    AUTH_MSGS,
     MSG_CALL,
     MSG_CREATE_SESSION,
+    MSG_REVOKE_ALL_SESSIONS,
     MSG_REVOKE_SESSION,
     MSG_SEND,
     Tx,
@@ -146,7 +149,10 @@ class Genesis(NamedTuple):
     balances: tuple[tuple[str, str], ...]
 
     def to_record(self) -> dict[str, Any]:
+        from c4cli.chain.log import LOG_FORMAT
+
         record: dict[str, Any] = {
+            "format": LOG_FORMAT,
             "chain_id": self.chain_id,
             "time": format_time(self.time),
             "clock": self.clock,
@@ -177,22 +183,30 @@ class Genesis(NamedTuple):
         return genesis
 
 
+def tx_entry(tx: Tx, account_number: int, sequence: int) -> dict[str, Any]:
+    """A transaction as a block records it: the numbers it was signed for, its TX HASH
+    (what a node indexes it by) and the signed tx as amino JSON."""
+    return {
+        "account_number": account_number,
+        "sequence": sequence,
+        "hash": tx_hash(tx),
+        "tx": tx,
+    }
+
+
 class TxResult(Record):
     """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
 
-    __slots__ = ("funcs", "game_id", "signer", "transfers", "tx", "values")
+    __slots__ = ("funcs", "game_id", "hash", "signer", "transfers", "tx", "values")
 
     def __init__(self, tx: Tx, signer: str) -> None:
         self.tx = tx
+        self.hash = tx_hash(tx)
         self.signer = signer
         self.funcs: list[str] = []
         self.values: list[tuple[str, str]] = []
         self.transfers: list[tuple[str, int]] = []
         self.game_id: int | None = None
-
-    @property
-    def hash(self) -> str:
-        return tx_hash(self.tx)
 
     def outcome(self) -> dict[str, Any]:
         """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`."""
@@ -315,15 +329,13 @@ class ChainState:
         results = []
         for index, entry in enumerate(txs):
             try:
-                results.append(
-                    self.execute(
-                        entry["tx"],
-                        time=time,
-                        height=height,
-                        account_number=int(entry["account_number"]),
-                        sequence=int(entry["sequence"]),
-                        signature_checked=verified,
-                    )
+                result = self.execute(
+                    entry["tx"],
+                    time=time,
+                    height=height,
+                    account_number=int(entry["account_number"]),
+                    sequence=int(entry["sequence"]),
+                    signature_checked=verified,
                 )
             except (Refused, BadInput) as exc:
                 if new:
@@ -331,6 +343,12 @@ class ChainState:
                 raise HomeDamaged(f"{where}, transaction {index + 1} fails: {exc}") from None
             except (KeyError, TypeError, ValueError):
                 raise HomeDamaged(f"{where}, transaction {index + 1} is malformed") from None
+            if entry.get("hash") != result.hash:
+                raise HomeDamaged(
+                    f"{where}, transaction {index + 1} does not match its TX HASH: "
+                    "the log was altered"
+                )
+            results.append(result)
         self.height = height
         self.time = time
         self.last_hash = str(block["hash"])
@@ -373,7 +391,10 @@ class ChainState:
             if len(msgs) > 1
             else None
         )
-        result = TxResult(tx, signer)
+        try:
+            result = TxResult(tx, signer)
+        except EncodeError as exc:
+            raise Refused(f"invalid transaction: {exc}") from None
         try:
             self._debit(signer, checked.fee)
             for denom, amount in checked.fee.items():
@@ -468,7 +489,7 @@ class ChainState:
             raise Refused(f"session {session_addr} has expired")
         for msg in msgs:
             kind = msg.get("@type")
-            if kind in (MSG_CREATE_SESSION, MSG_REVOKE_SESSION):
+            if kind in AUTH_MSGS:
                 raise Refused("a session key cannot send auth messages")
             path = f"vm/exec:{msg.get('pkg_path')}" if kind == MSG_CALL else "bank/send"
             if not session.allows(path):
@@ -510,10 +531,13 @@ class ChainState:
             self._create_session(msg, signer, time)
             result.funcs.append("create_session")
         elif kind == MSG_REVOKE_SESSION:
-            account = self.accounts[signer]
-            if account.sessions.pop(str(msg.get("session_addr")), None) is None:
-                raise session_not_found(str(msg.get("session_addr")), signer)
+            session_addr = crypto.address_of(_session_key(msg))
+            if self.accounts[signer].sessions.pop(session_addr, None) is None:
+                raise session_not_found(session_addr, signer)
             result.funcs.append("revoke_session")
+        elif kind == MSG_REVOKE_ALL_SESSIONS:
+            self.accounts[signer].sessions.clear()
+            result.funcs.append("revoke_all_sessions")
         else:
             raise Refused(f"unknown message type {kind!r}")
 
@@ -563,16 +587,14 @@ class ChainState:
             result.game_id = game_arg
 
     def _create_session(self, msg: dict[str, Any], signer: str, time: int) -> None:
+        pub_key = _session_key(msg)
         try:
-            pub_key = base64.b64decode(msg["session_key"]["value"], validate=True)
             expires_at = int(str(msg.get("expires_at", "0")))
-            allow_paths = tuple(str(p) for p in msg["allow_paths"])
+            allow_paths = tuple(str(p) for p in msg.get("allow_paths", []))
             spend_limit = parse_coins(str(msg.get("spend_limit", "")))
             spend_period = int(str(msg.get("spend_period", "0")))
         except (KeyError, TypeError, ValueError, BadInput) as exc:
             raise Refused(f"invalid session: {exc}") from None
-        if len(pub_key) != 33:
-            raise Refused("invalid session: the session key must be a compressed secp256k1 key")
         address = crypto.address_of(pub_key)
         if address == signer:
             raise Refused("invalid session: an account cannot be its own session")
@@ -598,6 +620,19 @@ class ChainState:
             spend_period=spend_period,
             period_start=time,
         )
+
+
+def _session_key(msg: dict[str, Any]) -> bytes:
+    """The session public key a session message names (33 compressed bytes)."""
+    try:
+        key = msg["session_key"]
+        pub_key = base64.b64decode(key["value"], validate=True)
+        assert key.get("@type") == crypto.PUBKEY_TYPE
+    except (KeyError, TypeError, ValueError, AssertionError):
+        pub_key = b""
+    if len(pub_key) != 33:
+        raise Refused("invalid session: the session key must be a compressed secp256k1 key")
+    return pub_key
 
 
 def unknown_account(address: str) -> Refused:

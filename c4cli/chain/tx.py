@@ -7,12 +7,12 @@ value is what gets signed, what is written to the log and what is hashed.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import re
 from typing import Any
 
 from c4cli.chain import crypto
+from c4cli.chain.coins import format_coins, parse_coins
 
 Msg = dict[str, Any]
 Tx = dict[str, Any]
@@ -21,6 +21,8 @@ MSG_CALL = "/vm.m_call"
 MSG_SEND = "/bank.MsgSend"
 MSG_CREATE_SESSION = "/auth.m_create_session"
 MSG_REVOKE_SESSION = "/auth.m_revoke_session"
+MSG_REVOKE_ALL_SESSIONS = "/auth.m_revoke_all_sessions"
+AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 DEFAULT_GAS_WANTED = 2_000_000
 
 
@@ -56,23 +58,41 @@ def create_session_msg(
     spend_limit: str,
     spend_period: int,
 ) -> Msg:
-    """Authorise a session key; ``expires_at`` 0 means it never expires."""
-    return {
+    """Authorise a session key; ``expires_at`` 0 means it never expires.
+
+    ``allow_paths``, ``spend_limit`` and ``spend_period`` are ``omitempty`` in
+    tm2, so an empty one is left out of the signed JSON.
+    """
+    msg: Msg = {
         "@type": MSG_CREATE_SESSION,
         "creator": creator,
-        "session_key": {
-            "@type": crypto.PUBKEY_TYPE,
-            "value": base64.b64encode(session_pub_key).decode(),
-        },
+        "session_key": pub_key_json(session_pub_key),
         "expires_at": str(expires_at),
-        "allow_paths": list(allow_paths),
-        "spend_limit": spend_limit,
-        "spend_period": str(spend_period),
+    }
+    if allow_paths:
+        msg["allow_paths"] = list(allow_paths)
+    if spend_limit:
+        msg["spend_limit"] = spend_limit
+    if spend_period:
+        msg["spend_period"] = str(spend_period)
+    return msg
+
+
+def revoke_session_msg(creator: str, session_pub_key: bytes) -> Msg:
+    """Revoke one session, named by its public key as tm2's message names it."""
+    return {
+        "@type": MSG_REVOKE_SESSION,
+        "creator": creator,
+        "session_key": pub_key_json(session_pub_key),
     }
 
 
-def revoke_session_msg(creator: str, session_addr: str) -> Msg:
-    return {"@type": MSG_REVOKE_SESSION, "creator": creator, "session_addr": session_addr}
+def revoke_all_sessions_msg(creator: str) -> Msg:
+    return {"@type": MSG_REVOKE_ALL_SESSIONS, "creator": creator}
+
+
+def pub_key_json(pub_key: bytes) -> dict[str, str]:
+    return {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(pub_key).decode()}
 
 
 def msg_signer(msg: Msg) -> str:
@@ -84,7 +104,12 @@ def msg_signer(msg: Msg) -> str:
 
 
 def fee(gas_wanted: int, gas_fee: str) -> dict[str, str]:
-    return {"gas_wanted": str(gas_wanted), "gas_fee": gas_fee}
+    """A ``std.Fee`` of one coin, in canonical form; a zero coin is ``""``, as amino writes it.
+
+    >>> fee(2000000, "0ugnot")
+    {'gas_wanted': '2000000', 'gas_fee': ''}
+    """
+    return {"gas_wanted": str(gas_wanted), "gas_fee": format_coins(parse_coins(gas_fee))}
 
 
 def canonical_json(value: Any) -> bytes:
@@ -172,10 +197,7 @@ def signed_tx(
     """A ``std.Tx`` with one signature over its sign document."""
     doc = sign_bytes(chain_id, account_number, sequence, tx_fee, msgs, memo)
     signature: dict[str, Any] = {
-        "pub_key": {
-            "@type": crypto.PUBKEY_TYPE,
-            "value": base64.b64encode(crypto.public_key(private_key)).decode(),
-        },
+        "pub_key": pub_key_json(crypto.public_key(private_key)),
         "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
     }
     if session_addr is not None:
@@ -184,5 +206,7 @@ def signed_tx(
 
 
 def tx_hash(tx: Tx) -> str:
-    """sha256 of the canonical JSON of the signed tx, base64 (see README: not amino binary)."""
-    return base64.b64encode(hashlib.sha256(canonical_json(tx)).digest()).decode()
+    """TX HASH: base64 of sha256 of the tx's amino binary, as gno.land indexes it."""
+    from c4cli.chain.amino import tx_hash as amino_hash
+
+    return amino_hash(tx)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.coins import parse_coins
+from c4cli.chain.coins import format_coins, parse_amount
 from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain, Receipt, Signer
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, Msg, fee
@@ -105,12 +105,12 @@ def tx_options(func: F) -> F:
 
 
 def tx_fee(gas_fee: str, gas_wanted: int) -> dict[str, str]:
-    coins = parse_coins(gas_fee)
+    coins = parse_amount(gas_fee)
     if len(coins) != 1:
         raise BadInput(f"invalid --gas-fee {gas_fee!r}: give one coin, e.g. 0ugnot")
     if gas_wanted < 0:
         raise BadInput("--gas-wanted must not be negative")
-    return fee(gas_wanted, gas_fee)
+    return fee(gas_wanted, format_coins(coins))
 
 
 def submit(

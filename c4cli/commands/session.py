@@ -9,12 +9,17 @@ from typing import Any
 import click
 
 from c4cli.chain import crypto
-from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.coins import format_coins, parse_amount
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
 from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState
-from c4cli.chain.tx import Msg, create_session_msg, revoke_session_msg
+from c4cli.chain.state import ChainState, session_not_found
+from c4cli.chain.tx import (
+    Msg,
+    create_session_msg,
+    revoke_all_sessions_msg,
+    revoke_session_msg,
+)
 from c4cli.commands.common import (
     parse_duration,
     passphrase,
@@ -50,7 +55,10 @@ def _expiry(text: str, state: ChainState) -> int:
         return 0
     if "T" in text:
         return parse_time(text)
-    return state.next_block_time(wallclock.time()) + parse_duration(text, what="--expires")
+    expiry = state.next_block_time(wallclock.time()) + parse_duration(text, what="--expires")
+    if expiry > MAX_TIME:
+        raise BadInput(f"invalid --expires {text!r}: it ends after {format_time(MAX_TIME)}")
+    return expiry
 
 
 @session.command("create")
@@ -128,29 +136,47 @@ def create(
 
 
 @session.command("revoke")
-@click.option("--session-key", "session_key", required=True, metavar="NAME_OR_ADDR")
+@click.option("--session-key", "session_key", metavar="NAME_OR_ADDR", help="The session to revoke.")
+@click.option("--all", "revoke_all", is_flag=True, help="Revoke every session of MASTER.")
 @click.argument("master_key", metavar="MASTER")
 @tx_options
 @common_options
-def revoke(session_key: str, master_key: str, home: Path, **opts: Any) -> None:
-    """Revoke a session of MASTER (signed by MASTER's own key).
+def revoke(
+    session_key: str | None, revoke_all: bool, master_key: str, home: Path, **opts: Any
+) -> None:
+    """Revoke a session of MASTER, or all of them (signed by MASTER's own key).
 
     \b
     Example:
       c4 session revoke --session-key bob-s bob
+      c4 session revoke --all bob
     """
     _own_key_only(opts)
-    session_addr = resolve(home, session_key)
+    if (session_key is None) == (not revoke_all):
+        raise BadInput("give either --session-key NAME_OR_ADDR or --all")
     creator = Keyring(home).info(master_key).address
-    receipt = submit(
-        home, master_key, lambda state: [revoke_session_msg(creator, session_addr)], opts
-    )
-    print_receipt(
-        receipt,
-        as_json=opts["as_json"],
-        gas_wanted=opts["gas_wanted"],
-        human=f"session {session_addr} revoked",
-    )
+    if session_key is None:
+        receipt = submit(home, master_key, lambda state: [revoke_all_sessions_msg(creator)], opts)
+        human = f"every session of {master_key} revoked"
+    else:
+        keyring = Keyring(home)
+        known = keyring.info(session_key).pub_key if keyring.exists(session_key) else None
+        session_addr = resolve(home, session_key)
+
+        def msgs(state: ChainState) -> list[Msg]:
+            # tm2 names the session by its public key; the chain knows it by address.
+            pub_key = known
+            if pub_key is None:
+                account = state.account(creator)
+                found = None if account is None else account.sessions.get(session_addr)
+                if found is None:
+                    raise session_not_found(session_addr, creator)
+                pub_key = found.pub_key
+            return [revoke_session_msg(creator, pub_key)]
+
+        receipt = submit(home, master_key, msgs, opts)
+        human = f"session {session_addr} revoked"
+    print_receipt(receipt, as_json=opts["as_json"], gas_wanted=opts["gas_wanted"], human=human)
 
 
 @session.command("list")

@@ -226,24 +226,24 @@ def test_spend_period_resets(chain: Home) -> None:
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "--master", "alice", "s")
 
 
-def test_session_cannot_send_auth_messages(chain: Home) -> None:
+@pytest.mark.parametrize("revoke_all", [False, True])
+def test_session_cannot_send_auth_messages(chain: Home, revoke_all: bool) -> None:
     chain.ok("session", "create", "--session-key", "s", "--allow-paths", "*", "alice")
     from c4cli.chain.keys import Keyring
     from c4cli.chain.node import LocalChain, Signer
-    from c4cli.chain.tx import fee, revoke_session_msg
+    from c4cli.chain.tx import fee, revoke_all_sessions_msg, revoke_session_msg
     from c4cli.errors import Refused
 
     keyring = Keyring(chain.path)
     alice = keyring.info("alice").address
-    signer = Signer(alice, keyring.private_key("s", None), session_addr=keyring.info("s").address)
+    session = keyring.info("s")
+    signer = Signer(alice, keyring.private_key("s", None), session_addr=session.address)
+    msg = (
+        revoke_all_sessions_msg(alice) if revoke_all else revoke_session_msg(alice, session.pub_key)
+    )
     before = chain.log_bytes()
     with pytest.raises(Refused, match="a session key cannot send auth messages"):
-        LocalChain(chain.path).submit(
-            signer,
-            lambda st: [revoke_session_msg(alice, signer.session_addr or "")],
-            fee(1, "0ugnot"),
-            "",
-        )
+        LocalChain(chain.path).submit(signer, lambda st: [msg], fee(1, "0ugnot"), "")
     assert chain.log_bytes() == before
 
 

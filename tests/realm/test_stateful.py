@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from c4cli.chain import crypto
 from c4cli.chain.clock import format_time
-from c4cli.chain.state import ChainState, Genesis, block_hash
+from c4cli.chain.state import ChainState, Genesis, block_hash, tx_entry
 from c4cli.chain.tx import call_msg, create_session_msg, fee, signed_tx
 from c4cli.errors import Refused
 from c4cli.realm.connect4 import OPEN, PLAYING, Game
@@ -78,7 +78,7 @@ class RealmMachine(RuleBasedStateMachine):
             sequence=sequence,
             session_addr=session_addr,
         )
-        return {"account_number": account.number, "sequence": sequence, "tx": tx}
+        return tx_entry(tx, account.number, sequence)
 
     def _block(self, txs: list[dict[str, Any]], seconds: int = 5) -> None:
         record: dict[str, Any] = {

@@ -1,0 +1,202 @@
+"""Amino binary: the bytes a gno.land node receives, stores and hashes for a tx.
+
+Amino's binary form is the protobuf 3 wire format: each field is a key
+(``number << 3 | wire type``) then a varint or a length-prefixed run of bytes.
+A field whose value is empty or zero is not written, except the elements of a
+repeated field and a struct that the parent always writes (``Tx.fee``). int64
+values are signed varints (zigzag), coins travel as their text, and an
+interface value (a message, a public key) is an ``Any``: its type URL and its
+own encoding.
+
+The encoder reads the same amino-JSON dict that is signed and logged, so there
+is one representation of a transaction and its bytes are derived from it. It
+is written out here rather than taken from a protobuf library because it is a
+few dozen lines and every command that signs imports it.
+
+>>> encode_varint(300).hex()
+'ac02'
+>>> _zigzag(-1), _zigzag(1)
+(1, 2)
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+from typing import Any
+
+from c4cli.chain import crypto
+
+_VARINT, _BYTES = 0, 2
+
+
+class EncodeError(ValueError):
+    """A transaction value that has no amino encoding (a bad type or a missing field)."""
+
+
+def encode_varint(value: int) -> bytes:
+    if value < 0:
+        raise EncodeError(f"varint of a negative number {value}")
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _zigzag(value: int) -> int:
+    if not -(2**63) <= value < 2**63:
+        raise EncodeError(f"{value} does not fit in an int64")
+    return (value << 1) ^ (value >> 63)
+
+
+def _key(number: int, wire_type: int) -> bytes:
+    return encode_varint(number << 3 | wire_type)
+
+
+def _bytes_field(number: int, data: bytes) -> bytes:
+    return _key(number, _BYTES) + encode_varint(len(data)) + data
+
+
+def _string(number: int, text: Any) -> bytes:
+    """A string field; left out when empty."""
+    if not isinstance(text, str):
+        raise EncodeError(f"field {number}: expected a string, got {type(text).__name__}")
+    return _bytes_field(number, text.encode()) if text else b""
+
+
+def _strings(number: int, texts: Any) -> bytes:
+    """A repeated string field: every element written, empty ones too."""
+    if not isinstance(texts, list):
+        raise EncodeError(f"field {number}: expected a list of strings")
+    out = b""
+    for text in texts:
+        if not isinstance(text, str):
+            raise EncodeError(f"field {number}: expected a list of strings")
+        out += _bytes_field(number, text.encode())
+    return out
+
+
+def _sint64(number: int, value: Any) -> bytes:
+    """An int64 field, as amino JSON carries it (a decimal string); left out when 0."""
+    parsed = None
+    if isinstance(value, str | int) and not isinstance(value, bool):
+        with contextlib.suppress(ValueError):
+            parsed = int(value)
+    if parsed is None or (isinstance(value, str) and value.strip() != value):
+        raise EncodeError(f"field {number}: expected an int64, got {value!r}")
+    return _key(number, _VARINT) + encode_varint(_zigzag(parsed)) if parsed else b""
+
+
+def _any(type_url: str, value: bytes) -> bytes:
+    return _string(1, type_url) + _bytes_field(2, value)
+
+
+def _pub_key(value: Any) -> bytes:
+    """A ``/tm.PubKeySecp256k1`` as an ``Any``: the 33 key bytes in field 1."""
+    if not isinstance(value, dict) or value.get("@type") != crypto.PUBKEY_TYPE:
+        raise EncodeError("public key: expected a /tm.PubKeySecp256k1")
+    try:
+        key = base64.b64decode(value["value"], validate=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EncodeError(f"public key: {exc}") from None
+    return _any(crypto.PUBKEY_TYPE, _bytes_field(1, key))
+
+
+def _call(msg: dict[str, Any]) -> bytes:
+    return (
+        _string(1, msg["caller"])
+        + _string(2, msg["send"])
+        + _string(3, msg["max_deposit"])
+        + _string(4, msg["pkg_path"])
+        + _string(5, msg["func"])
+        + _strings(6, msg.get("args", []))
+    )
+
+
+def _send(msg: dict[str, Any]) -> bytes:
+    return (
+        _string(1, msg["from_address"]) + _string(2, msg["to_address"]) + _string(3, msg["amount"])
+    )
+
+
+def _create_session(msg: dict[str, Any]) -> bytes:
+    return (
+        _string(1, msg["creator"])
+        + _bytes_field(2, _pub_key(msg["session_key"]))
+        + _sint64(3, msg["expires_at"])
+        + _strings(4, msg.get("allow_paths", []))
+        + _string(5, msg.get("spend_limit", ""))
+        + _sint64(6, msg.get("spend_period", "0"))
+    )
+
+
+def _revoke_session(msg: dict[str, Any]) -> bytes:
+    return _string(1, msg["creator"]) + _bytes_field(2, _pub_key(msg["session_key"]))
+
+
+def _revoke_all_sessions(msg: dict[str, Any]) -> bytes:
+    return _string(1, msg["creator"])
+
+
+_MESSAGES = {
+    "/vm.m_call": _call,
+    "/bank.MsgSend": _send,
+    "/auth.m_create_session": _create_session,
+    "/auth.m_revoke_session": _revoke_session,
+    "/auth.m_revoke_all_sessions": _revoke_all_sessions,
+}
+
+
+def encode_msg(msg: Any) -> bytes:
+    """One message as the ``Any`` that ``Tx.msgs`` holds."""
+    if not isinstance(msg, dict):
+        raise EncodeError("a message must be an object")
+    kind = msg.get("@type")
+    if not isinstance(kind, str) or kind not in _MESSAGES:
+        raise EncodeError(f"unknown message type {kind!r}")
+    try:
+        return _any(kind, _MESSAGES[kind](msg))
+    except KeyError as exc:
+        raise EncodeError(f"{kind}: missing field {exc}") from None
+
+
+def _signature(signature: Any) -> bytes:
+    if not isinstance(signature, dict):
+        raise EncodeError("a signature must be an object")
+    try:
+        raw = base64.b64decode(signature["signature"], validate=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise EncodeError(f"signature: {exc}") from None
+    pub_key = signature.get("pub_key")
+    return (
+        (b"" if pub_key is None else _bytes_field(1, _pub_key(pub_key)))
+        + (_bytes_field(2, raw) if raw else b"")
+        + _string(3, signature.get("session_addr", ""))
+    )
+
+
+def encode_tx(tx: dict[str, Any]) -> bytes:
+    """The amino binary of a signed ``std.Tx`` given as its amino JSON."""
+    msgs, fee, signatures = tx.get("msg"), tx.get("fee"), tx.get("signatures")
+    if not isinstance(msgs, list) or not isinstance(signatures, list) or not isinstance(fee, dict):
+        raise EncodeError("a tx needs msg, fee and signatures")
+    out = b"".join(_bytes_field(1, encode_msg(msg)) for msg in msgs)
+    try:
+        out += _bytes_field(2, _sint64(1, fee["gas_wanted"]) + _string(2, fee["gas_fee"]))
+    except KeyError as exc:
+        raise EncodeError(f"fee: missing field {exc}") from None
+    out += b"".join(_bytes_field(3, _signature(sig)) for sig in signatures)
+    return out + _string(4, tx.get("memo", ""))
+
+
+def tx_hash(tx: dict[str, Any]) -> str:
+    """TX HASH as gno.land computes it: base64 of sha256 of the amino binary.
+
+    >>> tx = {"msg": [], "fee": {"gas_wanted": "0", "gas_fee": ""}, "signatures": []}
+    >>> encode_tx(tx).hex(), tx_hash(tx)[:8]
+    ('1200', 'CNp8Rcsg')
+    """
+    return base64.b64encode(hashlib.sha256(encode_tx(tx)).digest()).decode()
