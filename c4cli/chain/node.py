@@ -39,12 +39,19 @@ class Signer(NamedTuple):
 
 
 class Receipt(NamedTuple):
-    """A delivered transaction, and the state right after it."""
+    """A delivered transaction, and the state right after it.
+
+    The local chain runs no GnoVM, so it meters no gas and no storage: it
+    reports 0 gas used, no events and no info, where a node reports its own.
+    """
 
     height: int
     time: int
     result: TxResult
     state: ChainState
+    gas_used: int = 0
+    events: str = "[]"
+    info: str = ""
 
 
 class Block(NamedTuple):
@@ -134,8 +141,6 @@ class LocalChain:
         The cache must describe this very log (it is rebuilt if not), so the
         blocks read here are the ones its outcomes came from.
         """
-        from c4cli.chain.tx import tx_hash
-
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
@@ -150,7 +155,7 @@ class LocalChain:
                 record = self.log.parse_block(data[span.start : span.end], span.height)
                 outcomes = []
                 for entry in record.get("txs", []):
-                    found = self.cache.transaction(tx_hash(entry["tx"]))
+                    found = self.cache.transaction(str(entry["hash"]))
                     if found is None:  # cannot happen with a cache this code wrote
                         raise HomeDamaged(f"{self.cache.path}: incomplete; delete it")
                     outcomes.append(found[1])
@@ -159,8 +164,6 @@ class LocalChain:
 
     def find_tx(self, tx_hash: str) -> tuple[dict[str, Any], int, dict[str, Any]] | None:
         """A transaction by hash: its block, its index there and its outcome."""
-        from c4cli.chain.tx import tx_hash as hash_of
-
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
@@ -170,7 +173,7 @@ class LocalChain:
         height, outcome = found
         (block,) = self.blocks(height, height)
         for index, entry in enumerate(block.record.get("txs", [])):
-            if hash_of(entry["tx"]) == tx_hash:
+            if entry["hash"] == tx_hash:
                 return block.record, index, outcome
         return None
 

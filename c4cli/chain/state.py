@@ -197,7 +197,7 @@ def tx_entry(tx: Tx, account_number: int, sequence: int) -> dict[str, Any]:
 class TxResult(Record):
     """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
 
-    __slots__ = ("funcs", "game_id", "hash", "signer", "transfers", "tx", "values")
+    __slots__ = ("data", "funcs", "game_id", "hash", "signer", "transfers", "tx", "values")
 
     def __init__(self, tx: Tx, signer: str) -> None:
         self.tx = tx
@@ -205,6 +205,9 @@ class TxResult(Record):
         self.signer = signer
         self.funcs: list[str] = []
         self.values: list[tuple[str, str]] = []
+        # The deliver result's data, as gno.land's VM writes it: each call's
+        # results as "(value type)" lines, then "\n\n" after every call.
+        self.data = ""
         self.transfers: list[tuple[str, int]] = []
         self.game_id: int | None = None
 
@@ -581,6 +584,7 @@ class ChainState:
             self._credit(to, {UGNOT: amount})
         result.funcs.append(func)
         result.values.extend(call.values)
+        result.data += "\n".join(f"({value} {kind})" for value, kind in call.values) + "\n\n"
         result.transfers.extend(call.transfers)
         game_arg = _game_id(func, args, call.values)
         if game_arg is not None:

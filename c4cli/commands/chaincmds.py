@@ -19,7 +19,7 @@ from c4cli.chain.state import (
     ChainState,
     Genesis,
 )
-from c4cli.chain.tx import send_msg, tx_hash
+from c4cli.chain.tx import send_msg
 from c4cli.commands.common import (
     acting_address,
     parse_duration,
@@ -218,10 +218,10 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     )
 
 
-def _tx_summary(tx: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
-    msgs = tx["msg"]
+def _tx_summary(entry: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    msgs = entry["tx"]["msg"]
     return {
-        "hash": tx_hash(tx),
+        "hash": entry["hash"],
         "signer": outcome["signer"],
         "func": outcome["func"],
         "args": [list(m.get("args", [])) for m in msgs],
@@ -246,7 +246,7 @@ def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> N
     for block in LocalChain(home).blocks(from_height, to_height):
         record = block.record
         txs = [
-            _tx_summary(entry["tx"], outcome)
+            _tx_summary(entry, outcome)
             for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
         ]
         shown.append(
@@ -265,14 +265,20 @@ def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> N
 
 
 @click.command("tx")
-@click.argument("hash_")
+@click.argument("hash_", metavar="HASH")
+@click.option(
+    "--binary",
+    is_flag=True,
+    help="Print the tx's amino bytes in base64, as a node receives them (for gnokey broadcast).",
+)
 @common_options
-def tx_cmd(hash_: str, home: Path, as_json: bool) -> None:
-    """Show one transaction, its block and its result.
+def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
+    """Show one transaction, its block and its result, by its TX HASH.
 
     \b
     Example:
       c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
+      c4 tx --binary 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU=' | base64 -d > tx.bin
     """
     found = LocalChain(home).find_tx(hash_)
     if found is None:
@@ -280,8 +286,19 @@ def tx_cmd(hash_: str, home: Path, as_json: bool) -> None:
     record, index, outcome = found
     entry = record["txs"][index]
     doc = {"height": record["height"], "time": record["time"]}
-    doc.update(_tx_summary(entry["tx"], outcome))
+    doc.update(_tx_summary(entry, outcome))
     doc["tx"] = entry["tx"]
+    if binary:
+        import base64
+
+        from c4cli.chain.amino import encode_tx
+
+        encoded = base64.b64encode(encode_tx(entry["tx"])).decode()
+        if as_json:
+            emit_json({"hash": doc["hash"], "tx": encoded})
+        else:
+            click.echo(encoded)
+        return
     if as_json:
         emit_json(doc)
         return

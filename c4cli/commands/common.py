@@ -130,15 +130,24 @@ def submit(
 
 
 def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:
-    """What gnokey prints for a delivered transaction."""
-    values = "".join(f"({value} {kind})\n" for value, kind in receipt.result.values)
+    """What gnokey prints for a delivered transaction, line for line.
+
+    gnokey prints the deliver data with Println, so a call's ``(1 int)`` and the
+    VM's ``\n\n`` after it are followed by one more newline before ``OK!``;
+    the labels are padded and joined to their values by Println's space.
+    """
     return (
-        f"{values}\nOK!\nGAS WANTED: {gas_wanted}\nHEIGHT:     {receipt.height}\n"
-        f"EVENTS:     []\nTX HASH:    {receipt.result.hash}"
+        f"{receipt.result.data}\nOK!\n"
+        f"GAS WANTED: {gas_wanted}\n"
+        f"GAS USED:   {receipt.gas_used}\n"
+        f"HEIGHT:     {receipt.height}\n"
+        f"EVENTS:     {receipt.events}\n"
+        f"INFO:       {receipt.info}\n"
+        f"TX HASH:    {receipt.result.hash}"
     )
 
 
-def receipt_json(receipt: Receipt, game: Any = None) -> dict[str, Any]:
+def receipt_json(receipt: Receipt, game: Any = None, *, gas_wanted: int) -> dict[str, Any]:
     document: dict[str, Any] = {
         "ok": True,
         "height": receipt.height,
@@ -149,6 +158,10 @@ def receipt_json(receipt: Receipt, game: Any = None) -> dict[str, Any]:
         "transfers": [
             {"to": to, "amount": f"{amount}ugnot"} for to, amount in receipt.result.transfers
         ],
+        "gas_wanted": gas_wanted,
+        "gas_used": receipt.gas_used,
+        "events": json.loads(receipt.events),
+        "info": receipt.info,
     }
     if game is not None:
         document["game"] = game
@@ -159,7 +172,7 @@ def print_receipt(
     receipt: Receipt, *, as_json: bool, gas_wanted: int, human: str = "", game: Any = None
 ) -> None:
     if as_json:
-        emit_json(receipt_json(receipt, game))
+        emit_json(receipt_json(receipt, game, gas_wanted=gas_wanted))
         return
     click.echo(gnokey_receipt(receipt, gas_wanted))
     if human:

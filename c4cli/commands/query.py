@@ -12,32 +12,13 @@ import click
 from c4cli.chain.node import LocalChain
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.errors import BadInput, Refused
+from c4cli.gotext import quote
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
 
 _EXPR = re.compile(r"^(?P<func>[A-Za-z_][A-Za-z0-9_]*)\((?P<args>.*)\)$", re.S)
-
-
-def go_quote(text: str) -> str:
-    """A string as Go's %q writes it (for gnokey-shaped output)."""
-    out = ['"']
-    for char in text:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif char == "\n":
-            out.append("\\n")
-        elif char == "\t":
-            out.append("\\t")
-        elif char == "\r":
-            out.append("\\r")
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\x{ord(char):02x}")
-        else:
-            out.append(char)
-    out.append('"')
-    return "".join(out)
 
 
 def split_args(text: str) -> list[str]:
@@ -102,7 +83,7 @@ def qeval(state: ChainState, data: str) -> str:
     if path != state.genesis.realm_path:
         raise Refused(f"package not found: {path}")
     value = realm_read(state, match["func"], split_args(match["args"]))
-    return f"height: {state.height}\ndata: ({go_quote(value)} string)"
+    return f"height: {state.height}\ndata: ({quote(value)} string)"
 
 
 def qrender(state: ChainState, data: str) -> str:

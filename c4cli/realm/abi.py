@@ -1,15 +1,20 @@
 """The realm's exported signatures: string arguments in, typed values out.
 
-A ``vm/m_call`` carries every argument as a string. Before the realm runs, each
-one is parsed as its parameter's type; a wrong count or a value that does not
-parse is refused here, naming the function and the parameter.
+A ``vm/m_call`` carries every argument as a string. Before the realm runs, gno's
+VM keeper parses each one as its parameter's type (``convertArgToGno``); a wrong
+count, a name that is not declared or a value that does not parse is refused
+here in the VM's own words, so a script sees the same text as on gno.land.
+Counts include the ``cur realm`` parameter every crossing function takes first,
+as the VM counts them.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from c4cli.gotext import quote
 from c4cli.realm.connect4 import CallResult, Context, Realm, RealmState
 from c4cli.realm.views import active_json, game_json, leaders_json
 
@@ -55,38 +60,63 @@ READS: dict[str, Signature] = {
 }
 
 
-def parse_args(func: str, signature: Signature, args: list[str]) -> list[Any]:
+def parse_args(func: str, signature: Signature, args: list[str], *, crossing: bool) -> list[Any]:
+    """Typed values for ``args``; ``crossing`` counts the leading ``cur realm`` parameter."""
     if len(args) != len(signature.params):
+        extra = 1 if crossing else 0
         raise ArgumentError(
-            f"{func} takes {len(signature.params)} argument(s) "
-            f"({', '.join(name for name, _ in signature.params) or 'none'}), got {len(args)}"
+            f"wrong number of arguments in call to {func}: "
+            f"want {len(signature.params) + extra} got {len(args) + extra}"
         )
-    values: list[Any] = []
-    for (name, kind), raw in zip(signature.params, args, strict=True):
-        if kind == INT:
-            values.append(_parse_int(func, name, raw))
-        else:
-            values.append(raw)
-    return values
+    return [
+        parse_int(raw) if kind == INT else raw
+        for (_, kind), raw in zip(signature.params, args, strict=True)
+    ]
 
 
-def _parse_int(func: str, name: str, raw: str) -> int:
-    text = raw.strip()
-    body = text[1:] if text[:1] in "+-" else text
-    if not body.isascii() or not body.isdigit() or text != raw:
-        raise ArgumentError(f"{func}: parameter {name}: {raw!r} is not an int")
-    value = int(text)
+def parse_int(raw: str) -> int:
+    """An ``int`` argument as the VM reads it: ``strconv.ParseInt(arg, 10, 64)``, no ``+``.
+
+    >>> parse_int("-7"), parse_int("007")
+    (-7, 7)
+    >>> for bad in ("+6", " 7"):
+    ...     try:
+    ...         parse_int(bad)
+    ...     except ArgumentError as exc:
+    ...         print(exc)
+    numbers cannot start with +
+    error parsing int " 7": strconv.ParseInt: parsing " 7": invalid syntax
+    """
+    if raw.startswith("+"):
+        raise ArgumentError("numbers cannot start with +")
+    if _DECIMAL.fullmatch(raw) is None:
+        raise ArgumentError(_parse_int_error(raw, "invalid syntax"))
+    value = int(raw)
     if not _INT64_MIN <= value <= _INT64_MAX:
-        raise ArgumentError(f"{func}: parameter {name}: {raw!r} is out of range for int")
+        raise ArgumentError(_parse_int_error(raw, "value out of range"))
     return value
+
+
+def _parse_int_error(raw: str, reason: str) -> str:
+    return f"error parsing int {quote(raw)}: strconv.ParseInt: parsing {quote(raw)}: {reason}"
+
+
+_DECIMAL = re.compile("-?[0-9]+")
 
 
 def call(state: RealmState, ctx: Context, func: str, args: list[str]) -> CallResult:
     """Run one exported function; raises ArgumentError or RealmPanic."""
     signature = CALLS.get(func)
     if signature is None:
-        raise ArgumentError(f"function {func!r} is not an exported transaction of {state.path}")
-    values = parse_args(func, signature, args)
+        if func in READS:
+            raise ArgumentError(
+                f"function {func} is non-crossing and cannot be called with MsgCall; "
+                "query with vm/qeval or use MsgRun"
+            )
+        if not func.isidentifier() or not func.isascii():
+            raise ArgumentError("func must be a Go identifier")
+        raise ArgumentError(f"name {func} not declared")
+    values = parse_args(func, signature, args, crossing=True)
     method: Callable[..., CallResult] = getattr(Realm(state), func)
     return method(ctx, *values)
 
@@ -95,8 +125,10 @@ def read(state: RealmState, now: int, func: str, args: list[str]) -> tuple[str, 
     """Evaluate a read accessor: (value, Go type)."""
     signature = READS.get(func)
     if signature is None:
-        raise ArgumentError(f"function {func!r} is not a read function of {state.path}")
-    values = parse_args(func, signature, args)
+        if func in CALLS:
+            raise ArgumentError(f"function {func} is crossing: call it in a transaction")
+        raise ArgumentError(f"name {func} not declared")
+    values = parse_args(func, signature, args, crossing=False)
     if func == "GameJSON":
         return game_json(state, now, values[0]), STRING
     if func == "ActiveJSON":

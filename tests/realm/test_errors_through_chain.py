@@ -341,13 +341,41 @@ def test_owner_checks(chain: Home) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["Play", "1", "x", "0"], "Play: parameter column: 'x' is not an int"),
-        (["Play", "1", "4"], "Play takes 3 argument(s) (id, column, move), got 2"),
+        (
+            ["Play", "1", "x", "0"],
+            'error parsing int "x": strconv.ParseInt: parsing "x": invalid syntax',
+        ),
+        (["Play", "1", "4"], "wrong number of arguments in call to Play: want 4 got 3"),
+        (
+            ["AcceptOwnership", "1"],
+            "wrong number of arguments in call to AcceptOwnership: want 1 got 2",
+        ),
         (
             ["Cancel", "99999999999999999999"],
-            "Cancel: parameter id: '99999999999999999999' is out of range for int",
+            'error parsing int "99999999999999999999": strconv.ParseInt: '
+            'parsing "99999999999999999999": value out of range',
         ),
-        (["Nope"], "function 'Nope' is not an exported transaction of gno.land/r/samcrew/connect4"),
+        (["Cancel", "+1"], "numbers cannot start with +"),
+        (
+            ["Cancel", " 1"],
+            'error parsing int " 1": strconv.ParseInt: parsing " 1": invalid syntax',
+        ),
+        (["Cancel", ""], 'error parsing int "": strconv.ParseInt: parsing "": invalid syntax'),
+        (
+            ["Cancel", "1_0"],
+            'error parsing int "1_0": strconv.ParseInt: parsing "1_0": invalid syntax',
+        ),
+        (
+            ["Cancel", "\u0661"],
+            'error parsing int "\u0661": strconv.ParseInt: parsing "\u0661": invalid syntax',
+        ),
+        (["Nope"], "name Nope not declared"),
+        (["bad-name"], "func must be a Go identifier"),
+        (
+            ["GameJSON", "1"],
+            "function GameJSON is non-crossing and cannot be called with MsgCall; "
+            "query with vm/qeval or use MsgRun",
+        ),
     ],
 )
 def test_arguments_are_parsed_before_the_realm_runs(
