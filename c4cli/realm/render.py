@@ -50,23 +50,47 @@ def short(address: str) -> str:
 
 
 def clock(seconds: int) -> str:
+    """Time left as Go's ``time.Duration`` prints whole seconds, or that it ran out.
+
+    >>> clock(45), clock(300), clock(3600), clock(0), clock(-1)
+    ('45s', '5m0s', '1h0m0s', '0s', 'clock ran out')
+    """
     if seconds < 0:
         return "clock ran out"
-    minutes, secs = divmod(seconds, 60)
-    return f"{minutes}m{secs:02d}s" if minutes else f"{secs}s"
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m{secs}s"
+    return f"{minutes}m{secs}s" if minutes else f"{secs}s"
+
+
+def atoi(text: str) -> int | None:
+    """Go's ``strconv.Atoi``: an optional sign, ASCII digits, within int64; else None.
+
+    >>> atoi("+1"), atoi("007"), atoi("-2"), atoi("1x"), atoi("")
+    (1, 7, -2, None, None)
+    """
+    if _ATOI.fullmatch(text) is None:
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
+_ATOI = re.compile("[+-]?[0-9]+")
 
 
 def render(state: RealmState, now: int, path: str) -> str:
-    if path == "":
+    """The page at ``path``; a query (``?…``) is cut off before the page is chosen."""
+    route, _, query = path.partition("?")
+    if route == "":
         return _lobby(state, now)
-    if path == "new" or path.startswith("new?"):
-        return _new(state, path[4:])
-    if path.startswith("game/"):
-        digits = path[5:]
-        if digits.isascii() and digits.isdigit() and len(digits) < 19:
-            game = state.games.get(int(digits))
-            if game is not None:
-                return _game(state, now, game)
+    if route == "new":
+        return _new(state, query)
+    if route.startswith("game/"):
+        game_id = atoi(route[5:])
+        game = None if game_id is None else state.games.get(game_id)
+        if game is not None:
+            return _game(state, now, game)
     return "# Not found\n"
 
 
@@ -78,22 +102,20 @@ def _lobby(state: RealmState, now: int) -> str:
         "time; if the first mover never moves, both stakes are refunded.\n\n",
         f"[Make an offer]({web_path(state)}:new)\n\n",
     ]
-    offers, live = [], []
-    for game_id in state.active:
-        game = state.games[game_id]
-        if game.status == OPEN and now < game.expires_at:
-            offers.append(game)
-        elif game.status == PLAYING:
-            live.append(game)
-    shown = 0
+    # The 50 rows go to the listed games in id order, open offers and live games alike.
+    listed = [
+        game
+        for game in (state.games[game_id] for game_id in state.active)
+        if game.status == PLAYING or (game.status == OPEN and now < game.expires_at)
+    ]
+    shown = listed[:LOBBY_ROWS]
+    offers = [game for game in shown if game.status == OPEN]
+    live = [game for game in shown if game.status == PLAYING]
     out.append("## Open offers\n\n")
     if offers:
         out.append("| game | stake | fee | creator | open to | expires in | |\n")
         out.append("|---|---|---|---|---|---|---|\n")
         for game in offers:
-            if shown == LOBBY_ROWS:
-                break
-            shown += 1
             accept = action(
                 state,
                 "Accept",
@@ -110,22 +132,19 @@ def _lobby(state: RealmState, now: int) -> str:
     else:
         out.append("No open offers.\n\n")
     out.append("## Live games\n\n")
-    if live and shown < LOBBY_ROWS:
+    if live:
         out.append("| game | pot | on turn | time left |\n|---|---|---|---|\n")
         for game in live:
-            if shown == LOBBY_ROWS:
-                break
-            shown += 1
             out.append(
                 f"| [#{game.id}]({web_path(state)}:game/{game.id}) "
                 f"| {format_gnot(2 * game.stake)} | {_waiting_on(game)} "
                 f"| {clock(game.deadline - now)} |\n"
             )
         out.append("\n")
-    elif not live:
+    else:
         out.append("No live games.\n\n")
-    if shown < len(offers) + len(live):
-        out.append(f"Showing {shown} of {len(offers) + len(live)}; page with ActiveJSON.\n\n")
+    if len(shown) < len(listed):
+        out.append(f"Showing {len(shown)} of {len(listed)}; page with ActiveJSON.\n\n")
     out.append(_leaders(state))
     return "".join(out)
 
@@ -161,15 +180,14 @@ def _new(state: RealmState, query: str) -> str:
         return "".join(out)
     fields = {k: v[0] for k, v in parse_qs(query, keep_blank_values=True).items()}
     problems = []
-    stake_text = fields.get("stake", "")
-    stake = int(stake_text) if stake_text.isascii() and stake_text.isdigit() else -1
+    # The form's stake is in GNOT, as a person types it (12.5); the link sends ugnot.
+    stake = parse_gnot(fields.get("stake", ""))
     if stake < MIN_STAKE:
         problems.append("stake below minimum of 1 GNOT")
-    elif stake <= state.fee:
+    if stake <= state.fee:
         problems.append(f"stake must exceed the house fee of {format_gnot(state.fee)}")
-    valid_text = fields.get("validFor", "")
-    valid = int(valid_text) if valid_text.isascii() and valid_text.isdigit() else -1
-    if not MIN_VALID_FOR <= valid <= MAX_VALID_FOR:
+    valid = atoi(fields["validFor"]) if "validFor" in fields else DEFAULT_VALID_FOR
+    if valid is None or not MIN_VALID_FOR <= valid <= MAX_VALID_FOR:
         problems.append("validFor must be between 1 and 60 minutes")
     opponent = fields.get("opponent", "")
     if opponent and not is_canonical(opponent):
@@ -194,6 +212,24 @@ def _new(state: RealmState, query: str) -> str:
     )
     out.append(f"[Offer {format_gnot(stake)}]({link})\n")
     return "".join(out)
+
+
+def parse_gnot(text: str) -> int:
+    """A GNOT amount typed in the form, as ugnot; 0 for anything that is not one.
+
+    >>> parse_gnot("12.5"), parse_gnot("1"), parse_gnot("0.000001"), parse_gnot("1.0000001")
+    (12500000, 1000000, 1, 0)
+    """
+    match = _GNOT.fullmatch(text)
+    if match is None:
+        return 0
+    whole, frac = match[1], (match[2] or "").ljust(6, "0")
+    value = int(whole) * 1_000_000 + int(frac)
+    return value if value < 2**63 else 0
+
+
+_GNOT = re.compile(r"([0-9]{1,13})(?:\.([0-9]{1,6}))?")
+DEFAULT_VALID_FOR = 15
 
 
 def _game(state: RealmState, now: int, game: Game) -> str:

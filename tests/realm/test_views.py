@@ -132,7 +132,7 @@ def test_render_pages() -> None:
 def test_render_new_lists_broken_rules_or_a_ready_link() -> None:
     state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
     assert "openssl rand -hex 32" in render(state, T0, "new")
-    broken = render(state, T0, "new?stake=5&validFor=99&opponent=G1X&commitment=nope")
+    broken = render(state, T0, "new?stake=0.5&validFor=99&opponent=G1X&commitment=nope")
     for rule in (
         "stake below minimum of 1 GNOT",
         "validFor must be between 1 and 60 minutes",
@@ -141,7 +141,7 @@ def test_render_new_lists_broken_rules_or_a_ready_link() -> None:
     ):
         assert f"- {rule}\n" in broken
     assert "G1X" not in broken and "nope" not in broken  # raw input is never echoed
-    ready = render(state, T0, f"new?stake=2000000&validFor=15&opponent={C}&commitment={h('p')}")
+    ready = render(state, T0, f"new?stake=2&validFor=15&opponent={C}&commitment={h('p')}")
     assert (
         f"/r/samcrew/connect4$help&func=Offer&opponent={C}&validFor=15&commitment={h('p')}"
         "&maxFee=100000&.send=2000000ugnot" in ready
@@ -167,3 +167,56 @@ def test_stake_must_exceed_the_fee_is_kept_as_defence() -> None:
     ctx = Context(caller=A, send={"ugnot": 1_500_000}, now=T0, height=1, realm_address=REALM)
     with pytest.raises(RealmPanic, match="stake must exceed the house fee of 2 GNOT"):
         Realm(state).Offer(ctx, "", 15, h("p"), 2_000_000)
+
+
+def test_render_new_reads_the_stake_in_gnot_and_defaults_valid_for() -> None:
+    state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
+    ready = render(state, T0, f"new?stake=12.5&commitment={h('p')}")
+    assert (
+        f"$help&func=Offer&opponent=&validFor=15&commitment={h('p')}"
+        "&maxFee=100000&.send=12500000ugnot)" in ready
+    )
+    assert "- validFor" in render(state, T0, f"new?stake=2&validFor=&commitment={h('p')}")
+    for stake in ("1.0000001", "12,5", "-1", "", "0x10", "1e6"):
+        page = render(state, T0, f"new?stake={stake}&commitment={h('p')}")
+        assert "- stake below minimum of 1 GNOT\n" in page, stake
+
+
+def test_render_new_lists_both_stake_rules_when_both_apply() -> None:
+    state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
+    page = render(state, T0, f"new?stake=0.05&commitment={h('p')}")
+    assert (
+        "- stake below minimum of 1 GNOT\n- stake must exceed the house fee of 0.1 GNOT\n" in page
+    )
+
+
+def test_render_paths_are_cut_at_the_query_and_read_as_atoi() -> None:
+    state = playing()
+    page = render(state, T0 + 20, "game/1")
+    for path in ("game/1?x=1", "game/+1", "game/01", "game/1?"):
+        assert render(state, T0 + 20, path) == page, path
+    for path in ("game/-1", "game/1x", "game/ 1", "game/", "game/1/2", "new/x"):
+        assert render(state, T0 + 20, path) == "# Not found\n", path
+    assert render(state, T0 + 20, "?anything") == render(state, T0 + 20, "")
+
+
+def test_render_durations_are_written_as_go_writes_them() -> None:
+    state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
+    call(state, A, T0, "Offer", "", "60", h("p"), "100000", send=10_000_000)
+    assert "| 1h0m0s |" in render(state, T0, "")
+    assert "| 5m0s |" in render(state, T0 + 3300, "")
+    assert "Open for 59m59s." in render(state, T0 + 1, "game/1")
+
+
+def test_lobby_gives_its_50_rows_to_games_in_id_order() -> None:
+    state = RealmState(path="gno.land/r/samcrew/connect4", owner=A)
+    for n in range(30):  # games 1..30 become live
+        call(state, A, T0, "Offer", "", "15", h(f"a{n}"), "100000", send=1_000_000)
+        call(state, B, T0, "Accept", str(n + 1), h(f"b{n}"), send=1_000_000)
+    for n in range(30):  # games 31..60 stay open
+        call(state, A, T0, "Offer", "", "15", h(f"c{n}"), "100000", send=1_000_000)
+    lobby = render(state, T0 + 1, "")
+    offers, live = lobby.split("## Live games")
+    assert offers.count("[Accept]") == 20 and "[#50](" in offers and "[#51](" not in offers
+    assert live.count("must reveal") == 30
+    assert "Showing 50 of 60; page with ActiveJSON." in lobby
