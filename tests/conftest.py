@@ -51,3 +51,23 @@ def shell(home: Home, c4_bin: str) -> Iterator[Any]:
         return proc
 
     yield run
+
+
+@pytest.fixture(scope="session")
+def go_amino() -> Iterator[Any]:
+    """gno's amino codec (Go, the pinned gno version) answering over a pipe."""
+    from oracles import WIRE, GoAmino, LineOracle, build_go_oracle
+
+    oracle = LineOracle([str(build_go_oracle())], WIRE)
+    yield GoAmino(oracle)
+    oracle.close()
+
+
+@pytest.fixture(scope="session")
+def js_client() -> Iterator[Any]:
+    """gno's JS clients (@gnolang/tm2-js-client, gno-js-client) answering over a pipe."""
+    from oracles import start_js_oracle
+
+    oracle = start_js_oracle()
+    yield oracle
+    oracle.close()

@@ -3,7 +3,7 @@
 Amino's binary form is the protobuf 3 wire format: each field is a key
 (``number << 3 | wire type``) then a varint or a length-prefixed run of bytes.
 A field whose value is empty or zero is not written, except the elements of a
-repeated field and a struct that the parent always writes (``Tx.fee``). int64
+repeated field. int64
 values are signed varints (zigzag), coins travel as their text, and an
 interface value (a message, a public key) is an ``Any``: its type URL and its
 own encoding.
@@ -29,6 +29,7 @@ from typing import Any
 from c4cli.chain import crypto
 
 _VARINT, _BYTES = 0, 2
+ZERO_ADDRESS = "g1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqluuxe"  # twenty zero bytes
 
 
 class EncodeError(ValueError):
@@ -171,10 +172,12 @@ def _signature(signature: Any) -> bytes:
     except (KeyError, TypeError, ValueError) as exc:
         raise EncodeError(f"signature: {exc}") from None
     pub_key = signature.get("pub_key")
+    session_addr = signature.get("session_addr", "")
     return (
         (b"" if pub_key is None else _bytes_field(1, _pub_key(pub_key)))
         + (_bytes_field(2, raw) if raw else b"")
-        + _string(3, signature.get("session_addr", ""))
+        # amino:"skip_zero": the zero address is a master-key signature, not written.
+        + (b"" if session_addr == ZERO_ADDRESS else _string(3, session_addr))
     )
 
 
@@ -185,9 +188,12 @@ def encode_tx(tx: dict[str, Any]) -> bytes:
         raise EncodeError("a tx needs msg, fee and signatures")
     out = b"".join(_bytes_field(1, encode_msg(msg)) for msg in msgs)
     try:
-        out += _bytes_field(2, _sint64(1, fee["gas_wanted"]) + _string(2, fee["gas_fee"]))
+        fee_bytes = _sint64(1, fee["gas_wanted"]) + _string(2, fee["gas_fee"])
     except KeyError as exc:
         raise EncodeError(f"fee: missing field {exc}") from None
+    # An empty fee (no gas, no coin) is left out like any empty struct: gno's Go
+    # codec does so (gno's JS client writes "12 00"; the node's codec decides).
+    out += _bytes_field(2, fee_bytes) if fee_bytes else b""
     out += b"".join(_bytes_field(3, _signature(sig)) for sig in signatures)
     return out + _string(4, tx.get("memo", ""))
 
@@ -196,7 +202,7 @@ def tx_hash(tx: dict[str, Any]) -> str:
     """TX HASH as gno.land computes it: base64 of sha256 of the amino binary.
 
     >>> tx = {"msg": [], "fee": {"gas_wanted": "0", "gas_fee": ""}, "signatures": []}
-    >>> encode_tx(tx).hex(), tx_hash(tx)[:8]
-    ('1200', 'CNp8Rcsg')
+    >>> encode_tx(tx).hex(), tx_hash(tx)
+    ('', '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')
     """
     return base64.b64encode(hashlib.sha256(encode_tx(tx)).digest()).decode()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from typing import Any
 
 from c4cli.chain import crypto
@@ -116,16 +115,13 @@ def canonical_json(value: Any) -> bytes:
     """tm2's sign-bytes JSON: keys sorted at every depth, no spaces, UTF-8.
 
     As Go's encoding/json writes it: ``<``, ``>``, ``&`` and the line and
-    paragraph separators U+2028 and U+2029 are escaped.
+    paragraph separators U+2028 and U+2029 are escaped; since Go 1.22 it writes
+    U+0008 and U+000C as ``\b`` and ``\f``, as Python does.
     """
     text = _encode(value)
     for char, escape in _GO_ESCAPES:
         if char in text:
             text = text.replace(char, escape)
-    if "\\b" in text or "\\f" in text:
-        # Python writes U+0008 and U+000C as \b and \f, Go as \u0008 and \u000c; a
-        # backslash that is itself escaped (an even run) is left alone.
-        text = _SHORT_ESCAPE.sub(lambda m: m[1] + _GO_SHORT[m[2]], text)
     return text.encode()
 
 
@@ -152,8 +148,6 @@ def use_fast_json() -> None:
     _encode = encode
 
 
-_SHORT_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([bf])")
-_GO_SHORT = {"b": "\\u0008", "f": "\\u000c"}
 _GO_ESCAPES = (
     ("<", "\\u003c"),
     (">", "\\u003e"),

@@ -1,0 +1,113 @@
+"""gno's own code as test oracles: its Go amino codec and its JS clients.
+
+Each oracle is a long-lived subprocess that answers one line per line. Tools
+that are missing skip the tests that need them, with a reason; with ``CI`` set
+they fail instead, so CI always runs them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+WIRE = Path(__file__).resolve().parent / "wire"
+
+
+def cache_dir() -> Path:
+    """Where built oracles are kept between runs (a cache: deleting it costs a rebuild)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "c4cli"
+
+
+def missing(tool: str, why: str) -> None:
+    """Skip for a user without ``tool``; fail in CI, where every oracle must run."""
+    message = f"{tool} not found: {why}"
+    if os.environ.get("CI"):
+        pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
+    pytest.skip(message)
+
+
+class LineOracle:
+    """A subprocess that reads one request line and writes one answer line."""
+
+    def __init__(self, argv: list[str], cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+
+    def ask(self, line: str) -> str:
+        stdin: IO[str] | None = self.proc.stdin
+        stdout: IO[str] | None = self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(line + "\n")
+        stdin.flush()
+        answer = stdout.readline()
+        assert answer, f"the oracle {self.proc.args} stopped"
+        return answer.rstrip("\n")
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def build_go_oracle() -> Path:
+    """Build tests/wire/goamino (gno's amino at the pinned version), cached by its sources."""
+    if shutil.which("go") is None:
+        missing("go", "the amino oracle is built from gno's Go module (scripts/install-gno.sh)")
+    source = WIRE / "goamino"
+    digest = hashlib.sha256()
+    for name in ("main.go", "go.mod", "go.sum"):
+        digest.update((source / name).read_bytes())
+    binary = cache_dir() / f"goamino-{digest.hexdigest()[:16]}"
+    if not binary.exists():
+        binary.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=source, check=True, timeout=900)
+    return binary
+
+
+def start_js_oracle() -> LineOracle:
+    """gno's JS clients, installed from the npm registry into tests/wire/js once."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        missing("node/npm", "the JS oracle runs @gnolang/tm2-js-client")
+    folder = WIRE / "js"
+    if not (folder / "node_modules" / "@gnolang" / "tm2-js-client").is_dir():
+        subprocess.run(
+            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=folder,
+            check=True,
+            timeout=600,
+        )
+    return LineOracle(["node", "encode.js"], folder)
+
+
+class GoAmino:
+    """Asks gno's amino for a tx's binary, legacy sign bytes and JSON."""
+
+    def __init__(self, oracle: LineOracle) -> None:
+        self.oracle = oracle
+
+    def encode(
+        self, tx: dict[str, Any], chain_id: str, account_number: int, sequence: int
+    ) -> dict[str, str]:
+        request = {
+            "tx": tx,
+            "chain_id": chain_id,
+            "account_number": account_number,
+            "sequence": sequence,
+        }
+        answer: dict[str, str] = json.loads(self.oracle.ask(json.dumps(request)))
+        return answer
