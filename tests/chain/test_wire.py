@@ -215,3 +215,34 @@ def test_cli_tx_binary_is_the_hashed_bytes(chain: Home, go_amino: Any) -> None:
     logged = chain.json("tx", receipt["hash"])
     answer = go_amino.encode(logged["tx"], "dev", 0, 0)
     assert base64.b64decode(answer["bytes"]) == raw
+
+
+def test_a_call_receipt_is_gnokeys(chain: Home) -> None:
+    out = chain.ok("offer", "--stake", "2gnot", "--passphrase", "p", "alice").stdout
+    hash_ = chain.json("log", "--from", "1")[0]["txs"][0]["hash"]
+    # The VM's deliver data is "(1 int)\n\n"; gnokey prints it with Println.
+    assert out.startswith(
+        "(1 int)\n\n\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     1\n"
+        f"EVENTS:     []\nINFO:       \nTX HASH:    {hash_}\n"
+    )
+    play = chain.json("offer", "--stake", "2gnot", "--passphrase", "q", "--gas-wanted", "7", "bob")
+    assert (play["gas_wanted"], play["gas_used"], play["events"], play["info"]) == (7, 0, [], "")
+    assert (
+        play["result"] == [2]
+        and play["hash"] == chain.json("log", "--from", "2")[0]["txs"][0]["hash"]
+    )
+
+
+def test_a_log_from_an_older_c4_is_refused_with_one_line(chain: Home) -> None:
+    chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
+    path = chain.path / "chain" / "blocks.toml"
+    path.write_bytes(path.read_bytes().replace(b"format = 2\n", b"", 1))
+    (chain.path / "chain" / "cache" / "state.sqlite").unlink()
+    for args in (
+        ("time",),
+        ("log",),
+        ("verify",),
+        ("send", "--to", "bob", "--amount", "1ugnot", "alice"),
+    ):
+        result = chain.fails(3, *args)
+        assert "written by an older c4" in result.stderr and "c4 init --force" in result.stderr
