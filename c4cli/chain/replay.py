@@ -163,7 +163,8 @@ def _execute(
 
 
 def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]:
-    """In a worker: for each block, whether its hash and every signature check out.
+    """In a worker: for each block, whether its hash, every TX HASH and every signature
+    check out.
 
     Signatures are checked over the account number and sequence recorded with the
     transaction; the executing process checks that those are the ones the state
@@ -174,7 +175,7 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
 
     from c4cli.chain import crypto
     from c4cli.chain.state import block_hash
-    from c4cli.chain.tx import msg_signer, sign_bytes
+    from c4cli.chain.tx import msg_signer, sign_bytes, tx_hash
 
     gc.disable()  # a worker process: see gc_paused()
     started = time.perf_counter()
@@ -185,6 +186,9 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
             ok = record.get("hash") == block_hash(record)
             for entry in record.get("txs", []) if ok else []:
                 tx = entry["tx"]
+                if entry["hash"] != tx_hash(tx):
+                    ok = False
+                    break
                 signature = tx["signatures"][0]
                 pub_key = base64.b64decode(signature["pub_key"]["value"], validate=True)
                 signer = signature.get("session_addr") or msg_signer(tx["msg"][0])

@@ -246,3 +246,20 @@ def test_a_log_from_an_older_c4_is_refused_with_one_line(chain: Home) -> None:
     ):
         result = chain.fails(3, *args)
         assert "written by an older c4" in result.stderr and "c4 init --force" in result.stderr
+
+
+def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home) -> None:
+    import tomllib
+
+    from c4cli.chain.log import render_block
+    from c4cli.chain.state import block_hash
+
+    chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
+    data = chain.log_bytes().decode()
+    block = tomllib.loads(data)["block"][0]
+    block["txs"][0]["hash"] = VECTOR_HASH  # a real hash, of another tx
+    block["hash"] = block_hash(block)
+    head = data[: data.index("\n[[block]]\n")]
+    (chain.path / "chain" / "blocks.toml").write_bytes(head.encode() + render_block(block))
+    result = chain.fails(3, "verify")
+    assert "block 1, transaction 1 does not match its TX HASH" in result.stderr
