@@ -3,10 +3,9 @@
 Amino's binary form is the protobuf 3 wire format: each field is a key
 (``number << 3 | wire type``) then a varint or a length-prefixed run of bytes.
 A field whose value is empty or zero is not written, except the elements of a
-repeated field. int64
-values are signed varints (zigzag), coins travel as their text, and an
-interface value (a message, a public key) is an ``Any``: its type URL and its
-own encoding.
+repeated field. int64 values are signed varints (zigzag), coins travel as their
+text, and an interface value (a message, a public key) is an ``Any``: its type
+URL and its own encoding.
 
 The encoder reads the same amino-JSON dict that is signed and logged, so there
 is one representation of a transaction and its bytes are derived from it. It

@@ -9,6 +9,7 @@ can never disagree with what was reported when the transaction was sent.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import hashlib
 from typing import Any, NamedTuple
@@ -631,12 +632,11 @@ class ChainState:
 
 def _session_key(msg: dict[str, Any]) -> bytes:
     """The session public key a session message names (33 compressed bytes)."""
-    try:
-        key = msg["session_key"]
-        pub_key = base64.b64decode(key["value"], validate=True)
-        assert key.get("@type") == crypto.PUBKEY_TYPE
-    except (KeyError, TypeError, ValueError, AssertionError):
-        pub_key = b""
+    key = msg.get("session_key")
+    pub_key = b""
+    if isinstance(key, dict) and key.get("@type") == crypto.PUBKEY_TYPE:
+        with contextlib.suppress(TypeError, ValueError):
+            pub_key = base64.b64decode(str(key.get("value", "")), validate=True)
     if len(pub_key) != 33:
         raise Refused("invalid session: the session key must be a compressed secp256k1 key")
     return pub_key
