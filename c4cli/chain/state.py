@@ -341,7 +341,8 @@ class ChainState:
                     account_number=int(entry["account_number"]),
                     sequence=int(entry["sequence"]),
                     signature_checked=verified,
-                    known_hash=str(entry.get("hash")) if verified else None,
+                    # A new entry's hash was just computed from this tx (tx_entry).
+                    known_hash=str(entry.get("hash")) if verified or new else None,
                 )
             except (Refused, BadInput) as exc:
                 if new:
@@ -349,7 +350,7 @@ class ChainState:
                 raise HomeDamaged(f"{where}, transaction {index + 1} fails: {exc}") from None
             except (KeyError, TypeError, ValueError):
                 raise HomeDamaged(f"{where}, transaction {index + 1} is malformed") from None
-            if not verified and entry.get("hash") != result.hash:
+            if not (verified or new) and entry.get("hash") != result.hash:
                 raise HomeDamaged(
                     f"{where}, transaction {index + 1} does not match its TX HASH: "
                     "the log was altered"

@@ -54,45 +54,31 @@ def test_wire_vector_bytes_and_hash() -> None:
     assert tx_hash(tx) == VECTOR_HASH
 
 
-def test_the_vector_is_what_c4_signs() -> None:
-    msg = call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [])
-    tx = signed_tx(
-        [msg],
-        fee(2_000_000, "1000000ugnot"),
-        "",
-        private_key=TEST1_KEY,
-        chain_id="dev",
-        account_number=0,
-        sequence=0,
+def _counter_tx(args: list[str], tx_fee: dict[str, str]) -> dict[str, Any]:
+    """test1 calls Increment of the counter realm, signed for account 0, sequence 0 on dev."""
+    msgs = [call_msg(TEST1, "gno.land/r/demo/counter", "Increment", args)]
+    return signed_tx(
+        msgs, tx_fee, "", private_key=TEST1_KEY, chain_id="dev", account_number=0, sequence=0
     )
+
+
+def test_the_vector_is_what_c4_signs() -> None:
+    tx = _counter_tx([], fee(2_000_000, "1000000ugnot"))
     assert json.dumps(tx, separators=(",", ":")) == VECTOR_TX
     assert tx_hash(tx) == VECTOR_HASH
 
 
 def test_zero_fee_is_signed_as_empty_string_and_verifies() -> None:
-    msgs = [call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [])]
-    tx_fee = fee(2_000_000, "0ugnot")
-    doc = sign_bytes("dev", 0, 0, tx_fee, msgs, "")
+    tx = _counter_tx([], fee(2_000_000, "0ugnot"))
+    doc = sign_bytes("dev", 0, 0, tx["fee"], tx["msg"], "")
     assert b'"fee":{"gas_fee":"","gas_wanted":"2000000"}' in doc
-    tx = signed_tx(
-        msgs, tx_fee, "", private_key=TEST1_KEY, chain_id="dev", account_number=0, sequence=0
-    )
     signature = base64.b64decode(tx["signatures"][0]["signature"])
     assert crypto.verify(crypto.public_key(TEST1_KEY), doc, signature)
     assert b"\x12\x05\x08\x80\x92\xf4\x01\x1a" in encode_tx(tx)  # fee: gas only, no coin
 
 
 def test_an_empty_fee_is_left_out_as_gnos_codec_does(go_amino: Any) -> None:
-    msgs = [call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [""])]
-    tx = signed_tx(
-        msgs,
-        fee(0, "0ugnot"),
-        "",
-        private_key=TEST1_KEY,
-        chain_id="dev",
-        account_number=0,
-        sequence=0,
-    )
+    tx = _counter_tx([""], fee(0, "0ugnot"))
     raw = encode_tx(tx)
     assert b"\x32\x00" in raw and b"\x12\x00" not in raw  # the empty arg is kept, the fee is not
     assert base64.b64encode(raw).decode() == go_amino.encode(tx, "dev", 0, 0)["bytes"]
