@@ -1,0 +1,280 @@
+"""Two chains, one scenario: c4's local chain and a real gno.land node.
+
+Every step is signed by c4 (the same message, each chain's own account number
+and sequence), sent to the node, then appended to the local chain at the
+node's block time. After each step the two are compared on everything a
+client can read: accepted or refused and the realm's text, the call's result,
+GameJSON of the games touched, ActiveJSON, LeadersJSON, Render of the lobby
+and of those games, every player's balance (net of what each chain charges
+for gas and storage), the realm's balance, the fees collected and the owner.
+
+The node makes a block only for a transaction (and for the proof block that
+follows it), so a query's ``now`` is the latest block time; the local chain is
+moved to that same second before it is read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from c4cli.chain import crypto
+from c4cli.chain.amino import encode_tx
+from c4cli.chain.coins import UGNOT, format_coins
+from c4cli.chain.node import LocalChain, Signer
+from c4cli.chain.state import Genesis
+from c4cli.chain.tx import call_msg, fee, signed_tx
+from c4cli.commands.query import realm_read
+from c4cli.errors import Refused
+from c4cli.gotext import quote
+from gnonode import GAS_FEE, GAS_WANTED, GnoNode
+
+REALM_PATH = "gno.land/r/c4cli/connect4"
+PACKAGE_PATH = "gno.land/p/c4cli/gno4"
+FEE_UGNOT = int(GAS_FEE.removesuffix("ugnot"))
+PLAYER_FUNDS = 1_000_000_000_000  # 1M GNOT each
+GAME_FUNCS = ("Accept", "Reveal", "RevealSeed", "Play", "ClaimTimeout", "Resign", "Cancel")
+
+
+def player_key(name: str) -> bytes:
+    """A fixed private key per test player (sha256 of its name: a valid secp256k1 scalar)."""
+    return hashlib.sha256(f"c4cli differential test key {name}".encode()).digest()
+
+
+def address_of_key(private_key: bytes) -> str:
+    return crypto.address_of(crypto.public_key(private_key))
+
+
+class Difference(AssertionError):
+    """The two chains answered differently."""
+
+
+@dataclass
+class Outcome:
+    accepted: bool
+    text: str  # the refusal's text, "" when accepted
+    data: str  # the call's result, as the VM delivers it
+    height: int
+    time: int
+
+
+@dataclass
+class Twin:
+    node: GnoNode
+    local: LocalChain
+    keys: dict[str, bytes]
+    steps: int = 0
+    comparisons: int = 0
+    costs_node: dict[str, int] = field(default_factory=dict)
+    costs_local: dict[str, int] = field(default_factory=dict)
+    start_node: dict[str, int] = field(default_factory=dict)
+    start_local: dict[str, int] = field(default_factory=dict)
+    max_game: int = 0
+
+    @classmethod
+    def create(cls, node: GnoNode, home: Path, keys: dict[str, bytes], deployer: str) -> Twin:
+        status = node.rpc("status")["sync_info"]
+        start = node.block_time(int(status["latest_block_height"]))
+        balances = {address_of_key(k): node.balance(address_of_key(k)) for k in keys.values()}
+        local = LocalChain(home)
+        local.init(
+            Genesis(
+                chain_id="dev",
+                time=start,
+                clock="manual",
+                block_interval=1,
+                realm_path=REALM_PATH,
+                deployer=deployer,
+                balances=tuple((a, format_coins({UGNOT: n})) for a, n in balances.items()),
+            )
+        )
+        twin = cls(node=node, local=local, keys=keys)
+        twin.start_node = dict(balances)
+        twin.start_local = dict(balances)
+        return twin
+
+    def address(self, name: str) -> str:
+        return address_of_key(self.keys[name])
+
+    # -- one step on both chains -------------------------------------------------------
+
+    def call(self, who: str, func: str, args: Iterable[str], send: int = 0) -> Outcome:
+        """Sign and run one call on both chains, then compare everything readable."""
+        args = list(args)
+        self.steps += 1
+        label = f"step {self.steps}: {who} {func}({', '.join(map(repr, args))})" + (
+            f" sending {send}ugnot" if send else ""
+        )
+        key = self.keys[who]
+        address = address_of_key(key)
+        msg = call_msg(address, REALM_PATH, func, args, f"{send}ugnot" if send else "")
+        on_node = self._node_call(key, address, msg)
+        on_local = self._local_call(key, address, msg, on_node.time)
+        self._same(label, "accepted", on_node.accepted, on_local.accepted)
+        self._same(label, "refusal text", on_node.text, on_local.text)
+        self._same(label, "result", on_node.data, on_local.data)
+        touched = set()
+        if on_node.accepted and func == "Offer":
+            touched.add(int(on_node.data.split()[0].lstrip("(")))
+        if func in GAME_FUNCS and args and args[0].isdigit() and int(args[0]) < 2**31:
+            touched.add(int(args[0]))
+        self.max_game = max([self.max_game, *touched]) if touched else self.max_game
+        self.compare(label, touched)
+        return on_node
+
+    def _node_call(self, key: bytes, address: str, msg: dict[str, Any]) -> Outcome:
+        number, sequence = self.node.account(address)
+        tx = signed_tx(
+            [msg],
+            fee(GAS_WANTED, GAS_FEE),
+            "",
+            private_key=key,
+            chain_id="dev",
+            account_number=number,
+            sequence=sequence,
+        )
+        answer = self.node.broadcast(encode_tx(tx))
+        check = answer["check_tx"]["ResponseBase"]
+        if check.get("Error"):
+            raise Difference(f"the node refused the tx before running it: {check.get('Log')}")
+        deliver = answer["deliver_tx"]["ResponseBase"]
+        height = int(answer["height"])
+        self.costs_node[address] = self.costs_node.get(address, 0) + FEE_UGNOT
+        for event in deliver.get("Events") or []:
+            kind = event.get("@type", "")
+            if kind == "/tm.StorageDepositEvent":
+                self.costs_node[address] += _ugnot(event["fee_delta"])
+            elif kind == "/tm.StorageUnlockEvent" and not event.get("refund_withheld"):
+                self.costs_node[address] -= _ugnot(event["fee_refund"])
+        error = deliver.get("Error")
+        if error:
+            if error.get("@type") == "/abci.StringError":
+                text = str(error.get("value"))
+            else:  # argument errors: the keeper's panic, recovered by the app
+                text = str(deliver.get("Log", "")).split("\nstack:", 1)[0].removeprefix("recovered: ")
+            return Outcome(False, text, "", height, self.node.block_time(height))
+        data = _b64text(deliver.get("Data"))
+        return Outcome(True, "", data, height, self.node.block_time(height))
+
+    def _local_call(self, key: bytes, address: str, msg: dict[str, Any], at: int) -> Outcome:
+        state = self.local.state()
+        if at - 1 > state.time:
+            self.local.set_time(at - 1)
+        try:
+            receipt = self.local.submit(
+                Signer(address, key), lambda _state: [msg], fee(GAS_WANTED, GAS_FEE), ""
+            )
+        except Refused as exc:
+            # A refused transaction is not appended; the node still made a
+            # block for it, so the local clock follows it there.
+            self._follow(at)
+            return Outcome(False, str(exc), "", 0, at)
+        if receipt.time != at:
+            raise Difference(f"the local block is at {receipt.time}, the node's at {at}")
+        self.costs_local[address] = self.costs_local.get(address, 0) + FEE_UGNOT
+        return Outcome(True, "", receipt.result.data, receipt.height, receipt.time)
+
+    def _follow(self, unix: int) -> None:
+        if unix > self.local.state().time:
+            self.local.set_time(unix)
+
+    # -- comparing ---------------------------------------------------------------------
+
+    def _same(self, label: str, what: str, node: Any, local: Any) -> None:
+        self.comparisons += 1
+        if node != local:
+            raise Difference(f"{label}: {what} differs\n  node:  {node!r}\n  local: {local!r}")
+
+    def compare(self, label: str, games: Iterable[int] = ()) -> None:
+        """Compare every read of the realm, and the balances, at the node's latest block."""
+        for _ in range(20):
+            before = int(self.node.rpc("status")["sync_info"]["latest_block_height"])
+            node_reads = self._node_reads(games)
+            after = int(self.node.rpc("status")["sync_info"]["latest_block_height"])
+            if before == after:
+                break
+        else:
+            raise Difference(f"{label}: the node kept making blocks while it was read")
+        self._follow(self.node.block_time(after))
+        local_reads = self._local_reads(games)
+        for what, value in node_reads.items():
+            self._same(label, what, value, local_reads[what])
+
+    def compare_reads(self, label: str, reads: list[tuple[str, list[str]]]) -> None:
+        """Compare read-only calls (no transaction) on both chains at the same block."""
+        for func, args in reads:
+            what = f"{func}({', '.join(map(repr, args))})"
+            if func == "Render":
+                node = self.node.render(REALM_PATH, args[0])
+            else:
+                node = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
+            self._follow(self.node.block_time(self._latest()))
+            value = realm_read(self.local.state(), func, args)
+            local = value if func == "Render" else f"({quote(value)} string)"
+            self._same(label, what, node, local)
+
+    def _latest(self) -> int:
+        return int(self.node.rpc("status")["sync_info"]["latest_block_height"])
+
+    def _reads(self, games: Iterable[int]) -> list[tuple[str, str, list[str]]]:
+        reads = [
+            ("ActiveJSON", "ActiveJSON", ["0", "100"]),
+            ("LeadersJSON", "LeadersJSON", []),
+            ("Render('')", "Render", [""]),
+            ("Render('new')", "Render", ["new"]),
+        ]
+        for game in sorted(set(games)):
+            reads.append((f"GameJSON({game})", "GameJSON", [str(game)]))
+            reads.append((f"Render('game/{game}')", "Render", [f"game/{game}"]))
+        return reads
+
+    def _node_reads(self, games: Iterable[int]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, func, args in self._reads(games):
+            if func == "Render":
+                out[name] = self.node.render(REALM_PATH, args[0])
+            else:
+                out[name] = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
+        out["collected"] = self.node.qeval(REALM_PATH, "collected")
+        out["owner"] = self.node.qeval(REALM_PATH, "owner")
+        realm = self.local.state().realm_address
+        out["realm balance"] = self.node.balance(realm)
+        for name, key in self.keys.items():
+            address = address_of_key(key)
+            spent = self.costs_node.get(address, 0)
+            out[f"{name}'s balance"] = self.node.balance(address) - self.start_node[address] + spent
+        return out
+
+    def _local_reads(self, games: Iterable[int]) -> dict[str, Any]:
+        state = self.local.state()
+        out: dict[str, Any] = {}
+        for name, func, args in self._reads(games):
+            value = realm_read(state, func, args)
+            out[name] = value if func == "Render" else f"({quote(value)} string)"
+        out["collected"] = f"({state.realm.collected} int64)"
+        out["owner"] = f"({quote(state.realm.owner)} .uverse.address)"
+        out["realm balance"] = state.balance(state.realm_address)
+        for name, key in self.keys.items():
+            address = address_of_key(key)
+            spent = self.costs_local.get(address, 0)
+            out[f"{name}'s balance"] = state.balance(address) - self.start_local[address] + spent
+        return out
+
+
+def _ugnot(coin: Any) -> int:
+    text = str(coin.get("amount") if isinstance(coin, dict) else coin)
+    return int(text.removesuffix("ugnot"))
+
+
+def _b64text(data: Any) -> str:
+    import base64
+
+    return base64.b64decode(data or "").decode()
+
+
+def dump(value: Any) -> str:
+    return json.dumps(value)
