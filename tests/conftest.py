@@ -85,7 +85,14 @@ def gno_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """
     from gnonode import GnoNode, install_gno, node_available
     from oracles import missing
-    from twin import PACKAGE_PATH, PLAYER_FUNDS, REALM_PATH, address_of_key, player_key
+    from twin import (
+        PACKAGE_PATH,
+        PLAYER_FUNDS,
+        REALM_PATH,
+        address_of_key,
+        is_account,
+        player_key,
+    )
 
     from c4cli.chain import crypto
 
@@ -96,8 +103,9 @@ def gno_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     node = GnoNode(bin_dir, gnoroot, tmp_path_factory.mktemp("gnoland"))
     keys = {"test1": crypto.derive_private_key(DEV_MNEMONIC)}
     keys.update({name: player_key(name) for name in PLAYERS})
+    keys["alice-session"] = player_key("alice-session")
     try:
-        node.start({address_of_key(k): PLAYER_FUNDS for k in keys.values()})
+        node.start({address_of_key(k): PLAYER_FUNDS for n, k in keys.items() if is_account(n)})
         gno = Path(__file__).resolve().parent.parent / "gno"
         node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
         node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)

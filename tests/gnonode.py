@@ -255,6 +255,16 @@ class GnoNode:
         base = document.get("BaseAccount", document)
         return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
 
+    def session_account(self, master: str, session: str) -> tuple[int, int]:
+        """(account number, sequence) of a session key, which is an account of its own."""
+        text, error = self.query(f"auth/accounts/{master}/session/{session}")
+        if error:
+            raise NodeError(f"session {session} of {master}: {error}")
+        document = json.loads(text)
+        base = document.get("BaseSessionAccount", document)
+        base = base.get("BaseAccount", base)
+        return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
+
     def balance(self, address: str) -> int:
         text, error = self.query(f"bank/balances/{address}")
         if error:

@@ -31,7 +31,7 @@ from c4cli.chain.tx import call_msg, fee, signed_tx
 from c4cli.commands.query import realm_read
 from c4cli.errors import Refused
 from c4cli.gotext import quote
-from gnonode import GAS_FEE, GAS_WANTED, GnoNode
+from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
@@ -43,6 +43,11 @@ GAME_FUNCS = ("Accept", "Reveal", "RevealSeed", "Play", "ClaimTimeout", "Resign"
 def player_key(name: str) -> bytes:
     """A fixed private key per test player (sha256 of its name: a valid secp256k1 scalar)."""
     return hashlib.sha256(f"c4cli differential test key {name}".encode()).digest()
+
+
+def is_account(name: str) -> bool:
+    """Whether a test key is an account (funded at genesis), not a session key."""
+    return not name.endswith("-session")
 
 
 def address_of_key(private_key: bytes) -> str:
@@ -79,7 +84,11 @@ class Twin:
     def create(cls, node: GnoNode, home: Path, keys: dict[str, bytes], deployer: str) -> Twin:
         status = node.rpc("status")["sync_info"]
         start = node.block_time(int(status["latest_block_height"]))
-        balances = {address_of_key(k): node.balance(address_of_key(k)) for k in keys.values()}
+        balances = {
+            address_of_key(k): node.balance(address_of_key(k))
+            for name, k in keys.items()
+            if is_account(name)
+        }
         local = LocalChain(home)
         local.init(
             Genesis(
@@ -102,32 +111,58 @@ class Twin:
 
     # -- one step on both chains -------------------------------------------------------
 
-    def call(self, who: str, func: str, args: Iterable[str], send: int = 0) -> Outcome:
-        """Sign and run one call on both chains, then compare everything readable."""
+    def call(
+        self, who: str, func: str, args: Iterable[str], send: int = 0, *, session: str = ""
+    ) -> Outcome:
+        """Sign and run one realm call on both chains, then compare everything readable.
+
+        ``session`` names a key in ``keys`` that signs as a session of ``who``.
+        """
         args = list(args)
-        self.steps += 1
-        label = f"step {self.steps}: {who} {func}({', '.join(map(repr, args))})" + (
+        label = f"{who} {func}({', '.join(map(repr, args))})" + (
             f" sending {send}ugnot" if send else ""
-        )
-        key = self.keys[who]
-        address = address_of_key(key)
-        msg = call_msg(address, REALM_PATH, func, args, f"{send}ugnot" if send else "")
-        on_node = self._node_call(key, address, msg)
-        on_local = self._local_call(key, address, msg, on_node.time)
-        self._same(label, "accepted", on_node.accepted, on_local.accepted)
-        self._same(label, "refusal text", on_node.text, on_local.text)
-        self._same(label, "result", on_node.data, on_local.data)
+        ) + (f" signed by the session {session}" if session else "")
+        msg = call_msg(self.address(who), REALM_PATH, func, args, f"{send}ugnot" if send else "")
+        outcome = self.submit(label, who, msg, session=session, realm_texts=True)
         touched = set()
-        if on_node.accepted and func == "Offer":
-            touched.add(int(on_node.data.split()[0].lstrip("(")))
+        if outcome.accepted and func == "Offer":
+            touched.add(int(outcome.data.split()[0].lstrip("(")))
         if func in GAME_FUNCS and args and args[0].isdigit() and int(args[0]) < 2**31:
             touched.add(int(args[0]))
-        self.max_game = max([self.max_game, *touched]) if touched else self.max_game
-        self.compare(label, touched)
+        self.compare(f"step {self.steps}: {label}", touched)
+        return outcome
+
+    def submit(
+        self, label: str, who: str, msg: dict[str, Any], *, session: str = "",
+        realm_texts: bool = False,
+    ) -> Outcome:
+        """One message on both chains: accepted or not must agree, and with
+        ``realm_texts`` the refusal's words and the result too (the chain's own
+        refusals, outside the realm, are worded by each chain its own way)."""
+        self.steps += 1
+        label = f"step {self.steps}: {label}"
+        address = self.address(who)
+        key = self.keys[session] if session else self.keys[who]
+        session_addr = address_of_key(key) if session else None
+        on_node = self._node_tx(key, address, msg, session_addr)
+        on_local = self._local_tx(key, address, msg, session_addr, on_node.time)
+        self._same(label, "accepted", on_node.accepted, on_local.accepted, on_node.text, on_local.text)
+        if on_node.accepted:
+            self._same(label, "block time", on_node.time, on_local.time)
+        if realm_texts:
+            self._same(label, "refusal text", on_node.text, on_local.text)
+            self._same(label, "result", on_node.data, on_local.data)
         return on_node
 
-    def _node_call(self, key: bytes, address: str, msg: dict[str, Any]) -> Outcome:
+    def _node_tx(
+        self, key: bytes, address: str, msg: dict[str, Any], session_addr: str | None
+    ) -> Outcome:
         number, sequence = self.node.account(address)
+        if session_addr is not None:
+            try:
+                number, sequence = self.node.session_account(address, session_addr)
+            except NodeError:  # revoked or never made: the node will refuse the tx
+                number, sequence = 0, 0
         tx = signed_tx(
             [msg],
             fee(GAS_WANTED, GAS_FEE),
@@ -136,11 +171,13 @@ class Twin:
             chain_id="dev",
             account_number=number,
             sequence=sequence,
+            session_addr=session_addr,
         )
         answer = self.node.broadcast(encode_tx(tx))
         check = answer["check_tx"]["ResponseBase"]
         if check.get("Error"):
-            raise Difference(f"the node refused the tx before running it: {check.get('Log')}")
+            text = _first_line(str(check.get("Log", "")))
+            return Outcome(False, text, "", 0, self.node.block_time(self._latest()))
         deliver = answer["deliver_tx"]["ResponseBase"]
         height = int(answer["height"])
         self.costs_node[address] = self.costs_node.get(address, 0) + FEE_UGNOT
@@ -155,26 +192,30 @@ class Twin:
             if error.get("@type") == "/abci.StringError":
                 text = str(error.get("value"))
             else:  # argument errors: the keeper's panic, recovered by the app
-                text = str(deliver.get("Log", "")).split("\nstack:", 1)[0].removeprefix("recovered: ")
+                log = str(deliver.get("Log", ""))
+                text = log.split("\nstack:", 1)[0].removeprefix("recovered: ")
             return Outcome(False, text, "", height, self.node.block_time(height))
         data = _b64text(deliver.get("Data"))
         return Outcome(True, "", data, height, self.node.block_time(height))
 
-    def _local_call(self, key: bytes, address: str, msg: dict[str, Any], at: int) -> Outcome:
+    def _local_tx(
+        self, key: bytes, address: str, msg: dict[str, Any], session_addr: str | None, at: int
+    ) -> Outcome:
         state = self.local.state()
         if at - 1 > state.time:
             self.local.set_time(at - 1)
         try:
             receipt = self.local.submit(
-                Signer(address, key), lambda _state: [msg], fee(GAS_WANTED, GAS_FEE), ""
+                Signer(address, key, session_addr),
+                lambda _state: [msg],
+                fee(GAS_WANTED, GAS_FEE),
+                "",
             )
         except Refused as exc:
             # A refused transaction is not appended; the node still made a
             # block for it, so the local clock follows it there.
             self._follow(at)
             return Outcome(False, str(exc), "", 0, at)
-        if receipt.time != at:
-            raise Difference(f"the local block is at {receipt.time}, the node's at {at}")
         self.costs_local[address] = self.costs_local.get(address, 0) + FEE_UGNOT
         return Outcome(True, "", receipt.result.data, receipt.height, receipt.time)
 
@@ -184,10 +225,15 @@ class Twin:
 
     # -- comparing ---------------------------------------------------------------------
 
-    def _same(self, label: str, what: str, node: Any, local: Any) -> None:
+    def _same(
+        self, label: str, what: str, node: Any, local: Any, *why: str
+    ) -> None:
         self.comparisons += 1
         if node != local:
-            raise Difference(f"{label}: {what} differs\n  node:  {node!r}\n  local: {local!r}")
+            because = f"\n  (node: {why[0]!r}, local: {why[1]!r})" if why else ""
+            raise Difference(
+                f"{label}: {what} differs\n  node:  {node!r}\n  local: {local!r}{because}"
+            )
 
     def compare(self, label: str, games: Iterable[int] = ()) -> None:
         """Compare every read of the realm, and the balances, at the node's latest block."""
@@ -244,6 +290,8 @@ class Twin:
         realm = self.local.state().realm_address
         out["realm balance"] = self.node.balance(realm)
         for name, key in self.keys.items():
+            if not is_account(name):
+                continue
             address = address_of_key(key)
             spent = self.costs_node.get(address, 0)
             out[f"{name}'s balance"] = self.node.balance(address) - self.start_node[address] + spent
@@ -259,10 +307,20 @@ class Twin:
         out["owner"] = f"({quote(state.realm.owner)} .uverse.address)"
         out["realm balance"] = state.balance(state.realm_address)
         for name, key in self.keys.items():
+            if not is_account(name):
+                continue
             address = address_of_key(key)
             spent = self.costs_local.get(address, 0)
             out[f"{name}'s balance"] = state.balance(address) - self.start_local[address] + spent
         return out
+
+
+def _first_line(log: str) -> str:
+    """The message of a tm2 error log ("--= Error =--" then "Data: …", or plain text)."""
+    lines = [line for line in log.splitlines() if line.strip()]
+    if lines and lines[0].startswith("--= Error =--") and len(lines) > 1:
+        return lines[1]
+    return lines[0] if lines else ""
 
 
 def _ugnot(coin: Any) -> int:

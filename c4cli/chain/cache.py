@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
     from c4cli.realm.connect4 import Game
 
-CACHE_VERSION = "4"
+CACHE_VERSION = "5"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled BLOB);

@@ -21,8 +21,10 @@ from c4cli.errors import HomeDamaged
 BLOCK_MARK = b"\n[[block]]\n"
 # The log's format, recorded in its genesis. 2: transactions are identified by
 # gno.land's TX HASH (sha256 of the amino binary) and signed with amino JSON's
-# zero coin "". A log without it was written by c4 0.1, whose hashes differ.
-LOG_FORMAT = 2
+# zero coin "". 3: a session key is an account of its own, with the next account
+# number, and signs for that number, as on gno.land. A log without a format was
+# written by c4 0.1, whose hashes differ.
+LOG_FORMAT = 3
 
 
 class TornLog(HomeDamaged):
@@ -144,8 +146,9 @@ class BlockLog:
             raise HomeDamaged(f"{self.path}: genesis (height 0) is unreadable") from None
         if genesis.get("format") != LOG_FORMAT:
             raise HomeDamaged(
-                f"{self.path}: written by an older c4 whose transaction hashes are not "
-                "gno.land's; start a new chain with `c4 init --force` (replacing this one)"
+                f"{self.path}: written by an older c4 (log format {genesis.get('format', 1)}, "
+                f"this c4 reads {LOG_FORMAT}) whose transactions do not verify as gno.land's; "
+                "start a new chain with `c4 init --force` (replacing this one)"
             )
         return genesis, end
 

@@ -205,35 +205,36 @@ class LocalChain:
             account = state.account(signer.address)
             if account is None:
                 raise unknown_account(signer.address)
-            sequence = account.sequence
+            number, sequence = account.number, account.sequence
             if signer.session_addr is not None:
                 session = account.sessions.get(signer.session_addr)
                 if session is None:
                     raise session_not_found(signer.session_addr, signer.address)
-                sequence = session.sequence
+                number, sequence = session.number, session.sequence
             tx = signed_tx(
                 messages,
                 fee,
                 memo,
                 private_key=signer.private_key,
                 chain_id=state.genesis.chain_id,
-                account_number=account.number,
+                account_number=number,
                 sequence=sequence,
                 session_addr=signer.session_addr,
             )
-            return self._append_tx(state, tx, account.number, sequence)
+            return self._append_tx(state, tx, number, sequence)
 
     def broadcast(self, tx: Tx) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own."""
         with self.log.locked(exclusive=True):
             state = self._current()
             account = state.signing_account(tx)
-            sequence = account.sequence
+            number, sequence = account.number, account.sequence
             signatures = tx.get("signatures")
             if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
                 session = account.sessions.get(str(signatures[0].get("session_addr")))
-                sequence = session.sequence if session is not None else sequence
-            return self._append_tx(state, tx, account.number, sequence)
+                if session is not None:
+                    number, sequence = session.number, session.sequence
+            return self._append_tx(state, tx, number, sequence)
 
     def _append_tx(self, state: ChainState, tx: Tx, number: int, sequence: int) -> Receipt:
         from c4cli.chain.state import tx_entry

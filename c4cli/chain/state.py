@@ -59,6 +59,7 @@ class Session(Record):
         "address",
         "allow_paths",
         "expires_at",
+        "number",
         "period_start",
         "pub_key",
         "sequence",
@@ -70,6 +71,7 @@ class Session(Record):
     def __init__(
         self,
         address: str,
+        number: int,
         pub_key: bytes,
         expires_at: int,
         allow_paths: tuple[str, ...],
@@ -78,6 +80,9 @@ class Session(Record):
         period_start: int,
     ) -> None:
         self.address = address
+        # A session is an account of its own on gno.land: it takes the next
+        # account number, and its signatures cover that number and its sequence.
+        self.number = number
         self.pub_key = pub_key
         self.expires_at = expires_at  # Unix seconds; 0 = never
         self.allow_paths = allow_paths
@@ -102,6 +107,7 @@ class Session(Record):
     def to_json(self) -> dict[str, Any]:
         return {
             "address": self.address,
+            "account_number": self.number,
             "pub_key": base64.b64encode(self.pub_key).decode(),
             "expires_at": self.expires_at,
             "allow_paths": list(self.allow_paths),
@@ -233,6 +239,7 @@ class ChainState:
         self.last_hash = genesis_hash
         self.clock_offset = 0
         self.accounts: dict[str, Account] = {}
+        self.account_numbers = 0  # handed out so far, to accounts and sessions alike
         self.gas_collected: Coins = {}
         self.realm_address = package_address(genesis.realm_path)
         self.realm = RealmState(path=genesis.realm_path, owner=genesis.deployer)
@@ -265,10 +272,15 @@ class ChainState:
         account = self.accounts.get(address)
         if account is None:
             # An account exists once it holds coins; numbers count up in creation order.
-            account = self.accounts[address] = Account(address, len(self.accounts))
+            account = self.accounts[address] = Account(address, self.next_account_number())
         for denom, amount in coins.items():
             if amount:
                 account.coins[denom] = account.coins.get(denom, 0) + amount
+
+    def next_account_number(self) -> int:
+        number = self.account_numbers
+        self.account_numbers += 1
+        return number
 
     def _debit(self, address: str, coins: Coins) -> None:
         self.dirty_accounts.add(address)
@@ -470,16 +482,16 @@ class ChainState:
         new_period = False
         if session_addr:
             session, new_period = self._session_for(account, session_addr, msgs, sends, time)
-            key_address, expected_sequence = session.address, session.sequence
+            key_address, number, expected = session.address, session.number, session.sequence
         else:
-            key_address, expected_sequence = signer, account.sequence
-        if account.number != account_number or expected_sequence != sequence:
+            key_address, number, expected = signer, account.number, account.sequence
+        if number != account_number or expected != sequence:
             raise Refused(SIG_FAILED)
         if crypto.address_of(pub_key) != key_address:
             raise Refused(f"invalid pubkey: pubKey does not match signer address {key_address}")
         if not signature_checked and not crypto.verify(
             pub_key,
-            sign_bytes(self.genesis.chain_id, account.number, sequence, fee, msgs, memo),
+            sign_bytes(self.genesis.chain_id, number, sequence, fee, msgs, memo),
             signature,
         ):
             raise Refused(SIG_FAILED)
@@ -622,6 +634,7 @@ class ChainState:
             raise Refused(f"session {address} already exists for account {signer}")
         account.sessions[address] = Session(
             address=address,
+            number=self.next_account_number(),
             pub_key=pub_key,
             expires_at=expires_at,
             allow_paths=allow_paths,

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+REALM = "gno.land/r/c4cli/connect4"
+
 pytestmark = pytest.mark.node
 
 
@@ -242,3 +244,36 @@ def test_pages_and_reads(twin: Any) -> None:
             ("ActiveJSON", ["2", "-3"]),
         ],
     )
+
+
+def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
+    from c4cli.chain import crypto
+    from c4cli.chain.tx import call_msg, create_session_msg, revoke_session_msg
+
+    session_pub = crypto.public_key(twin.keys["alice-session"])
+    alice = twin.address("alice")
+    expires = twin.node.block_time(twin._latest()) + 3600
+    create = create_session_msg(
+        alice, session_pub, expires, [f"vm/exec:{REALM}"], "20000000ugnot", 0
+    )
+    assert twin.submit("alice creates a session", "alice", create).accepted
+    game, first, second = started(twin, 1_000_000, "session")
+    g = str(game)
+    move = 0
+    if first == "bob":
+        assert twin.call("bob", "Play", [g, "1", "0"]).accepted
+        move = 1
+    assert twin.call("alice", "Play", [g, "4", str(move)], session="alice-session").accepted
+    for func, args, send in [
+        ("Resign", [g], 0),
+        ("Offer", ["", "15", sha("session offer"), "100000"], 1_000_000),
+        ("Accept", [g, sha("s")], 1_000_000),
+        ("SetFee", ["0"], 0),
+        ("AcceptOwnership", [], 0),
+    ]:
+        assert not twin.call("alice", func, args, send, session="alice-session").accepted
+    assert twin.submit("alice revokes it", "alice", revoke_session_msg(alice, session_pub)).accepted
+    assert twin.call("bob", "Play", [g, "5", str(move + 1)]).accepted
+    revoked = call_msg(alice, REALM, "Play", [g, "4", str(move + 2)])
+    assert not twin.submit("the revoked session plays", "alice", revoked, session="alice-session").accepted
+    assert twin.call("alice", "Resign", [g]).accepted

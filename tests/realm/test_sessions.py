@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 
-from support import Home
+from support import REALM, Home
 
 REALM_PATH = "vm/exec:gno.land/r/samcrew/connect4"
 
@@ -255,3 +257,28 @@ def test_bad_allow_paths(chain: Home, paths: list[str]) -> None:
     args = [a for p in paths for a in ("--allow-paths", p)]
     code = 2 if not paths else 1
     chain.fails(code, "session", "create", "--session-key", "s", *args, "alice")
+
+
+def test_a_session_is_an_account_with_a_number_of_its_own(chain: Home) -> None:
+    """As on gno.land: a new session takes the next account number, and its
+    signatures cover that number and the session's own sequence."""
+    numbers = {
+        int(chain.json("query", "account", name)["BaseAccount"]["account_number"])
+        for name in ("test1", "alice", "bob", "carol")
+    }
+    assert numbers == {0, 1, 2, 3}
+    session(chain, "alice", "alice-s")
+    (listed,) = chain.json("session", "list", "alice")
+    assert listed["account_number"] == 4
+    game_id = chain.json("offer", "--stake", "1gnot", "alice")["result"][0]
+    chain.ok("accept", str(game_id), "bob")
+    chain.ok("reveal", str(game_id), "--master", "alice", "alice-s")
+    blocks = tomllib.loads((chain.path / "chain" / "blocks.toml").read_text())["block"]
+    entry = blocks[-1]["txs"][0]
+    assert (entry["account_number"], entry["sequence"]) == (4, 0)
+    # Numbers go on counting after the session's: the realm's address became
+    # account 5 with the first stake, the next new account is 6.
+    assert chain.json("query", "account", REALM)["BaseAccount"]["account_number"] == "5"
+    dave = chain.json("keys", "add", "dave")["address"]
+    chain.ok("send", "--to", dave, "--amount", "1gnot", "alice")
+    assert chain.json("query", "account", dave)["BaseAccount"]["account_number"] == "6"
