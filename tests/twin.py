@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
+
 from c4cli.chain import crypto
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.coins import UGNOT, format_coins
@@ -31,7 +33,6 @@ from c4cli.chain.tx import call_msg, fee, signed_tx
 from c4cli.commands.query import realm_read
 from c4cli.errors import Refused
 from c4cli.gotext import quote
-from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
@@ -119,9 +120,11 @@ class Twin:
         ``session`` names a key in ``keys`` that signs as a session of ``who``.
         """
         args = list(args)
-        label = f"{who} {func}({', '.join(map(repr, args))})" + (
-            f" sending {send}ugnot" if send else ""
-        ) + (f" signed by the session {session}" if session else "")
+        label = (
+            f"{who} {func}({', '.join(map(repr, args))})"
+            + (f" sending {send}ugnot" if send else "")
+            + (f" signed by the session {session}" if session else "")
+        )
         msg = call_msg(self.address(who), REALM_PATH, func, args, f"{send}ugnot" if send else "")
         outcome = self.submit(label, who, msg, session=session, realm_texts=True)
         touched = set()
@@ -133,7 +136,12 @@ class Twin:
         return outcome
 
     def submit(
-        self, label: str, who: str, msg: dict[str, Any], *, session: str = "",
+        self,
+        label: str,
+        who: str,
+        msg: dict[str, Any],
+        *,
+        session: str = "",
         realm_texts: bool = False,
     ) -> Outcome:
         """One message on both chains: accepted or not must agree, and with
@@ -146,7 +154,9 @@ class Twin:
         session_addr = address_of_key(key) if session else None
         on_node = self._node_tx(key, address, msg, session_addr)
         on_local = self._local_tx(key, address, msg, session_addr, on_node.time)
-        self._same(label, "accepted", on_node.accepted, on_local.accepted, on_node.text, on_local.text)
+        self._same(
+            label, "accepted", on_node.accepted, on_local.accepted, on_node.text, on_local.text
+        )
         if on_node.accepted:
             self._same(label, "block time", on_node.time, on_local.time)
         if realm_texts:
@@ -225,9 +235,7 @@ class Twin:
 
     # -- comparing ---------------------------------------------------------------------
 
-    def _same(
-        self, label: str, what: str, node: Any, local: Any, *why: str
-    ) -> None:
+    def _same(self, label: str, what: str, node: Any, local: Any, *why: str) -> None:
         self.comparisons += 1
         if node != local:
             because = f"\n  (node: {why[0]!r}, local: {why[1]!r})" if why else ""

@@ -6,13 +6,12 @@ its JS clients from the npm registry (tests/oracles.py).
 
 from __future__ import annotations
 
-import pytest
-
 import base64
 import hashlib
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -40,8 +40,15 @@ def test_offer_refusals_and_an_offer(twin: Any) -> None:
     assert outcome.accepted
 
 
-def offer(twin: Any, who: str, stake: int, secret: str, opponent: str = "", valid: str = "15",
-          max_fee: str = "500000") -> int:
+def offer(
+    twin: Any,
+    who: str,
+    stake: int,
+    secret: str,
+    opponent: str = "",
+    valid: str = "15",
+    max_fee: str = "500000",
+) -> int:
     outcome = twin.call(who, "Offer", [opponent, valid, sha(secret), max_fee], stake)
     assert outcome.accepted, outcome.text
     return int(outcome.data.split()[0].lstrip("("))
@@ -257,7 +264,7 @@ def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
         alice, session_pub, expires, [f"vm/exec:{REALM}"], "20000000ugnot", 0
     )
     assert twin.submit("alice creates a session", "alice", create).accepted
-    game, first, second = started(twin, 1_000_000, "session")
+    game, first, _ = started(twin, 1_000_000, "session")
     g = str(game)
     move = 0
     if first == "bob":
@@ -275,5 +282,7 @@ def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
     assert twin.submit("alice revokes it", "alice", revoke_session_msg(alice, session_pub)).accepted
     assert twin.call("bob", "Play", [g, "5", str(move + 1)]).accepted
     revoked = call_msg(alice, REALM, "Play", [g, "4", str(move + 2)])
-    assert not twin.submit("the revoked session plays", "alice", revoked, session="alice-session").accepted
+    assert not twin.submit(
+        "the revoked session plays", "alice", revoked, session="alice-session"
+    ).accepted
     assert twin.call("alice", "Resign", [g]).accepted
