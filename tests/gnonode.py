@@ -169,16 +169,11 @@ class GnoNode:
     # -- deploying with gnokey -------------------------------------------------------
 
     def deploy(self, pkgdir: Path, pkgpath: str, mnemonic: str) -> None:
-        """``gnokey maketx addpkg`` the package's non-test files, signed by ``mnemonic``'s key."""
+        """``gnokey maketx addpkg`` a package folder as the README shows it, signed by
+        ``mnemonic``'s key (the deployer, who owns the realm)."""
         keyhome = self.dir / "gnokey"
         if not (keyhome / "data").exists():
             self._gnokey(["add", "deployer", "--recover"], f"{mnemonic}\n\n\n")
-        upload = self.dir / "upload" / pkgpath
-        upload.mkdir(parents=True)
-        for path in sorted(pkgdir.iterdir()):
-            name = path.name
-            if name == "gnomod.toml" or (name.endswith(".gno") and not _is_test(name)):
-                shutil.copy(path, upload / name)
         self._gnokey(
             [
                 "maketx",
@@ -186,7 +181,7 @@ class GnoNode:
                 "-pkgpath",
                 pkgpath,
                 "-pkgdir",
-                str(upload),
+                str(pkgdir),
                 "-gas-fee",
                 "10000000ugnot",
                 "-gas-wanted",
@@ -205,8 +200,7 @@ class GnoNode:
         proc = subprocess.run(
             [
                 str(self.bin / "gnokey"),
-                *args[:1],
-                *args[1:],
+                *args,
                 "-home",
                 str(self.dir / "gnokey"),
                 "-insecure-password-stdin",
@@ -297,10 +291,6 @@ class GnoNode:
     def block_time(self, height: int) -> int:
         header = self.rpc("block", height=str(height))["block"]["header"]
         return unix_time(header["time"])
-
-
-def _is_test(name: str) -> bool:
-    return name.endswith("_test.gno") or name.endswith("_filetest.gno")
 
 
 def node_available() -> str | None:

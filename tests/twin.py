@@ -55,6 +55,9 @@ def address_of_key(private_key: bytes) -> str:
     return crypto.address_of(crypto.public_key(private_key))
 
 
+MADE: list[Twin] = []  # every twin of the session, for the summary line
+
+
 class Difference(AssertionError):
     """The two chains answered differently."""
 
@@ -80,6 +83,7 @@ class Twin:
     start_node: dict[str, int] = field(default_factory=dict)
     start_local: dict[str, int] = field(default_factory=dict)
     max_game: int = 0
+    differences: int = 0
 
     @classmethod
     def create(cls, node: GnoNode, home: Path, keys: dict[str, bytes], deployer: str) -> Twin:
@@ -103,6 +107,7 @@ class Twin:
             )
         )
         twin = cls(node=node, local=local, keys=keys)
+        MADE.append(twin)
         twin.start_node = dict(balances)
         twin.start_local = dict(balances)
         return twin
@@ -238,6 +243,7 @@ class Twin:
     def _same(self, label: str, what: str, node: Any, local: Any, *why: str) -> None:
         self.comparisons += 1
         if node != local:
+            self.differences += 1
             because = f"\n  (node: {why[0]!r}, local: {why[1]!r})" if why else ""
             raise Difference(
                 f"{label}: {what} differs\n  node:  {node!r}\n  local: {local!r}{because}"

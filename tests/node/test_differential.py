@@ -10,6 +10,8 @@ import hashlib
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 REALM = "gno.land/r/c4cli/connect4"
 
@@ -286,3 +288,36 @@ def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
         "the revoked session plays", "alice", revoked, session="alice-session"
     ).accepted
     assert twin.call("alice", "Resign", [g]).accepted
+
+
+@settings(max_examples=3, deadline=None, derandomize=True, database=None)
+@given(data=st.data())
+def test_generated_games_from_several_keys(twin: Any, data: st.DataObject) -> None:
+    """Random sequences of legal and illegal moves, resignations and claims from
+    four keys, on one game each: every step compared on both chains."""
+    players = ["alice", "bob", "carol", "dave"]
+    creator, acceptor = data.draw(st.permutations(players))[:2]
+    stake = data.draw(st.integers(1, 3)) * 1_000_000
+    tag = f"gen {twin.steps}"
+    game = offer(twin, creator, stake, f"pass {tag}")
+    g = str(game)
+    assert twin.call(acceptor, "Accept", [g, sha(f"seed {tag}")], stake).accepted
+    assert twin.call(creator, "Reveal", [g, f"pass {tag}"]).accepted
+    assert twin.call(acceptor, "RevealSeed", [g, f"seed {tag}"]).accepted
+    for _ in range(data.draw(st.integers(6, 14))):
+        state = twin.local.state()
+        current = state.realm.games[game]
+        moves = len(current.moves)
+        on_turn = creator if current.turn == 1 else acceptor
+        who = data.draw(st.sampled_from([on_turn, on_turn, on_turn, *players]))
+        action = data.draw(st.sampled_from(["Play"] * 8 + ["Resign", "ClaimTimeout", "Cancel"]))
+        if action == "Play":
+            column = data.draw(st.integers(0, 8) | st.sampled_from([4, 4, 3, 5]))
+            move = data.draw(st.sampled_from([moves, moves, moves, moves + 1, moves - 1]))
+            twin.call(who, "Play", [g, str(column), str(move)])
+        else:
+            twin.call(who, action, [g])
+        if current.status != "playing" and twin.local.state().realm.games[game].status != "playing":
+            break
+    if twin.local.state().realm.games[game].status == "playing":
+        assert twin.call(creator, "Resign", [g]).accepted
