@@ -29,3 +29,28 @@ class HomeDamaged(C4Error):
     """The home is missing, damaged or tampered with (exit 3)."""
 
     exit_code = 3
+
+
+class DiskError(C4Error):
+    """The home's files cannot be written or read: disk full, read-only, I/O error,
+    permissions (exit 3, like any home c4 cannot use)."""
+
+    exit_code = 3
+
+
+def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
+    """One line naming the file, what the system said, and what it means for the user."""
+    reason = exc.strerror or type(exc).__name__
+    return DiskError(f"cannot write {path}: {reason}; {consequence}")
+
+
+_warned: set[str] = set()
+
+
+def warn_once(message: str) -> None:
+    """One warning line on stderr, at most once per process for the same words."""
+    import sys
+
+    if message not in _warned:
+        _warned.add(message)
+        sys.stderr.write(message + "\n")

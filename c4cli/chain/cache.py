@@ -18,6 +18,7 @@ figures, rendered by the realm's own code when they changed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -25,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from c4cli import faults
 from c4cli.chain.files import private_dir
 
 if TYPE_CHECKING:
@@ -69,8 +71,10 @@ def code_fingerprint() -> str:
 
 
 class Cache:
-    def __init__(self, folder: Path) -> None:
-        self.path = folder / "state.sqlite"
+    def __init__(self, folder: Path | None) -> None:
+        # No folder: a cache in memory, for a process whose home cannot take one.
+        self.in_memory = folder is None
+        self.path = Path(":memory:") if folder is None else folder / "state.sqlite"
         self._db: sqlite3.Connection | None = None
         self._writable = False
         self._stamp: dict[str, Any] | None = None
@@ -81,12 +85,12 @@ class Cache:
         """The database; with ``create``, made (or completed) so that it can be written."""
         if self._db is not None and (self._writable or not create):
             return self._db
-        if not create and not self.path.exists():
+        if not create and (self.in_memory or not self.path.exists()):
             return None
         for attempt in range(2):
             try:
                 if self._db is None:
-                    if create:
+                    if create and not self.in_memory:
                         private_dir(self.path.parent)
                     self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
                     # No fsync per commit: a power cut may lose the last saves (the
@@ -106,14 +110,26 @@ class Cache:
         return None
 
     def discard(self) -> None:
-        """Forget the cache file (it is only ever a copy of what the log says)."""
+        """Forget the cache file (it is only ever a copy of what the log says).
+
+        On a home that cannot be written the file stays: its stamp no longer
+        matches the log once the log moves on, so it is never believed.
+        """
+        self.close()
+        if self.in_memory:
+            return
+        for suffix in ("", "-journal", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Drop the connection (after a failed save: the next use reconnects)."""
         if self._db is not None:
-            self._db.close()
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
             self._db = None
         self._writable = False
         self._stamp = None
-        for suffix in ("", "-journal", "-wal", "-shm"):
-            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
 
     def _meta(self, key: str) -> bytes | None:
         db = self._connect(create=False)
@@ -205,9 +221,11 @@ class Cache:
 
         from c4cli.realm.views import game_object, leaders_json
 
+        if not self.in_memory:
+            faults.check("cache-save")
         db = self._connect(create=True)
         if db is None:
-            return
+            raise sqlite3.OperationalError(f"cannot create {self.path}")
         realm = state.realm
         if full:
             games = {game.id: game for game in realm.games.values()}
@@ -280,8 +298,9 @@ class Cache:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error:
             if db.in_transaction:
-                db.execute("ROLLBACK")
-            return  # nothing saved, nothing changed: the next command replays
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            raise  # nothing saved, nothing changed: the caller carries on without it
         # Saved: what the rows hold need not stay in memory.
         realm.games.release(released)
         realm.used_commitments.release(commitments)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 from pathlib import Path
 
-from c4cli.errors import HomeDamaged
+from c4cli import faults
+from c4cli.errors import HomeDamaged, disk_error
+from c4cli.interrupts import deferred
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -24,18 +27,36 @@ def private_dir(path: Path) -> Path:
     return path
 
 
-def write_private(path: Path, data: bytes) -> None:
-    """Write a 0600 file atomically: a crash leaves the old file or the new, never half."""
-    private_dir(path.parent)
+def write_private(
+    path: Path, data: bytes, *, fault: str = "", consequence: str = "nothing was signed or sent"
+) -> None:
+    """Write a 0600 file atomically: a crash leaves the old file or the new, never half.
+
+    A file that cannot be written (disk full, read-only, I/O error) stops the
+    command with one line before anything is signed or sent; no temporary file
+    is left behind. ``fault`` names the point for the tests' fault seam.
+    """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
     try:
-        os.write(fd, data)
-        os.fsync(fd)
+        with deferred():
+            private_dir(path.parent)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                if fault:
+                    faults.check(fault)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+            fsync_dir(path.parent)
+    except OSError as exc:
+        raise disk_error(path, exc, consequence) from None
     finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    fsync_dir(path.parent)
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def fsync_dir(path: Path) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from c4cli.chain import crypto
-from c4cli.chain.files import private_dir, read_private, write_private
+from c4cli.chain.files import read_private, write_private
 from c4cli.errors import BadInput, HomeDamaged
 from c4cli.realm.address import canonical
 
@@ -76,8 +76,12 @@ class Keyring:
             record["crypto"] = _seal(private_key, passphrase)
         else:
             record["private_key"] = private_key.hex()
-        private_dir(self.folder)
-        write_private(path, (json.dumps(record, indent=2) + "\n").encode())
+        write_private(
+            path,
+            (json.dumps(record, indent=2) + "\n").encode(),
+            fault="key-write",
+            consequence=f"the key {name!r} was not added",
+        )
         return self._info(record, path)
 
     def _load(self, name: str) -> tuple[dict[str, object], Path]:

@@ -15,8 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from c4cli import faults
 from c4cli.chain.files import fsync_dir, private_dir
-from c4cli.errors import HomeDamaged
+from c4cli.errors import DiskError, HomeDamaged, disk_error
+from c4cli.interrupts import deferred, recorded
 
 BLOCK_MARK = b"\n[[block]]\n"
 # The log's format, recorded in its genesis. 2: transactions are identified by
@@ -92,15 +94,22 @@ class BlockLog:
             + tomli_w.dumps({"genesis": genesis})
         ).encode()
         tmp = self.folder / f".blocks.{os.getpid()}.tmp"
-        with open(tmp, "wb") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if self.path.exists() and not force:
-            tmp.unlink()
-            raise FileExistsError(self.path)
-        os.replace(tmp, self.path)
-        fsync_dir(self.folder)
+        try:
+            with deferred():
+                with open(tmp, "wb") as handle:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                if self.path.exists() and not force:
+                    raise FileExistsError(self.path)
+                os.replace(tmp, self.path)
+                fsync_dir(self.folder)
+        except FileExistsError:
+            raise
+        except OSError as exc:
+            raise disk_error(self.path, exc, "no chain was created") from None
+        finally:
+            tmp.unlink(missing_ok=True)
 
     @contextmanager
     def creating(self) -> Iterator[None]:
@@ -111,10 +120,24 @@ class BlockLog:
 
     @contextmanager
     def locked(self, *, exclusive: bool) -> Iterator[None]:
-        """Writers hold it exclusively across read-execute-append; readers share it."""
+        """Writers hold it exclusively across read-execute-append; readers share it.
+
+        On a home that cannot be written (a read-only medium, a full disk with no
+        lock file yet) a reader goes on with the lock file opened read-only, or
+        with none: nobody can append there anyway. A writer stops with exit 3.
+        """
         if not self.folder.is_dir():
             raise self._missing()
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            if exclusive:
+                raise disk_error(self.lock_path, exc, "nothing was done") from None
+            try:
+                fd = os.open(self.lock_path, os.O_RDONLY)
+            except OSError:
+                yield
+                return
         try:
             fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
             yield
@@ -131,9 +154,12 @@ class BlockLog:
 
     def read_bytes(self) -> bytes:
         try:
+            faults.check("log-read")
             return self.path.read_bytes()
         except FileNotFoundError:
             raise self._missing() from None
+        except OSError as exc:
+            raise DiskError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
     def parse_genesis(self, data: bytes) -> tuple[dict[str, Any], int]:
         """The genesis record and the offset where the first block begins."""
@@ -202,21 +228,61 @@ class BlockLog:
         return record
 
     def append(self, record: dict[str, Any]) -> None:
-        """Append one block and wait until it is on disk."""
+        """Append one block and wait until it is on disk, or leave the log as it was.
+
+        A write or fsync that fails (disk full, quota, I/O error) cuts the file back
+        to where the block began before the caller lets go of the lock, and says
+        the transaction was not recorded. Signals wait until the block is whole or
+        gone; only a process killed outright (SIGKILL, power loss) can leave a torn
+        block, which the next command detects and `c4 verify --repair` cuts.
+        """
         data = render_block(record)
         fault = os.environ.get("C4_FAULT")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
-        try:
-            if fault:
-                data = _inject(fault, fd, data)
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:])
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        if fault == "pause-before-append":  # signal tests: a wide window just before
+            import time
+
+            time.sleep(0.4)
+        with deferred():
+            try:
+                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            except OSError as exc:
+                raise disk_error(self.path, exc, "the transaction was not recorded") from None
+            try:
+                size = os.fstat(fd).st_size
+                try:
+                    if fault:
+                        data = _inject(fault, fd, data)
+                    if fault and fault.startswith("append-write:"):
+                        os.write(fd, data[: len(data) // 2])  # the disk fills up mid-block
+                        faults.check("append-write")
+                    written = 0
+                    while written < len(data):
+                        written += os.write(fd, data[written:])
+                    faults.check("append-fsync")
+                    os.fsync(fd)
+                except OSError as exc:
+                    raise self._roll_back(fd, size, exc) from None
+                # On disk: a signal held until now must report it as recorded.
+                hashes = "".join(f", TX HASH {t.get('hash')}" for t in record.get("txs", []))
+                recorded.append(f"height {record.get('height')}{hashes}")
+            finally:
+                os.close(fd)
         if fault == "after-append":
             _die()
+
+    def _roll_back(self, fd: int, size: int, exc: OSError) -> DiskError:
+        """Cut a failed append off again; the error to report either way."""
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        except OSError:
+            return disk_error(
+                self.path,
+                exc,
+                "the transaction was not recorded, and the unfinished block could not be "
+                "cut off: run `c4 verify --repair` once the disk works again",
+            )
+        return disk_error(self.path, exc, "the transaction was not recorded")
 
     def truncate(self, size: int) -> None:
         """Cut the file back to ``size`` bytes (repair of a torn final block only)."""
@@ -251,7 +317,9 @@ def _inject(fault: str, fd: int, data: bytes) -> bytes:
     """Crash tests: $C4_FAULT kills the process before, inside or after an append.
 
     ``mid-append`` writes a random part of the block first, as a power cut or a
-    kill between two writes would leave it.
+    kill between two writes would leave it; ``pause-mid-append`` stops halfway for
+    a moment, so that a signal sent then lands inside the append
+    (``pause-before-append``, just before it: in append() itself).
     """
     if fault == "before-append":
         _die()
@@ -260,4 +328,11 @@ def _inject(fault: str, fd: int, data: bytes) -> bytes:
 
         os.write(fd, data[: random.randrange(1, len(data))])
         _die()
+    if fault == "pause-mid-append":  # signal tests: a wide window inside an append
+        import time
+
+        half = len(data) // 2
+        os.write(fd, data[:half])
+        time.sleep(0.4)
+        return data[half:]
     return data

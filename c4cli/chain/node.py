@@ -12,6 +12,7 @@ again before it lets go of the lock, so the next one starts from it.
 
 from __future__ import annotations
 
+import sqlite3
 import time as wallclock
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from c4cli.chain.cache import Cache, TxRow
 from c4cli.chain.log import BlockLog, TornLog
-from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState, Genesis, TxResult
@@ -120,8 +121,31 @@ class LocalChain:
                 return state
         txs: list[TxRow] = []
         state = self.replay(txs=txs)
-        self.cache.save(state, self.log.path, full=True, txs=txs)
+        self._save_cache(state, full=True, txs=txs)
         return state
+
+    def _save_cache(self, state: ChainState, *, full: bool, txs: list[TxRow]) -> None:
+        """Save the checkpoint; a home that cannot take it keeps one in memory instead.
+
+        The cache is a cache: a full disk, a read-only medium or an I/O error
+        never fails a command. After an append the command says so in one
+        warning line; later commands replay the log and give the same answers.
+        """
+        try:
+            self.cache.save(state, self.log.path, full=full, txs=txs)
+        except (OSError, sqlite3.Error) as exc:
+            self.cache.close()
+            if not full:
+                warn_once(
+                    f"warning: the cache in {self.cache.path.parent} could not be saved "
+                    f"({_reason(exc)}); the transaction is recorded, and later commands "
+                    "replay the log instead"
+                )
+            # This process goes on with a cache in memory: rebuilt from the log
+            # (the next read replays it), so its answers are the log's.
+            self.cache = Cache(None)
+            if full:
+                self.cache.save(state, self.log.path, full=True, txs=txs)
 
     def replay(
         self,
@@ -253,7 +277,7 @@ class LocalChain:
         self.log.append(record)
         txs: list[TxRow] = []
         keep_outcomes(txs, state, results)
-        self.cache.save(state, self.log.path, full=False, txs=txs)
+        self._save_cache(state, full=False, txs=txs)
 
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
@@ -321,3 +345,9 @@ class LocalChain:
                 self.cache.discard()
                 return torn.height - 1
             return None
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

@@ -42,7 +42,7 @@ class SecretStore:
         commitment = commitment_of(secret)
         path = self._path(address, commitment)
         assert path is not None
-        write_private(path, secret.encode())
+        write_private(path, secret.encode(), fault="secret-write")
         return commitment
 
     @contextmanager

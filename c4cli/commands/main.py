@@ -11,6 +11,8 @@ import click
 
 from c4cli import __version__
 from c4cli.errors import BadInput, C4Error
+from c4cli.interrupts import Interrupted, recorded
+from c4cli.interrupts import install as install_signal_handlers
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
@@ -65,6 +67,7 @@ class C4Group(click.Group):
         **extra: Any,
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
+        recorded.clear()
         try:
             for arg in argv:
                 check_text(arg)
@@ -79,6 +82,19 @@ class C4Group(click.Group):
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
         except BrokenPipeError:
             sys.exit(1)
+        except Interrupted as stop:
+            # Appends are never cut in two (see interrupts.deferred): say which side
+            # of the last one the signal fell on.
+            done = (
+                f"the transaction was recorded ({recorded[-1]})"
+                if recorded
+                else "nothing was recorded"
+            )
+            fail(f"{stop.name}: {done}", stop.exit_code, json_mode="--json" in argv)
+        except OSError as exc:
+            # The home (or a file named on the command line) cannot be read or written.
+            where = f"{exc.filename}: " if exc.filename else ""
+            fail(f"{where}{exc.strerror or exc}", 3, json_mode="--json" in argv)
         except Exception as exc:
             # A bug, not a user error: still one line and a non-zero exit; C4_DEBUG shows it.
             if os.environ.get("C4_DEBUG"):
@@ -134,10 +150,13 @@ def main() -> None:
     which costs a short command a fifth of its time.
     """
     code: int = 0
+    install_signal_handlers()  # again, for callers that come in here directly
     try:
         cli.main()
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Interrupted as stop:  # a signal while the failure line itself was written
+        code = stop.exit_code
     try:
         sys.stdout.flush()
         sys.stderr.flush()

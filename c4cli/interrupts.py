@@ -1,0 +1,70 @@
+"""Ctrl-C and SIGTERM: a clean exit (130, 143), never half a block.
+
+The console script turns both signals into :class:`Interrupted`, which unwinds
+the command like any error (locks released, files closed) and ends in one line.
+Code that must not be cut in two (an append and its fsync, or its roll-back)
+runs under :func:`deferred`: a signal that arrives meanwhile waits until the
+block is whole or gone, then interrupts.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+# What this process appended, for the message of an interruption that comes after.
+recorded: list[str] = []
+
+
+class Interrupted(BaseException):
+    """A signal asked the command to stop (a BaseException: nothing may swallow it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+    @property
+    def name(self) -> str:
+        return "interrupted" if self.signum == signal.SIGINT else "terminated"
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """Make SIGINT and SIGTERM raise Interrupted (the console script calls this)."""
+    for signum in SIGNALS:
+        signal.signal(signum, _raise)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then act on the first one."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def hold(signum: int, frame: FrameType | None) -> None:
+        pending.append(signum)
+
+    previous = [(signum, signal.signal(signum, hold)) for signum in SIGNALS]
+    try:
+        yield
+    finally:
+        for signum, handler in previous:
+            signal.signal(signum, handler)
+        if pending:
+            if dict(previous)[signal.Signals(pending[0])] is _raise:
+                raise Interrupted(pending[0])
+            signal.raise_signal(pending[0])  # not our handler: let the default act
