@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -71,9 +72,23 @@ def timed(args: list[str], home: Path | None = None) -> float:
 
 
 def build(size: int, home: Path) -> None:
-    if (home / "chain" / "blocks.toml").exists():
-        return
+    log = home / "chain" / "blocks.toml"
+    if log.exists():
+        if _log_format(log.read_bytes()[:4096]) == _log_format(LOG_SOURCE.read_bytes()):
+            return
+        shutil.rmtree(home)  # built by an older c4: its log would be refused
     subprocess.run([sys.executable, str(HERE / "build_chain.py"), str(size), str(home)], check=True)
+
+
+LOG_SOURCE = HERE.parent / "c4cli" / "chain" / "log.py"
+
+
+def _log_format(text: bytes) -> int | None:
+    """The log format a genesis records, or the one c4's source writes (LOG_FORMAT)."""
+    import re
+
+    found = re.search(rb"^(?:LOG_)?(?:FORMAT|format) = (\d+)$", text, re.M)
+    return int(found[1]) if found else None
 
 
 class Mover:
