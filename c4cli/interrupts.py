@@ -68,3 +68,10 @@ def deferred() -> Iterator[None]:
             if dict(previous)[signal.Signals(pending[0])] is _raise:
                 raise Interrupted(pending[0])
             signal.raise_signal(pending[0])  # not our handler: let the default act
+
+
+def for_workers() -> None:
+    """A worker process's signals: Ctrl-C is the parent's to handle, and SIGTERM (how
+    a pool stops its workers) ends a worker quietly, the default way."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)

@@ -123,7 +123,9 @@ def _replay_parallel(
     chain_id = state.genesis.chain_id
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     clock.update(check=0.0, execute=0.0)
-    with context.Pool(workers) as pool:
+    from c4cli.interrupts import for_workers
+
+    with context.Pool(workers, initializer=for_workers) as pool:
         pending: list[Any] = []
 
         def execute_next() -> None:

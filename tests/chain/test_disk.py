@@ -361,3 +361,14 @@ def test_sigint_and_sigterm_never_tear_a_block(chain: Home, c4_bin: str) -> None
         f"signal rounds {ROUNDS}: exits {outcomes}; interrupted after the append "
         f"{recorded_anyway}, before it {nothing}; acknowledged {len(acknowledged)}"
     )
+
+
+def test_verify_ends_its_workers_quietly(chain: Home, c4_bin: str) -> None:
+    """The pool stops its workers with SIGTERM: they must die the default way, not
+    raise c4's Interrupted (which printed a worker's traceback, or hung the pool,
+    in about one `c4 verify` in ten before workers reset their signals)."""
+    for n in range(5):
+        chain.ok("send", "--to", "bob", "--amount", f"{n + 1}ugnot", "alice")
+    for _ in range(20):
+        proc = c4(c4_bin, chain.path, "verify")
+        assert proc.returncode == 0 and proc.stderr == "", proc.stderr
