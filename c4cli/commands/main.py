@@ -37,6 +37,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("c4cli.commands.session", "session"),
     "set-fee": ("c4cli.commands.game", "set_fee"),
     "show": ("c4cli.commands.views", "show"),
+    "solve": ("c4cli.commands.solve", "solve"),
     "demo": ("c4cli.commands.demo", "demo"),
     "time": ("c4cli.commands.chaincmds", "time"),
     "transfer-ownership": ("c4cli.commands.game", "transfer_ownership"),

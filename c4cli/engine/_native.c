@@ -1,0 +1,246 @@
+/*
+ * c4cli.engine._native: the solver's search in C, the same algorithm and the
+ * same answers as c4cli/engine/solver.py (read that file for the score
+ * convention and the method). Built by pip where a C compiler exists; the
+ * pure-Python search is used where it does not.
+ *
+ * Bitboards: column c, row r (0 = floor) is bit c*7 + r; bit c*7 + 6 is a
+ * sentinel above each column, so a column's stones plus its bottom bit carry
+ * into the next free cell.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define WIDTH 7
+#define HEIGHT 6
+#define CELLS (WIDTH * HEIGHT)
+#define H1 (HEIGHT + 1)
+
+/* A table of upper bounds: 8,388,593 (a prime) entries. Keys are below 2^49, so
+ * the key modulo the size plus its low 32 bits name it uniquely. */
+#define TABLE_SIZE 8388593u
+
+/* Key and value side by side: a probe costs one cache line, not two. */
+typedef struct {
+    uint32_t key;
+    int8_t value;
+} entry_t;
+
+static entry_t *table = NULL;
+static unsigned long long nodes = 0;
+
+static const uint64_t BOTTOM = 0x40810204081ULL; /* bit c*7 for every column */
+static const uint64_t FULL = 0x40810204081ULL * 63ULL;
+static const int ORDER[WIDTH] = {3, 2, 4, 1, 5, 0, 6};
+
+static inline uint64_t column_mask(int col) { return ((1ULL << HEIGHT) - 1) << (col * H1); }
+
+static inline uint64_t winning_cells(uint64_t stones, uint64_t mask)
+{
+    uint64_t r = (stones << 1) & (stones << 2) & (stones << 3);
+    const int shifts[3] = {H1, H1 - 1, H1 + 1};
+    for (int i = 0; i < 3; i++) {
+        int s = shifts[i];
+        uint64_t pair = (stones << s) & (stones << (2 * s));
+        r |= pair & (stones << (3 * s));
+        r |= pair & (stones >> s);
+        pair = (stones >> s) & (stones >> (2 * s));
+        r |= pair & (stones << s);
+        r |= pair & (stones >> (3 * s));
+    }
+    return r & (FULL ^ mask);
+}
+
+static inline int popcount(uint64_t x) { return __builtin_popcountll(x); }
+
+static int table_get(uint64_t key)
+{
+    const entry_t *e = &table[key % TABLE_SIZE];
+    return e->key == (uint32_t)key ? e->value : 0;
+}
+
+static void table_put(uint64_t key, int value)
+{
+    entry_t *e = &table[key % TABLE_SIZE];
+    e->key = (uint32_t)key;
+    e->value = (int8_t)value;
+}
+
+/* Values in the table are stored as value - MIN + 1 so that 0 means empty. */
+#define MIN_SCORE (-(CELLS / 2) + 3)
+
+static int negamax(uint64_t current, uint64_t mask, int moves, int alpha, int beta)
+{
+    nodes++;
+    uint64_t possible = (mask + BOTTOM) & FULL;
+    uint64_t opponent_wins = winning_cells(current ^ mask, mask);
+    uint64_t forced = possible & opponent_wins;
+    if (forced) {
+        if (forced & (forced - 1))
+            return -((CELLS - moves) / 2);
+        possible = forced;
+    }
+    uint64_t playable = possible & ~(opponent_wins >> 1);
+    if (!playable)
+        return -((CELLS - moves) / 2);
+    if (moves >= CELLS - 2)
+        return 0;
+    int low = -((CELLS - 2 - moves) / 2);
+    if (alpha < low) {
+        alpha = low;
+        if (alpha >= beta)
+            return alpha;
+    }
+    int high = (CELLS - 1 - moves) / 2;
+    uint64_t key = current + mask;
+    int stored = table_get(key);
+    if (stored)
+        high = stored + MIN_SCORE - 1;
+    if (beta > high) {
+        beta = high;
+        if (alpha >= beta)
+            return beta;
+    }
+    /* Moves by the threats they leave behind, centre first among equals. */
+    uint64_t order[WIDTH];
+    int score_of[WIDTH];
+    int count = 0;
+    for (int i = 0; i < WIDTH; i++) {
+        uint64_t move = playable & column_mask(ORDER[i]);
+        if (!move)
+            continue;
+        int threats = popcount(winning_cells(current | move, mask));
+        int at = count++;
+        while (at > 0 && score_of[at - 1] < threats) {
+            order[at] = order[at - 1];
+            score_of[at] = score_of[at - 1];
+            at--;
+        }
+        order[at] = move;
+        score_of[at] = threats;
+    }
+    uint64_t opponent = current ^ mask;
+    for (int i = 0; i < count; i++) {
+        int score = -negamax(opponent, mask | order[i], moves + 1, -beta, -alpha);
+        if (score >= beta)
+            return score;
+        if (score > alpha)
+            alpha = score;
+    }
+    table_put(key, alpha - MIN_SCORE + 1);
+    return alpha;
+}
+
+static int half(int x) { return x / 2; } /* C division rounds toward zero */
+
+static int solve(uint64_t current, uint64_t mask, int moves)
+{
+    if (winning_cells(current, mask) & (mask + BOTTOM) & FULL)
+        return (CELLS + 1 - moves) / 2;
+    int low = -((CELLS - moves) / 2), high = (CELLS + 1 - moves) / 2;
+    while (low < high) {
+        int med = low + (high - low) / 2;
+        if (med <= 0 && half(low) < med)
+            med = half(low);
+        else if (med >= 0 && half(high) > med)
+            med = half(high);
+        int r = negamax(current, mask, moves, med, med + 1);
+        if (r <= med)
+            high = r;
+        else
+            low = r;
+    }
+    return low;
+}
+
+static PyObject *native_solve(PyObject *self, PyObject *args)
+{
+    unsigned long long current, mask;
+    int moves;
+    if (!PyArg_ParseTuple(args, "KKi", &current, &mask, &moves))
+        return NULL;
+    if (moves < 0 || moves >= CELLS || (current & ~mask) || (mask & ~FULL)) {
+        PyErr_SetString(PyExc_ValueError, "not a position the solver takes");
+        return NULL;
+    }
+    if (table == NULL) {
+        /* Written through once now, so that the search never stops for the
+         * kernel to map a fresh page of the table (about 15 ms, once). */
+        table = calloc(TABLE_SIZE, sizeof *table);
+        if (table == NULL)
+            return PyErr_NoMemory();
+        /* calloc'd pages are mapped on first touch: touch each one now (a
+         * volatile store the compiler cannot drop), not in the middle of a search. */
+        volatile char *bytes = (volatile char *)table;
+        for (size_t at = 0; at < TABLE_SIZE * sizeof *table; at += 4096)
+            bytes[at] = 0;
+    }
+    /* The GIL stays held: the table is shared by every call of this process. */
+    return PyLong_FromLong(solve(current, mask, moves));
+}
+
+/* solve_moves("4453"): the position after those moves (already checked to be
+ * digits 1-7), refused with the pure-Python search's words when a column is
+ * full or the game is over before its end. */
+static PyObject *native_solve_moves(PyObject *self, PyObject *args)
+{
+    const char *text;
+    Py_ssize_t length;
+    if (!PyArg_ParseTuple(args, "s#", &text, &length))
+        return NULL;
+    uint64_t current = 0, mask = 0;
+    int moves = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        int col = text[i] - '1';
+        if (col < 0 || col >= WIDTH) {
+            PyErr_SetString(PyExc_ValueError, "moves must be digits 1-7");
+            return NULL;
+        }
+        if (mask & (1ULL << (HEIGHT - 1 + col * H1))) {
+            PyErr_Format(PyExc_ValueError, "move %zd: column %d is full", i + 1, col + 1);
+            return NULL;
+        }
+        uint64_t move = (mask + (1ULL << (col * H1))) & column_mask(col);
+        if (winning_cells(current, mask) & move) {
+            PyErr_Format(PyExc_ValueError, "move %zd ends the game: nothing is left to solve",
+                         i + 1);
+            return NULL;
+        }
+        current ^= mask;
+        mask |= move;
+        moves++;
+    }
+    if (moves == CELLS) {
+        PyErr_SetString(PyExc_ValueError, "the board is full: nothing is left to solve");
+        return NULL;
+    }
+    PyObject *position = Py_BuildValue("KKi", (unsigned long long)current,
+                                       (unsigned long long)mask, moves);
+    if (position == NULL)
+        return NULL;
+    PyObject *result = native_solve(self, position);
+    Py_DECREF(position);
+    return result;
+}
+
+static PyObject *native_nodes(PyObject *self, PyObject *unused)
+{
+    return PyLong_FromUnsignedLongLong(nodes);
+}
+
+static PyMethodDef methods[] = {
+    {"solve", native_solve, METH_VARARGS,
+     "solve(current, mask, moves) -> the exact score of a position that is not over"},
+    {"solve_moves", native_solve_moves, METH_VARARGS,
+     "solve_moves(moves) -> the exact score after those moves (1-based columns)"},
+    {"nodes", native_nodes, METH_NOARGS, "nodes() -> positions searched so far"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_native", "The solver's search in C.", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) { return PyModule_Create(&module); }

@@ -1,0 +1,262 @@
+"""An exact Connect Four solver, in Pascal Pons' score convention.
+
+The score of a position that is not over, for the side to move: 0 for a draw
+with perfect play; ``22 - n`` when the side to move wins, ``n`` being the number
+of its own stones at its win when it wins as early as the loser can allow;
+``-(22 - n)`` when it loses, ``n`` the opponent's stones. A win with one's 4th
+stone scores 18, the last possible win 1.
+
+The search is a negamax with alpha-beta over bitboards, narrowed to null-window
+probes (a binary search on the score), with a table of upper bounds keyed by
+the position, moves tried in the order of the threats they create (centre first
+among equals), and the moves that hand the opponent an immediate win left out.
+Pure Python; the same answers, faster, come from the optional native core.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+
+from c4cli.engine.board import COLS, ROWS, Board
+
+WIDTH, HEIGHT = COLS, ROWS
+CELLS = WIDTH * HEIGHT
+H1 = HEIGHT + 1  # bits per column: six cells and a sentinel above them
+MIN_SCORE = -(CELLS // 2) + 3  # -18: lost to the opponent's 4th stone
+MAX_SCORE = (CELLS + 1) // 2 - 3  # 18: won with one's own 4th stone
+
+BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
+FULL = BOTTOM * ((1 << HEIGHT) - 1)
+ORDER = (3, 2, 4, 1, 5, 0, 6)  # centre first: the better moves, on average
+
+
+def _top(col: int) -> int:
+    return 1 << (HEIGHT - 1 + col * H1)
+
+
+def _column(col: int) -> int:
+    return ((1 << HEIGHT) - 1) << (col * H1)
+
+
+TOPS = tuple(_top(col) for col in range(WIDTH))
+COLUMNS = tuple(_column(col) for col in range(WIDTH))
+BOTTOMS = tuple(1 << (col * H1) for col in range(WIDTH))
+
+
+class SolverError(ValueError):
+    """A position the solver does not take: illegal, or already over."""
+
+
+def winning_cells(stones: int, mask: int) -> int:
+    """The free cells (reachable now or later) where ``stones`` would make four."""
+    # vertical: three below
+    r = (stones << 1) & (stones << 2) & (stones << 3)
+    for shift in (H1, H1 - 1, H1 + 1):  # horizontal, the two diagonals
+        pair = (stones << shift) & (stones << 2 * shift)
+        r |= pair & (stones << 3 * shift)
+        r |= pair & (stones >> shift)
+        pair = (stones >> shift) & (stones >> 2 * shift)
+        r |= pair & (stones << shift)
+        r |= pair & (stones >> 3 * shift)
+    return r & (FULL ^ mask)
+
+
+def _check_digits(moves: str) -> None:
+    if moves.strip("1234567"):
+        number, char = next((n, c) for n, c in enumerate(moves, 1) if c not in "1234567")
+        raise SolverError(f"move {number}: {char!r} is not a column 1-7")
+    if len(moves) > CELLS:
+        raise SolverError(f"{len(moves)} moves is more than the {CELLS} a game can have")
+
+
+class Position:
+    """A position as two bitboards: the side to move's stones and every stone."""
+
+    __slots__ = ("current", "mask", "moves")
+
+    def __init__(self, current: int = 0, mask: int = 0, moves: int = 0) -> None:
+        self.current = current
+        self.mask = mask
+        self.moves = moves
+
+    @classmethod
+    def from_moves(cls, moves: str) -> Position:
+        """From Pons' notation (1-based columns); refuses a full column or a finished game."""
+        _check_digits(moves)
+        position = cls()
+        for number, char in enumerate(moves, start=1):
+            col = int(char) - 1
+            if not position.can_play(col):
+                raise SolverError(f"move {number}: column {col + 1} is full")
+            if position.is_winning_move(col):
+                raise SolverError(f"move {number} ends the game: nothing is left to solve")
+            position.play(col)
+        if position.moves == CELLS:
+            raise SolverError("the board is full: nothing is left to solve")
+        return position
+
+    @classmethod
+    def from_board(cls, board: Board) -> Position:
+        if board.over:
+            raise SolverError("the game is over: nothing is left to solve")
+        return cls.from_moves(board.encode())
+
+    def can_play(self, col: int) -> bool:
+        return not self.mask & TOPS[col]
+
+    def play(self, col: int) -> None:
+        self.current ^= self.mask
+        self.mask |= self.mask + BOTTOMS[col]
+        self.moves += 1
+
+    def is_winning_move(self, col: int) -> bool:
+        return bool(winning_cells(self.current, self.mask) & self.possible() & COLUMNS[col])
+
+    def possible(self) -> int:
+        return (self.mask + BOTTOM) & FULL
+
+    def key(self) -> int:
+        return self.current + self.mask
+
+
+def _load_native() -> tuple[Callable[[int, int, int], int], Callable[[str], int]] | None:
+    """The C core, if this install built it and $C4_SOLVER does not ask for Python."""
+    if os.environ.get("C4_SOLVER") == "python":
+        return None
+    try:
+        from c4cli.engine import _native  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    return _native.solve, _native.solve_moves
+
+
+_CORE = _load_native()
+_NATIVE = None if _CORE is None else _CORE[0]
+ENGINE = "python" if _CORE is None else "native"
+
+
+def _search(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
+    if _NATIVE is not None:
+        return _NATIVE(current, mask, moves)
+    return _solve(current, mask, moves, tt)
+
+
+def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
+    """The exact score of a position that is not over (Pons' convention)."""
+    if _CORE is not None and isinstance(moves, str):
+        _check_digits(moves)
+        try:
+            return _CORE[1](moves)
+        except ValueError as exc:
+            raise SolverError(str(exc)) from None
+    position = (
+        Position.from_board(moves) if isinstance(moves, Board) else Position.from_moves(moves)
+    )
+    return _search(position.current, position.mask, position.moves, {} if tt is None else tt)
+
+
+def solve_python(moves: str, *, tt: dict[int, int] | None = None) -> int:
+    """The pure-Python search, whatever core is installed (to compare the two)."""
+    position = Position.from_moves(moves)
+    return _solve(position.current, position.mask, position.moves, {} if tt is None else tt)
+
+
+def solve_all(moves: str | Board) -> list[int | None]:
+    """Every column's score for the side to move (None for a full column)."""
+    position = (
+        Position.from_board(moves) if isinstance(moves, Board) else Position.from_moves(moves)
+    )
+    tt: dict[int, int] = {}
+    scores: list[int | None] = []
+    for col in range(WIDTH):
+        if not position.can_play(col):
+            scores.append(None)
+        elif position.is_winning_move(col):
+            scores.append((CELLS + 1 - position.moves) // 2)
+        else:
+            child = Position(position.current, position.mask, position.moves)
+            child.play(col)
+            if child.moves == CELLS:
+                scores.append(0)
+            else:
+                scores.append(-_search(child.current, child.mask, child.moves, tt))
+    return scores
+
+
+def best_columns(scores: Iterable[int | None]) -> list[int]:
+    """The 1-based columns with the highest score."""
+    listed = list(scores)
+    top = max(s for s in listed if s is not None)
+    return [col + 1 for col, s in enumerate(listed) if s == top]
+
+
+def _solve(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
+    if winning_cells(current, mask) & (mask + BOTTOM) & FULL:
+        return (CELLS + 1 - moves) // 2
+    low, high = -((CELLS - moves) // 2), (CELLS + 1 - moves) // 2
+    while low < high:  # null-window probes, nearer zero first
+        med = low + (high - low) // 2
+        if med <= 0 and _half(low) < med:
+            med = _half(low)
+        elif med >= 0 and high // 2 > med:
+            med = high // 2
+        r = _negamax(current, mask, moves, med, med + 1, tt)
+        if r <= med:
+            high = r
+        else:
+            low = r
+    return low
+
+
+def _half(x: int) -> int:
+    """x / 2 rounded toward zero."""
+    return -((-x) // 2) if x < 0 else x // 2
+
+
+def _negamax(current: int, mask: int, moves: int, alpha: int, beta: int, tt: dict[int, int]) -> int:
+    """Alpha-beta for a position where the side to move cannot win at once."""
+    possible = (mask + BOTTOM) & FULL
+    opponent_wins = winning_cells(current ^ mask, mask)
+    forced = possible & opponent_wins
+    if forced:
+        if forced & (forced - 1):
+            return -((CELLS - moves) // 2)  # two threats: lost next move
+        possible = forced
+    playable = possible & ~(opponent_wins >> 1)  # never play under an opponent's win
+    if not playable:
+        return -((CELLS - moves) // 2)
+    if moves >= CELLS - 2:
+        return 0
+    low = -((CELLS - 2 - moves) // 2)
+    if alpha < low:
+        alpha = low
+        if alpha >= beta:
+            return alpha
+    high = (CELLS - 1 - moves) // 2
+    key = current + mask
+    bound = tt.get(key)
+    if bound is not None:
+        high = bound
+    if beta > high:
+        beta = high
+        if alpha >= beta:
+            return beta
+    # Order the moves by the threats they leave behind, centre first among equals.
+    ranked: list[tuple[int, int, int]] = []
+    for rank, col in enumerate(ORDER):
+        move = playable & COLUMNS[col]
+        if move:
+            threats = winning_cells(current | move, mask).bit_count()
+            ranked.append((-threats, rank, move))
+    ranked.sort()
+    opponent = current ^ mask
+    for _, _, move in ranked:
+        child_mask = mask | move
+        score = -_negamax(opponent, child_mask, moves + 1, -beta, -alpha, tt)
+        if score >= beta:
+            return score
+        if score > alpha:
+            alpha = score
+    tt[key] = alpha
+    return alpha

@@ -1,0 +1,50 @@
+"""`c4 solve`: words, JSON, and the positions it refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from c4cli.engine import solver
+from support import Home
+
+
+def test_solve_in_words(home: Home) -> None:
+    out = home.ok("solve", "22334").stdout.splitlines()
+    assert out == [
+        "22334: yellow to move; the side to move loses to the opponent's 4th stone (score -18)",
+        "best: 1, 2, 3, 4, 5, 6, 7",
+    ]
+    out = home.ok("solve", "112233", "--all").stdout.splitlines()
+    assert out[0] == "112233: red to move; the side to move wins with its 4th stone (score +18)"
+    assert out[1] == "best: 4"
+    assert out[2].startswith("scores: 1:") and "4:+18" in out[2]
+
+
+def test_solve_json(home: Home) -> None:
+    # The first position of Pons' Middle-Easy set (its score there: 4).
+    moves = "5554224333234511764415115"
+    doc = json.loads(home.ok("solve", moves, "--all", "--json").stdout)
+    assert doc == {
+        "moves": moves,
+        "score": 4,
+        "best": [6],
+        "scores": [-8, -8, -8, -8, None, 4, -8],
+        "engine": solver.ENGINE,
+        "book": False,
+    }
+    doc = json.loads(home.ok("solve", moves, "--json").stdout)
+    assert "scores" not in doc and doc["score"] == 4
+
+
+@pytest.mark.parametrize(
+    ("moves", "why"),
+    [
+        ("48", "move 2: '8' is not a column 1-7"),
+        ("1111111", "move 7: column 1 is full"),
+        ("1122334", "move 7 ends the game: nothing is left to solve"),
+    ],
+)
+def test_positions_it_refuses(home: Home, moves: str, why: str) -> None:
+    home.fails(2, "solve", moves, message=f"cannot solve '{moves}': {why}")
