@@ -224,27 +224,43 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
-@click.argument("column", type=int)
+@click.argument("column", metavar="COLUMN|best")
 @click.option("--move", type=int, help="The move count you saw (default: the current one).")
 @click.argument("key")
 @tx_options
 @common_options
-def play(game_id: str, column: int, move: int | None, key: str, home: Path, **opts: Any) -> None:
-    """Drop a disc in COLUMN (1-7) of GAME (Play).
+def play(game_id: str, column: str, move: int | None, key: str, home: Path, **opts: Any) -> None:
+    """Drop a disc in COLUMN (1-7) of GAME (Play); `best` plays the solver's choice.
+
+    `best` is the lowest column with the best exact score for the side to move
+    (see `c4 solve`), worked out from the game as it stands when the move is sent.
 
     \b
     Example:
       c4 play 1 4 alice
       c4 play 1 4 --move 6 alice   # a script that may retry pins the move
+      c4 play 1 best alice
     """
     gid = _game_arg(game_id)
+    if column != "best" and not (column.lstrip("-").isdigit() and column.isascii()):
+        raise BadInput(f"invalid column {column!r}: use 1-7, or best")
 
     def build(state: ChainState) -> Call:
         game = state.realm.games.get(int(gid))
         seen = move if move is not None else (len(game.moves) if game else 0)
-        return "Play", [gid, str(column), str(seen)], ""
+        chosen = column if column != "best" else str(_best_column(gid, game))
+        return "Play", [gid, chosen, str(seen)], ""
 
     run_call(home, key, build, opts=opts)
+
+
+def _best_column(gid: str, game: Any) -> int:
+    """The solver's choice for the side to move in a game that is being played."""
+    from c4cli.engine import solver
+
+    if game is None or game.status != "playing" or game.turn == 0:
+        raise BadInput(f"game {gid} has no move to play now: no best column")
+    return solver.best_columns(solver.solve_all(game.moves))[0]
 
 
 def _simple(func: str, example: str, summary: str) -> click.Command:

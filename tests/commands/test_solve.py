@@ -48,3 +48,29 @@ def test_solve_json(home: Home) -> None:
 )
 def test_positions_it_refuses(home: Home, moves: str, why: str) -> None:
     home.fails(2, "solve", moves, message=f"cannot solve '{moves}': {why}")
+
+
+def test_play_best_plays_the_solvers_column(chain: Home) -> None:
+    offer = chain.json("offer", "--stake", "1gnot", "--passphrase", "p", "alice")
+    gid = str(offer["result"][0])
+    chain.ok("accept", gid, "--seed", "s", "bob")
+    chain.ok("reveal", gid, "alice")
+    chain.ok("reveal", gid, "bob")
+    # Not your turn is still the realm's to say; a game with no move to play is ours.
+    chain.fails(
+        2, "play", "99", "best", "alice", message="game 99 has no move to play now: no best column"
+    )
+    chain.fails(2, "play", gid, "x", "alice", message="invalid column 'x': use 1-7, or best")
+    # Reach the first position of Pons' Middle-Easy set, then ask for the best move.
+    moves = "5554224333234511764415115"
+    alice = chain.address("alice")
+    for col in moves:
+        game = chain.game(int(gid))
+        player = "alice" if game["turnPlayer"] == alice else "bob"
+        chain.ok("play", gid, col, player)
+    game = chain.game(int(gid))
+    player = "alice" if game["turnPlayer"] == alice else "bob"
+    chain.ok("play", gid, "best", player)
+    after = chain.game(int(gid))
+    assert after["moves"] == len(moves) + 1
+    assert after["lastCol"] == 5  # column 6, the only move that keeps the win (score +4)
