@@ -23,6 +23,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "call": ("c4cli.commands.game", "call"),
     "cancel": ("c4cli.commands.game", "cancel"),
     "claim-timeout": ("c4cli.commands.game", "claim_timeout"),
+    "hint": ("c4cli.commands.solve", "hint"),
     "init": ("c4cli.commands.chaincmds", "init"),
     "keys": ("c4cli.commands.keys", "keys"),
     "leaders": ("c4cli.commands.views", "leaders"),

@@ -1,10 +1,12 @@
-"""`c4 solve`: the exact score of a position and its best columns."""
+"""`c4 solve` and `c4 hint`: exact scores and the best columns, of any position or a game."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from c4cli.commands.options import emit_json, json_option
+from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput
 
 
@@ -26,8 +28,8 @@ def verdict(score: int) -> str:
 @click.command()
 @click.argument("moves", metavar="MOVES", default="")
 @click.option("--all", "every", is_flag=True, help="Also print every column's score.")
-@json_option
-def solve(moves: str, every: bool, as_json: bool) -> None:
+@common_options
+def solve(moves: str, every: bool, home: Path, as_json: bool) -> None:
     """Solve a position exactly: its score for the side to move, and the best columns.
 
     MOVES are 1-based columns from the empty board, as in Pascal Pons' test sets
@@ -65,3 +67,60 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
                 for col, s in enumerate(scores, start=1)
             )
         )
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@common_options
+def hint(game_id: str, home: Path, as_json: bool) -> None:
+    """The exact score and the best columns for the player to move in GAME.
+
+    \b
+    Example:
+      c4 hint 1
+      c4 hint 1 --json
+    """
+    from c4cli.chain.keys import Keyring
+    from c4cli.commands.views import load_game
+    from c4cli.engine import solver
+
+    _, game = load_game(home, game_id)
+    if game.status != "playing" or game.turn == 0:
+        raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
+    address = game.player(game.turn)
+    names = {info.address: info.name for info in Keyring(home).list()}
+    name = names.get(address)
+    disc = "red" if address == game.creator else "yellow"
+    try:
+        scores = solver.solve_all(game.moves)
+    except solver.SolverError as exc:  # a game in play is never over; kept for safety
+        raise BadInput(f"cannot solve game {game.id}: {exc}") from None
+    score = max(s for s in scores if s is not None)
+    best = solver.best_columns(scores)
+    if as_json:
+        emit_json(
+            {
+                "game": game.id,
+                "moves": game.moves,
+                "player": address,
+                "key": name,
+                "score": score,
+                "best": best,
+                "scores": scores,
+                "engine": solver.ENGINE,
+                "book": False,
+            }
+        )
+        return
+    who = f"{name} ({disc})" if name else f"{address} ({disc})"
+    click.echo(
+        f"game {game.id}, move {len(game.moves) + 1}: {who} to move; "
+        f"{verdict(score).replace('the side to move ', '')} (score {score:+d})"
+    )
+    click.echo("best: " + ", ".join(str(col) for col in best))
+    click.echo(
+        "scores: "
+        + "  ".join(
+            f"{col}:{'full' if s is None else format(s, '+d')}" for col, s in enumerate(scores, 1)
+        )
+    )

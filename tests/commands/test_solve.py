@@ -70,7 +70,22 @@ def test_play_best_plays_the_solvers_column(chain: Home) -> None:
         chain.ok("play", gid, col, player)
     game = chain.game(int(gid))
     player = "alice" if game["turnPlayer"] == alice else "bob"
+    hint = chain.json("hint", gid)
+    assert (hint["key"], hint["player"]) == (player, game["turnPlayer"])
+    assert (hint["moves"], hint["score"], hint["best"]) == (moves, 4, [6])
+    assert hint["scores"] == [-8, -8, -8, -8, None, 4, -8]
+    disc = "red" if game["creator"] == game["turnPlayer"] else "yellow"
+    assert chain.ok("hint", gid).stdout.splitlines()[:2] == [
+        f"game {gid}, move 26: {player} ({disc}) to move; wins with its 18th stone (score +4)",
+        "best: 6",
+    ]
     chain.ok("play", gid, "best", player)
     after = chain.game(int(gid))
     assert after["moves"] == len(moves) + 1
     assert after["lastCol"] == 5  # column 6, the only move that keeps the win (score +4)
+
+
+def test_no_hint_without_a_move_to_play(chain: Home) -> None:
+    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    chain.fails(2, "hint", gid, message=f"game {gid} has no move to play now (open): no hint")
+    chain.fails(1, "hint", "99", message="game not found")
