@@ -20,6 +20,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "accept": ("c4cli.commands.game", "accept"),
     "accept-ownership": ("c4cli.commands.game", "accept_ownership"),
     "board": ("c4cli.commands.views", "board"),
+    "bot": ("c4cli.commands.bot", "bot"),
     "call": ("c4cli.commands.game", "call"),
     "cancel": ("c4cli.commands.game", "cancel"),
     "claim-timeout": ("c4cli.commands.game", "claim_timeout"),

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 import pytest
 
 from c4cli.engine import solver
+from c4cli.engine.solver import solve
 from support import Home
 
 
@@ -89,3 +92,57 @@ def test_no_hint_without_a_move_to_play(chain: Home) -> None:
     gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
     chain.fails(2, "hint", gid, message=f"game {gid} has no move to play now (open): no hint")
     chain.fails(1, "hint", "99", message="game not found")
+
+
+def opening(chain: Home, moves: str) -> tuple[str, str]:
+    """A game between alice and bob, revealed, then ``moves`` played; (id, key on turn)."""
+    gid = str(chain.json("offer", "--stake", "1gnot", "--passphrase", "p", "alice")["result"][0])
+    chain.ok("accept", gid, "--seed", "s", "bob")
+    chain.ok("reveal", gid, "alice")
+    chain.ok("reveal", gid, "bob")
+    alice = chain.address("alice")
+    for col in moves:
+        player = "alice" if chain.game(int(gid))["turnPlayer"] == alice else "bob"
+        chain.ok("play", gid, col, player)
+    return gid, "alice" if chain.game(int(gid))["turnPlayer"] == alice else "bob"
+
+
+def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bin: str) -> None:
+    # Pons' Middle-Easy first position: the side to move wins with its 18th stone.
+    moves = "5554224333234511764415115"
+    gid, on_turn = opening(chain, moves)
+    assert solve(moves) == 4
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    bots = [
+        subprocess.Popen(
+            [c4_bin, "bot", gid, key, "--until-end"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for key in ("alice", "bob")
+    ]
+    outputs = [bot.communicate(timeout=120) for bot in bots]
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and err == "", err
+        assert out.splitlines()[-1] == f"game {gid}: won"
+    game = chain.game(int(gid))
+    winner = chain.address(on_turn)
+    # 18 stones for the winner: the second player's 18th is the 36th move.
+    assert (game["status"], game["winner"], game["moves"]) == ("won", winner, 36)
+    played = [line for out, _ in outputs for line in out.splitlines() if " plays " in line]
+    assert len(played) == 36 - len(moves)
+
+
+def test_a_bot_makes_one_move_without_until_end(chain: Home, c4_bin: str) -> None:
+    moves = "5554224333234511764415115"
+    gid, on_turn = opening(chain, moves)
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    proc = subprocess.run(
+        [c4_bin, "bot", gid, on_turn, "--json"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert (doc["game"], doc["move"], doc["column"]) == (int(gid), 25, 6)
+    assert chain.game(int(gid))["moves"] == 26
