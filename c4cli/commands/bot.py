@@ -1,9 +1,10 @@
-"""`c4 bot`: a perfect player that moves for a key whenever it is that key's turn."""
+"""`c4 bot` (a perfect player for a key) and `c4 watch` (a game followed as blocks land)."""
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -89,3 +90,102 @@ def _stamp(log: Path) -> tuple[int, int]:
 
 def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
     click.echo(json.dumps(document) if as_json else line)
+
+
+@click.command()
+@click.argument("game_id", metavar="GAME")
+@common_options
+def watch(game_id: str, home: Path, as_json: bool) -> None:
+    """Follow GAME as blocks land: the board, whose turn, the time left; ends with the game.
+
+    On a terminal the view is redrawn in place (and the clock counts down); piped,
+    it prints one line per change (one JSON document per line with --json).
+
+    \b
+    Example:
+      c4 watch 1
+      c4 watch 1 | tee game-1.txt
+    """
+    from c4cli.chain.keys import Keyring
+
+    number = game_id_arg(game_id)
+    chain = LocalChain(home)
+    chain.log.require()
+    names = {info.address: info.name for info in Keyring(home).list()}
+    live = sys.stdout.isatty() and not as_json
+    shown: tuple[str, str, int] | None = None
+    while True:
+        before = _stamp(chain.log.path)
+        state = chain.state()
+        game = state.realm.games.get(number)
+        if game is None:
+            raise Refused("game not found")
+        now = _now(state)
+        view = (game.moves, game.status, game.turn)
+        if live:
+            click.echo("\x1b[H\x1b[2J" + _picture(game, names, now), nl=False)
+        elif view != shown:
+            for line in _changes(game, names, now, shown, as_json):
+                click.echo(line)
+        shown = view
+        if game.status not in ("open", "playing"):
+            return
+        # Wait for a block; on a terminal, redraw once a second for the countdown.
+        waited = 0.0
+        while _stamp(chain.log.path) == before and not (live and waited >= 1.0):
+            time.sleep(POLL)
+            waited += POLL
+
+
+def _now(state: ChainState) -> int:
+    """Chain time now: the last block's on a manual clock, the (shifted) wall clock's else."""
+    if state.genesis.clock == "manual":
+        return state.time
+    return max(int(time.time()) + state.clock_offset, state.time)
+
+
+def _who(address: str, names: dict[str, str]) -> str:
+    return names.get(address, address)
+
+
+def _status(game: Any, names: dict[str, str], now: int) -> str:
+    if game.status == "won":
+        return f"game {game.id}: won by {_who(game.winner, names)}"
+    if game.status != "playing":
+        return f"game {game.id}: {game.status}"
+    left = game.deadline - now
+    clock = f"{left} s left" if left >= 0 else "clock ran out"
+    if game.turn == 0:
+        owes = game.acceptor if game.revealed else game.creator
+        return f"game {game.id}: {_who(owes, names)} must reveal, {clock}"
+    player = game.player(game.turn)
+    disc = "red" if player == game.creator else "yellow"
+    mover = f"{_who(player, names)} ({disc})"
+    return f"game {game.id}, move {len(game.moves) + 1}: {mover} to move, {clock}"
+
+
+def _changes(
+    game: Any, names: dict[str, str], now: int, shown: tuple[str, str, int] | None, as_json: bool
+) -> list[str]:
+    if as_json:
+        document = {
+            "game": game.id,
+            "moves": game.moves,
+            "status": game.status,
+            "turn_player": game.turn_player(),
+            "winner": game.winner,
+            "deadline": game.deadline if game.status == "playing" else 0,
+            "now": now,
+        }
+        return [json.dumps(document)]
+    lines = []
+    before = "" if shown is None else shown[0]
+    for index in range(len(before), len(game.moves)):
+        lines.append(f"game {game.id}, move {index + 1}: column {game.moves[index]}")
+    lines.append(_status(game, names, now))
+    return lines
+
+
+def _picture(game: Any, names: dict[str, str], now: int) -> str:
+    board = game.board().text(swap_colors=game.first == 2)
+    return f"{board}\n{_status(game, names, now)}\n"

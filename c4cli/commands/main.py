@@ -45,6 +45,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "transfer-ownership": ("c4cli.commands.game", "transfer_ownership"),
     "tx": ("c4cli.commands.chaincmds", "tx_cmd"),
     "verify": ("c4cli.commands.chaincmds", "verify"),
+    "watch": ("c4cli.commands.bot", "watch"),
     "withdraw-fees": ("c4cli.commands.game", "withdraw_fees"),
 }
 

@@ -146,3 +146,27 @@ def test_a_bot_makes_one_move_without_until_end(chain: Home, c4_bin: str) -> Non
     doc = json.loads(proc.stdout)
     assert (doc["game"], doc["move"], doc["column"]) == (int(gid), 25, 6)
     assert chain.game(int(gid))["moves"] == 26
+
+
+def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
+    gid, on_turn = opening(chain, "4455")
+    other = "bob" if on_turn == "alice" else "alice"
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    watcher = subprocess.Popen(
+        [c4_bin, "watch", gid], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert watcher.stdout is not None
+    first = watcher.stdout.readline()  # the state it found, before anything lands
+    assert first.startswith(f"game {gid}, move 1: ")  # the opening's moves, then the status
+    chain.ok("play", gid, "3", on_turn)
+    chain.ok("play", gid, "3", other)
+    chain.ok("resign", gid, on_turn)
+    out, err = watcher.communicate(timeout=30)
+    assert watcher.returncode == 0 and err == ""
+    lines = [first.rstrip("\n"), *out.splitlines()]
+    assert lines[:4] == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("4455", 1)]
+    assert f"game {gid}, move 5: column 3" in lines and f"game {gid}, move 6: column 3" in lines
+    assert lines[-1] == f"game {gid}: won by {other}"
+    # Every move is printed once, in order, between status lines.
+    moves = [line for line in lines if ": column " in line]
+    assert moves == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("445533", 1)]
