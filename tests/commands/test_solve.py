@@ -161,8 +161,9 @@ def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
     chain.ok("play", gid, "3", on_turn)
     chain.ok("play", gid, "3", other)
     chain.ok("resign", gid, on_turn)
-    out, err = watcher.communicate(timeout=30)
-    assert watcher.returncode == 0 and err == ""
+    out = watcher.stdout.read()  # the same reader as the first line: nothing is lost
+    assert watcher.wait(timeout=30) == 0
+    assert watcher.stderr is not None and watcher.stderr.read() == ""
     lines = [first.rstrip("\n"), *out.splitlines()]
     assert lines[:4] == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("4455", 1)]
     assert f"game {gid}, move 5: column 3" in lines and f"game {gid}, move 6: column 3" in lines
