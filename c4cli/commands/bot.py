@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import click
 
+from c4cli.chain.cache import log_identity
 from c4cli.chain.node import LocalChain
 from c4cli.chain.state import ChainState
 from c4cli.chain.tx import call_msg
@@ -18,7 +18,7 @@ from c4cli.commands.common import acting_address, submit, tx_options
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.errors import Refused
 
-POLL = 0.1  # seconds between two looks at the log's size and time: a stat, no busy loop
+POLL = 0.1  # seconds between two looks at the log's identity: a stat, no busy loop
 
 
 @click.command()
@@ -47,7 +47,7 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
     chain = LocalChain(home)
     chain.log.require()
     while True:
-        before = _stamp(chain.log.path)  # taken before reading, so no block is missed
+        before = log_identity(chain.log.path)  # taken before reading: no block is missed
         state = chain.state()
         game = state.realm.games.get(number)
         if game is None:
@@ -79,13 +79,8 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
             if not until_end:
                 return
             continue
-        while _stamp(chain.log.path) == before:  # wait for a new block, sleeping
+        while log_identity(chain.log.path) == before:  # wait for a new block, sleeping
             time.sleep(POLL)
-
-
-def _stamp(log: Path) -> tuple[int, int]:
-    info = os.stat(log)
-    return info.st_size, info.st_mtime_ns
 
 
 def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
@@ -115,7 +110,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     live = sys.stdout.isatty() and not as_json
     shown: tuple[str, str, int] | None = None
     while True:
-        before = _stamp(chain.log.path)
+        before = log_identity(chain.log.path)
         state = chain.state()
         game = state.realm.games.get(number)
         if game is None:
@@ -132,7 +127,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
             return
         # Wait for a block; on a terminal, redraw once a second for the countdown.
         waited = 0.0
-        while _stamp(chain.log.path) == before and not (live and waited >= 1.0):
+        while log_identity(chain.log.path) == before and not (live and waited >= 1.0):
             time.sleep(POLL)
             waited += POLL
 

@@ -16,13 +16,25 @@ def ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-def verdict(score: int) -> str:
-    """A score in words, for the side to move."""
+def verdict(score: int, subject: str = "the side to move") -> str:
+    """A score in words, for ``subject`` (the side to move; "" to leave it unnamed)."""
+    who = f"{subject} " if subject else ""
     if score > 0:
-        return f"the side to move wins with its {ordinal(22 - score)} stone"
+        return f"{who}wins with its {ordinal(22 - score)} stone"
     if score < 0:
-        return f"the side to move loses to the opponent's {ordinal(22 + score)} stone"
+        return f"{who}loses to the opponent's {ordinal(22 + score)} stone"
     return "draw"
+
+
+def scores_line(scores: list[int | None]) -> str:
+    """Every column's score: ``1:-8  2:-8 … 5:full  6:+4``."""
+    return "scores: " + "  ".join(
+        f"{col}:{'full' if s is None else format(s, '+d')}" for col, s in enumerate(scores, 1)
+    )
+
+
+def best_line(best: list[int]) -> str:
+    return "best: " + ", ".join(str(col) for col in best)
 
 
 @click.command()
@@ -58,15 +70,9 @@ def solve(moves: str, every: bool, home: Path, as_json: bool) -> None:
         return
     side = "red" if len(moves) % 2 == 0 else "yellow"
     click.echo(f"{moves or 'the empty board'}: {side} to move; {verdict(score)} (score {score:+d})")
-    click.echo("best: " + ", ".join(str(col) for col in best))
+    click.echo(best_line(best))
     if every:
-        click.echo(
-            "scores: "
-            + "  ".join(
-                f"{col}:{'full' if s is None else format(s, '+d')}"
-                for col, s in enumerate(scores, start=1)
-            )
-        )
+        click.echo(scores_line(scores))
 
 
 @click.command()
@@ -115,12 +121,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     who = f"{name} ({disc})" if name else f"{address} ({disc})"
     click.echo(
         f"game {game.id}, move {len(game.moves) + 1}: {who} to move; "
-        f"{verdict(score).replace('the side to move ', '')} (score {score:+d})"
+        f"{verdict(score, subject='')} (score {score:+d})"
     )
-    click.echo("best: " + ", ".join(str(col) for col in best))
-    click.echo(
-        "scores: "
-        + "  ".join(
-            f"{col}:{'full' if s is None else format(s, '+d')}" for col, s in enumerate(scores, 1)
-        )
-    )
+    click.echo(best_line(best))
+    click.echo(scores_line(scores))
