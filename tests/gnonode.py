@@ -124,7 +124,7 @@ class GnoNode:
             if self.proc.poll() is not None:
                 raise NodeError(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
             try:
-                if int(self.rpc("status")["sync_info"]["latest_block_height"]) >= 1:
+                if self.latest_height() >= 1:
                     return
             except (OSError, NodeError, KeyError, ValueError):
                 pass
@@ -287,6 +287,9 @@ class GnoNode:
             "broadcast_tx_commit", tx=base64.b64encode(tx_bytes).decode()
         )
         return result
+
+    def latest_height(self) -> int:
+        return int(self.rpc("status")["sync_info"]["latest_block_height"])
 
     def block_time(self, height: int) -> int:
         header = self.rpc("block", height=str(height))["block"]["header"]

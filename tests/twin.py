@@ -87,8 +87,7 @@ class Twin:
 
     @classmethod
     def create(cls, node: GnoNode, home: Path, keys: dict[str, bytes], deployer: str) -> Twin:
-        status = node.rpc("status")["sync_info"]
-        start = node.block_time(int(status["latest_block_height"]))
+        start = node.block_time(node.latest_height())
         balances = {
             address_of_key(k): node.balance(address_of_key(k))
             for name, k in keys.items()
@@ -192,7 +191,7 @@ class Twin:
         check = answer["check_tx"]["ResponseBase"]
         if check.get("Error"):
             text = _first_line(str(check.get("Log", "")))
-            return Outcome(False, text, "", 0, self.node.block_time(self._latest()))
+            return Outcome(False, text, "", 0, self.node.block_time(self.node.latest_height()))
         deliver = answer["deliver_tx"]["ResponseBase"]
         height = int(answer["height"])
         self.costs_node[address] = self.costs_node.get(address, 0) + FEE_UGNOT
@@ -252,9 +251,9 @@ class Twin:
     def compare(self, label: str, games: Iterable[int] = ()) -> None:
         """Compare every read of the realm, and the balances, at the node's latest block."""
         for _ in range(20):
-            before = int(self.node.rpc("status")["sync_info"]["latest_block_height"])
+            before = self.node.latest_height()
             node_reads = self._node_reads(games)
-            after = int(self.node.rpc("status")["sync_info"]["latest_block_height"])
+            after = self.node.latest_height()
             if before == after:
                 break
         else:
@@ -272,13 +271,10 @@ class Twin:
                 node = self.node.render(REALM_PATH, args[0])
             else:
                 node = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
-            self._follow(self.node.block_time(self._latest()))
+            self._follow(self.node.block_time(self.node.latest_height()))
             value = realm_read(self.local.state(), func, args)
             local = value if func == "Render" else f"({quote(value)} string)"
             self._same(label, what, node, local)
-
-    def _latest(self) -> int:
-        return int(self.node.rpc("status")["sync_info"]["latest_block_height"])
 
     def _reads(self, games: Iterable[int]) -> list[tuple[str, str, list[str]]]:
         reads = [

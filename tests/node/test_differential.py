@@ -261,7 +261,7 @@ def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
 
     session_pub = crypto.public_key(twin.keys["alice-session"])
     alice = twin.address("alice")
-    expires = twin.node.block_time(twin._latest()) + 3600
+    expires = twin.node.block_time(twin.node.latest_height()) + 3600
     create = create_session_msg(
         alice, session_pub, expires, [f"vm/exec:{REALM}"], "20000000ugnot", 0
     )
