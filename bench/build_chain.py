@@ -41,57 +41,51 @@ def key_of(n: int) -> bytes:
     return hashlib.sha256(f"c4 bench player {n}".encode()).digest()
 
 
-def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
-    """Every transaction as (player, message), in order, without executing anything.
+def game_txs(game: int, addresses: list[str], moves: str) -> list[tuple[int, dict[str, Any]]]:
+    """One game's transactions: offer, accept, both reveals, then ``moves`` (columns 1-7).
 
-    The first mover is the realm's formula over the two secrets, the id and the
-    two addresses, so the moves are known in advance.
+    The players are a pair of the sixteen keys; the first mover is the realm's
+    formula over the two secrets, the id and the two addresses, so who plays
+    which move is known in advance.
     """
+    a = (2 * (game - 1)) % PLAYERS
+    b = a + 1
+    creator, acceptor = addresses[a], addresses[b]
+    passphrase, seed = f"pass-{game}", f"seed-{game}"
+    gid = str(game)
+    commitment = hashlib.sha256(passphrase.encode()).hexdigest()
+    steps: list[tuple[int, dict[str, Any]]] = [
+        (a, call_msg(creator, DEFAULT_PATH, "Offer", ["", "60", commitment, "500000"], STAKE)),
+        (
+            b,
+            call_msg(
+                acceptor,
+                DEFAULT_PATH,
+                "Accept",
+                [gid, hashlib.sha256(seed.encode()).hexdigest()],
+                STAKE,
+            ),
+        ),
+        (a, call_msg(creator, DEFAULT_PATH, "Reveal", [gid, passphrase])),
+        (b, call_msg(acceptor, DEFAULT_PATH, "RevealSeed", [gid, seed])),
+    ]
+    first = first_mover(passphrase, seed, game, creator, acceptor)
+    movers = (a, b) if first == CREATOR else (b, a)
+    for number, column in enumerate(moves):
+        player = movers[number % 2]
+        steps.append(
+            (player, call_msg(addresses[player], DEFAULT_PATH, "Play", [gid, column, str(number)]))
+        )
+    return steps
+
+
+def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
+    """``total`` transactions of games won in seven moves (columns 4 and 5), in order."""
     txs: list[tuple[int, dict[str, Any]]] = []
     game = 0
     while len(txs) < total:
         game += 1
-        a = (2 * (game - 1)) % PLAYERS
-        b = a + 1
-        creator, acceptor = addresses[a], addresses[b]
-        passphrase, seed = f"pass-{game}", f"seed-{game}"
-        gid = str(game)
-        steps: list[tuple[int, dict[str, Any]]] = [
-            (
-                a,
-                call_msg(
-                    creator,
-                    DEFAULT_PATH,
-                    "Offer",
-                    ["", "60", hashlib.sha256(passphrase.encode()).hexdigest(), "500000"],
-                    STAKE,
-                ),
-            ),
-            (
-                b,
-                call_msg(
-                    acceptor,
-                    DEFAULT_PATH,
-                    "Accept",
-                    [gid, hashlib.sha256(seed.encode()).hexdigest()],
-                    STAKE,
-                ),
-            ),
-            (a, call_msg(creator, DEFAULT_PATH, "Reveal", [gid, passphrase])),
-            (b, call_msg(acceptor, DEFAULT_PATH, "RevealSeed", [gid, seed])),
-        ]
-        first = first_mover(passphrase, seed, game, creator, acceptor)
-        movers = (a, b) if first == CREATOR else (b, a)
-        for move in range(7):
-            player = movers[move % 2]
-            column = "4" if move % 2 == 0 else "5"
-            steps.append(
-                (
-                    player,
-                    call_msg(addresses[player], DEFAULT_PATH, "Play", [gid, column, str(move)]),
-                )
-            )
-        txs.extend(steps)
+        txs.extend(game_txs(game, addresses, "4545454"))
     return txs[:total]
 
 
@@ -114,13 +108,19 @@ def sign_range(
     return out
 
 
-def build(total: int, home: Path, workers: int) -> None:
+def keys(home: Path) -> list[str]:
+    """A fresh home with the sixteen players' keys; their addresses."""
     if home.exists():
         shutil.rmtree(home)
     keyring = Keyring(home)
     for n in range(PLAYERS):
         keyring.add(f"p{n}", key_of(n), "")
-    addresses = [keyring.info(f"p{n}").address for n in range(PLAYERS)]
+    return [keyring.info(f"p{n}").address for n in range(PLAYERS)]
+
+
+def build(home: Path, planned: list[tuple[int, dict[str, Any]]], workers: int) -> None:
+    """A chain at ``home`` (holding :func:`keys`) made of the planned transactions."""
+    addresses = [Keyring(home).info(f"p{n}").address for n in range(PLAYERS)]
     genesis = Genesis(
         chain_id="dev",
         time=parse_time("2026-01-01T00:00:00Z"),
@@ -133,7 +133,6 @@ def build(total: int, home: Path, workers: int) -> None:
     chain = LocalChain(home)
     state = chain.init(genesis)
     started = time.perf_counter()
-    planned = plan(total, addresses)
     numbers = {a: state.accounts[a].number for a in addresses}
     sequences = dict.fromkeys(addresses, 0)
     work = []
@@ -177,7 +176,8 @@ def main() -> None:
     parser.add_argument("home", type=Path)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    build(args.transactions, args.home, args.workers)
+    addresses = keys(args.home)
+    build(args.home, plan(args.transactions, addresses), args.workers)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.chain.keys import Keyring
-from c4cli.chain.node import Receipt
+from c4cli.chain.node import LocalChain, Receipt
 from c4cli.chain.secrets import SecretStore, commitment_of, new_secret
 from c4cli.chain.state import ChainState
 from c4cli.chain.tx import call_msg
@@ -233,7 +233,9 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
     """Drop a disc in COLUMN (1-7) of GAME (Play); `best` plays the solver's choice.
 
     `best` is the lowest column with the best exact score for the side to move
-    (see `c4 solve`), worked out from the game as it stands when the move is sent.
+    (see `c4 solve`), worked out from the game as it stands before the move is
+    sent. The move is pinned to that position: if another move lands first, the
+    realm refuses this one and nothing is played.
 
     \b
     Example:
@@ -244,17 +246,23 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
     gid = _game_arg(game_id)
     if column != "best" and not (column.lstrip("-").isdigit() and column.isascii()):
         raise BadInput(f"invalid column {column!r}: use 1-7, or best")
+    if column == "best":
+        # Solved outside the chain's lock (an early position may take a while),
+        # so other writers are not held up; the pinned move count keeps it honest.
+        game = LocalChain(home).state().realm.games.get(int(gid))
+        column = str(_best_column(gid, game))
+        if move is None and game is not None:
+            move = len(game.moves)
 
     def build(state: ChainState) -> Call:
         game = state.realm.games.get(int(gid))
         seen = move if move is not None else (len(game.moves) if game else 0)
-        chosen = column if column != "best" else str(_best_column(gid, game))
-        return "Play", [gid, chosen, str(seen)], ""
+        return "Play", [gid, column, str(seen)], ""
 
     run_call(home, key, build, opts=opts)
 
 
-def _best_column(gid: str, game: Any) -> int:
+def _best_column(gid: str, game: Game | None) -> int:
     """The solver's choice for the side to move in a game that is being played."""
     from c4cli.engine import solver
 

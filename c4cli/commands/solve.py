@@ -65,7 +65,7 @@ def solve(moves: str, every: bool, home: Path, as_json: bool) -> None:
         document: dict[str, object] = {"moves": moves, "score": score, "best": best}
         if every:
             document["scores"] = scores
-        document.update(engine=solver.ENGINE, book=False)
+        document.update(engine=solver.ENGINE, book=solver.reads_book(moves))
         emit_json(document)
         return
     side = "red" if len(moves) % 2 == 0 else "yellow"
@@ -114,7 +114,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
                 "best": best,
                 "scores": scores,
                 "engine": solver.ENGINE,
-                "book": False,
+                "book": solver.reads_book(game.moves),
             }
         )
         return

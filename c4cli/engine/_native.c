@@ -12,6 +12,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define WIDTH 7
 #define HEIGHT 6
@@ -30,6 +31,13 @@ typedef struct {
 
 static entry_t *table = NULL;
 static unsigned long long nodes = 0;
+
+/* The opening book (c4cli/engine/book.py says the format): a buffer of 5-byte
+ * records held for as long as this module lives, or none. */
+#define BOOK_PLY 12
+#define RECORD 5
+static Py_buffer book = {0};
+static Py_ssize_t book_entries = 0;
 
 static const uint64_t BOTTOM = 0x40810204081ULL; /* bit c*7 for every column */
 static const uint64_t FULL = 0x40810204081ULL * 63ULL;
@@ -68,6 +76,64 @@ static void table_put(uint64_t key, int value)
     e->value = (int8_t)value;
 }
 
+/* The book's code of a position: columns from the left (or the right, for the
+ * mirror image), each from its floor: 10 a first-player stone, 11 a second-player
+ * one, 0 where the column ends; then a final 0. With 12 stones down the side to
+ * move is the first player, so `current` holds the first player's stones. */
+static uint32_t book_code(uint64_t current, uint64_t mask, int mirror)
+{
+    uint32_t bits = 0;
+    for (int i = 0; i < WIDTH; i++) {
+        int col = mirror ? WIDTH - 1 - i : i;
+        int row = 0;
+        for (; row < HEIGHT; row++) {
+            uint64_t cell = 1ULL << (col * H1 + row);
+            if (!(mask & cell))
+                break;
+            bits = (bits << 2) | ((current & cell) ? 2u : 3u);
+        }
+        bits <<= 1;
+    }
+    return bits << 1;
+}
+
+/* 1 with *value set when the code is in the book, else 0. */
+static int book_find(uint32_t code, int *value)
+{
+    const unsigned char *data = book.buf;
+    int32_t wanted = (int32_t)code;
+    Py_ssize_t low = 0, high = book_entries - 1;
+    while (low <= high) {
+        Py_ssize_t mid = low + (high - low) / 2;
+        const unsigned char *at = data + mid * RECORD;
+        int32_t found = (int32_t)(((uint32_t)at[0] << 24) | ((uint32_t)at[1] << 16) |
+                                  ((uint32_t)at[2] << 8) | (uint32_t)at[3]);
+        if (found == wanted) {
+            *value = (int8_t)at[4];
+            return 1;
+        }
+        if (found < wanted)
+            low = mid + 1;
+        else
+            high = mid - 1;
+    }
+    return 0;
+}
+
+/* The score of a 12-stone position for the side to move, in Pons' convention;
+ * 0 when the book is absent or lacks the position, else 1 with *score set. */
+static int book_score(uint64_t current, uint64_t mask, int *score)
+{
+    int value;
+    if (!book_entries)
+        return 0;
+    if (!book_find(book_code(current, mask, 0), &value) &&
+        !book_find(book_code(current, mask, 1), &value))
+        return 0;
+    *score = value > 0 ? (value - 69) / 2 : value < 0 ? (value + 68) / 2 : 0;
+    return 1;
+}
+
 /* Values in the table are stored as value - MIN + 1 so that 0 means empty. */
 #define MIN_SCORE (-(CELLS / 2) + 3)
 
@@ -87,6 +153,9 @@ static int negamax(uint64_t current, uint64_t mask, int moves, int alpha, int be
         return -((CELLS - moves) / 2);
     if (moves >= CELLS - 2)
         return 0;
+    int exact;
+    if (moves == BOOK_PLY && book_score(current, mask, &exact))
+        return exact;
     int low = -((CELLS - 2 - moves) / 2);
     if (alpha < low) {
         alpha = low;
@@ -225,6 +294,29 @@ static PyObject *native_solve_moves(PyObject *self, PyObject *args)
     return result;
 }
 
+/* set_book(buffer): the book to consult from now on (None: no book). */
+static PyObject *native_set_book(PyObject *self, PyObject *arg)
+{
+    if (book.obj != NULL)
+        PyBuffer_Release(&book);
+    book_entries = 0;
+    if (arg == Py_None)
+        Py_RETURN_NONE;
+    if (PyObject_GetBuffer(arg, &book, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (book.len == 0 || book.len % RECORD) {
+        PyBuffer_Release(&book);
+        PyErr_SetString(PyExc_ValueError, "not an opening book");
+        return NULL;
+    }
+    book_entries = book.len / RECORD;
+    /* Bounds found with the previous book (or none) sit in the table: a search
+     * with this one starts afresh, so two books can be compared in one process. */
+    if (table != NULL)
+        memset(table, 0, TABLE_SIZE * sizeof *table);
+    Py_RETURN_NONE;
+}
+
 static PyObject *native_nodes(PyObject *self, PyObject *unused)
 {
     return PyLong_FromUnsignedLongLong(nodes);
@@ -235,6 +327,7 @@ static PyMethodDef methods[] = {
      "solve(current, mask, moves) -> the exact score of a position that is not over"},
     {"solve_moves", native_solve_moves, METH_VARARGS,
      "solve_moves(moves) -> the exact score after those moves (1-based columns)"},
+    {"set_book", native_set_book, METH_O, "set_book(buffer or None) -> the opening book to use"},
     {"nodes", native_nodes, METH_NOARGS, "nodes() -> positions searched so far"},
     {NULL, NULL, 0, NULL},
 };

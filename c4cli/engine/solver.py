@@ -10,15 +10,20 @@ The search is a negamax with alpha-beta over bitboards, narrowed to null-window
 probes (a binary search on the score), with a table of upper bounds keyed by
 the position, moves tried in the order of the threats they create (centre first
 among equals), and the moves that hand the opponent an immediate win left out.
+Positions of 12 stones are read from the opening book when one is installed
+(:mod:`c4cli.engine.book`), so that a search from an early position stops there.
 Pure Python; the same answers, faster, come from the optional native core.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from typing import Any
 
+from c4cli.engine import book
 from c4cli.engine.board import COLS, ROWS, Board
+from c4cli.engine.book import Book
 
 WIDTH, HEIGHT = COLS, ROWS
 CELLS = WIDTH * HEIGHT
@@ -120,7 +125,7 @@ class Position:
         return self.current + self.mask
 
 
-def _load_native() -> tuple[Callable[[int, int, int], int], Callable[[str], int]] | None:
+def _load_native() -> Any:
     """The C core, if this install built it and $C4_SOLVER does not ask for Python."""
     if os.environ.get("C4_SOLVER") == "python":
         return None
@@ -128,26 +133,47 @@ def _load_native() -> tuple[Callable[[int, int, int], int], Callable[[str], int]
         from c4cli.engine import _native  # type: ignore[attr-defined]
     except ImportError:
         return None
-    return _native.solve, _native.solve_moves
+    return _native
 
 
 _CORE = _load_native()
-_NATIVE = None if _CORE is None else _CORE[0]
 ENGINE = "python" if _CORE is None else "native"
+_core_has_book = False  # whether the C core has been handed the book (or told there is none)
+
+
+def opening_book() -> Book | None:
+    """The opening book the search consults at 12 stones (opened on first use)."""
+    try:
+        found = book.load()
+    except book.BookError as exc:
+        raise SolverError(f"opening book {exc}") from None
+    global _core_has_book
+    if _CORE is not None and not _core_has_book:
+        _CORE.set_book(None if found is None else found.data)
+        _core_has_book = True
+    return found
+
+
+def reads_book(moves: str) -> bool:
+    """Whether :func:`solve_all` of this position reaches the book's 12 stones, and one is there."""
+    return len(moves) < book.PLY and opening_book() is not None
 
 
 def _search(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
-    if _NATIVE is not None:
-        return _NATIVE(current, mask, moves)
-    return _solve(current, mask, moves, tt)
+    shelf = opening_book() if moves <= book.PLY else None
+    if _CORE is not None:
+        return int(_CORE.solve(current, mask, moves))
+    return _solve(current, mask, moves, tt, shelf)
 
 
 def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
     """The exact score of a position that is not over (Pons' convention)."""
     if _CORE is not None and isinstance(moves, str):
         _check_digits(moves)
+        if len(moves) <= book.PLY:
+            opening_book()
         try:
-            return _CORE[1](moves)
+            return int(_CORE.solve_moves(moves))
         except ValueError as exc:
             raise SolverError(str(exc)) from None
     position = (
@@ -159,7 +185,8 @@ def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
 def solve_python(moves: str, *, tt: dict[int, int] | None = None) -> int:
     """The pure-Python search, whatever core is installed (to compare the two)."""
     position = Position.from_moves(moves)
-    return _solve(position.current, position.mask, position.moves, {} if tt is None else tt)
+    shelf = opening_book() if position.moves <= book.PLY else None
+    return _solve(position.current, position.mask, position.moves, {} if tt is None else tt, shelf)
 
 
 def solve_all(moves: str | Board) -> list[int | None]:
@@ -191,7 +218,9 @@ def best_columns(scores: Iterable[int | None]) -> list[int]:
     return [col + 1 for col, s in enumerate(listed) if s == top]
 
 
-def _solve(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
+def _solve(
+    current: int, mask: int, moves: int, tt: dict[int, int], shelf: Book | None = None
+) -> int:
     if winning_cells(current, mask) & (mask + BOTTOM) & FULL:
         return (CELLS + 1 - moves) // 2
     low, high = -((CELLS - moves) // 2), (CELLS + 1 - moves) // 2
@@ -201,7 +230,7 @@ def _solve(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
             med = _half(low)
         elif med >= 0 and high // 2 > med:
             med = high // 2
-        r = _negamax(current, mask, moves, med, med + 1, tt)
+        r = _negamax(current, mask, moves, med, med + 1, tt, shelf)
         if r <= med:
             high = r
         else:
@@ -214,7 +243,15 @@ def _half(x: int) -> int:
     return -((-x) // 2) if x < 0 else x // 2
 
 
-def _negamax(current: int, mask: int, moves: int, alpha: int, beta: int, tt: dict[int, int]) -> int:
+def _negamax(
+    current: int,
+    mask: int,
+    moves: int,
+    alpha: int,
+    beta: int,
+    tt: dict[int, int],
+    shelf: Book | None,
+) -> int:
     """Alpha-beta for a position where the side to move cannot win at once."""
     possible = (mask + BOTTOM) & FULL
     opponent_wins = winning_cells(current ^ mask, mask)
@@ -228,6 +265,10 @@ def _negamax(current: int, mask: int, moves: int, alpha: int, beta: int, tt: dic
         return -((CELLS - moves) // 2)
     if moves >= CELLS - 2:
         return 0
+    if moves == book.PLY and shelf is not None:
+        exact = shelf.lookup(current, mask)
+        if exact is not None:
+            return exact
     low = -((CELLS - 2 - moves) // 2)
     if alpha < low:
         alpha = low
@@ -253,7 +294,7 @@ def _negamax(current: int, mask: int, moves: int, alpha: int, beta: int, tt: dic
     opponent = current ^ mask
     for _, _, move in ranked:
         child_mask = mask | move
-        score = -_negamax(opponent, child_mask, moves + 1, -beta, -alpha, tt)
+        score = -_negamax(opponent, child_mask, moves + 1, -beta, -alpha, tt, shelf)
         if score >= beta:
             return score
         if score > alpha:
