@@ -77,7 +77,8 @@ def build(size: int, home: Path) -> None:
         if _log_format(log.read_bytes()[:4096]) == _log_format(LOG_SOURCE.read_bytes()):
             return
         shutil.rmtree(home)  # built by an older c4: its log would be refused
-    subprocess.run([sys.executable, str(HERE / "build_chain.py"), str(size), str(home)], check=True)
+    # With the bench venv's interpreter, where c4 is installed (not necessarily ours).
+    subprocess.run([PYTHON, str(HERE / "build_chain.py"), str(size), str(home)], check=True)
 
 
 LOG_SOURCE = HERE.parent / "c4cli" / "chain" / "log.py"

@@ -56,14 +56,27 @@ def parse_amount(text: str) -> Coins:
     {'ugnot': 500000}
     >>> parse_amount("1gnot,5foo")
     {'ugnot': 1000000, 'foo': 5}
+    >>> parse_amount("1,5gnot")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    c4cli.errors.BadInput: invalid amount '1,5gnot': '1' has no denomination (e.g. ...)
     """
     from decimal import Decimal, InvalidOperation
 
     coins: Coins = {}
     for part in text.strip().split(","):
-        match = _GNOT.match(part.strip().lower())
+        part = part.strip()
+        match = _GNOT.match(part.lower())
+        if not part:
+            raise BadInput(f"invalid amount {text!r}: expected e.g. 10gnot or 1000000ugnot")
         if match is None:
-            parsed = parse_coins(part.strip())
+            try:
+                parsed = parse_coins(part)
+            except BadInput:
+                raise BadInput(
+                    f"invalid amount {text!r}: {part!r} "
+                    + ("has no denomination" if part.isdigit() else "is not <amount><denom>")
+                    + " (e.g. 10gnot, 1000000ugnot)"
+                ) from None
         else:
             try:
                 ugnot = Decimal(match.group(1)) * UGNOT_PER_GNOT

@@ -197,9 +197,11 @@ class BlockLog:
                 break
             starts.append(found)
             position = found + 1
-        if not starts and data[offset:]:
+        # Blank lines between blocks or after the last one (an editor's, a shell's
+        # `echo >>`) are not text: blocks start with a newline of their own anyway.
+        if not starts and data[offset:].strip():
             raise TornLog(self.path, first_height, offset)
-        if starts and starts[0] != offset:
+        if starts and data[offset : starts[0]].strip():
             raise HomeDamaged(f"{self.path}: unexpected text after block {first_height - 1}")
         for number, start in enumerate(starts):
             end = starts[number + 1] if number + 1 < len(starts) else len(data)
@@ -212,7 +214,7 @@ class BlockLog:
                     raise TornLog(self.path, height, start)
                 raise HomeDamaged(f"{self.path}: block {height} is unreadable (no end line)")
             close += len(marker)
-            if close != end:
+            if data[close:end].strip():
                 if last:  # a whole block, then the start of one that was never finished
                     raise TornLog(self.path, height + 1, close)
                 raise HomeDamaged(f"{self.path}: unexpected text after block {height}")

@@ -55,18 +55,30 @@ def replay(
     """
     started = time.perf_counter()
     data = log.read_bytes()
-    state, offset = _genesis(log, data)
-    parallel = parallel or len(data) >= PARALLEL_FROM_BYTES
-    workers = (os.cpu_count() or 1) if parallel else 1
-    clock = timings if timings is not None else {}
-    clock["read"] = time.perf_counter() - started
-    with gc_paused():
-        if workers < 2:
-            for raw in log.parse_blocks(data, offset, 1):
-                keep_outcomes(txs, state, state.apply_block(raw.record))
-        else:
-            _replay_parallel(log, state, data, offset, workers, clock, txs)
+    with naming(log):
+        state, offset = _genesis(log, data)
+        parallel = parallel or len(data) >= PARALLEL_FROM_BYTES
+        workers = (os.cpu_count() or 1) if parallel else 1
+        clock = timings if timings is not None else {}
+        clock["read"] = time.perf_counter() - started
+        with gc_paused():
+            if workers < 2:
+                for raw in log.parse_blocks(data, offset, 1):
+                    keep_outcomes(txs, state, state.apply_block(raw.record))
+            else:
+                _replay_parallel(log, state, data, offset, workers, clock, txs)
     return state
+
+
+@contextmanager
+def naming(log: BlockLog) -> Iterator[None]:
+    """Damage found while replaying names the log file, as every other home error does."""
+    try:
+        yield
+    except HomeDamaged as exc:
+        if str(exc).startswith(f"{log.path}: "):
+            raise
+        raise HomeDamaged(f"{log.path}: {exc}") from None
 
 
 def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxResult]) -> None:

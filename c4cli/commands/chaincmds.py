@@ -22,11 +22,14 @@ from c4cli.chain.state import (
 from c4cli.chain.tx import send_msg
 from c4cli.commands.common import (
     acting_address,
+    call_text,
+    names,
     parse_duration,
     print_receipt,
     resolve,
     submit,
     tx_options,
+    who,
 )
 from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput
@@ -218,35 +221,63 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     )
 
 
-def _tx_summary(entry: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+def _tx_summary(
+    entry: dict[str, Any], outcome: dict[str, Any], known: dict[str, str]
+) -> dict[str, Any]:
     msgs = entry["tx"]["msg"]
     return {
         "hash": entry["hash"],
         "signer": outcome["signer"],
+        "signer_key": known.get(outcome["signer"]),
         "func": outcome["func"],
         "args": [list(m.get("args", [])) for m in msgs],
         "send": [m.get("send") or m.get("amount") or "" for m in msgs],
+        "to": [m.get("to_address") for m in msgs],
         "result": outcome["result"],
         "transfers": outcome["transfers"],
     }
 
 
+def _calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
+    """Each message of a listed tx: ``Play(1, 4, 0)``, ``send 1ugnot to bob (g1…)``."""
+    shown = []
+    for args, sent, to in zip(tx["args"], tx["send"], tx["to"], strict=True):
+        if to is not None:
+            shown.append(f"send {sent} to {who(to, known)}")
+        else:
+            shown.append(call_text(tx["func"], args) + (f" sending {sent}" if sent else ""))
+    return "; ".join(shown)
+
+
 @click.command()
-@click.option("--from", "from_height", type=int, default=1, help="First height to list.")
-@click.option("--to", "to_height", type=int, default=None, help="Last height to list.")
+@click.option(
+    "--from", "from_height", type=click.IntRange(min=1), default=1, help="First height to list."
+)
+@click.option("--to", "to_height", type=click.IntRange(min=1), help="Last height to list.")
+@click.option(
+    "--tail", type=click.IntRange(min=1), metavar="N", help="Only the last N blocks (of those)."
+)
 @common_options
-def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> None:
-    """List blocks and their transactions (height, time, signer, function, args, hash).
+def log(
+    from_height: int, to_height: int | None, tail: int | None, home: Path, as_json: bool
+) -> None:
+    """List blocks and their transactions (height, time, signer, call, TX HASH).
 
     \b
     Example:
       c4 log --from 1 --to 10
+      c4 log --tail 5
     """
+    chain = LocalChain(home)
+    if tail is not None:
+        last = to_height if to_height is not None else chain.state().height
+        from_height = max(from_height, last - tail + 1)
+    known = names(home)
     shown = []
-    for block in LocalChain(home).blocks(from_height, to_height):
+    for block in chain.blocks(from_height, to_height):
         record = block.record
         txs = [
-            _tx_summary(entry, outcome)
+            _tx_summary(entry, outcome, known)
             for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
         ]
         shown.append(
@@ -260,8 +291,8 @@ def log(from_height: int, to_height: int | None, home: Path, as_json: bool) -> N
         if not block_doc["txs"]:
             click.echo("        (empty block)")
         for tx in block_doc["txs"]:
-            args = " ".join(repr(a) for msg_args in tx["args"] for a in msg_args)
-            click.echo(f"        {tx['signer']}  {tx['func']}({args})  {tx['hash']}")
+            signer = who(tx["signer"], known)
+            click.echo(f"        {signer}  {_calls_text(tx, known)}  {tx['hash']}")
 
 
 @click.command("tx")
@@ -286,7 +317,8 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     record, index, outcome = found
     entry = record["txs"][index]
     doc = {"height": record["height"], "time": record["time"]}
-    doc.update(_tx_summary(entry, outcome))
+    known = names(home)
+    doc.update(_tx_summary(entry, outcome, known))
     doc["tx"] = entry["tx"]
     if binary:
         import base64
@@ -302,10 +334,13 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     if as_json:
         emit_json(doc)
         return
-    for key in ("height", "time", "hash", "signer", "func", "args", "send", "result"):
+    for key in ("height", "time", "hash"):
         click.echo(f"{key + ':':<10}{doc[key]}")
+    click.echo(f"{'signer:':<10}{who(doc['signer'], known)}")
+    click.echo(f"{'call:':<10}{_calls_text(doc, known)}")
+    click.echo(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}")
     for transfer in doc["transfers"]:
-        click.echo(f"paid:     {transfer['amount']} to {transfer['to']}")
+        click.echo(f"paid:     {transfer['amount']} to {who(transfer['to'], known)}")
 
 
 @click.command()

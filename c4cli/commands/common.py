@@ -85,8 +85,21 @@ def tx_options(func: F) -> F:
     """The options every transaction command takes, as gnokey's maketx."""
     for option in reversed(
         [
-            click.option("--gas-fee", default="0ugnot", show_default=True, help="Fee coins."),
-            click.option("--gas-wanted", type=int, default=DEFAULT_GAS_WANTED, show_default=True),
+            click.option(
+                "--gas-fee",
+                default="0ugnot",
+                show_default=True,
+                metavar="COINS",
+                help="The fee paid for gas, as gnokey's -gas-fee.",
+            ),
+            click.option(
+                "--gas-wanted",
+                type=int,
+                default=DEFAULT_GAS_WANTED,
+                show_default=True,
+                metavar="GAS",
+                help="The most gas the transaction may use, as gnokey's -gas-wanted.",
+            ),
             click.option("--memo", default="", help="A note carried in the transaction."),
             click.option(
                 "--master",
@@ -179,6 +192,35 @@ def print_receipt(
         click.echo(human)
 
 
+def names(home: Path) -> dict[str, str]:
+    """Local key names by address, so a person sees "alice", not only g1…."""
+    return {info.address: info.name for info in Keyring(home).list()}
+
+
+def who(address: str, known: dict[str, str]) -> str:
+    if not address:
+        return "-"
+    return f"{known[address]} ({address})" if address in known else address
+
+
+def call_text(func: str, args: list[str], *, short: bool = False) -> str:
+    """A call as c4 shows it everywhere: ``Play(1, 4, 0)``, ``Offer('', 15, 3769d2e2…, 0)``.
+
+    An empty argument is shown as ``''``; ``short`` cuts long ones (secrets,
+    commitments) to 8 characters.
+
+    >>> call_text("Offer", ["", "15", "3769d2e2" * 8, "100000"], short=True)
+    "Offer('', 15, 3769d2e2…, 100000)"
+    """
+
+    def one(arg: str) -> str:
+        if arg == "":
+            return "''"
+        return f"{arg[:8]}…" if short and len(arg) > 16 else arg
+
+    return f"{func}({', '.join(one(a) for a in args)})"
+
+
 def dumps(document: Any) -> str:
     return json.dumps(document, ensure_ascii=False)
 
@@ -186,15 +228,15 @@ def dumps(document: Any) -> str:
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def parse_duration(text: str, *, what: str = "duration") -> int:
-    """``90s``, ``15m``, ``1h``, ``1h30m`` or plain seconds, as whole seconds.
+def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int:
+    """``90s``, ``15m``, ``1h``, ``1h30m``, or a bare number in the unit ``bare``; in seconds.
 
-    >>> parse_duration("1h30m"), parse_duration("90")
-    (5400, 90)
+    >>> parse_duration("1h30m"), parse_duration("90"), parse_duration("15", bare="m")
+    (5400, 90, 900)
     """
     raw = text.strip().lower()
     if raw.isascii() and raw.isdigit():
-        return int(raw)
+        raw += bare
     total, number = 0, ""
     for char in raw:
         if char.isascii() and char.isdigit():
@@ -206,5 +248,6 @@ def parse_duration(text: str, *, what: str = "duration") -> int:
             number = "x"
             break
     if number or not raw:
-        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h or seconds")
+        unit = {"s": "seconds", "m": "minutes"}[bare]
+        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h (a bare number is {unit})")
     return total

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import tempfile
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from c4cli.chain.secrets import SecretStore, new_secret
 from c4cli.chain.state import ChainState, Genesis
 from c4cli.chain.tx import call_msg, fee
 from c4cli.commands.chaincmds import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
+from c4cli.commands.common import call_text
 from c4cli.errors import BadInput
 from c4cli.realm.connect4 import ACCEPTOR, CREATOR, DEFAULT_PATH
 
@@ -32,14 +34,16 @@ def _signer(keyring: Keyring, name: str) -> Signer:
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Play in this (new or empty) folder and keep it; default: a throwaway one.",
+    help="Play in this (new or empty) folder; default: a new folder under the system's temp.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print only the final summary as JSON.")
 def demo(home: Path | None, as_json: bool) -> None:
     """Play one whole staked game on a fresh chain: keys, offer, accept, reveals, moves.
 
-    Uses a throwaway home unless --home names a new or empty folder; the chain
-    clock is manual, so the run is the same every time except for the secrets.
+    The chain is kept, in a new folder under the system's temporary folder unless
+    --home names a new or empty one; the end says where, for `c4 verify` or `c4 log`.
+    The chain clock is manual, so the run is the same every time except for the
+    secrets.
 
     \b
     Example:
@@ -49,10 +53,9 @@ def demo(home: Path | None, as_json: bool) -> None:
     if home is not None:
         if home.exists() and any(home.iterdir()):
             raise BadInput(f"{home} is not empty: the demo needs a new or empty folder")
-        _play(home, as_json)
-        return
-    with tempfile.TemporaryDirectory(prefix="c4-demo-") as tmp:
-        _play(Path(tmp), as_json)
+    else:
+        home = Path(tempfile.mkdtemp(prefix="c4-demo-"))
+    _play(home, as_json)
 
 
 def _play(home: Path, as_json: bool) -> None:
@@ -89,7 +92,7 @@ def _play(home: Path, as_json: bool) -> None:
         )
         say(
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
-            f"{names[who.address]:<5} {func}({', '.join(_short(a) for a in args)})"
+            f"{names[who.address]:<5} {call_text(func, args, short=True)}"
         )
         return receipt.state
 
@@ -123,6 +126,7 @@ def _play(home: Path, as_json: bool) -> None:
             "gnot": [[names[a], s] for a, s in state.realm.gnot_board],
         },
         "height": state.height,
+        "home": str(home),
     }
     if as_json:
         import json
@@ -140,8 +144,5 @@ def _play(home: Path, as_json: bool) -> None:
     for title, board in (("wins", state.realm.wins_board), ("gnot", state.realm.gnot_board)):
         shown = ", ".join(f"{names[a]} {s if title == 'wins' else gnot(s)}" for a, s in board)
         say(f"  {title}: {shown}")
-    say(f"\n{state.height} blocks; `c4 verify` replays and checks every one.")
-
-
-def _short(arg: str) -> str:
-    return f"{arg[:8]}…" if len(arg) > 16 else repr(arg) if arg == "" else arg
+    say(f"\n{state.height} blocks, kept in {home}; replay and check every one with:")
+    say(f"  c4 verify --home {shlex.quote(str(home))}")

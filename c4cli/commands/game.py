@@ -107,15 +107,26 @@ def _settled(state: ChainState, receipt: Receipt) -> str:
 
 
 def _valid_for_minutes(text: str) -> str:
-    seconds = parse_duration(text if not text.isdigit() else f"{text}m", what="--valid-for")
+    """--valid-for: whole minutes, as ``15m``, ``1h`` or a bare number of minutes."""
+    why = f"invalid --valid-for {text!r}: whole minutes, e.g. 15m or 1h (a bare number is minutes)"
+    try:
+        seconds = parse_duration(text, what="--valid-for", bare="m")
+    except BadInput:
+        raise BadInput(why) from None
     if seconds % 60:
-        raise BadInput(f"invalid --valid-for {text!r}: whole minutes only (15, 15m, 1h)")
+        raise BadInput(why)
     return str(seconds // 60)
 
 
 @click.command()
 @click.option("--stake", required=True, metavar="COINS", help="Your stake, e.g. 10gnot.")
-@click.option("--valid-for", default="15m", show_default=True, help="Offer lifetime, minutes.")
+@click.option(
+    "--valid-for",
+    default="15m",
+    show_default=True,
+    metavar="MINUTES",
+    help="Offer lifetime in whole minutes: 15m, 1h, or a bare number of minutes.",
+)
 @click.option("--opponent", metavar="ADDR_OR_NAME", help="Reserve the game for one player.")
 @click.option("--max-fee", metavar="COINS", help="Highest house fee you accept (default: now's).")
 @click.option("--passphrase", help="Your secret; default: 32 random bytes, kept in the home.")

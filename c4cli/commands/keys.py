@@ -9,11 +9,12 @@ import click
 from c4cli.chain import crypto
 from c4cli.chain.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
 from c4cli.commands.common import passphrase, read_stdin_line, stdin_is_terminal
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, group_options
 from c4cli.errors import BadInput
 
 
 @click.group()
+@group_options
 def keys() -> None:
     """Manage the local keys (as `gnokey add|list|delete`).
 

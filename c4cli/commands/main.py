@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from c4cli import __version__
+from c4cli.commands.options import group_options
 from c4cli.errors import BadInput, C4Error
 from c4cli.interrupts import Interrupted, recorded
 from c4cli.interrupts import install as install_signal_handlers
@@ -80,6 +81,10 @@ class C4Group(click.Group):
             fail(str(exc), exc.exit_code, json_mode="--json" in argv)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            # `c4`, `c4 keys`, `c4 session` alone: the help, as --help shows it.
+            click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
+            sys.exit(0)
         except click.exceptions.Abort:
             fail("aborted", 1, json_mode="--json" in argv)
         except click.ClickException as exc:
@@ -133,6 +138,7 @@ def fail(message: str, code: int, *, json_mode: bool) -> None:
 
 @click.group(cls=C4Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="c4")
+@group_options
 def cli() -> None:
     """c4: staked Connect Four on a local gno.land in one folder.
 

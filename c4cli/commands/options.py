@@ -12,25 +12,69 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def home_option(func: F) -> F:
+# A --home or --json given to a group (`c4 --home DIR query …`, `c4 time --json
+# advance 1s`) is kept in the context's meta, which the whole command line shares,
+# and is the default of the same option on every command below it.
+_META = "c4cli.options."
+
+
+def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    source = ctx.get_parameter_source(param.name or "")
+    if source is not None and source is not click.core.ParameterSource.DEFAULT:
+        ctx.meta[_META + (param.name or "")] = value
+    return value
+
+
+def _from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
+    def default() -> Any:
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None and _META + name in ctx.meta:
+            return ctx.meta[_META + name]
+        return fallback()
+
+    return default
+
+
+def _home(*, expose: bool = True) -> Callable[[F], F]:
     return click.option(
         "--home",
         type=click.Path(file_okay=False, path_type=Path),
-        default=lambda: os.environ.get("C4_HOME") or "state",
+        default=_from_group("home", lambda: os.environ.get("C4_HOME") or "state"),
         show_default="$C4_HOME or ./state",
+        callback=_remember,
+        expose_value=expose,
         help="The folder that holds keys, secrets and the chain.",
-    )(func)
+    )
+
+
+def _json(*, expose: bool = True) -> Callable[[F], F]:
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        default=_from_group("as_json", lambda: False),
+        callback=_remember,
+        expose_value=expose,
+        help="Print one JSON document on stdout.",
+    )
+
+
+def home_option(func: F) -> F:
+    return _home()(func)
 
 
 def json_option(func: F) -> F:
-    return click.option(
-        "--json", "as_json", is_flag=True, help="Print one JSON document on stdout."
-    )(func)
+    return _json()(func)
 
 
 def common_options(func: F) -> F:
-    """--home and --json: every command takes both."""
+    """--home and --json: every command takes both (a group passes them down)."""
     return home_option(json_option(func))
+
+
+def group_options(func: F) -> F:
+    """--home and --json on a group, for the commands below it (``c4 --home DIR lobby``)."""
+    return _home(expose=False)(_json(expose=False)(func))
 
 
 def game_id_arg(text: str) -> int:

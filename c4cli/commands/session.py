@@ -28,11 +28,12 @@ from c4cli.commands.common import (
     submit,
     tx_options,
 )
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, group_options
 from c4cli.errors import BadInput
 
 
 @click.group()
+@group_options
 def session() -> None:
     """Session keys: may move and reveal for their master, never touch stakes.
 

@@ -15,9 +15,9 @@ import click
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.coins import gnot
-from c4cli.chain.keys import Keyring
 from c4cli.chain.node import LocalChain
 from c4cli.chain.state import ChainState
+from c4cli.commands.common import names, who
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
@@ -35,17 +35,6 @@ def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
 
 def on_terminal() -> bool:
     return sys.stdout.isatty()
-
-
-def names(home: Path) -> dict[str, str]:
-    """Local key names by address, so a person sees "alice", not only g1…."""
-    return {info.address: info.name for info in Keyring(home).list()}
-
-
-def who(address: str, known: dict[str, str]) -> str:
-    if not address:
-        return "-"
-    return f"{known[address]} ({address})" if address in known else address
 
 
 def load_game(home: Path, game_id: str) -> tuple[ChainState, Game]:
@@ -100,10 +89,12 @@ def board(
         emit_json(
             {
                 "moves": position.encode(),
-                "winner": str(position.winner),
+                # null, not "empty", when nobody won: a drawn board says so in "draw".
+                "winner": str(position.winner) if position.winner else None,
                 "line": list(position.line),
-                "turn": str(position.turn),
+                "turn": None if position.over else str(position.turn),
                 "over": position.over,
+                "draw": position.draw,
                 "board": text,
             }
         )
@@ -174,7 +165,10 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
 
         console = Console()
         console.print(text, highlight=False)
-        console.print(_rich_board(drawing), highlight=False)
+        # Discs in colour only where colour shows (not with NO_COLOR or TERM=dumb):
+        # without it, R and Y tell the two players apart.
+        coloured = console.color_system is not None and not console.no_color
+        console.print(_rich_board(drawing) if coloured else drawing, highlight=False)
         for step in steps:
             console.print(f"• {step}", highlight=False)
         return

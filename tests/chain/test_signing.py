@@ -128,9 +128,14 @@ def test_canonical_json_is_go_json(value: object) -> None:
     )
 )
 def test_fast_and_standard_encoders_agree(value: object) -> None:
-    import orjson
-
+    """The encoder `use_fast_json` installs (not a copy of it) writes the standard bytes."""
     from c4cli.chain import tx
 
     standard = tx._json_encode(value)
-    assert orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode() == standard
+    installed = tx._encode
+    try:
+        tx.use_fast_json()
+        assert tx._encode is not tx._json_encode
+        assert tx._encode(value) == standard
+    finally:
+        tx._encode = installed

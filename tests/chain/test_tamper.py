@@ -91,5 +91,6 @@ def test_edit_is_caught_by_every_reader(
         result = home.run(*args)
         assert result.exit_code == 3, (field, args, result.output)
         assert f"block {height}" in result.stderr, (field, args, result.stderr)
+        assert result.stderr.startswith(f"Error: {log}: "), (field, args, result.stderr)
         assert result.stderr.count("\n") == 1
     assert log.read_bytes() == tampered  # nothing was appended to a damaged log
