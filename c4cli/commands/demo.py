@@ -18,6 +18,7 @@ from c4cli.chain.state import ChainState, Genesis
 from c4cli.chain.tx import call_msg, fee
 from c4cli.commands.chaincmds import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.commands.common import call_text
+from c4cli.commands.options import from_group
 from c4cli.errors import BadInput
 from c4cli.realm.connect4 import ACCEPTOR, CREATOR, DEFAULT_PATH
 
@@ -34,9 +35,16 @@ def _signer(keyring: Keyring, name: str) -> Signer:
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
+    default=from_group("home", lambda: None),
     help="Play in this (new or empty) folder; default: a new folder under the system's temp.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print only the final summary as JSON.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    default=from_group("as_json", lambda: False),
+    help="Print only the final summary as JSON.",
+)
 def demo(home: Path | None, as_json: bool) -> None:
     """Play one whole staked game on a fresh chain: keys, offer, accept, reveals, moves.
 

@@ -25,7 +25,9 @@ def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
-def _from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
+def from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
+    """A default: the value a group above was given for option ``name``, else ``fallback()``."""
+
     def default() -> Any:
         ctx = click.get_current_context(silent=True)
         if ctx is not None and _META + name in ctx.meta:
@@ -39,7 +41,7 @@ def _home(*, expose: bool = True) -> Callable[[F], F]:
     return click.option(
         "--home",
         type=click.Path(file_okay=False, path_type=Path),
-        default=_from_group("home", lambda: os.environ.get("C4_HOME") or "state"),
+        default=from_group("home", lambda: os.environ.get("C4_HOME") or "state"),
         show_default="$C4_HOME or ./state",
         callback=_remember,
         expose_value=expose,
@@ -52,7 +54,7 @@ def _json(*, expose: bool = True) -> Callable[[F], F]:
         "--json",
         "as_json",
         is_flag=True,
-        default=_from_group("as_json", lambda: False),
+        default=from_group("as_json", lambda: False),
         callback=_remember,
         expose_value=expose,
         help="Print one JSON document on stdout.",

@@ -176,6 +176,10 @@ def test_demo_keeps_its_chain_and_says_where(home: Home) -> None:
     assert json.loads(home.ok("verify", "--json", "--home", str(kept)).stdout)["height"] == 11
     summary = json.loads(home.ok("demo", "--json").stdout)
     assert Path(summary["home"]).is_dir()
+    # Given before the command, --home and --json reach the demo too.
+    chosen = home.path.parent / "chosen"
+    given = json.loads(home.ok("--home", str(chosen), "--json", "demo").stdout)
+    assert given["home"] == str(chosen) and (chosen / "chain" / "blocks.toml").is_file()
     for folder in (kept, Path(summary["home"])):
         import shutil
 
