@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import Any
+from mmap import mmap
+from typing import Protocol
 
 from c4cli.engine import book
 from c4cli.engine.board import COLS, ROWS, Board
@@ -125,7 +126,15 @@ class Position:
         return self.current + self.mask
 
 
-def _load_native() -> Any:
+class _Core(Protocol):
+    """What the C core (c4cli/engine/_native.c) offers."""
+
+    def solve(self, current: int, mask: int, moves: int, /) -> int: ...
+    def solve_moves(self, moves: str, /) -> int: ...
+    def set_book(self, data: mmap | None, /) -> None: ...
+
+
+def _load_native() -> _Core | None:
     """The C core, if this install built it and $C4_SOLVER does not ask for Python."""
     if os.environ.get("C4_SOLVER") == "python":
         return None
@@ -133,7 +142,8 @@ def _load_native() -> Any:
         from c4cli.engine import _native  # type: ignore[attr-defined]
     except ImportError:
         return None
-    return _native
+    core: _Core = _native
+    return core
 
 
 _CORE = _load_native()
@@ -154,15 +164,20 @@ def opening_book() -> Book | None:
     return found
 
 
+def _book_for(stones: int) -> Book | None:
+    """The book, for a search from a position of ``stones`` stones that can reach it."""
+    return opening_book() if stones <= book.PLY else None
+
+
 def reads_book(moves: str) -> bool:
     """Whether :func:`solve_all` of this position reaches the book's 12 stones, and one is there."""
-    return len(moves) < book.PLY and opening_book() is not None
+    return _book_for(len(moves) + 1) is not None  # solve_all searches each child
 
 
 def _search(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
-    shelf = opening_book() if moves <= book.PLY else None
+    shelf = _book_for(moves)  # also hands the book to the C core, on first use
     if _CORE is not None:
-        return int(_CORE.solve(current, mask, moves))
+        return _CORE.solve(current, mask, moves)
     return _solve(current, mask, moves, tt, shelf)
 
 
@@ -170,10 +185,9 @@ def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
     """The exact score of a position that is not over (Pons' convention)."""
     if _CORE is not None and isinstance(moves, str):
         _check_digits(moves)
-        if len(moves) <= book.PLY:
-            opening_book()
+        _book_for(len(moves))  # the C core reads it from here on
         try:
-            return int(_CORE.solve_moves(moves))
+            return _CORE.solve_moves(moves)
         except ValueError as exc:
             raise SolverError(str(exc)) from None
     position = (
@@ -185,7 +199,7 @@ def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
 def solve_python(moves: str, *, tt: dict[int, int] | None = None) -> int:
     """The pure-Python search, whatever core is installed (to compare the two)."""
     position = Position.from_moves(moves)
-    shelf = opening_book() if position.moves <= book.PLY else None
+    shelf = _book_for(position.moves)
     return _solve(position.current, position.mask, position.moves, {} if tt is None else tt, shelf)
 
 
