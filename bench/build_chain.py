@@ -30,7 +30,8 @@ from c4cli.chain.log import render_block
 from c4cli.chain.node import LocalChain
 from c4cli.chain.state import Genesis, block_hash, tx_entry
 from c4cli.chain.tx import call_msg, fee, signed_tx
-from c4cli.realm.connect4 import CREATOR, DEFAULT_PATH, first_mover
+from c4cli.realm.connect4 import first_mover
+from c4cli.realm.rules import CREATOR, DEFAULT_PATH
 
 PLAYERS = 16
 STAKE = "1000000ugnot"

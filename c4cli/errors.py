@@ -1,4 +1,4 @@
-"""The three ways a command fails, each with the exit code the CLI promises.
+"""The four ways a command fails, each with the exit code the CLI promises.
 
 Every layer raises these (or subclasses), so the command layer maps a failure to
 its exit code in one place and never guesses from a message.
@@ -36,6 +36,12 @@ class DiskError(C4Error):
     permissions (exit 3, like any home c4 cannot use)."""
 
     exit_code = 3
+
+
+class Unreachable(C4Error):
+    """The chain could not be reached, or answered something that is not an answer (exit 4)."""
+
+    exit_code = 4
 
 
 def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:

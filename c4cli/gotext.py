@@ -50,3 +50,59 @@ def quote(text: str) -> str:
             out.append(f"\\U{ord(char):08x}")
     out.append('"')
     return "".join(out)
+
+
+_UNSHORT = {value[1]: key for key, value in _SHORT.items()}
+
+
+def unquote(literal: str) -> str:
+    """``strconv.Unquote`` of a double-quoted Go string literal, the inverse of :func:`quote`.
+
+    >>> unquote(quote('a"b\\n é \\x00')) == 'a"b\\n é \\x00'
+    True
+    """
+    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
+        raise ValueError(f"not a Go string literal: {literal[:40]!r}")
+    out = bytearray()
+    body, index = literal[1:-1], 0
+    while index < len(body):
+        char = body[index]
+        if char == '"':
+            raise ValueError("unescaped quote inside a Go string literal")
+        if char != "\\":
+            out += char.encode("utf-8", "surrogateescape")
+            index += 1
+            continue
+        kind = body[index + 1 : index + 2]
+        if kind in _UNSHORT:
+            out += _UNSHORT[kind].encode()
+            index += 2
+        elif kind in ("x", "u", "U"):
+            width = {"x": 2, "u": 4, "U": 8}[kind]
+            digits = body[index + 2 : index + 2 + width]
+            if len(digits) != width:
+                raise ValueError("a cut escape in a Go string literal")
+            value = int(digits, 16)
+            out += bytes([value]) if kind == "x" else chr(value).encode("utf-8", "surrogatepass")
+            index += 2 + width
+        elif kind.isdigit():
+            out.append(int(body[index + 1 : index + 4], 8) & 0xFF)
+            index += 4
+        else:
+            raise ValueError(f"unknown escape \\{kind} in a Go string literal")
+    return out.decode("utf-8", "surrogateescape")
+
+
+def parse_result(data: str) -> tuple[str, str]:
+    """A value as gno.land's VM prints one, ``("text" string)`` or ``(5 int)``: (value, type).
+
+    A string comes back unquoted.
+
+    >>> parse_result('("{\\\\"now\\\\":1}" string)'), parse_result("(100000 int64)\\n")
+    (('{"now":1}', 'string'), ('100000', 'int64'))
+    """
+    text = data.strip()
+    if not (text.startswith("(") and text.endswith(")")) or " " not in text:
+        raise ValueError(f"not a VM result: {text[:40]!r}")
+    value, _, kind = text[1:-1].rpartition(" ")
+    return (unquote(value) if value.startswith('"') else value), kind

@@ -15,7 +15,9 @@ class Record:
     __slots__: ClassVar[tuple[str, ...]] = ()
 
     def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        # A slot named with a leading underscore holds something derived (a
+        # memo), not part of the value.
+        return tuple(getattr(self, name) for name in self.__slots__ if name[0] != "_")
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -27,5 +29,7 @@ class Record:
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in self.__slots__ if name[0] != "_"
+        )
         return f"{type(self).__name__}({fields})"

@@ -27,12 +27,11 @@ from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 from c4cli.chain import crypto
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.coins import UGNOT, format_coins
-from c4cli.chain.node import LocalChain, Signer
+from c4cli.chain.interface import Signer
+from c4cli.chain.node import LocalChain
 from c4cli.chain.state import Genesis
 from c4cli.chain.tx import call_msg, fee, signed_tx
-from c4cli.commands.query import realm_read
 from c4cli.errors import Refused
-from c4cli.gotext import quote
 
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
@@ -221,7 +220,7 @@ class Twin:
         try:
             receipt = self.local.submit(
                 Signer(address, key, session_addr),
-                lambda _state: [msg],
+                lambda _reader: [msg],
                 fee(GAS_WANTED, GAS_FEE),
                 "",
             )
@@ -272,9 +271,7 @@ class Twin:
             else:
                 node = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
             self._follow(self.node.block_time(self.node.latest_height()))
-            value = realm_read(self.local.state(), func, args)
-            local = value if func == "Render" else f"({quote(value)} string)"
-            self._same(label, what, node, local)
+            self._same(label, what, node, self._local_read(func, args))
 
     def _reads(self, games: Iterable[int]) -> list[tuple[str, str, list[str]]]:
         reads = [
@@ -307,14 +304,21 @@ class Twin:
             out[f"{name}'s balance"] = self.node.balance(address) - self.start_node[address] + spent
         return out
 
+    def _local_read(self, expression: str, args: list[str]) -> str:
+        """What the local chain answers, through the same Chain interface every command uses."""
+        if expression == "Render":
+            return self.local.query("vm/qrender", f"{REALM_PATH}:{args[0]}").data
+        if expression in ("collected", "owner"):
+            return self.local.query("vm/qeval", f"{REALM_PATH}.{expression}").data
+        return self.local.query("vm/qeval", f"{REALM_PATH}.{expression}({','.join(args)})").data
+
     def _local_reads(self, games: Iterable[int]) -> dict[str, Any]:
         state = self.local.state()
         out: dict[str, Any] = {}
         for name, func, args in self._reads(games):
-            value = realm_read(state, func, args)
-            out[name] = value if func == "Render" else f"({quote(value)} string)"
-        out["collected"] = f"({state.realm.collected} int64)"
-        out["owner"] = f"({quote(state.realm.owner)} .uverse.address)"
+            out[name] = self._local_read(func, args)
+        out["collected"] = self._local_read("collected", [])
+        out["owner"] = self._local_read("owner", [])
         out["realm balance"] = state.balance(state.realm_address)
         for name, key in self.keys.items():
             if not is_account(name):

@@ -1,19 +1,26 @@
-"""The checkpoint cache: the state at the last block, and ready answers to queries.
+"""The checkpoint: the state at one block of the log, and ready answers to queries.
 
 One SQLite file, ``chain/cache/state.sqlite``, written in one transaction after
-each block that a command appends (or replays). It belongs to one exact log file:
-it records the log's identity (device, inode, size, modification and change
-times) as they were right after that block was written. A log with any other
-identity (appended to by a process that died before saving, edited by hand,
-replaced, copied) does not match, and the state is replayed from genesis with
-every check. So a command on a long chain reads a few rows instead of the whole
-log, and deleting the file changes nothing but speed.
+each block that a command appends (or replays). Deleting it changes nothing but
+speed. It holds two things:
 
-What it holds: the live part of the state as one pickle (accounts, live games,
-stats, boards); settled games and used commitments as rows, read back one at a
-time only when a call asks for them; and every game's GameJSON object, each
-account's balance and JSON, the active list, the leaderboards and the fee
-figures, rendered by the realm's own code when they changed.
+- **The checkpoint**: the live part of the state as one JSON document in an
+  explicit, versioned format (accounts, live games, stats, boards: see
+  ``ChainState.snapshot``), with settled games and used commitments as rows of
+  their own, read back one at a time only when a call asks for them (it is the
+  realm's :class:`~c4cli.realm.connect4.Store`). Nothing in it is code: a home
+  copied from someone else is read as data, never executed.
+- **The read model**: every game's GameJSON object, each account's balance and
+  JSON, the active list, the leaderboards and the fee figures, rendered by the
+  realm's own code when they changed, so the common queries read one row.
+
+The checkpoint names the log it describes in two ways. Its identity (device,
+inode, size, modification and change times, right after the block was written)
+says "exactly this file": the usual case, a few rows read and no log at all.
+Its offset and chain digest (see ``log.chain_digest``) say "this prefix of the
+log": when the log has grown since (a process died before saving), the blocks
+after the offset are replayed on top of the checkpoint, with every check. Any
+other log (edited, replaced, cut) is replayed from genesis.
 """
 
 from __future__ import annotations
@@ -24,23 +31,25 @@ import os
 import sqlite3
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli import faults
 from c4cli.chain.files import private_dir
+from c4cli.errors import HomeDamaged
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
     from c4cli.realm.connect4 import Game
 
-CACHE_VERSION = "5"
+# The format of everything below; a cache of any other version is not read.
+CACHE_VERSION = "6"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled BLOB);
+CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled TEXT);
 CREATE TABLE IF NOT EXISTS commitments (
     address TEXT NOT NULL, commitment TEXT NOT NULL, PRIMARY KEY (address, commitment)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, ugnot INTEGER NOT NULL, json TEXT);
+CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS txs (
     hash TEXT PRIMARY KEY, height INTEGER NOT NULL, outcome TEXT NOT NULL
 );
@@ -56,9 +65,18 @@ def log_identity(path: Path) -> list[int]:
     return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
+class Mark(NamedTuple):
+    """Where in the log a state stands: the byte offset after its last block, and
+    the chain digest of the log up to there."""
+
+    offset: int
+    digest: bytes
+
+
 @lru_cache(maxsize=1)
 def code_fingerprint() -> str:
-    """Names the code that wrote a cache: a pickled state only fits the code that made it."""
+    """Names the code that wrote a cache: a state is only what this code's execution of
+    the blocks gives, so a cache written by other code is replayed instead of believed."""
     package = Path(__file__).resolve().parent.parent
     parts = [CACHE_VERSION]
     for layer in ("engine", "realm", "chain"):
@@ -142,24 +160,34 @@ class Cache:
 
     def fresh(self, log_path: Path) -> bool:
         """Whether the cache describes exactly the log file as it is now."""
-        try:
-            raw = self._meta("checkpoint")
-            stamp = None if raw is None else json.loads(raw)
-        except sqlite3.Error:
-            self.discard()  # not a database we can read: start a new one
-            return False
-        except ValueError:
-            return False
-        if not isinstance(stamp, dict):
+        stamp = self.checkpoint()
+        if stamp is None:
             return False
         try:
             identity = log_identity(log_path)
         except OSError:
             return False
-        if stamp.get("identity") != identity or stamp.get("code") != code_fingerprint():
-            return False
+        return bool(stamp.get("identity") == identity)
+
+    def checkpoint(self) -> dict[str, Any] | None:
+        """The checkpoint's stamp, if this code wrote it (for whichever log)."""
+        try:
+            raw = self._meta("checkpoint")
+            stamp = None if raw is None else json.loads(raw)
+        except sqlite3.Error:
+            self.discard()  # not a database we can read: start a new one
+            return None
+        except ValueError:
+            return None
+        if not isinstance(stamp, dict) or stamp.get("code") != code_fingerprint():
+            return None
         self._stamp = stamp
-        return True
+        return stamp
+
+    @property
+    def mark(self) -> Mark:
+        """Where in the log the checkpoint stands (fresh() or checkpoint() first)."""
+        return Mark(int(self.stamp["offset"]), bytes.fromhex(self.stamp["digest"]))
 
     @property
     def stamp(self) -> dict[str, Any]:
@@ -169,56 +197,74 @@ class Cache:
     # -- the state --------------------------------------------------------------
 
     def load(self) -> ChainState | None:
-        """The cached state (fresh() must have said yes), with its cold stores attached."""
-        import pickle
+        """The checkpoint's state (after fresh() or checkpoint()), this cache as its store.
 
-        from c4cli.chain.state import ChainState
+        None when the snapshot is missing or not what this version writes: the
+        caller replays instead.
+        """
+        from c4cli.chain.state import ChainState, Genesis
 
         try:
-            raw = self._meta("state")
-            state = None if raw is None else pickle.loads(raw)
-        except (sqlite3.Error, pickle.UnpicklingError, EOFError, AttributeError, ImportError):
+            genesis, raw = self._meta("genesis"), self._meta("state")
+            if genesis is None or raw is None:
+                return None
+            chain = Genesis.from_record(json.loads(genesis))
+            return ChainState.restore(chain, json.loads(raw), self)
+        except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, HomeDamaged):
             return None
-        if not isinstance(state, ChainState):
-            return None  # not a state this code wrote: replay instead
-        self.attach(state)
-        return state
 
-    def attach(self, state: ChainState) -> None:
-        state.realm.games.cold = self
-        state.realm.used_commitments.cold = self
+    def _row(self, sql: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """One row for the realm's store: a cache that cannot answer is damage, never "no"."""
+        try:
+            db = self._connect(create=False)
+            if db is None:
+                raise sqlite3.OperationalError("the file is gone")
+            row: tuple[Any, ...] | None = db.execute(sql, args).fetchone()
+            return row
+        except sqlite3.Error as exc:
+            raise HomeDamaged(
+                f"{self.path}: unreadable ({exc}); delete it and the log is replayed"
+            ) from None
 
-    def game(self, game_id: int) -> Game | None:
-        """A settled game, read back from its row (the realm's cold store)."""
-        import pickle
+    def game(self, game_id: int) -> Game:
+        """A settled game, read back from its row (the realm's store)."""
+        from c4cli.realm.connect4 import Game
 
-        db = self._connect(create=False)
-        if db is None:
-            return None
-        row = db.execute("SELECT settled FROM games WHERE id = ?", (game_id,)).fetchone()
+        row = self._row("SELECT settled FROM games WHERE id = ?", (game_id,))
         if row is None or row[0] is None:
-            return None
-        game: Game = pickle.loads(row[0])
-        return game
+            raise HomeDamaged(
+                f"{self.path}: game {game_id} is missing; delete it and the log is replayed"
+            )
+        try:
+            return Game.from_record(json.loads(row[0]))
+        except (ValueError, KeyError, TypeError):
+            raise HomeDamaged(
+                f"{self.path}: game {game_id} is unreadable; delete it and the log is replayed"
+            ) from None
 
     def used(self, address: str, commitment: str) -> bool:
-        db = self._connect(create=False)
-        if db is None:
-            return False
-        row = db.execute(
+        row = self._row(
             "SELECT 1 FROM commitments WHERE address = ? AND commitment = ?", (address, commitment)
-        ).fetchone()
+        )
         return row is not None
 
-    def save(self, state: ChainState, log_path: Path, *, full: bool, txs: list[TxRow]) -> None:
+    def save(
+        self,
+        state: ChainState,
+        log_path: Path,
+        mark: Mark,
+        *,
+        full: bool,
+        txs: list[TxRow],
+        genesis: dict[str, Any] | None = None,
+    ) -> None:
         """Record ``state`` as the state of the log as it is now, in one transaction.
 
         ``full`` rewrites everything (after a replay from genesis, with every
-        transaction in ``txs``); otherwise only what changed since the state was
-        loaded is written, and ``txs`` holds the new block's transactions.
+        transaction in ``txs`` and the ``genesis`` record); otherwise only what
+        changed since the state was loaded is written, and ``txs`` holds the new
+        blocks' transactions. ``mark`` is where in the log ``state`` stands.
         """
-        import pickle
-
         from c4cli.realm.views import game_object, leaders_json
 
         if not self.in_memory:
@@ -242,6 +288,10 @@ class Cache:
             "height": state.height,
             "time": state.time,
             "last_hash": state.last_hash,
+            "realm_path": state.genesis.realm_path,
+            "chain_id": state.genesis.chain_id,
+            "offset": mark.offset,
+            "digest": mark.digest.hex(),
         }
         try:
             db.execute("BEGIN IMMEDIATE")
@@ -252,7 +302,11 @@ class Cache:
                 "INSERT INTO games (id, json, settled) VALUES (?, ?, ?) ON CONFLICT(id) "
                 "DO UPDATE SET json = excluded.json, settled = excluded.settled",
                 [
-                    (g.id, game_object(g), pickle.dumps(g, 5) if g.id in settled else None)
+                    (
+                        g.id,
+                        game_object(g),
+                        json.dumps(g.to_record()) if g.id in settled else None,
+                    )
                     for _, g in sorted(games.items())
                 ],
             )
@@ -263,22 +317,21 @@ class Cache:
             db.executemany(
                 "INSERT OR REPLACE INTO txs (hash, height, outcome) VALUES (?, ?, ?)", txs
             )
-            rows: list[tuple[str, int, str]] = []
+            rows: list[tuple[str, str]] = []
             for address in accounts:
                 account = state.accounts.get(address)
                 if account is not None:
-                    document = json.dumps(account.to_json(), indent=2)
-                    rows.append((address, account.coins.get("ugnot", 0), document))
+                    rows.append((address, json.dumps(account.to_json(), indent=2)))
             db.executemany(
-                "INSERT INTO accounts (address, ugnot, json) VALUES (?, ?, ?) ON CONFLICT(address) "
-                "DO UPDATE SET ugnot = excluded.ugnot, json = excluded.json",
+                "INSERT INTO accounts (address, json) VALUES (?, ?) ON CONFLICT(address) "
+                "DO UPDATE SET json = excluded.json",
                 rows,
             )
-            # The pickle holds the live part only: settled games and used
-            # commitments are in the rows just written (see GameBook.__getstate__).
+            # The snapshot holds the live part only: settled games and used
+            # commitments are in the rows just written.
             meta = {
                 "checkpoint": json.dumps(stamp).encode(),
-                "state": pickle.dumps(state, 5),
+                "state": json.dumps(state.snapshot()).encode(),
                 "active": json.dumps(list(realm.active)).encode(),
                 "leaders": leaders_json(realm).encode(),
                 "fees": json.dumps(
@@ -290,6 +343,8 @@ class Cache:
                     }
                 ).encode(),
             }
+            if genesis is not None:
+                meta["genesis"] = json.dumps(genesis).encode()
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.execute("COMMIT")
             if full:
@@ -307,7 +362,7 @@ class Cache:
         state.dirty_games.clear()
         state.dirty_accounts.clear()
         self._stamp = stamp
-        self.attach(state)
+        state.realm.keep_in(self)
 
     # -- ready answers (fresh() must have said yes) -------------------------------
 
@@ -339,8 +394,9 @@ class Cache:
         row = db.execute("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
         return None if row is None else (int(row[0]), dict(json.loads(row[1])))
 
-    def balance(self, address: str) -> int:
+    def account_json(self, address: str) -> str | None:
+        """The account's JSON as ``auth/accounts`` gives it, or None for no account."""
         db = self._connect(create=False)
         assert db is not None
-        row = db.execute("SELECT ugnot FROM accounts WHERE address = ?", (address,)).fetchone()
-        return 0 if row is None else int(row[0])
+        row = db.execute("SELECT json FROM accounts WHERE address = ?", (address,)).fetchone()
+        return None if row is None else str(row[0])

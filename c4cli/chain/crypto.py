@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from c4cli.address import encode_address
 from c4cli.errors import BadInput
-from c4cli.realm.address import encode_address
 
 # The order n of secp256k1: a signature with s above n/2 is the malleated twin
 # of a valid one, and tm2 refuses it.

@@ -15,10 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from c4cli.address import canonical
 from c4cli.chain import crypto
 from c4cli.chain.files import read_private, write_private
 from c4cli.errors import BadInput, HomeDamaged
-from c4cli.realm.address import canonical
 
 NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
 _SCRYPT_N = 2**15

@@ -63,6 +63,18 @@ class RawBlock(NamedTuple):
     record: dict[str, Any]
 
 
+def chain_digest(previous: bytes, chunk: bytes) -> bytes:
+    """The digest of the log through one more block: sha256(previous digest || its bytes).
+
+    A checkpoint records it for the log as it saw it, so a later command can
+    tell an appended log (the digest of the same prefix still matches) from an
+    edited one, and replay only the blocks after the checkpoint.
+    """
+    import hashlib
+
+    return hashlib.sha256(previous + chunk).digest()
+
+
 def render_block(record: dict[str, Any]) -> bytes:
     """One block as TOML text, starting with its own ``[[block]]`` line."""
     import tomli_w
@@ -178,6 +190,23 @@ class BlockLog:
             )
         return genesis, end
 
+    def digest_through(self, data: bytes, offset: int) -> bytes | None:
+        """The chain digest of ``data[:offset]``; None unless a block ends exactly there."""
+        import hashlib
+
+        if offset > len(data):
+            return None
+        _, start = self.parse_genesis(data)
+        if start > offset:
+            return None
+        digest = hashlib.sha256(data[:start]).digest()
+        try:
+            for span in self.spans(data[:offset], start, 1):
+                digest = chain_digest(digest, data[span.start : span.end])
+        except HomeDamaged:
+            return None
+        return digest
+
     def parse_blocks(self, data: bytes, offset: int, first_height: int) -> Iterator[RawBlock]:
         """The blocks from ``offset`` on; a damaged one raises HomeDamaged naming its height."""
         for span in self.spans(data, offset, first_height):
@@ -229,8 +258,10 @@ class BlockLog:
             raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
         return record
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: dict[str, Any]) -> bytes:
         """Append one block and wait until it is on disk, or leave the log as it was.
+
+        Returns the bytes appended.
 
         A write or fsync that fails (disk full, quota, I/O error) cuts the file back
         to where the block began before the caller lets go of the lock, and says
@@ -271,6 +302,7 @@ class BlockLog:
                 os.close(fd)
         if fault == "after-append":
             _die()
+        return data
 
     def _roll_back(self, fd: int, size: int, exc: OSError) -> DiskError:
         """Cut a failed append off again; the error to report either way."""

@@ -1,58 +1,33 @@
-"""The local chain: a home folder's log, replayed, behind a small client interface.
+"""The local chain: a home folder's log, replayed, behind the :class:`Chain` interface.
 
-The commands see only :class:`Chain` ("sign and submit these messages", "what
-is the state", "answer this query"), so a remote gno.land node can later stand
-where :class:`LocalChain` stands now.
+Commands see it as any gno.land client sees a node (sign and submit, query by
+path, the last block), so a remote node can stand where :class:`LocalChain`
+stands. The rest of its methods (init, the clock, the log, verify) exist only
+for a chain in a folder.
 
 The state is always the log replayed. Every command starts from the checkpoint
-cache when it describes exactly this log file, and otherwise replays from
-genesis with every check; every command that appends a block saves the cache
-again before it lets go of the lock, so the next one starts from it.
+when it describes exactly this log file; from the checkpoint plus the blocks
+appended after it when the log has only grown since (checkpoint + tail); and
+otherwise replays from genesis with every check. Every command that appends a
+block saves the checkpoint again before it lets go of the lock, so the next one
+starts from it.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time as wallclock
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from c4cli.chain.cache import Cache, TxRow
-from c4cli.chain.log import BlockLog, TornLog
+from c4cli.chain.cache import Cache, Mark, TxRow
+from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
+from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState, Genesis, TxResult
-    from c4cli.chain.tx import Msg, Tx
-
-
-class Signer(NamedTuple):
-    """A key ready to sign: the account it acts for and the private key that signs.
-
-    A session key acts for its master: ``address`` is the master's, and
-    ``session_addr`` names the session, whose own sequence the signature covers.
-    """
-
-    address: str
-    private_key: bytes
-    session_addr: str | None = None
-
-
-class Receipt(NamedTuple):
-    """A delivered transaction, and the state right after it.
-
-    The local chain runs no GnoVM, so it meters no gas and no storage: it
-    reports 0 gas used, no events and no info, where a node reports its own.
-    """
-
-    height: int
-    time: int
-    result: TxResult
-    state: ChainState
-    gas_used: int = 0
-    events: str = "[]"
-    info: str = ""
+    from c4cli.chain.tx import Tx
 
 
 class Block(NamedTuple):
@@ -62,18 +37,6 @@ class Block(NamedTuple):
     outcomes: list[dict[str, Any]]
 
 
-class Chain(Protocol):
-    def submit(
-        self,
-        signer: Signer,
-        msgs: Callable[[ChainState], list[Msg]],
-        fee: dict[str, str],
-        memo: str,
-    ) -> Receipt: ...
-
-    def state(self) -> ChainState: ...
-
-
 class LocalChain:
     """A chain in ``<home>/chain``: an append-only TOML log and a throwaway cache."""
 
@@ -81,6 +44,10 @@ class LocalChain:
         self.home = home
         self.log = BlockLog(home)
         self.cache = Cache(home / "chain" / "cache")
+        # Where the state last loaded stands in the log, and how many blocks
+        # loading it executed (0 from a checkpoint of this very log).
+        self.mark = Mark(0, b"")
+        self.replayed = 0
 
     # -- genesis ----------------------------------------------------------------
 
@@ -113,29 +80,105 @@ class LocalChain:
                 self._current()
             return self.cache
 
+    # -- the Chain interface ------------------------------------------------------
+
+    @property
+    def realm_path(self) -> str:
+        return str(self.cached().stamp["realm_path"])
+
+    def head(self) -> Head:
+        stamp = self.cached().stamp
+        return Head(int(stamp["height"]), int(stamp["time"]))
+
+    def next_block_time(self, wall_clock: float) -> int:
+        """When a block made now would be dated (the clock the views count down on)."""
+        return self.state().next_block_time(wall_clock)
+
+    def chain_time(self, wall_clock: float) -> int:
+        """Chain time now: the last block's on a manual clock, the (shifted) wall clock's else."""
+        state = self.state()
+        if state.genesis.clock == "manual":
+            return state.time
+        return max(int(wall_clock) + state.clock_offset, state.time)
+
+    def query(self, path: str, data: str = "") -> Answer:
+        """A query by gno.land's path, at the last block: from the checkpoint's ready
+        answers when it has them, else from the state."""
+        from c4cli.chain.queries import StateReader, from_cache
+
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            answer = from_cache(self.cache, path, data)
+            if answer is not None:
+                return answer
+            return StateReader(self._current()).query(path, data)
+
     def _current(self) -> ChainState:
-        """The cached state if it is this log's, else the log replayed from genesis."""
+        """The state at the last block: the checkpoint, the checkpoint and the blocks
+        after it, or the log replayed from genesis, whichever fits this log."""
+        self.replayed = 0
         if self.cache.fresh(self.log.path):
             state = self.cache.load()
             if state is not None:
+                self.mark = self.cache.mark
                 return state
+        data = self.log.read_bytes()
+        if self.cache.checkpoint() is not None:
+            mark = self.cache.mark
+            if self.log.digest_through(data, mark.offset) == mark.digest:
+                state = self.cache.load()
+                if state is not None and self._catch_up(state, data, mark):
+                    return state
         txs: list[TxRow] = []
-        state = self.replay(txs=txs)
-        self._save_cache(state, full=True, txs=txs)
+        state = self.replay(txs=txs, data=data)
+        self.replayed = state.height
+        digest = self.log.digest_through(data, len(data))
+        assert digest is not None, "a log that replays has whole blocks"
+        self.mark = Mark(len(data), digest)
+        genesis, _ = self.log.parse_genesis(data)
+        self._save_cache(state, full=True, txs=txs, genesis=genesis)
         return state
 
-    def _save_cache(self, state: ChainState, *, full: bool, txs: list[TxRow]) -> None:
+    def _catch_up(self, state: ChainState, data: bytes, mark: Mark) -> bool:
+        """Execute the blocks the log gained after the checkpoint, and save it again.
+
+        False if the checkpoint could not take them: the caller replays instead.
+        """
+        from c4cli.chain.replay import keep_outcomes, naming
+
+        txs: list[TxRow] = []
+        digest = mark.digest
+        with naming(self.log):
+            for raw in self.log.parse_blocks(data, mark.offset, state.height + 1):
+                keep_outcomes(txs, state, state.apply_block(raw.record))
+                digest = chain_digest(digest, data[raw.offset : raw.end])
+                self.replayed += 1
+        self.mark = Mark(len(data), digest)
+        return not self.replayed or self._save_cache(state, full=False, txs=txs)
+
+    def _save_cache(
+        self,
+        state: ChainState,
+        *,
+        full: bool,
+        txs: list[TxRow],
+        genesis: dict[str, Any] | None = None,
+        appended: bool = False,
+    ) -> bool:
         """Save the checkpoint; a home that cannot take it keeps one in memory instead.
 
         The cache is a cache: a full disk, a read-only medium or an I/O error
         never fails a command. After an append the command says so in one
         warning line; later commands replay the log and give the same answers.
+        Returns whether the checkpoint on disk was saved.
         """
         try:
-            self.cache.save(state, self.log.path, full=full, txs=txs)
+            self.cache.save(state, self.log.path, self.mark, full=full, txs=txs, genesis=genesis)
+            return True
         except (OSError, sqlite3.Error) as exc:
             self.cache.close()
-            if not full:
+            if appended:
                 warn_once(
                     f"warning: the cache in {self.cache.path.parent} could not be saved "
                     f"({_reason(exc)}); the transaction is recorded, and later commands "
@@ -145,7 +188,10 @@ class LocalChain:
             # (the next read replays it), so its answers are the log's.
             self.cache = Cache(None)
             if full:
-                self.cache.save(state, self.log.path, full=True, txs=txs)
+                self.cache.save(
+                    state, self.log.path, self.mark, full=True, txs=txs, genesis=genesis
+                )
+            return False
 
     def replay(
         self,
@@ -153,11 +199,12 @@ class LocalChain:
         verify: bool = False,
         timings: dict[str, float] | None = None,
         txs: list[TxRow] | None = None,
+        data: bytes | None = None,
     ) -> ChainState:
         """Every block from genesis with every check; with ``verify``, checks in parallel."""
         from c4cli.chain.replay import replay
 
-        return replay(self.log, parallel=verify, timings=timings, txs=txs)
+        return replay(self.log, parallel=verify, timings=timings, txs=txs, data=data)
 
     def blocks(self, first: int, last: int | None) -> list[Block]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.
@@ -208,24 +255,20 @@ class LocalChain:
 
     # -- writing ------------------------------------------------------------------
 
-    def submit(
-        self,
-        signer: Signer,
-        msgs: Callable[[ChainState], list[Msg]],
-        fee: dict[str, str],
-        memo: str,
-    ) -> Receipt:
+    def submit(self, signer: Signer, build: Build, fee: dict[str, str], memo: str) -> Receipt:
         """Sign for the signer's current sequence, execute, append: all under the lock.
 
-        ``msgs`` builds the messages from the state they will run against, so a
-        default such as "the move count I see" is read inside the same lock.
+        ``build`` makes the messages from queries of the state they will run
+        against, so a default such as "the move count I see" is read inside the
+        same lock.
         """
+        from c4cli.chain.queries import StateReader
         from c4cli.chain.state import session_not_found, unknown_account
         from c4cli.chain.tx import signed_tx
 
         with self.log.locked(exclusive=True):
             state = self._current()
-            messages = msgs(state)
+            messages = build(StateReader(state))
             account = state.account(signer.address)
             if account is None:
                 raise unknown_account(signer.address)
@@ -269,15 +312,16 @@ class LocalChain:
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)
         self._append(state, record, results)
-        return Receipt(height=state.height, time=state.time, result=results[0], state=state)
+        return Receipt(height=state.height, time=state.time, result=results[0])
 
     def _append(self, state: ChainState, record: dict[str, Any], results: list[TxResult]) -> None:
         from c4cli.chain.replay import keep_outcomes
 
-        self.log.append(record)
+        written = self.log.append(record)
+        self.mark = Mark(self.mark.offset + len(written), chain_digest(self.mark.digest, written))
         txs: list[TxRow] = []
         keep_outcomes(txs, state, results)
-        self._save_cache(state, full=False, txs=txs)
+        self._save_cache(state, full=False, txs=txs, appended=True)
 
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0

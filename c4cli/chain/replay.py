@@ -45,16 +45,19 @@ def replay(
     parallel: bool = False,
     timings: dict[str, float] | None = None,
     txs: list[TxRow] | None = None,
+    data: bytes | None = None,
 ) -> ChainState:
     """The state at the last block, every block checked.
 
     Checks run in parallel when asked (``c4 verify``) or when the log is long.
     ``timings`` (if given) receives the seconds spent reading the log, checking
     hashes and signatures (summed over the workers) and executing; ``txs`` (if
-    given) receives every transaction's hash, height and outcome, for the cache.
+    given) receives every transaction's hash, height and outcome, for the cache;
+    ``data`` is the log's bytes, if the caller has already read them.
     """
     started = time.perf_counter()
-    data = log.read_bytes()
+    if data is None:
+        data = log.read_bytes()
     with naming(log):
         state, offset = _genesis(log, data)
         parallel = parallel or len(data) >= PARALLEL_FROM_BYTES

@@ -14,6 +14,7 @@ import copy
 import hashlib
 from typing import Any, NamedTuple
 
+from c4cli.address import canonical, package_address
 from c4cli.chain import crypto
 from c4cli.chain.amino import EncodeError
 from c4cli.chain.clock import format_time, parse_time
@@ -33,17 +34,16 @@ from c4cli.chain.tx import (
 )
 from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.realm import abi
-from c4cli.realm.address import canonical, package_address
-from c4cli.realm.connect4 import Context, RealmPanic, RealmState
+from c4cli.realm.connect4 import Context, RealmPanic, RealmState, Store
+from c4cli.realm.rules import DEFAULT_PATH
 from c4cli.records import Record
 
 SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
 DEFAULT_CHAIN_ID = "dev"
+DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm
 DEFAULT_BLOCK_INTERVAL = 5
 MAX_MEMO = 65536
 MAX_ALLOW_PATHS = 8
-
-Block = dict[str, Any]
 
 
 def block_hash(record: dict[str, Any]) -> str:
@@ -104,6 +104,37 @@ class Session(Record):
                 return True
         return False
 
+    def snapshot(self) -> dict[str, Any]:
+        """Every field, as plain JSON values, for a checkpoint."""
+        return {
+            "address": self.address,
+            "number": self.number,
+            "pub_key": self.pub_key.hex(),
+            "expires_at": self.expires_at,
+            "allow_paths": list(self.allow_paths),
+            "spend_limit": self.spend_limit,
+            "spend_period": self.spend_period,
+            "period_start": self.period_start,
+            "spent": self.spent,
+            "sequence": self.sequence,
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Session:
+        session = cls(
+            address=str(data["address"]),
+            number=int(data["number"]),
+            pub_key=bytes.fromhex(data["pub_key"]),
+            expires_at=int(data["expires_at"]),
+            allow_paths=tuple(str(p) for p in data["allow_paths"]),
+            spend_limit=_coins(data["spend_limit"]),
+            spend_period=int(data["spend_period"]),
+            period_start=int(data["period_start"]),
+        )
+        session.spent = _coins(data["spent"])
+        session.sequence = int(data["sequence"])
+        return session
+
     def to_json(self) -> dict[str, Any]:
         return {
             "address": self.address,
@@ -128,6 +159,28 @@ class Account(Record):
         self.sequence = 0
         self.pub_key: bytes | None = None
         self.sessions: dict[str, Session] = {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field, as plain JSON values, for a checkpoint."""
+        return {
+            "address": self.address,
+            "number": self.number,
+            "coins": self.coins,
+            "sequence": self.sequence,
+            "pub_key": None if self.pub_key is None else self.pub_key.hex(),
+            "sessions": [session.snapshot() for session in self.sessions.values()],
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Account:
+        account = cls(str(data["address"]), int(data["number"]))
+        account.coins = _coins(data["coins"])
+        account.sequence = int(data["sequence"])
+        account.pub_key = None if data["pub_key"] is None else bytes.fromhex(data["pub_key"])
+        for record in data["sessions"]:
+            session = Session.restore(record)
+            account.sessions[session.address] = session
+        return account
 
     def to_json(self) -> dict[str, Any]:
         pub = (
@@ -254,9 +307,46 @@ class ChainState:
                 raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
             self._credit(address, amounts)
 
-    def __getstate__(self) -> dict[str, Any]:
-        # A pickled state is the cache's: it is by definition what the cache saw.
-        return {**self.__dict__, "dirty_accounts": set(), "dirty_games": set()}
+    # -- checkpoints ------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as plain JSON values: what a checkpoint saves (see ChainState.restore).
+
+        The realm's settled games and used commitments are not in it: the
+        checkpoint keeps them as rows of their own and hands them back as the
+        realm's store.
+        """
+        return {
+            "height": self.height,
+            "time": self.time,
+            "last_hash": self.last_hash,
+            "clock_offset": self.clock_offset,
+            "account_numbers": self.account_numbers,
+            "gas_collected": self.gas_collected,
+            "accounts": [account.snapshot() for account in self.accounts.values()],
+            "realm": self.realm.snapshot(),
+        }
+
+    @classmethod
+    def restore(cls, genesis: Genesis, snapshot: dict[str, Any], store: Store) -> ChainState:
+        """The state a :meth:`snapshot` describes, on the chain that ``genesis`` starts."""
+        state = cls.__new__(cls)
+        state.genesis = genesis
+        state.height = int(snapshot["height"])
+        state.time = int(snapshot["time"])
+        state.last_hash = str(snapshot["last_hash"])
+        state.clock_offset = int(snapshot["clock_offset"])
+        state.account_numbers = int(snapshot["account_numbers"])
+        state.gas_collected = _coins(snapshot["gas_collected"])
+        state.accounts = {}
+        for record in snapshot["accounts"]:
+            account = Account.restore(record)
+            state.accounts[account.address] = account
+        state.realm_address = package_address(genesis.realm_path)
+        state.realm = RealmState.restore(snapshot["realm"], store)
+        state.dirty_accounts = set()
+        state.dirty_games = set()
+        return state
 
     # -- accounts and bank ------------------------------------------------------
 
@@ -312,7 +402,7 @@ class ChainState:
         return max(int(wall_clock) + self.clock_offset, self.time + 1)
 
     def apply_block(
-        self, block: Block, *, new: bool = False, verified: bool = False
+        self, block: dict[str, Any], *, new: bool = False, verified: bool = False
     ) -> list[TxResult]:
         """Check a block against the chain so far and execute it.
 
@@ -687,6 +777,11 @@ class Verified(NamedTuple):
     session: str | None
     spend: Coins
     new_period: bool
+
+
+def _coins(data: dict[str, Any]) -> Coins:
+    """Coins as a checkpoint saved them: ``{"ugnot": 5}``."""
+    return {str(denom): int(amount) for denom, amount in data.items()}
 
 
 def _msg_coins(msg: dict[str, Any]) -> Coins:

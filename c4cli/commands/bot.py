@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from c4cli.chain.cache import log_identity
-from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState
-from c4cli.chain.tx import call_msg
-from c4cli.commands.common import acting_address, submit, tx_options
+from c4cli.chain.interface import Reader
+from c4cli.chain.realm_client import GameView, RealmClient
+from c4cli.chain.tx import Msg, call_msg
+from c4cli.commands.common import acting_address, open_chain, submit, tx_options
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.errors import Refused
 
@@ -44,12 +44,10 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
 
     number = game_id_arg(game_id)
     me = acting_address(home, key, opts["master"])
-    chain = LocalChain(home)
-    chain.log.require()
+    chain = open_chain(home)
     while True:
         before = log_identity(chain.log.path)  # taken before reading: no block is missed
-        state = chain.state()
-        game = state.realm.games.get(number)
+        game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
         if me not in (game.creator, game.acceptor) and game.status != "open":
@@ -62,13 +60,11 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
             )
             return
         if game.status == "playing" and game.turn and game.player(game.turn) == me:
-            column = solver.best_columns(solver.solve_all(game.moves))[0]
-            move = len(game.moves)
+            column = solver.best_columns(solver.solve_all(game.board()))[0]
+            move = game.moves
 
-            def msgs(now: ChainState, col: int = column, at: int = move) -> list[dict[str, Any]]:
-                return [
-                    call_msg(me, now.genesis.realm_path, "Play", [str(number), str(col), str(at)])
-                ]
+            def msgs(reader: Reader, col: int = column, at: int = move) -> list[Msg]:
+                return [call_msg(me, reader.realm_path, "Play", [str(number), str(col), str(at)])]
 
             receipt = submit(home, key, msgs, opts)
             _say(
@@ -104,23 +100,22 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     from c4cli.chain.keys import Keyring
 
     number = game_id_arg(game_id)
-    chain = LocalChain(home)
-    chain.log.require()
+    chain = open_chain(home)
     names = {info.address: info.name for info in Keyring(home).list()}
     live = sys.stdout.isatty() and not as_json
     shown: tuple[str, str, int] | None = None
     while True:
         before = log_identity(chain.log.path)
-        state = chain.state()
-        game = state.realm.games.get(number)
+        game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
-        now = _now(state)
-        view = (game.moves, game.status, game.turn)
+        now = chain.chain_time(time.time())
+        moves = _moves(game, "" if shown is None else shown[0])
+        view = (moves, game.status, game.turn)
         if live:
             click.echo("\x1b[H\x1b[2J" + _picture(game, names, now), nl=False)
         elif view != shown:
-            for line in _changes(game, names, now, shown, as_json):
+            for line in _changes(game, moves, names, now, shown, as_json):
                 click.echo(line)
         shown = view
         if game.status not in ("open", "playing"):
@@ -132,18 +127,29 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
             waited += POLL
 
 
-def _now(state: ChainState) -> int:
-    """Chain time now: the last block's on a manual clock, the (shifted) wall clock's else."""
-    if state.genesis.clock == "manual":
-        return state.time
-    return max(int(time.time()) + state.clock_offset, state.time)
+def _moves(game: GameView, before: str) -> str:
+    """The moves as this watcher saw them land, ``before`` plus the discs new since.
+
+    GameJSON publishes the position, not its history: a first look takes one
+    order that reaches it; after that each new disc is a move, and when a look
+    finds several, the last disc (lastCol) is the last of them.
+    """
+    if not before:
+        return game.board().encode()
+    counts = [game.cells[col * 6 : col * 6 + 6].rstrip("0") for col in range(7)]
+    seen = [before.count(str(col + 1)) for col in range(7)]
+    new = [col for col in range(7) for _ in range(len(counts[col]) - seen[col])]
+    if game.last_col in new:
+        new.remove(game.last_col)
+        new.append(game.last_col)
+    return before + "".join(str(col + 1) for col in new)
 
 
 def _who(address: str, names: dict[str, str]) -> str:
     return names.get(address, address)
 
 
-def _status(game: Any, names: dict[str, str], now: int) -> str:
+def _status(game: GameView, names: dict[str, str], now: int) -> str:
     if game.status == "won":
         return f"game {game.id}: won by {_who(game.winner, names)}"
     if game.status != "playing":
@@ -156,18 +162,24 @@ def _status(game: Any, names: dict[str, str], now: int) -> str:
     player = game.player(game.turn)
     disc = "red" if player == game.creator else "yellow"
     mover = f"{_who(player, names)} ({disc})"
-    return f"game {game.id}, move {len(game.moves) + 1}: {mover} to move, {clock}"
+    return f"game {game.id}, move {game.moves + 1}: {mover} to move, {clock}"
 
 
 def _changes(
-    game: Any, names: dict[str, str], now: int, shown: tuple[str, str, int] | None, as_json: bool
+    game: GameView,
+    moves: str,
+    names: dict[str, str],
+    now: int,
+    shown: tuple[str, str, int] | None,
+    as_json: bool,
 ) -> list[str]:
     if as_json:
         document = {
             "game": game.id,
-            "moves": game.moves,
+            "moves": moves,
             "status": game.status,
-            "turn_player": game.turn_player(),
+            "turn_player": game.turn_player,
+            "turn_key": names.get(game.turn_player),
             "winner": game.winner,
             "deadline": game.deadline if game.status == "playing" else 0,
             "now": now,
@@ -175,12 +187,12 @@ def _changes(
         return [json.dumps(document)]
     lines = []
     before = "" if shown is None else shown[0]
-    for index in range(len(before), len(game.moves)):
-        lines.append(f"game {game.id}, move {index + 1}: column {game.moves[index]}")
+    for index in range(len(before), len(moves)):
+        lines.append(f"game {game.id}, move {index + 1}: column {moves[index]}")
     lines.append(_status(game, names, now))
     return lines
 
 
-def _picture(game: Any, names: dict[str, str], now: int) -> str:
+def _picture(game: GameView, names: dict[str, str], now: int) -> str:
     board = game.board().text(swap_colors=game.first == 2)
     return f"{board}\n{_status(game, names, now)}\n"

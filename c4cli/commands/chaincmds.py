@@ -16,6 +16,7 @@ from c4cli.chain.node import LocalChain
 from c4cli.chain.state import (
     DEFAULT_BLOCK_INTERVAL,
     DEFAULT_CHAIN_ID,
+    DEFAULT_REALM_PATH,
     ChainState,
     Genesis,
 )
@@ -33,7 +34,6 @@ from c4cli.commands.common import (
 )
 from c4cli.commands.options import common_options, emit_json
 from c4cli.errors import BadInput
-from c4cli.realm.connect4 import DEFAULT_PATH
 
 DEV_MNEMONIC = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
@@ -53,7 +53,7 @@ PREMINE_UGNOT = 10_000_000 * 1_000_000
     show_default=True,
     help="Seconds between blocks on a manual clock.",
 )
-@click.option("--realm-path", default=DEFAULT_PATH, show_default=True)
+@click.option("--realm-path", default=DEFAULT_REALM_PATH, show_default=True)
 @click.option("--deployer", default=DEV_KEY, show_default=True, help="Key that owns the realm.")
 @click.option(
     "--premine",

@@ -7,20 +7,18 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.coins import format_coins, parse_amount
+from c4cli.chain.interface import Build, Receipt, Signer
 from c4cli.chain.keys import Keyring
-from c4cli.chain.node import LocalChain, Receipt, Signer
-from c4cli.chain.tx import DEFAULT_GAS_WANTED, Msg, fee
+from c4cli.chain.node import LocalChain
+from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.commands.options import emit_json
 from c4cli.errors import BadInput
-
-if TYPE_CHECKING:
-    from c4cli.chain.state import ChainState
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -126,20 +124,24 @@ def tx_fee(gas_fee: str, gas_wanted: int) -> dict[str, str]:
     return fee(gas_wanted, format_coins(coins))
 
 
-def submit(
-    home: Path, key_name: str, msgs: Callable[[ChainState], list[Msg]], opts: dict[str, Any]
-) -> Receipt:
+def open_chain(home: Path) -> LocalChain:
+    """The chain a home uses; a missing one is reported (exit 3) before anything else."""
+    chain = LocalChain(home)
+    chain.log.require()
+    return chain
+
+
+def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Receipt:
     """Sign with KEY (a session key with --master) and submit: the path of every transaction.
 
     ``opts`` holds the values of :func:`tx_options`.
     """
-    chain = LocalChain(home)
-    chain.log.require()  # a missing chain is reported before any key is opened
+    chain = open_chain(home)  # a missing chain is reported before any key is opened
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
     fee = tx_fee(opts["gas_fee"], opts["gas_wanted"])
-    return chain.submit(signer, msgs, fee, opts["memo"])
+    return chain.submit(signer, build, fee, opts["memo"])
 
 
 def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:

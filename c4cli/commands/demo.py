@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 import tempfile
 from pathlib import Path
@@ -11,16 +12,17 @@ import click
 from c4cli.chain import crypto
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.coins import gnot
+from c4cli.chain.interface import Receipt, Signer
 from c4cli.chain.keys import Keyring
-from c4cli.chain.node import LocalChain, Signer
+from c4cli.chain.node import LocalChain
+from c4cli.chain.realm_client import RealmClient
 from c4cli.chain.secrets import SecretStore, new_secret
-from c4cli.chain.state import ChainState, Genesis
+from c4cli.chain.state import DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.tx import call_msg, fee
 from c4cli.commands.chaincmds import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.commands.common import call_text
 from c4cli.commands.options import from_group
 from c4cli.errors import BadInput
-from c4cli.realm.connect4 import ACCEPTOR, CREATOR, DEFAULT_PATH
 
 STAKE = 10_000_000
 GENESIS_TIME = "2026-01-01T00:00:00Z"
@@ -75,26 +77,32 @@ def _play(home: Path, as_json: bool) -> None:
     alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
     names = {alice.address: "alice", bob.address: "bob", owner.address: DEV_KEY}
     chain = LocalChain(home)
-    state = chain.init(
+    chain.init(
         Genesis(
             chain_id="dev",
             time=parse_time(GENESIS_TIME),
             clock="manual",
             block_interval=5,
-            realm_path=DEFAULT_PATH,
+            realm_path=DEFAULT_REALM_PATH,
             deployer=owner.address,
             balances=tuple((s.address, f"{PREMINE_UGNOT}ugnot") for s in (owner, alice, bob)),
         )
     )
     say(f"A fresh chain in {home}: manual clock from {GENESIS_TIME}, 5 s per block.")
     say(f"alice and bob each hold {gnot(PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
-    start = {a: state.balance(a) for a in names}
+    realm = RealmClient(chain)
+
+    def balance(address: str) -> int:
+        coins = json.loads(chain.query(f"bank/balances/{address}").data)
+        return int(coins.removesuffix("ugnot") or 0)
+
+    start = {a: balance(a) for a in names}
     secrets = SecretStore(home)
 
-    def call(who: Signer, func: str, args: list[str], send: str = "") -> ChainState:
+    def call(who: Signer, func: str, args: list[str], send: str = "") -> Receipt:
         receipt = chain.submit(
             who,
-            lambda st: [call_msg(who.address, st.genesis.realm_path, func, args, send)],
+            lambda reader: [call_msg(who.address, reader.realm_path, func, args, send)],
             fee(2_000_000, "0ugnot"),
             "",
         )
@@ -102,55 +110,58 @@ def _play(home: Path, as_json: bool) -> None:
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
             f"{names[who.address]:<5} {call_text(func, args, short=True)}"
         )
-        return receipt.state
+        return receipt
 
     passphrase, seed = new_secret(), new_secret()
     commitment = secrets.keep(alice.address, passphrase)
     seed_commitment = secrets.keep(bob.address, seed)
     say(f"alice offers {gnot(STAKE)}, committing to a secret she keeps; bob accepts:")
-    state = call(alice, "Offer", ["", "15", commitment, str(state.realm.fee)], f"{STAKE}ugnot")
-    game_id = str(len(state.realm.games))
+    offered = call(alice, "Offer", ["", "15", commitment, str(realm.fee())], f"{STAKE}ugnot")
+    game_id = offered.result.values[0][0]
     call(bob, "Accept", [game_id, seed_commitment], f"{STAKE}ugnot")
     say("both reveal; the first mover is drawn from the two secrets:")
     call(alice, "Reveal", [game_id, passphrase])
-    state = call(bob, "RevealSeed", [game_id, seed])
-    game = state.realm.games[int(game_id)]
-    first = alice if game.first == CREATOR else bob
+    call(bob, "RevealSeed", [game_id, seed])
+    game = realm.game(int(game_id))
+    assert game is not None
+    first = alice if game.player(game.turn) == alice.address else bob
     second = bob if first is alice else alice
     say(f"{names[first.address]} moves first and stacks column 4; the other answers in 5:")
     for move in range(7):
         mover, column = (first, "4") if move % 2 == 0 else (second, "5")
-        state = call(mover, "Play", [game_id, column, str(move)])
-    game = state.realm.games[int(game_id)]
-    say("\n" + game.board().text(swap_colors=game.first == ACCEPTOR))
+        call(mover, "Play", [game_id, column, str(move)])
+    game = realm.game(int(game_id))
+    assert game is not None
+    say("\n" + game.board().text(swap_colors=first is bob))
+    fees = realm.fees()
+    wins, won = realm.leaders()
+    height = chain.head().height
     summary = {
         "game": int(game_id),
         "winner": names[game.winner],
-        "payout_ugnot": 2 * STAKE - game.fee,
-        "fee_collected_ugnot": state.realm.collected,
-        "balances_ugnot": {names[a]: state.balance(a) for a in names},
+        "payout_ugnot": game.payout(),
+        "fee_collected_ugnot": fees.collected,
+        "balances_ugnot": {names[a]: balance(a) for a in names},
         "leaders": {
-            "wins": [[names[a], s] for a, s in state.realm.wins_board],
-            "gnot": [[names[a], s] for a, s in state.realm.gnot_board],
+            "wins": [[names[a], s] for a, s in wins],
+            "gnot": [[names[a], s] for a, s in won],
         },
-        "height": state.height,
+        "height": height,
         "home": str(home),
     }
     if as_json:
-        import json
-
         click.echo(json.dumps(summary))
         return
-    say(f"{names[game.winner]} wins {gnot(2 * STAKE - game.fee)} (the pot less the fee).\n")
+    say(f"{names[game.winner]} wins {gnot(game.payout())} (the pot less the fee).\n")
     say("balances:")
     for address, name in names.items():
-        change = state.balance(address) - start[address]
+        change = balance(address) - start[address]
         sign = "+" if change >= 0 else "-"
-        say(f"  {name:<6}{gnot(state.balance(address)):>18}  ({sign}{gnot(abs(change))})")
-    say(f"fee collected by the realm: {gnot(state.realm.collected)}")
+        say(f"  {name:<6}{gnot(balance(address)):>18}  ({sign}{gnot(abs(change))})")
+    say(f"fee collected by the realm: {gnot(fees.collected)}")
     say("leaderboards:")
-    for title, board in (("wins", state.realm.wins_board), ("gnot", state.realm.gnot_board)):
+    for title, board in (("wins", wins), ("gnot", won)):
         shown = ", ".join(f"{names[a]} {s if title == 'wins' else gnot(s)}" for a, s in board)
         say(f"  {title}: {shown}")
-    say(f"\n{state.height} blocks, kept in {home}; replay and check every one with:")
+    say(f"\n{height} blocks, kept in {home}; replay and check every one with:")
     say(f"  c4 verify --home {shlex.quote(str(home))}")

@@ -2,36 +2,37 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
+from c4cli.chain.interface import Reader, Receipt
 from c4cli.chain.keys import Keyring
-from c4cli.chain.node import LocalChain, Receipt
+from c4cli.chain.realm_client import GameView, RealmClient
 from c4cli.chain.secrets import SecretStore, commitment_of, new_secret
-from c4cli.chain.state import ChainState
-from c4cli.chain.tx import call_msg
+from c4cli.chain.tx import Msg, call_msg
 from c4cli.commands.common import (
     acting_address,
+    names,
+    open_chain,
     parse_duration,
     print_receipt,
     submit,
     tx_options,
+    who,
 )
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.errors import BadInput, Refused
-from c4cli.realm.address import is_address
-from c4cli.realm.connect4 import PLAYING, WON, Game
-from c4cli.realm.views import game_json
 
-# A call as built inside the chain's lock: (function, string args, coins sent).
+# A call as built from the chain at the moment it is signed: (function, string
+# args, coins sent). On the local chain that is inside the lock it runs under.
 Call = tuple[str, list[str], str]
-Build = Callable[[ChainState], Call]
+BuildCall = Callable[[RealmClient], Call]
 
 
 def _game_arg(text: str) -> str:
@@ -48,62 +49,80 @@ def address_arg(home: Path, text: str) -> str:
     raise BadInput(f"{text!r} is neither a local key nor a g1 address")
 
 
-def _game(state: ChainState, game_id: str) -> Game:
-    game = state.realm.games.get(int(game_id))
+def _game(realm: RealmClient, game_id: str) -> GameView:
+    game = realm.game(int(game_id))
     if game is None:
         raise Refused("game not found")
     return game
 
 
+Human = Callable[[GameView | None, Receipt, dict[str, str]], str]
+
+
 def run_call(
     home: Path,
     key: str,
-    build: Build,
+    build: BuildCall,
     *,
     opts: dict[str, Any],
-    human: Callable[[ChainState, Receipt], str] | None = None,
+    human: Human | None = None,
 ) -> None:
     """Sign and submit one realm call; print the gnokey receipt (or JSON) and a human line.
 
-    ``build`` runs against the state the call will execute on, inside the lock,
-    so defaults read from the chain (the stake, the move count) cannot go stale.
+    ``build`` reads the chain the call will execute on (inside the lock, on the
+    local chain), so defaults read from it (the stake, the move count) cannot
+    go stale. The game the call was about is read back once it landed.
     """
     signer = acting_address(home, key, opts["master"])
 
-    def msgs(state: ChainState) -> list[dict[str, Any]]:
-        func, args, send = build(state)
-        return [call_msg(signer, state.genesis.realm_path, func, args, send)]
+    def msgs(reader: Reader) -> list[Msg]:
+        func, args, send = build(RealmClient(reader))
+        return [call_msg(signer, reader.realm_path, func, args, send)]
 
     receipt = submit(home, key, msgs, opts)
-    state = receipt.state
     game = None
     if receipt.result.game_id is not None:
-        game = json.loads(game_json(state.realm, state.time, receipt.result.game_id))["game"]
+        game = RealmClient(open_chain(home)).game(receipt.result.game_id)
     print_receipt(
         receipt,
         as_json=opts["as_json"],
         gas_wanted=opts["gas_wanted"],
-        human=(human or _settled)(state, receipt),
-        game=game,
+        human=(human or _settled)(game, receipt, names(home)),
+        game=None if game is None else game.document,
     )
 
 
-def _settled(state: ChainState, receipt: Receipt) -> str:
-    """One line on what a call did to its game, for a person reading the terminal."""
-    if receipt.result.game_id is None:
-        return ""
-    game = state.realm.games[receipt.result.game_id]
-    lines = [f"game {game.id}: {game.status}"]
-    if game.status == WON:
-        lines[0] += f", winner {game.winner}"
-    elif game.status == PLAYING and game.turn:
-        lines[0] += f", move {len(game.moves)}, {game.player(game.turn)} to play"
-    elif game.status == PLAYING:
-        waiting = f"{game.acceptor}'s seed" if game.revealed else f"{game.creator}'s reveal"
-        lines[0] += f", waiting for {waiting}"
-    for to, amount in receipt.result.transfers:
-        lines.append(f"paid {gnot(amount)} to {to}")
+def _settled(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
+    """One line on what a call did, for a person reading the terminal."""
+    lines = [_status_line(game, known)] if game is not None else []
+    lines += [f"paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers]
     return "\n".join(lines)
+
+
+def _status_line(game: GameView, known: dict[str, str]) -> str:
+    line = f"game {game.id}: {game.status}"
+    if game.status == "won":
+        line += f", winner {who(game.winner, known)} ({game.ending()})"
+    elif game.status == "playing" and game.turn:
+        line += f", move {game.moves}, {who(game.player(game.turn), known)} to play"
+    elif game.status == "playing":
+        owed = (
+            f"{who(game.acceptor, known)}'s seed"
+            if game.revealed
+            else f"{who(game.creator, known)}'s reveal"
+        )
+        line += f", waiting for {owed}"
+    return line
+
+
+def _owner_line(text: str) -> Human:
+    """The human line of an owner command: what changed, in one line."""
+    return lambda game, receipt, known: (
+        text
+        + "".join(
+            f"; paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers
+        )
+    )
 
 
 def _valid_for_minutes(text: str) -> str:
@@ -157,13 +176,13 @@ def offer(
     secret = passphrase if passphrase is not None else new_secret()
     commitment = commitment_of(secret)
 
-    def build(state: ChainState) -> Call:
-        fee = cap if cap is not None else str(state.realm.fee)
+    def build(realm: RealmClient) -> Call:
+        fee = cap if cap is not None else str(realm.fee())
         sent = f"{stake_ugnot}{UGNOT}" if stake_ugnot else ""
         return "Offer", [rival, minutes, commitment, fee], sent
 
-    def human(state: ChainState, receipt: Receipt) -> str:
-        game = state.realm.games[int(receipt.result.values[0][0])]
+    def human(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
+        assert game is not None  # Offer names its game
         return (
             f"game {game.id} offered: stake {gnot(game.stake)}, fee {gnot(game.fee)}, "
             f"open until {format_time(game.expires_at)}"
@@ -195,8 +214,8 @@ def accept(
     secret = seed if seed is not None else new_secret()
     commitment = commitment_of(secret)
 
-    def build(state: ChainState) -> Call:
-        sent = coins if coins is not None else f"{_game(state, gid).stake}{UGNOT}"
+    def build(realm: RealmClient) -> Call:
+        sent = coins if coins is not None else f"{_game(realm, gid).stake}{UGNOT}"
         return "Accept", [gid, commitment], sent
 
     with SecretStore(home).kept(signer, secret):
@@ -220,8 +239,8 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
     signer = acting_address(home, key, opts["master"])
     store = SecretStore(home)
 
-    def build(state: ChainState) -> Call:
-        game = _game(state, gid)
+    def build(realm: RealmClient) -> Call:
+        game = _game(realm, gid)
         acceptor = signer == game.acceptor
         value = secret
         if value is None:
@@ -260,26 +279,26 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
     if column == "best":
         # Solved outside the chain's lock (an early position may take a while),
         # so other writers are not held up; the pinned move count keeps it honest.
-        game = LocalChain(home).state().realm.games.get(int(gid))
-        column = str(_best_column(gid, game))
+        game = RealmClient(open_chain(home)).game(int(gid))
+        column = str(best_column(gid, game))
         if move is None and game is not None:
-            move = len(game.moves)
+            move = game.moves
 
-    def build(state: ChainState) -> Call:
-        game = state.realm.games.get(int(gid))
-        seen = move if move is not None else (len(game.moves) if game else 0)
+    def build(realm: RealmClient) -> Call:
+        game = realm.game(int(gid))
+        seen = move if move is not None else (game.moves if game else 0)
         return "Play", [gid, column, str(seen)], ""
 
     run_call(home, key, build, opts=opts)
 
 
-def _best_column(gid: str, game: Game | None) -> int:
+def best_column(gid: str, game: GameView | None) -> int:
     """The solver's choice for the side to move in a game that is being played."""
     from c4cli.engine import solver
 
     if game is None or game.status != "playing" or game.turn == 0:
         raise BadInput(f"game {gid} has no move to play now: no best column")
-    return solver.best_columns(solver.solve_all(game.moves))[0]
+    return solver.best_columns(solver.solve_all(game.board()))[0]
 
 
 def _simple(func: str, example: str, summary: str) -> click.Command:
@@ -291,7 +310,7 @@ def _simple(func: str, example: str, summary: str) -> click.Command:
     @common_options
     def command(game_id: str, key: str, home: Path, **opts: Any) -> None:
         gid = _game_arg(game_id)
-        run_call(home, key, lambda state: (func, [gid], ""), opts=opts)
+        run_call(home, key, lambda realm: (func, [gid], ""), opts=opts)
 
     command.__doc__ = f"{summary}\n\n\b\nExample:\n  {example}"
     return click.command(func_name(func))(command)
@@ -326,8 +345,14 @@ def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
     Example:
       c4 set-fee 0.2gnot test1
     """
-    ugnot = str(parse_ugnot(amount))
-    run_call(home, key, lambda state: ("SetFee", [ugnot], ""), opts=opts)
+    ugnot = parse_ugnot(amount)
+    run_call(
+        home,
+        key,
+        lambda realm: ("SetFee", [str(ugnot)], ""),
+        opts=opts,
+        human=_owner_line(f"house fee for new offers set to {gnot(ugnot)}"),
+    )
 
 
 @click.command("withdraw-fees")
@@ -343,7 +368,19 @@ def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
       c4 withdraw-fees --to treasury test1
     """
     target = address_arg(home, to) if to else acting_address(home, key, opts["master"])
-    run_call(home, key, lambda state: ("WithdrawFees", [target], ""), opts=opts)
+    run_call(
+        home,
+        key,
+        lambda realm: ("WithdrawFees", [target], ""),
+        opts=opts,
+        human=lambda game, receipt, known: (
+            "; ".join(
+                f"fees withdrawn: {gnot(amount)} to {who(to, known)}"
+                for to, amount in receipt.result.transfers
+            )
+            or "fees withdrawn: nothing was collected"
+        ),
+    )
 
 
 @click.command("transfer-ownership")
@@ -359,7 +396,14 @@ def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> Non
       c4 transfer-ownership carol test1
     """
     target = address_arg(home, new_owner)
-    run_call(home, key, lambda state: ("TransferOwnership", [target], ""), opts=opts)
+    line = f"ownership offered to {who(target, names(home))}; it takes over once it accepts"
+    run_call(
+        home,
+        key,
+        lambda realm: ("TransferOwnership", [target], ""),
+        opts=opts,
+        human=_owner_line(line),
+    )
 
 
 @click.command("accept-ownership")
@@ -373,7 +417,10 @@ def accept_ownership(key: str, home: Path, **opts: Any) -> None:
     Example:
       c4 accept-ownership carol
     """
-    run_call(home, key, lambda state: ("AcceptOwnership", [], ""), opts=opts)
+    line = f"{key} now owns the realm"
+    run_call(
+        home, key, lambda realm: ("AcceptOwnership", [], ""), opts=opts, human=_owner_line(line)
+    )
 
 
 @click.command("call")
@@ -392,4 +439,4 @@ def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, **op
       c4 call Offer "" 15 "$COMMITMENT" 100000 --send 10gnot alice
     """
     coins = format_coins(parse_amount(send)) if send else ""
-    run_call(home, key, lambda state: (func, list(args), coins), opts=opts)
+    run_call(home, key, lambda realm: (func, list(args), coins), opts=opts)

@@ -11,8 +11,10 @@ import click
 from c4cli.chain import crypto
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.coins import format_coins, parse_amount
+from c4cli.chain.interface import Reader
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
 from c4cli.chain.node import LocalChain
+from c4cli.chain.queries import StateReader
 from c4cli.chain.state import ChainState, session_not_found
 from c4cli.chain.tx import (
     Msg,
@@ -48,6 +50,13 @@ def session() -> None:
 def _own_key_only(opts: dict[str, Any]) -> None:
     if opts["master"]:
         raise BadInput("sessions are created and revoked with the master's own key, not --master")
+
+
+def _local(reader: Reader) -> ChainState:
+    """The local chain's state a session message is built from: the block time it
+    will land at and the master's sessions are chain state, not the realm's."""
+    assert isinstance(reader, StateReader)
+    return reader.state
 
 
 def _expiry(text: str, state: ChainState) -> int:
@@ -116,8 +125,8 @@ def create(
     info = keyring.info(session_key)
     creator = keyring.info(master_key).address
 
-    def msgs(state: ChainState) -> list[Msg]:
-        expiry = _expiry(expires, state)
+    def msgs(reader: Reader) -> list[Msg]:
+        expiry = _expiry(expires, _local(reader))
         return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
 
     try:
@@ -157,18 +166,18 @@ def revoke(
         raise BadInput("give either --session-key NAME_OR_ADDR or --all")
     creator = Keyring(home).info(master_key).address
     if session_key is None:
-        receipt = submit(home, master_key, lambda state: [revoke_all_sessions_msg(creator)], opts)
+        receipt = submit(home, master_key, lambda reader: [revoke_all_sessions_msg(creator)], opts)
         human = f"every session of {master_key} revoked"
     else:
         keyring = Keyring(home)
         known = keyring.info(session_key).pub_key if keyring.exists(session_key) else None
         session_addr = resolve(home, session_key)
 
-        def msgs(state: ChainState) -> list[Msg]:
+        def msgs(reader: Reader) -> list[Msg]:
             # tm2 names the session by its public key; the chain knows it by address.
             pub_key = known
             if pub_key is None:
-                account = state.account(creator)
+                account = _local(reader).account(creator)
                 found = None if account is None else account.sessions.get(session_addr)
                 if found is None:
                     raise session_not_found(session_addr, creator)

@@ -90,15 +90,18 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     from c4cli.commands.views import load_game
     from c4cli.engine import solver
 
-    _, game = load_game(home, game_id)
+    game = load_game(home, game_id)
     if game.status != "playing" or game.turn == 0:
         raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
     address = game.player(game.turn)
     names = {info.address: info.name for info in Keyring(home).list()}
     name = names.get(address)
     disc = "red" if address == game.creator else "yellow"
+    # GameJSON publishes the position, not the order it was reached in: the
+    # solver needs only the position, and `moves` is one order that reaches it.
+    moves = game.board().encode()
     try:
-        scores = solver.solve_all(game.moves)
+        scores = solver.solve_all(moves)
     except solver.SolverError as exc:  # a game in play is never over; kept for safety
         raise BadInput(f"cannot solve game {game.id}: {exc}") from None
     score = max(s for s in scores if s is not None)
@@ -107,20 +110,20 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
         emit_json(
             {
                 "game": game.id,
-                "moves": game.moves,
+                "moves": moves,
                 "player": address,
                 "key": name,
                 "score": score,
                 "best": best,
                 "scores": scores,
                 "engine": solver.ENGINE,
-                "book": solver.reads_book(game.moves),
+                "book": solver.reads_book(moves),
             }
         )
         return
     who = f"{name} ({disc})" if name else f"{address} ({disc})"
     click.echo(
-        f"game {game.id}, move {len(game.moves) + 1}: {who} to move; "
+        f"game {game.id}, move {game.moves + 1}: {who} to move; "
         f"{verdict(score, subject='')} (score {score:+d})"
     )
     click.echo(best_line(best))

@@ -15,14 +15,13 @@ import click
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.coins import gnot
-from c4cli.chain.node import LocalChain
-from c4cli.chain.state import ChainState
-from c4cli.commands.common import names, who
+from c4cli.chain.realm_client import GameView, RealmClient
+from c4cli.commands.common import names, open_chain, who
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
-from c4cli.realm.connect4 import ACCEPTOR, OPEN, PLAYING, Game
-from c4cli.realm.views import active_json, game_json, leaders_json
+
+ACCEPTOR = 2  # GameJSON's side of the player who accepted
 
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
@@ -37,13 +36,17 @@ def on_terminal() -> bool:
     return sys.stdout.isatty()
 
 
-def load_game(home: Path, game_id: str) -> tuple[ChainState, Game]:
+def load_game(home: Path, game_id: str) -> GameView:
     number = game_id_arg(game_id)  # refused before the chain is read
-    state = LocalChain(home).state()
-    game = state.realm.games.get(number)
+    game = RealmClient(open_chain(home)).game(number)
     if game is None:
         raise Refused("game not found")
-    return state, game
+    return game
+
+
+def next_block_time(home: Path) -> int:
+    """When the next block would land, for clocks shown "at the next block"."""
+    return open_chain(home).next_block_time(wallclock.time())
 
 
 @click.command()
@@ -74,7 +77,7 @@ def board(
         raise BadInput("give a GAME id or --moves DIGITS (one column 1-7 per move)")
     swap = False
     if game_id is not None:
-        _, game = load_game(home, game_id)
+        game = load_game(home, game_id)
         position, swap = game.board(), game.first == ACCEPTOR
     else:
         assert moves is not None
@@ -102,31 +105,44 @@ def board(
         click.echo(text, nl=False)
 
 
-def _next_steps(state: ChainState, game: Game, known: dict[str, str], landing: int) -> list[str]:
+def _next_steps(game: GameView, known: dict[str, str], landing: int) -> list[str]:
     creator, acceptor = who(game.creator, known), who(game.acceptor, known)
-    if game.status == OPEN:
-        if landing < game.expires_at:
+    if game.status == "open":
+        if not game.offer_expired(landing):
             return [
                 f"anyone{' reserved: ' + who(game.opponent, known) if game.opponent else ''} "
                 f"may accept until {format_time(game.expires_at)}: c4 accept {game.id} KEY",
                 f"{creator} may cancel: c4 cancel {game.id} KEY",
             ]
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]
-    if game.status != PLAYING:
+    if game.status != "playing":
         return []
-    late = landing > game.deadline
-    if late:
+    if game.clock_ran_out(landing):
         return [f"the clock ran out: anyone may settle it with c4 claim-timeout {game.id} KEY"]
     if game.turn == 0:
         if not game.revealed:
             return [f"{creator} must reveal: c4 reveal {game.id} KEY"]
         return [f"{acceptor} must reveal the seed: c4 reveal {game.id} KEY"]
     mover = who(game.player(game.turn), known)
-    cols = "".join(str(c + 1) for c in game.board().legal())
+    cols = "".join(str(col) for col in game.legal_columns())
     return [
         f"{mover} to play a column of {cols}: c4 play {game.id} COLUMN KEY",
         f"either player may resign: c4 resign {game.id} KEY",
     ]
+
+
+def _result(game: GameView, known: dict[str, str]) -> str | None:
+    """How a settled game ended, in one line."""
+    ending = game.ending()
+    if ending is None:
+        return None
+    if game.status == "won":
+        return f"  winner {who(game.winner, known)}: paid {gnot(game.payout())}, by {ending}"
+    if game.status == "draw":
+        return "  drawn (a full board): both stakes refunded"
+    if game.status == "void":
+        return "  void (nobody moved before the clock ran out): both stakes refunded"
+    return "  cancelled: the stake went back to the creator"
 
 
 @click.command()
@@ -135,31 +151,37 @@ def _next_steps(state: ChainState, game: Game, known: dict[str, str], landing: i
 def show(game_id: str, home: Path, as_json: bool) -> None:
     """A game for a person: board, players, stakes, status, clock and what comes next.
 
+    A settled game says how it ended; in its drawing the winning four is in
+    lower case (r or y) and, on a colour terminal, in reverse video.
+
     \b
     Example:
       c4 show 1
     """
-    state, game = load_game(home, game_id)
+    game = load_game(home, game_id)
     if as_json:
-        emit_json(json.loads(game_json(state.realm, state.time, game.id)))
+        emit_json({"now": game.now, "game": game.document})
         return
     known = names(home)
-    landing = state.next_block_time(wallclock.time())
+    landing = next_block_time(home)
     lines = [
-        f"Game {game.id}: {game.status}, {len(game.moves)} moves",
+        f"Game {game.id}: {game.status}, {game.moves} moves",
         f"  red    {who(game.creator, known)} (creator)",
         f"  yellow {who(game.acceptor, known) if game.acceptor else 'waiting for an opponent'}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
-    if game.status == PLAYING:
+    if game.status == "playing":
         left = game.deadline - landing
         clock = f"{left}s left" if left >= 0 else "ran out"
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({clock} at the next block)")
-    if game.winner:
-        lines.append(f"  winner {who(game.winner, known)}: paid {gnot(2 * game.stake - game.fee)}")
+    if game.offer_expired(landing):
+        lines.append(f"  offer expired at {format_time(game.expires_at)}")
+    result = _result(game, known)
+    if result is not None:
+        lines.append(result)
     text = "\n".join(lines)
-    drawing = game.board().text(swap_colors=game.first == ACCEPTOR)
-    steps = _next_steps(state, game, known, landing)
+    drawing = _mark_four(game.board().text(swap_colors=game.first == ACCEPTOR), game.four())
+    steps = _next_steps(game, known, landing)
     if on_terminal():
         from rich.console import Console
 
@@ -178,10 +200,32 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         click.echo(f"- {step}")
 
 
+def _mark_four(drawing: str, four: tuple[int, ...]) -> str:
+    """The drawing with the winning four's discs in lower case (r, y)."""
+    if not four:
+        return drawing
+    lines = drawing.split("\n")
+    for cell in four:
+        row, col = divmod(cell, 7)
+        line_no = 5 - row  # the drawing's top line is row 5
+        text = lines[line_no]
+        index = _column_index(text, col)
+        lines[line_no] = text[:index] + text[index].lower() + text[index + 1 :]
+    return "\n".join(lines)
+
+
+def _column_index(line: str, col: int) -> int:
+    """Where column ``col``'s disc sits in one line of Board.text()."""
+    cells = [i for i, char in enumerate(line) if char in "RY."]
+    return cells[col]
+
+
 def _rich_board(drawing: str) -> str:
     return (
         drawing.replace("R", "[bold red]●[/]")
         .replace("Y", "[bold yellow]●[/]")
+        .replace("r", "[bold red reverse]●[/]")
+        .replace("y", "[bold yellow reverse]●[/]")
         .replace(".", "[dim]·[/]")
     )
 
@@ -191,30 +235,29 @@ def _rich_board(drawing: str) -> str:
 def lobby(home: Path, as_json: bool) -> None:
     """Open offers and live games.
 
+    A live game whose move clock ran out is marked "ran out": anyone may
+    settle it with `c4 claim-timeout`.
+
     \b
     Example:
       c4 lobby
     """
-    state = LocalChain(home).state()
+    realm = RealmClient(open_chain(home))
     if as_json:
-        emit_json(json.loads(active_json(state.realm, state.time, 0, 100)))
+        emit_json(json.loads(realm.active_json(0, 100)))
         return
+    lobby = realm.lobby(0, 100)
     known = names(home)
-    realm = state.realm
-    offers = [
-        realm.games[i]
-        for i in realm.active
-        if realm.games[i].status == OPEN and state.time < realm.games[i].expires_at
-    ]
-    live = [realm.games[i] for i in realm.active if realm.games[i].status == PLAYING]
+    offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(lobby.now)]
+    live = [g for g in lobby.games if g.status == "playing"]
     offer_rows = [
         [
             str(g.id),
             gnot(g.stake),
             gnot(g.fee),
-            who(g.creator, known),
-            who(g.opponent, known) if g.opponent else "anyone",
-            format_time(g.expires_at),
+            _short(g.creator, known),
+            _short(g.opponent, known) if g.opponent else "anyone",
+            format_time(g.expires_at)[11:16],
         ]
         for g in offers
     ]
@@ -222,17 +265,22 @@ def lobby(home: Path, as_json: bool) -> None:
         [
             str(g.id),
             gnot(2 * g.stake),
-            who(g.player(g.turn), known) if g.turn else "reveal",
-            format_time(g.deadline),
+            _short(g.player(g.turn), known) if g.turn else "reveal",
+            "ran out" if g.clock_ran_out(lobby.now) else format_time(g.deadline)[11:19],
         ]
         for g in live
     ]
     _table(
-        f"Open offers (new offers pay a fee of {gnot(realm.fee)})",
-        ["game", "stake", "fee", "creator", "open to", "expires"],
+        f"Open offers (new offers pay a fee of {gnot(lobby.fee)})",
+        ["game", "stake", "fee", "creator", "open to", "until"],
         offer_rows,
     )
     _table("Live games", ["game", "pot", "on turn", "deadline"], live_rows)
+
+
+def _short(address: str, known: dict[str, str]) -> str:
+    """A key name, or an address cut to fit a table (g1abcd…wxyz)."""
+    return known.get(address) or f"{address[:6]}…{address[-4:]}"
 
 
 @click.command()
@@ -244,21 +292,21 @@ def leaders(home: Path, as_json: bool) -> None:
     Example:
       c4 leaders
     """
-    state = LocalChain(home).state()
+    realm = RealmClient(open_chain(home))
     if as_json:
-        emit_json(json.loads(leaders_json(state.realm)))
+        emit_json(json.loads(realm.leaders_json()))
         return
+    wins, won = realm.leaders()
     known = names(home)
-    realm = state.realm
     _table(
         "Most games won",
         ["#", "player", "wins"],
-        [[str(i), who(a, known), str(s)] for i, (a, s) in enumerate(realm.wins_board, 1)],
+        [[str(i), who(a, known), str(s)] for i, (a, s) in enumerate(wins, 1)],
     )
     _table(
         "Most GNOT won",
         ["#", "player", "net won"],
-        [[str(i), who(a, known), gnot(s)] for i, (a, s) in enumerate(realm.gnot_board, 1)],
+        [[str(i), who(a, known), gnot(s)] for i, (a, s) in enumerate(won, 1)],
     )
 
 
@@ -277,5 +325,10 @@ def _table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     click.echo(f"{title}:")
     if not rows:
         click.echo("  none")
+        return
+    # Piped: one line per row, each column padded to its widest cell so the
+    # columns stay aligned (a script splits on runs of two spaces).
+    widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
     for row in rows:
-        click.echo("  " + "  ".join(row))
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        click.echo(("  " + "  ".join(cells)).rstrip())

@@ -99,6 +99,55 @@ class Board:
                 raise BadEncoding(f"move {number}: {exc}") from None
         return board
 
+    @classmethod
+    def from_cells(cls, cells: str) -> Board:
+        """A game that reaches a position given cell by cell, column-major.
+
+        ``cells`` has 42 characters, column c row r (0 = floor) at ``c*6 + r``:
+        ``0`` empty, ``1`` the first mover's disc (red), ``2`` the other's, as
+        the realm's GameJSON publishes a board. Many move orders may reach it;
+        this is one in which nobody had four before the last move, found by a
+        search that drops each column's discs bottom up, colours alternating.
+
+        >>> Board.from_cells("12" + "0" * 4 + "1" + "0" * 35).encode()
+        '112'
+        >>> Board.from_cells("1111" + "00" + "222" + "0" * 33).winner
+        <Disc.RED: 1>
+        """
+        if len(cells) != CELLS or set(cells) - set("012"):
+            raise BadEncoding(f"a position is {CELLS} characters of 0, 1 and 2")
+        columns = [cells[col * ROWS : (col + 1) * ROWS] for col in range(COLS)]
+        stacks = [column.rstrip("0") for column in columns]
+        if any("0" in stack for stack in stacks):
+            raise BadEncoding("a disc floats above an empty cell")
+        total = sum(len(stack) for stack in stacks)
+        dead_ends: set[tuple[int, ...]] = set()
+
+        def extend(board: Board) -> Board | None:
+            if len(board._moves) == total:
+                return board
+            heights = tuple(board._heights)
+            if heights in dead_ends:
+                return None
+            wanted = "1" if board.turn is Disc.RED else "2"
+            for col in range(COLS):
+                row = heights[col]
+                if row < len(stacks[col]) and stacks[col][row] == wanted:
+                    child = board.clone()
+                    child.drop(col)
+                    if child.over and len(child._moves) < total:
+                        continue  # a four before the end: not how this game went
+                    found = extend(child)
+                    if found is not None:
+                        return found
+            dead_ends.add(heights)
+            return None
+
+        found = extend(cls())
+        if found is None:
+            raise BadEncoding("no game of alternating moves reaches this position")
+        return found
+
     def encode(self) -> str:
         """One digit per move, the 1-based column; '' for an empty board."""
         return "".join(str(col + 1) for col in self._moves)

@@ -15,31 +15,35 @@ from collections.abc import Iterator
 from copy import deepcopy
 from typing import Any, NamedTuple, Protocol
 
+from c4cli.address import is_canonical
 from c4cli.engine import Board, Disc, EngineError
-from c4cli.realm.address import is_canonical
+from c4cli.realm.rules import (
+    ACCEPTOR,
+    BOARD_SIZE,
+    CREATOR,
+    DEFAULT_FEE,
+    DENOM,
+    MAX_FEE,
+    MAX_VALID_FOR,
+    MIN_STAKE,
+    MIN_VALID_FOR,
+    Status,
+    clock_ran_out,
+    deadline,
+    offer_expired,
+    other,
+    payout,
+)
 from c4cli.records import Record
 
-DEFAULT_PATH = "gno.land/r/samcrew/connect4"
-DENOM = "ugnot"
 UGNOT_PER_GNOT = 1_000_000
-MIN_STAKE = 1_000_000
-DEFAULT_FEE = 100_000
-MAX_FEE = 500_000
-MOVE_CLOCK = 90
-MIN_VALID_FOR = 1
-MAX_VALID_FOR = 60
-BOARD_SIZE = 10
-LOBBY_ROWS = 50
 
-CREATOR = 1
-ACCEPTOR = 2
-
-OPEN = "open"
-PLAYING = "playing"
-WON = "won"
-DRAW = "draw"
-VOID = "void"
-CANCELLED = "cancelled"
+OPEN = Status.OPEN
+PLAYING = Status.PLAYING
+WON = Status.WON
+DRAW = Status.DRAW
+VOID = Status.VOID
+CANCELLED = Status.CANCELLED
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -69,6 +73,7 @@ class Game(Record):
     """One game: its terms, both commitments, the moves so far and how it stands."""
 
     __slots__ = (
+        "_position",
         "acceptor",
         "commitment",
         "creator",
@@ -119,15 +124,63 @@ class Game(Record):
         self.last_move = 0
         self.status = OPEN
         self.winner = ""
+        # The position after ``moves``, derived and never saved: a replay plays a
+        # game move after move, and copying a board is cheaper than replaying it.
+        self._position: Board | None = None
 
     @property
     def deadline(self) -> int:
-        return self.last_move + MOVE_CLOCK
+        return deadline(self.last_move)
+
+    def payout(self) -> int:
+        """What the winner is paid: the pot less the fee snapshotted at Offer."""
+        return payout(self.stake, self.fee)
 
     def board(self) -> Board:
-        """The position, a board of its own: replayed from the moves, or copied from memory."""
-        known = _BOARDS.get(self.moves)
-        return Board.decode(self.moves) if known is None else known.clone()
+        """The position, a board of its own (the caller may play on it)."""
+        if self._position is None or self._position.encode() != self.moves:
+            self._position = Board.decode(self.moves)
+        return self._position.clone()
+
+    def moved(self, column: int, board: Board) -> None:
+        """Record a disc dropped in ``column`` (1-7); ``board`` is the position after it."""
+        self.moves += str(column)
+        self._position = board
+
+    # Fields saved by a checkpoint, in this order (everything but the position).
+    FIELDS = (
+        "id",
+        "creator",
+        "opponent",
+        "stake",
+        "fee",
+        "expires_at",
+        "commitment",
+        "acceptor",
+        "seed_commitment",
+        "passphrase",
+        "revealed",
+        "first",
+        "moves",
+        "turn",
+        "last_col",
+        "last_row",
+        "last_move",
+        "status",
+        "winner",
+    )
+
+    def to_record(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in Game.FIELDS}
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        game = cls.__new__(cls)
+        for name in Game.FIELDS:
+            setattr(game, name, record[name])
+        game.status = Status(game.status)
+        game._position = None
+        return game
 
     def player(self, side: int) -> str:
         return self.creator if side == CREATOR else self.acceptor
@@ -136,7 +189,7 @@ class Game(Record):
         """Which player owns an engine disc: the first mover's is RED."""
         if disc is Disc.EMPTY:
             return 0
-        return self.first if disc is Disc.RED else CREATOR + ACCEPTOR - self.first
+        return self.first if disc is Disc.RED else other(self.first)
 
     def turn_player(self) -> str:
         return self.player(self.turn) if self.status == PLAYING and self.turn else ""
@@ -151,50 +204,49 @@ class Stats(Record):
         self.draws = 0
         self.net = 0
 
+    def to_record(self) -> list[int]:
+        return [self.games, self.wins, self.draws, self.net]
 
-# The positions of the games moved last, by move list: a replay plays games move
-# after move, and copying a board is cheaper than replaying its moves. It is a
-# cache of values derived from the moves, never state of its own.
-_BOARDS: dict[str, Board] = {}
-_BOARDS_KEPT = 256
-
-
-def remember_board(moves: str, board: Board) -> None:
-    if len(_BOARDS) >= _BOARDS_KEPT:
-        _BOARDS.clear()
-    _BOARDS[moves] = board.clone()
+    @classmethod
+    def from_record(cls, record: list[int]) -> Stats:
+        stats = cls()
+        stats.games, stats.wins, stats.draws, stats.net = record
+        return stats
 
 
-class ColdGames(Protocol):
-    """Where settled games may be kept outside memory (the chain's cache provides one)."""
+class Store(Protocol):
+    """Where settled games and used commitments may be kept outside memory.
 
-    def game(self, game_id: int) -> Game | None: ...
+    The chain's checkpoint provides one. It answers for what it was given, and
+    raises (never answers "not there") when it cannot read: a game it lost is
+    damage, not a game that does not exist.
+    """
 
+    def game(self, game_id: int) -> Game: ...
 
-class ColdCommitments(Protocol):
     def used(self, address: str, commitment: str) -> bool: ...
 
 
 class GameBook:
     """Every game by id, in creation order.
 
-    Live games are always in memory. Settled ones may be handed to a cold store
-    (:meth:`release_settled`) and are read back from it on demand, so the cost of
+    Live games are always in memory. Settled ones may be handed to a store
+    (:meth:`release`) and are read back from it on demand, so the cost of
     loading the realm does not grow with its history.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
         self._games: dict[int, Game] = {}
         self._count = 0
-        self.cold: ColdGames | None = None
+        self.store = store
 
     def __len__(self) -> int:
         return self._count
 
     def get(self, game_id: int) -> Game | None:
         game = self._games.get(game_id)
-        if game is None and self.cold is not None and 1 <= game_id <= self._count:
-            game = self.cold.game(game_id)
+        if game is None and self.store is not None and 1 <= game_id <= self._count:
+            game = self.store.game(game_id)
         return game
 
     def __getitem__(self, game_id: int) -> Game:
@@ -213,12 +265,16 @@ class GameBook:
         for game_id in range(1, self._count + 1):
             yield self[game_id]
 
+    def live(self) -> list[Game]:
+        """The open and playing games, which always stay in memory."""
+        return [g for g in self._games.values() if g.status in (OPEN, PLAYING)]
+
     def settled_in_memory(self) -> list[Game]:
-        """The settled games still held here, for a cold store to take over."""
+        """The settled games still held here, for a store to take over."""
         return [g for g in self._games.values() if g.status not in (OPEN, PLAYING)]
 
     def release(self, games: list[Game]) -> None:
-        """Stop holding games the cold store now has."""
+        """Stop holding games the store now has."""
         for game in games:
             self._games.pop(game.id, None)
 
@@ -229,35 +285,28 @@ class GameBook:
             and self._games == other._games
         )
 
-    def __getstate__(self) -> dict[str, Any]:
-        # Pickled for the chain's cache, which keeps settled games as rows of their
-        # own in the same save: the pickle carries the live games only.
-        live = {i: g for i, g in self._games.items() if g.status in (OPEN, PLAYING)}
-        return {"_games": live, "_count": self._count, "cold": None}
-
     def __deepcopy__(self, memo: dict[int, Any]) -> GameBook:
-        copy = GameBook()
+        copy = GameBook(self.store)  # a read-only view: shared, not copied
         copy._games = deepcopy(self._games, memo)
         copy._count = self._count
-        copy.cold = self.cold  # a read-only view: shared, not copied
         return copy
 
 
 class CommitmentBook:
     """The (address, commitment) pairs already used: recent ones in memory, older ones cold."""
 
-    def __init__(self) -> None:
+    def __init__(self, store: Store | None = None) -> None:
         self._recent: set[tuple[str, str]] = set()
-        self.cold: ColdCommitments | None = None
+        self.store = store
 
     def __contains__(self, key: tuple[str, str]) -> bool:
-        return key in self._recent or (self.cold is not None and self.cold.used(*key))
+        return key in self._recent or (self.store is not None and self.store.used(*key))
 
     def add(self, key: tuple[str, str]) -> None:
         self._recent.add(key)
 
     def recent(self) -> set[tuple[str, str]]:
-        """The pairs used since the cold store last took them."""
+        """The pairs used since the store last took them."""
         return set(self._recent)
 
     def release(self, pairs: set[tuple[str, str]]) -> None:
@@ -266,14 +315,9 @@ class CommitmentBook:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, CommitmentBook) and self._recent == other._recent
 
-    def __getstate__(self) -> dict[str, Any]:
-        # As for GameBook: the cache writes every used pair as a row of its own.
-        return {"_recent": set(), "cold": None}
-
     def __deepcopy__(self, memo: dict[int, Any]) -> CommitmentBook:
-        copy = CommitmentBook()
+        copy = CommitmentBook(self.store)
         copy._recent = set(self._recent)
-        copy.cold = self.cold
         return copy
 
 
@@ -294,22 +338,65 @@ class RealmState(Record):
         "wins_board",
     )
 
-    def __init__(self, path: str, owner: str) -> None:
+    def __init__(self, path: str, owner: str, store: Store | None = None) -> None:
         self.path = path
         self.owner = owner
         self.fee = DEFAULT_FEE
         self.collected = 0
         self.pending_owner = ""
-        self.games = GameBook()
+        self.games = GameBook(store)
         self.active: dict[int, None] = {}  # ordered set of open/playing ids
         self.stats: dict[str, Stats] = {}
         self.wins_board: list[tuple[str, int]] = []
         self.gnot_board: list[tuple[str, int]] = []
-        self.used_commitments = CommitmentBook()
+        self.used_commitments = CommitmentBook(store)
 
     @property
     def next_id(self) -> int:
         return len(self.games) + 1
+
+    def keep_in(self, store: Store) -> None:
+        """From now on, read settled games and used commitments from ``store``."""
+        self.games.store = store
+        self.used_commitments.store = store
+
+    def snapshot(self) -> dict[str, Any]:
+        """The realm's live state as plain JSON values.
+
+        Settled games and used commitments are not in it: whoever saves a
+        snapshot keeps them (see :class:`Store`) and hands them back through
+        :meth:`restore`.
+        """
+        return {
+            "path": self.path,
+            "owner": self.owner,
+            "fee": self.fee,
+            "collected": self.collected,
+            "pending_owner": self.pending_owner,
+            "game_count": len(self.games),
+            "live_games": [game.to_record() for game in self.games.live()],
+            "active": list(self.active),
+            "stats": {address: s.to_record() for address, s in self.stats.items()},
+            "wins_board": [list(entry) for entry in self.wins_board],
+            "gnot_board": [list(entry) for entry in self.gnot_board],
+        }
+
+    @classmethod
+    def restore(cls, snapshot: dict[str, Any], store: Store) -> RealmState:
+        """The state a :meth:`snapshot` describes, reading the rest from ``store``."""
+        state = cls(str(snapshot["path"]), str(snapshot["owner"]), store)
+        state.fee = int(snapshot["fee"])
+        state.collected = int(snapshot["collected"])
+        state.pending_owner = str(snapshot["pending_owner"])
+        for record in snapshot["live_games"]:
+            game = Game.from_record(record)
+            state.games._games[game.id] = game
+        state.games._count = int(snapshot["game_count"])
+        state.active = {int(game_id): None for game_id in snapshot["active"]}
+        state.stats = {a: Stats.from_record(r) for a, r in snapshot["stats"].items()}
+        state.wins_board = [(str(a), int(n)) for a, n in snapshot["wins_board"]]
+        state.gnot_board = [(str(a), int(n)) for a, n in snapshot["gnot_board"]]
+        return state
 
 
 def format_gnot(ugnot: int) -> str:
@@ -372,7 +459,7 @@ class Realm:
 
     @staticmethod
     def _late(game: Game, ctx: Context) -> bool:
-        return ctx.now > game.deadline
+        return clock_ran_out(ctx.now, game.deadline)
 
     # -- lobby ----------------------------------------------------------------
 
@@ -423,7 +510,7 @@ class Realm:
         game = self._game(game_id)
         if game.status != OPEN:
             raise RealmPanic("game is not open")
-        if ctx.now >= game.expires_at:
+        if offer_expired(ctx.now, game.expires_at):
             raise RealmPanic("offer expired")
         if ctx.caller == game.creator:
             raise RealmPanic("cannot accept your own offer")
@@ -448,7 +535,7 @@ class Realm:
         game = self._game(game_id)
         if game.status != OPEN:
             raise RealmPanic("game is not open")
-        if ctx.caller != game.creator and ctx.now < game.expires_at:
+        if ctx.caller != game.creator and not offer_expired(ctx.now, game.expires_at):
             raise RealmPanic("only the creator can cancel an unexpired offer")
         game.status = CANCELLED
         self.state.active.pop(game.id, None)
@@ -512,14 +599,13 @@ class Realm:
             row = board.drop(column - 1)
         except EngineError as exc:  # unreachable after can_drop; never leave a half move
             raise RealmPanic(str(exc)) from None
-        game.moves += str(column)
-        remember_board(game.moves, board)
+        game.moved(column, board)
         game.last_col, game.last_row = column - 1, row
         if board.winner is not Disc.EMPTY:
             return self._settle_win(game, game.player(game.turn))
         if board.full:
             return self._settle_draw(game)
-        game.turn = CREATOR + ACCEPTOR - game.turn
+        game.turn = other(game.turn)
         game.last_move = ctx.now
         return CallResult()
 
@@ -538,7 +624,7 @@ class Realm:
         if not game.moves:
             return self._settle_void(game)
         on_turn = game.turn
-        return self._settle_win(game, game.player(CREATOR + ACCEPTOR - on_turn))
+        return self._settle_win(game, game.player(other(on_turn)))
 
     def Resign(self, ctx: Context, game_id: int) -> CallResult:
         self._no_coins(ctx)
@@ -591,7 +677,7 @@ class Realm:
 
     # -- settlement: state first, then the payouts --------------------------------
 
-    def _close(self, game: Game, status: str) -> None:
+    def _close(self, game: Game, status: Status) -> None:
         game.status = status
         self.state.active.pop(game.id, None)
 
@@ -610,7 +696,7 @@ class Realm:
         self._stats(loser).games += 1
         bump(self.state.wins_board, winner, won.wins)
         bump(self.state.gnot_board, winner, won.net)
-        return CallResult(transfers=_nonzero([(winner, 2 * game.stake - game.fee)]))
+        return CallResult(transfers=_nonzero([(winner, game.payout())]))
 
     def _settle_draw(self, game: Game) -> CallResult:
         self._close(game, DRAW)

@@ -9,16 +9,10 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qs, quote
 
-from c4cli.realm.address import is_canonical
+from c4cli.address import is_canonical
 from c4cli.realm.connect4 import (
-    ACCEPTOR,
     CANCELLED,
-    CREATOR,
     DRAW,
-    LOBBY_ROWS,
-    MAX_VALID_FOR,
-    MIN_STAKE,
-    MIN_VALID_FOR,
     OPEN,
     PLAYING,
     VOID,
@@ -26,6 +20,16 @@ from c4cli.realm.connect4 import (
     Game,
     RealmState,
     format_gnot,
+)
+from c4cli.realm.rules import (
+    ACCEPTOR,
+    CREATOR,
+    LOBBY_ROWS,
+    MAX_VALID_FOR,
+    MIN_STAKE,
+    MIN_VALID_FOR,
+    clock_ran_out,
+    offer_expired,
 )
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -106,7 +110,8 @@ def _lobby(state: RealmState, now: int) -> str:
     listed = [
         game
         for game in (state.games[game_id] for game_id in state.active)
-        if game.status == PLAYING or (game.status == OPEN and now < game.expires_at)
+        if game.status == PLAYING
+        or (game.status == OPEN and not offer_expired(now, game.expires_at))
     ]
     shown = listed[:LOBBY_ROWS]
     offers = [game for game in shown if game.status == OPEN]
@@ -240,7 +245,7 @@ def _game(state: RealmState, now: int, game: Game) -> str:
     out.append(f"- stake {format_gnot(game.stake)} each, fee {format_gnot(game.fee)}\n\n")
     out.append(game.board().image(f"game {game.id}", swap_colors=game.first == ACCEPTOR) + "\n\n")
     if game.status == OPEN:
-        if now < game.expires_at:
+        if not offer_expired(now, game.expires_at):
             accept = action(
                 state, "Accept", [("id", gid), ("seedCommitment", "")], f"{game.stake}ugnot"
             )
@@ -261,18 +266,18 @@ def _game(state: RealmState, now: int, game: Game) -> str:
         else:
             disc = "🔴" if game.turn == CREATOR else "🟡"
             out.append(f"{disc} {game.player(game.turn)} to move: {clock(left)}.\n\n")
-            if left >= 0:
+            if not clock_ran_out(now, game.deadline):
                 move = str(len(game.moves))
                 links = []
                 for col in game.board().legal():
                     args = [("id", gid), ("column", str(col + 1)), ("move", move)]
                     links.append(f"[{col + 1}]({action(state, 'Play', args)})")
                 out.append("Play: " + " ".join(links) + "\n\n")
-        if left < 0:
+        if clock_ran_out(now, game.deadline):
             out.append(f"[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])}) · ")
         out.append(f"[Resign]({action(state, 'Resign', [('id', gid)])})\n")
     elif game.status == WON:
-        out.append(f"Won by {game.winner}: paid {format_gnot(2 * game.stake - game.fee)}.\n")
+        out.append(f"Won by {game.winner}: paid {format_gnot(game.payout())}.\n")
     elif game.status == DRAW:
         out.append("Draw: both stakes refunded.\n")
     elif game.status == VOID:

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from c4cli.address import encode_address
 from c4cli.chain import crypto
 from c4cli.chain.amino import ZERO_ADDRESS, encode_tx, tx_hash
 from c4cli.chain.coins import format_coins
@@ -28,7 +29,6 @@ from c4cli.chain.tx import (
     sign_bytes,
     signed_tx,
 )
-from c4cli.realm.address import encode_address
 from support import DEV_MNEMONIC, TEST1, Home
 
 VECTOR_TX = (

@@ -1,0 +1,82 @@
+"""What a command may ask of a chain: the one interface both backends implement.
+
+A command signs and submits messages, asks queries by gno.land's own paths
+(``vm/qeval``, ``vm/qrender``, ``bank/balances/…``, ``auth/accounts/…``) and
+reads the last block's height and time. :class:`~c4cli.chain.node.LocalChain`
+answers from the log in the home; a node client answers from a gno.land node.
+Nothing here knows what a game is: the realm's part is read through
+:mod:`c4cli.chain.realm_client`, from what any gno.land client can read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from c4cli.chain.state import TxResult
+    from c4cli.chain.tx import Msg
+
+
+class Signer(NamedTuple):
+    """A key ready to sign: the account it acts for and the private key that signs.
+
+    A session key acts for its master: ``address`` is the master's, and
+    ``session_addr`` names the session, whose own sequence the signature covers.
+    """
+
+    address: str
+    private_key: bytes
+    session_addr: str | None = None
+
+
+class Receipt(NamedTuple):
+    """A delivered transaction, as a node's receipt reports it.
+
+    The local chain runs no GnoVM, so it meters no gas and no storage: it
+    reports 0 gas used, no events and no info, where a node reports its own.
+    """
+
+    height: int
+    time: int
+    result: TxResult
+    gas_used: int = 0
+    events: str = "[]"
+    info: str = ""
+
+
+class Answer(NamedTuple):
+    """A query's answer: the height it was read at, and the data as the node returns it."""
+
+    height: int
+    data: str
+
+
+class Head(NamedTuple):
+    """The last block: its height and its time (Unix seconds)."""
+
+    height: int
+    time: int
+
+
+class Reader(Protocol):
+    """Queries by gno.land's paths, all read at one height."""
+
+    @property
+    def realm_path(self) -> str: ...
+
+    def query(self, path: str, data: str = "") -> Answer: ...
+
+
+# The messages of a transaction, built from what the chain says at the moment
+# it is signed (the stake to match, the move count, the fee): on the local
+# chain, inside the lock the transaction executes under.
+Build = Callable[[Reader], "list[Msg]"]
+
+
+class Chain(Reader, Protocol):
+    """A chain a command can use: read it, sign for it, submit to it."""
+
+    def head(self) -> Head: ...
+
+    def submit(self, signer: Signer, build: Build, fee: dict[str, str], memo: str) -> Receipt: ...

@@ -1,0 +1,208 @@
+"""gno.land's query paths, answered by the local chain.
+
+The same paths and the same data a node's ABCI query gives: ``vm/qeval`` of
+``<pkgpath>.<Expr>`` answers the VM's printed value (``("…" string)``,
+``(100000 int64)``), ``vm/qrender`` of ``<pkgpath>:<path>`` the markdown,
+``bank/balances/<addr>`` the coins as a JSON string and ``auth/accounts/<addr>``
+the account's JSON. Answers come from a state in hand (:class:`StateReader`, also
+what a transaction's messages are built from inside the lock) or, for the common
+reads, from the checkpoint's ready answers without loading a state.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from c4cli.address import canonical
+from c4cli.chain.coins import format_coins
+from c4cli.chain.interface import Answer
+from c4cli.errors import BadInput, Refused
+from c4cli.gotext import quote
+
+if TYPE_CHECKING:
+    from c4cli.chain.cache import Cache
+    from c4cli.chain.state import ChainState
+
+QEVAL = "vm/qeval"
+QRENDER = "vm/qrender"
+BALANCES = "bank/balances/"
+ACCOUNTS = "auth/accounts/"
+
+_EXPR = re.compile(r"^(?P<func>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<args>.*)\))?$", re.S)
+
+# The realm's package variables a qeval may name, with the type the VM prints.
+VARIABLES = {
+    "fee": "int64",
+    "collected": "int64",
+    "owner": ".uverse.address",
+    "pendingOwner": ".uverse.address",
+}
+
+
+def split_args(text: str) -> list[str]:
+    """The arguments of a qeval expression: integers and Go string literals.
+
+    >>> split_args('1, "a,b", -2')
+    ['1', 'a,b', '-2']
+    """
+    if not text.strip():
+        return []
+    args: list[str] = []
+    for part in _split_top(text):
+        part = part.strip()
+        if len(part) >= 2 and part[0] == part[-1] == '"':
+            try:
+                args.append(json.loads(part))
+            except ValueError:
+                raise BadInput(f"invalid string literal {part}") from None
+        elif re.fullmatch(r"-?[0-9]+", part):
+            args.append(part)
+        else:
+            raise BadInput(f'invalid argument {part!r}: use integers or "strings"')
+    return args
+
+
+def _split_top(text: str) -> list[str]:
+    parts, current, quoted, escaped = [], "", False, False
+    for char in text:
+        if quoted:
+            current += char
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+        elif char == '"':
+            quoted = True
+            current += char
+        elif char == ",":
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    if quoted:
+        raise BadInput("unterminated string literal")
+    parts.append(current)
+    return parts
+
+
+def parse_qeval(data: str, realm_path: str) -> tuple[str, list[str] | None]:
+    """``<pkgpath>.<Func>(<args>)`` or ``<pkgpath>.<variable>``: (name, args or None)."""
+    path, dot, expr = data.rpartition(".")
+    match = _EXPR.match(expr)
+    if not dot or match is None:
+        raise BadInput(f"invalid --data {data!r}: use <pkgpath>.<Func>(<args>)")
+    if path != realm_path:
+        raise Refused(f"package not found: {path}")
+    args = match["args"]
+    return match["func"], (None if args is None else split_args(args))
+
+
+def parse_qrender(data: str, realm_path: str) -> str:
+    path, colon, page = data.partition(":")
+    if not colon:
+        raise BadInput(f"invalid --data {data!r}: use <pkgpath>:<path>")
+    if path != realm_path:
+        raise Refused(f"package not found: {path}")
+    return page
+
+
+def _address(path: str, prefix: str) -> str:
+    found = canonical(path[len(prefix) :])
+    if found is None:
+        raise BadInput(f"invalid address in {path!r}")
+    return found
+
+
+def _variable(name: str, value: object) -> str:
+    kind = VARIABLES.get(name)
+    if kind is None:
+        raise Refused(f"name {name} not declared")
+    text = quote(str(value)) if kind.endswith("address") else str(value)
+    return f"({text} {kind})"
+
+
+class StateReader:
+    """Queries answered from one state in hand, at its height."""
+
+    def __init__(self, state: ChainState) -> None:
+        self.state = state
+
+    @property
+    def realm_path(self) -> str:
+        return self.state.genesis.realm_path
+
+    def query(self, path: str, data: str = "") -> Answer:
+        from c4cli.realm import abi
+
+        state = self.state
+        if path == QEVAL:
+            name, args = parse_qeval(data, self.realm_path)
+            if args is None:
+                realm = state.realm
+                values = {
+                    "fee": realm.fee,
+                    "collected": realm.collected,
+                    "owner": realm.owner,
+                    "pendingOwner": realm.pending_owner,
+                }
+                return Answer(state.height, _variable(name, values.get(name)))
+            try:
+                value, kind = abi.read(state.realm, state.time, name, args)
+            except abi.ArgumentError as exc:
+                raise Refused(str(exc)) from None
+            return Answer(state.height, f"({quote(value)} {kind})")
+        if path == QRENDER:
+            page = parse_qrender(data, self.realm_path)
+            try:
+                value, _ = abi.read(state.realm, state.time, "Render", [page])
+            except abi.ArgumentError as exc:
+                raise Refused(str(exc)) from None
+            return Answer(state.height, value)
+        if path.startswith(BALANCES):
+            account = state.account(_address(path, BALANCES))
+            coins = "" if account is None else format_coins(account.coins)
+            return Answer(state.height, json.dumps(coins))
+        if path.startswith(ACCOUNTS):
+            account = state.account(_address(path, ACCOUNTS))
+            text = "null" if account is None else json.dumps(account.to_json(), indent=2)
+            return Answer(state.height, text)
+        raise BadInput(f"unknown query path {path!r}")
+
+
+def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
+    """The common reads from the checkpoint's ready answers; None for any other query.
+
+    The cache must describe the log as it is (``LocalChain.cached``).
+    """
+    from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
+
+    stamp = cache.stamp
+    height, now = int(stamp["height"]), int(stamp["time"])
+    if path.startswith((BALANCES, ACCOUNTS)):
+        prefix = BALANCES if path.startswith(BALANCES) else ACCOUNTS
+        text = cache.account_json(_address(path, prefix))
+        if prefix == ACCOUNTS:
+            return Answer(height, "null" if text is None else text)
+        coins = "" if text is None else json.loads(text)["BaseAccount"]["coins"]
+        return Answer(height, json.dumps(coins))
+    if path != QEVAL:
+        return None
+    name, args = parse_qeval(data, str(stamp["realm_path"]))
+    if args is None:
+        fees = cache.fees()
+        names = {"pendingOwner": "pending_owner"}
+        return Answer(height, _variable(name, fees.get(names.get(name, name))))
+    if name == "GameJSON" and len(args) == 1 and args[0].isdigit():
+        value = game_envelope(now, cache.game_text(int(args[0])))
+    elif name == "ActiveJSON" and len(args) == 2 and all(a.lstrip("-").isdigit() for a in args):
+        ids = active_page(cache.active_ids(), int(args[0]), int(args[1]))
+        value = active_envelope(now, int(cache.fees()["fee"]), cache.games_text(ids))
+    elif name == "LeadersJSON" and not args:
+        value = cache.leaders_text()
+    else:
+        return None
+    return Answer(height, f"({quote(value)} string)")

@@ -1,0 +1,212 @@
+"""The connect4 realm as any gno.land client reads it: its JSON accessors and Render.
+
+Everything here comes through :class:`~c4cli.chain.interface.Reader` queries
+(``vm/qeval`` of ``GameJSON``, ``ActiveJSON``, ``LeadersJSON`` and the fee
+variables, ``vm/qrender``), so a view built on it looks the same against the
+local chain and against a node. What the published state means (the payout,
+whether a clock ran out, how a game ended) is asked of the realm's own rules
+(:mod:`c4cli.realm.rules`), never worked out again here.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from c4cli.chain.interface import Reader
+from c4cli.chain.queries import QEVAL, QRENDER
+from c4cli.engine import Board
+from c4cli.errors import Unreachable
+from c4cli.gotext import parse_result
+from c4cli.realm import rules
+from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending, Status
+
+
+class GameView(NamedTuple):
+    """One game as GameJSON publishes it, read at block time ``now``."""
+
+    id: int
+    creator: str
+    opponent: str
+    acceptor: str
+    stake: int
+    fee: int
+    expires_at: int
+    commitment: str
+    seed_commitment: str
+    revealed: bool
+    cells: str  # column-major, 0 empty, 1 creator's disc, 2 acceptor's
+    turn: int
+    turn_player: str
+    moves: int
+    last_col: int
+    last_row: int
+    deadline: int
+    status: Status
+    winner: str
+    now: int
+    document: dict[str, Any]  # the object exactly as published, for --json
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any], now: int) -> GameView:
+        return cls(
+            id=int(document["id"]),
+            creator=str(document["creator"]),
+            opponent=str(document["opponent"]),
+            acceptor=str(document["acceptor"]),
+            stake=int(document["stake"]),
+            fee=int(document["fee"]),
+            expires_at=int(document["expiresAt"]),
+            commitment=str(document["commitment"]),
+            seed_commitment=str(document["seedCommitment"]),
+            revealed=bool(document["revealed"]),
+            cells=str(document["board"]),
+            turn=int(document["turn"]),
+            turn_player=str(document["turnPlayer"]),
+            moves=int(document["moves"]),
+            last_col=int(document["lastCol"]),
+            last_row=int(document["lastRow"]),
+            deadline=int(document["deadline"]),
+            status=Status(document["status"]),
+            winner=str(document["winner"]),
+            now=now,
+            document=document,
+        )
+
+    def player(self, side: int) -> str:
+        return self.creator if side == CREATOR else self.acceptor if side == ACCEPTOR else ""
+
+    @property
+    def first(self) -> int:
+        """Who moved first, as far as the board tells (CREATOR when it cannot)."""
+        mine, theirs = self.cells.count("1"), self.cells.count("2")
+        if mine != theirs:
+            return CREATOR if mine > theirs else ACCEPTOR
+        if self.status == Status.PLAYING and self.turn:
+            return self.turn  # equal counts: the first mover is to move
+        if self.ending() == Ending.FOUR_IN_A_ROW:
+            # Equal counts and a four: the winner dropped the last disc, so moved second.
+            return ACCEPTOR if self.winner == self.creator else CREATOR
+        return CREATOR
+
+    def board(self) -> Board:
+        """The position as the engine's board (red = the first mover)."""
+        cells = self.cells
+        if self.first == ACCEPTOR:
+            cells = cells.translate(str.maketrans("12", "21"))
+        return Board.from_cells(cells)
+
+    def four(self) -> tuple[int, ...]:
+        """The winning four's cells (``row*7 + col``), or () without one."""
+        return self.board().line
+
+    def payout(self) -> int:
+        return rules.payout(self.stake, self.fee)
+
+    def ending(self) -> Ending | None:
+        return rules.ending(self.status, four_in_a_row=_has_four(self.cells))
+
+    def offer_expired(self, at: int) -> bool:
+        return self.status == Status.OPEN and rules.offer_expired(at, self.expires_at)
+
+    def clock_ran_out(self, at: int) -> bool:
+        return self.status == Status.PLAYING and rules.clock_ran_out(at, self.deadline)
+
+    def legal_columns(self) -> list[int]:
+        """The 1-based columns with room for a disc."""
+        return [col + 1 for col in range(7) if self.cells[col * 6 + 5] == "0"]
+
+
+def _has_four(cells: str) -> bool:
+    for col in range(7):
+        for row in range(6):
+            disc = cells[col * 6 + row]
+            if disc == "0":
+                continue
+            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
+                end_col, end_row = col + 3 * dc, row + 3 * dr
+                if not (0 <= end_col < 7 and 0 <= end_row < 6):
+                    continue
+                if all(cells[(col + k * dc) * 6 + row + k * dr] == disc for k in range(4)):
+                    return True
+    return False
+
+
+class Lobby(NamedTuple):
+    """ActiveJSON: the open and playing games, the fee for new offers, at ``now``."""
+
+    now: int
+    fee: int
+    games: list[GameView]
+
+
+class Fees(NamedTuple):
+    fee: int
+    collected: int
+    owner: str
+    pending_owner: str
+
+
+class RealmClient:
+    """The realm's reads over any :class:`Reader` (a chain, or a state inside the lock)."""
+
+    def __init__(self, reader: Reader) -> None:
+        self.reader = reader
+
+    def _value(self, expression: str) -> str:
+        answer = self.reader.query(QEVAL, f"{self.reader.realm_path}.{expression}")
+        try:
+            value, _ = parse_result(answer.data)
+        except ValueError:
+            raise Unreachable(f"the chain answered {expression} with garbage") from None
+        return value
+
+    def _document(self, expression: str) -> Any:
+        text = self._value(expression)
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise Unreachable(f"the realm's {expression} is not JSON") from None
+
+    def game_json(self, game_id: int) -> str:
+        return self._value(f"GameJSON({game_id})")
+
+    def game(self, game_id: int) -> GameView | None:
+        document = self._document(f"GameJSON({game_id})")
+        if document.get("game") is None:
+            return None
+        return GameView.from_json(document["game"], int(document["now"]))
+
+    def active_json(self, offset: int = 0, limit: int = 100) -> str:
+        return self._value(f"ActiveJSON({offset}, {limit})")
+
+    def lobby(self, offset: int = 0, limit: int = 100) -> Lobby:
+        document = self._document(f"ActiveJSON({offset}, {limit})")
+        now = int(document["now"])
+        games = [GameView.from_json(game, now) for game in document["games"]]
+        return Lobby(now, int(document["fee"]), games)
+
+    def leaders_json(self) -> str:
+        return self._value("LeadersJSON()")
+
+    def leaders(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
+        """The two boards, most wins and most ugnot won, highest first."""
+        document = self._document("LeadersJSON()")
+        return (
+            [(str(e["addr"]), int(e["score"])) for e in document["wins"]],
+            [(str(e["addr"]), int(e["score"])) for e in document["gnot"]],
+        )
+
+    def render(self, path: str = "") -> str:
+        return self.reader.query(QRENDER, f"{self.reader.realm_path}:{path}").data
+
+    def fees(self) -> Fees:
+        return Fees(
+            fee=int(self._value("fee")),
+            collected=int(self._value("collected")),
+            owner=self._value("owner"),
+            pending_owner=self._value("pendingOwner"),
+        )
+
+    def fee(self) -> int:
+        return int(self._value("fee"))

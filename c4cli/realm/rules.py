@@ -1,0 +1,94 @@
+"""The realm's rules as plain functions of plain values.
+
+The state machine (:mod:`c4cli.realm.connect4`) applies them to its games; a
+client applies the very same functions to what the realm's JSON accessors
+publish (``GameJSON``'s ``stake``, ``fee``, ``deadline``, ``expiresAt``…), so
+"who is paid what" and "has the clock run out" are written once.
+
+>>> payout(10_000_000, 100_000)
+19900000
+>>> clock_ran_out(now=1090, deadline=1090), clock_ran_out(now=1091, deadline=1090)
+(False, True)
+"""
+
+from __future__ import annotations
+
+import enum
+
+DEFAULT_PATH = "gno.land/r/samcrew/connect4"
+DENOM = "ugnot"
+MIN_STAKE = 1_000_000
+DEFAULT_FEE = 100_000
+MAX_FEE = 500_000
+MOVE_CLOCK = 90  # seconds of block time
+MIN_VALID_FOR = 1  # minutes
+MAX_VALID_FOR = 60
+BOARD_SIZE = 10
+LOBBY_ROWS = 50
+
+CREATOR = 1
+ACCEPTOR = 2
+
+
+class Status(enum.StrEnum):
+    """Where a game stands. The values are the realm's own words, as GameJSON has them."""
+
+    OPEN = "open"
+    PLAYING = "playing"
+    WON = "won"
+    DRAW = "draw"
+    VOID = "void"
+    CANCELLED = "cancelled"
+
+    @property
+    def live(self) -> bool:
+        """Open or playing: in the active set, its stakes still held."""
+        return self in (Status.OPEN, Status.PLAYING)
+
+
+class Ending(enum.StrEnum):
+    """How a settled game ended, as far as its published state tells."""
+
+    FOUR_IN_A_ROW = "four in a row"
+    # GameJSON keeps no record of which it was: the winner either saw the other
+    # resign or claimed the other's clock.
+    FORFEIT = "resignation or timeout"
+    DRAW = "a full board"
+    VOID = "void"
+    CANCELLED = "cancelled"
+
+
+def ending(status: str, *, four_in_a_row: bool) -> Ending | None:
+    """How a game with ``status`` ended; None while it is live."""
+    if status == Status.WON:
+        return Ending.FOUR_IN_A_ROW if four_in_a_row else Ending.FORFEIT
+    return {
+        Status.DRAW: Ending.DRAW,
+        Status.VOID: Ending.VOID,
+        Status.CANCELLED: Ending.CANCELLED,
+    }.get(Status(status))
+
+
+def payout(stake: int, fee: int) -> int:
+    """The winner's pay: both stakes less the fee the offer snapshotted."""
+    return 2 * stake - fee
+
+
+def deadline(last_move: int) -> int:
+    """The last block time at which the player on the clock may still act."""
+    return last_move + MOVE_CLOCK
+
+
+def clock_ran_out(now: int, deadline: int) -> bool:
+    """A call at exactly the deadline is in time; one second later it is late."""
+    return now > deadline
+
+
+def offer_expired(now: int, expires_at: int) -> bool:
+    """An offer may be accepted before ``expires_at``, and cancelled by anyone from then."""
+    return now >= expires_at
+
+
+def other(side: int) -> int:
+    """The other player's side: CREATOR for ACCEPTOR and back."""
+    return CREATOR + ACCEPTOR - side
