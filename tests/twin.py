@@ -26,11 +26,11 @@ from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
 from c4cli.chain import crypto
 from c4cli.chain.amino import encode_tx
-from c4cli.chain.coins import UGNOT, format_coins
+from c4cli.chain.blocks import Genesis
 from c4cli.chain.interface import Signer
-from c4cli.chain.node import LocalChain
-from c4cli.chain.state import Genesis
+from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import call_msg, fee, signed_tx
+from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import Refused
 
 REALM_PATH = "gno.land/r/c4cli/connect4"

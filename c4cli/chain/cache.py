@@ -202,7 +202,8 @@ class Cache:
         None when the snapshot is missing or not what this version writes: the
         caller replays instead.
         """
-        from c4cli.chain.state import ChainState, Genesis
+        from c4cli.chain.blocks import Genesis
+        from c4cli.chain.state import ChainState
 
         try:
             genesis, raw = self._meta("genesis"), self._meta("state")
@@ -265,7 +266,7 @@ class Cache:
         changed since the state was loaded is written, and ``txs`` holds the new
         blocks' transactions. ``mark`` is where in the log ``state`` stands.
         """
-        from c4cli.realm.views import game_object, leaders_json
+        from c4cli.realm.accessors import game_object, leaders_json
 
         if not self.in_memory:
             faults.check("cache-save")

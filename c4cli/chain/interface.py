@@ -2,7 +2,7 @@
 
 A command signs and submits messages, asks queries by gno.land's own paths
 (``vm/qeval``, ``vm/qrender``, ``bank/balances/…``, ``auth/accounts/…``) and
-reads the last block's height and time. :class:`~c4cli.chain.node.LocalChain`
+reads the last block's height and time. :class:`~c4cli.chain.local.LocalChain`
 answers from the log in the home; a node client answers from a gno.land node.
 Nothing here knows what a game is: the realm's part is read through
 :mod:`c4cli.chain.realm_client`, from what any gno.land client can read.

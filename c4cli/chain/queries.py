@@ -16,8 +16,8 @@ import re
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
-from c4cli.chain.coins import format_coins
 from c4cli.chain.interface import Answer
+from c4cli.coins import format_coins
 from c4cli.errors import BadInput, Refused
 from c4cli.gotext import quote
 

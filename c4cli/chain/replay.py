@@ -33,7 +33,8 @@ PARALLEL_FROM_BYTES = 2_000_000
 
 
 def _genesis(log: BlockLog, data: bytes) -> tuple[ChainState, int]:
-    from c4cli.chain.state import ChainState, Genesis
+    from c4cli.chain.blocks import Genesis
+    from c4cli.chain.state import ChainState
 
     record, offset = log.parse_genesis(data)
     return ChainState(Genesis.from_record(record), str(record.get("hash"))), offset
@@ -188,11 +189,8 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
     expects, so together they are the full check. Only the verdicts travel back:
     parsing a block again costs less than shipping the parsed one.
     """
-    import base64
-
-    from c4cli.chain import crypto
-    from c4cli.chain.state import block_hash
-    from c4cli.chain.tx import msg_signer, sign_bytes, tx_hash
+    from c4cli.chain.blocks import block_hash
+    from c4cli.chain.tx import msg_signer, signature_error, tx_hash
 
     gc.disable()  # a worker process: see gc_paused()
     started = time.perf_counter()
@@ -206,21 +204,15 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
                 if entry["hash"] != tx_hash(tx):
                     ok = False
                     break
-                signature = tx["signatures"][0]
-                pub_key = base64.b64decode(signature["pub_key"]["value"], validate=True)
-                signer = signature.get("session_addr") or msg_signer(tx["msg"][0])
-                doc = sign_bytes(
-                    chain_id,
-                    int(entry["account_number"]),
-                    int(entry["sequence"]),
-                    tx["fee"],
-                    tx["msg"],
-                    tx.get("memo", ""),
+                signer = tx["signatures"][0].get("session_addr") or msg_signer(tx["msg"][0])
+                problem = signature_error(
+                    tx,
+                    chain_id=chain_id,
+                    account_number=int(entry["account_number"]),
+                    sequence=int(entry["sequence"]),
+                    key_address=signer,
                 )
-                raw_signature = base64.b64decode(signature["signature"], validate=True)
-                if crypto.address_of(pub_key) != signer or not crypto.verify(
-                    pub_key, doc, raw_signature
-                ):
+                if problem is not None:
                     ok = False
                     break
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):

@@ -6,15 +6,12 @@ is not, and a secret is only ever looked up by the commitment it opens.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from c4cli.chain.files import read_private, write_private
-
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+from c4cli.commitment import commitment_of, is_commitment
 
 
 def new_secret() -> str:
@@ -24,16 +21,12 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
-def commitment_of(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
 class SecretStore:
     def __init__(self, home: Path) -> None:
         self.folder = home / "secrets"
 
     def _path(self, address: str, commitment: str) -> Path | None:
-        if not _HEX64.match(commitment) or not address.isalnum():
+        if not is_commitment(commitment) or not address.isalnum():
             return None
         return self.folder / address / commitment
 

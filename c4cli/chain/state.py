@@ -1,5 +1,10 @@
 """The chain's state and the one function that changes it: executing a block.
 
+Accounts, the bank's coins and sessions are in :mod:`c4cli.chain.accounts`;
+genesis and the block records in :mod:`c4cli.chain.blocks`. Here: the state at
+one height, the checks a transaction passes before it runs (the ante checks:
+signature, sequence, session rights, funds) and running its messages.
+
 State is derived, never authoritative: it is what you get by folding the blocks
 of the log, from genesis, through :meth:`ChainState.apply_block`. A new
 transaction goes through exactly the same code before it is appended, so replay
@@ -11,14 +16,21 @@ from __future__ import annotations
 import base64
 import contextlib
 import copy
-import hashlib
 from typing import Any, NamedTuple
 
 from c4cli.address import canonical, package_address
 from c4cli.chain import crypto
+from c4cli.chain.accounts import (
+    Account,
+    Session,
+    coins_from_json,
+    require_funds,
+    session_not_found,
+    unknown_account,
+)
 from c4cli.chain.amino import EncodeError
-from c4cli.chain.clock import format_time, parse_time
-from c4cli.chain.coins import UGNOT, Coins, format_coins, parse_coins
+from c4cli.chain.blocks import BlockContext, Genesis, block_hash
+from c4cli.chain.clock import parse_time
 from c4cli.chain.tx import (
     AUTH_MSGS,
     MSG_CALL,
@@ -26,232 +38,29 @@ from c4cli.chain.tx import (
     MSG_REVOKE_ALL_SESSIONS,
     MSG_REVOKE_SESSION,
     MSG_SEND,
+    SIG_FAILED,
     Tx,
-    canonical_json,
     msg_signer,
-    sign_bytes,
+    signature_error,
     tx_hash,
 )
+from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.realm import abi
 from c4cli.realm.connect4 import Context, RealmPanic, RealmState, Store
-from c4cli.realm.rules import DEFAULT_PATH
 from c4cli.records import Record
 
-SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
-DEFAULT_CHAIN_ID = "dev"
-DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm
-DEFAULT_BLOCK_INTERVAL = 5
 MAX_MEMO = 65536
 MAX_ALLOW_PATHS = 8
 
 
-def block_hash(record: dict[str, Any]) -> str:
-    """The hash of a genesis or block record: sha256 of its canonical JSON without ``hash``."""
-    body = {key: value for key, value in record.items() if key != "hash"}
-    return hashlib.sha256(canonical_json(body)).hexdigest()
+class Delivery(NamedTuple):
+    """One transaction on its way through: its block, who signed, and what it did so far."""
 
-
-class Session(Record):
-    """A session key authorised by its master account (gno.land session accounts)."""
-
-    __slots__ = (
-        "address",
-        "allow_paths",
-        "expires_at",
-        "number",
-        "period_start",
-        "pub_key",
-        "sequence",
-        "spend_limit",
-        "spend_period",
-        "spent",
-    )
-
-    def __init__(
-        self,
-        address: str,
-        number: int,
-        pub_key: bytes,
-        expires_at: int,
-        allow_paths: tuple[str, ...],
-        spend_limit: Coins,
-        spend_period: int,
-        period_start: int,
-    ) -> None:
-        self.address = address
-        # A session is an account of its own on gno.land: it takes the next
-        # account number, and its signatures cover that number and its sequence.
-        self.number = number
-        self.pub_key = pub_key
-        self.expires_at = expires_at  # Unix seconds; 0 = never
-        self.allow_paths = allow_paths
-        self.spend_limit = spend_limit
-        self.spend_period = spend_period  # seconds; 0 = the limit is for the session's life
-        self.period_start = period_start
-        self.spent: Coins = {}
-        self.sequence = 0
-
-    def allows(self, path: str) -> bool:
-        """Whether an allow-path covers ``path`` (``vm/exec:<pkg>``, ``bank/send``, …)."""
-        for allowed in self.allow_paths:
-            if allowed in ("*", path):
-                return True
-            if allowed == "vm/exec" and path.startswith("vm/exec:"):
-                return True
-            # vm/exec:<realm> covers its sub-paths, never a longer name.
-            if allowed.startswith("vm/exec:") and path.startswith(allowed + "/"):
-                return True
-        return False
-
-    def snapshot(self) -> dict[str, Any]:
-        """Every field, as plain JSON values, for a checkpoint."""
-        return {
-            "address": self.address,
-            "number": self.number,
-            "pub_key": self.pub_key.hex(),
-            "expires_at": self.expires_at,
-            "allow_paths": list(self.allow_paths),
-            "spend_limit": self.spend_limit,
-            "spend_period": self.spend_period,
-            "period_start": self.period_start,
-            "spent": self.spent,
-            "sequence": self.sequence,
-        }
-
-    @classmethod
-    def restore(cls, data: dict[str, Any]) -> Session:
-        session = cls(
-            address=str(data["address"]),
-            number=int(data["number"]),
-            pub_key=bytes.fromhex(data["pub_key"]),
-            expires_at=int(data["expires_at"]),
-            allow_paths=tuple(str(p) for p in data["allow_paths"]),
-            spend_limit=_coins(data["spend_limit"]),
-            spend_period=int(data["spend_period"]),
-            period_start=int(data["period_start"]),
-        )
-        session.spent = _coins(data["spent"])
-        session.sequence = int(data["sequence"])
-        return session
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "address": self.address,
-            "account_number": self.number,
-            "pub_key": base64.b64encode(self.pub_key).decode(),
-            "expires_at": self.expires_at,
-            "allow_paths": list(self.allow_paths),
-            "spend_limit": format_coins(self.spend_limit),
-            "spend_period": self.spend_period,
-            "spent": format_coins(self.spent),
-            "sequence": self.sequence,
-        }
-
-
-class Account(Record):
-    __slots__ = ("address", "coins", "number", "pub_key", "sequence", "sessions")
-
-    def __init__(self, address: str, number: int) -> None:
-        self.address = address
-        self.number = number
-        self.coins: Coins = {}
-        self.sequence = 0
-        self.pub_key: bytes | None = None
-        self.sessions: dict[str, Session] = {}
-
-    def snapshot(self) -> dict[str, Any]:
-        """Every field, as plain JSON values, for a checkpoint."""
-        return {
-            "address": self.address,
-            "number": self.number,
-            "coins": self.coins,
-            "sequence": self.sequence,
-            "pub_key": None if self.pub_key is None else self.pub_key.hex(),
-            "sessions": [session.snapshot() for session in self.sessions.values()],
-        }
-
-    @classmethod
-    def restore(cls, data: dict[str, Any]) -> Account:
-        account = cls(str(data["address"]), int(data["number"]))
-        account.coins = _coins(data["coins"])
-        account.sequence = int(data["sequence"])
-        account.pub_key = None if data["pub_key"] is None else bytes.fromhex(data["pub_key"])
-        for record in data["sessions"]:
-            session = Session.restore(record)
-            account.sessions[session.address] = session
-        return account
-
-    def to_json(self) -> dict[str, Any]:
-        pub = (
-            None
-            if self.pub_key is None
-            else {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(self.pub_key).decode()}
-        )
-        return {
-            "BaseAccount": {
-                "address": self.address,
-                "coins": format_coins(self.coins),
-                "public_key": pub,
-                "account_number": str(self.number),
-                "sequence": str(self.sequence),
-            }
-        }
-
-
-class Genesis(NamedTuple):
-    chain_id: str
-    time: int
-    clock: str
-    block_interval: int
-    realm_path: str
-    deployer: str
-    balances: tuple[tuple[str, str], ...]
-
-    def to_record(self) -> dict[str, Any]:
-        from c4cli.chain.log import LOG_FORMAT
-
-        record: dict[str, Any] = {
-            "format": LOG_FORMAT,
-            "chain_id": self.chain_id,
-            "time": format_time(self.time),
-            "clock": self.clock,
-            "block_interval": self.block_interval,
-            "realm_path": self.realm_path,
-            "deployer": self.deployer,
-            "balances": [{"address": a, "amount": c} for a, c in self.balances],
-        }
-        record["hash"] = block_hash(record)
-        return record
-
-    @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Genesis:
-        try:
-            genesis = cls(
-                chain_id=str(record["chain_id"]),
-                time=parse_time(str(record["time"])),
-                clock=str(record["clock"]),
-                block_interval=int(record["block_interval"]),
-                realm_path=str(record["realm_path"]),
-                deployer=str(record["deployer"]),
-                balances=tuple((str(b["address"]), str(b["amount"])) for b in record["balances"]),
-            )
-        except (KeyError, TypeError, ValueError, BadInput) as exc:
-            raise HomeDamaged(f"genesis (height 0) is malformed: {exc}") from None
-        if record.get("hash") != block_hash(record):
-            raise HomeDamaged("genesis (height 0) does not match its hash: the log was altered")
-        return genesis
-
-
-def tx_entry(tx: Tx, account_number: int, sequence: int) -> dict[str, Any]:
-    """A transaction as a block records it: the numbers it was signed for, its TX HASH
-    (what a node indexes it by) and the signed tx as amino JSON."""
-    return {
-        "account_number": account_number,
-        "sequence": sequence,
-        "hash": tx_hash(tx),
-        "tx": tx,
-    }
+    block: BlockContext
+    signer: str
+    session: str | None  # the session key's address, when one signed
+    result: TxResult
 
 
 class TxResult(Record):
@@ -337,7 +146,7 @@ class ChainState:
         state.last_hash = str(snapshot["last_hash"])
         state.clock_offset = int(snapshot["clock_offset"])
         state.account_numbers = int(snapshot["account_numbers"])
-        state.gas_collected = _coins(snapshot["gas_collected"])
+        state.gas_collected = coins_from_json(snapshot["gas_collected"])
         state.accounts = {}
         for record in snapshot["accounts"]:
             account = Account.restore(record)
@@ -376,7 +185,7 @@ class ChainState:
         self.dirty_accounts.add(address)
         account = self.accounts.get(address)
         have = {} if account is None else account.coins
-        _require_funds(address, have, coins)
+        require_funds(address, have, coins)
         assert account is not None or not any(coins.values())
         if account is not None:
             for denom, amount in coins.items():
@@ -438,8 +247,7 @@ class ChainState:
             try:
                 result = self.execute(
                     entry["tx"],
-                    time=time,
-                    height=height,
+                    BlockContext(height, time),
                     account_number=int(entry["account_number"]),
                     sequence=int(entry["sequence"]),
                     signature_checked=verified,
@@ -481,16 +289,15 @@ class ChainState:
     def execute(
         self,
         tx: Tx,
+        block: BlockContext,
         *,
-        time: int,
-        height: int,
         account_number: int,
         sequence: int,
         signature_checked: bool = False,
         known_hash: str | None = None,
     ) -> TxResult:
         """Verify and run one transaction, all or nothing: Refused leaves the state untouched."""
-        checked = self._verify(tx, account_number, sequence, time, signature_checked)
+        checked = self._verify(tx, account_number, sequence, block.time, signature_checked)
         signer = checked.signer
         # Every message checks before it moves a coin, and _verify has checked the
         # signer can pay the fee and every send, so a one-message transaction
@@ -509,8 +316,9 @@ class ChainState:
             self._debit(signer, checked.fee)
             for denom, amount in checked.fee.items():
                 self.gas_collected[denom] = self.gas_collected.get(denom, 0) + amount
+            delivery = Delivery(block, signer, checked.session, result)
             for msg in msgs:
-                self._run_msg(msg, signer, time, height, result, session=checked.session)
+                self._run_msg(msg, delivery)
         except Refused:
             if snapshot is None:
                 raise
@@ -524,7 +332,7 @@ class ChainState:
             session = account.sessions[checked.session]
             session.sequence += 1
             if checked.new_period:
-                session.spent, session.period_start = {}, time
+                session.spent, session.period_start = {}, block.time
             for denom, amount in checked.spend.items():
                 session.spent[denom] = session.spent.get(denom, 0) + amount
         else:
@@ -557,9 +365,6 @@ class ChainState:
             raise unknown_account(signer)
         try:
             pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
-            signature = (
-                b"" if signature_checked else base64.b64decode(sigs[0]["signature"], validate=True)
-            )
             fee_coins = parse_coins(str(fee["gas_fee"]))
             int(str(fee["gas_wanted"]))
             session_addr = str(sigs[0].get("session_addr") or "")
@@ -577,15 +382,21 @@ class ChainState:
             key_address, number, expected = signer, account.number, account.sequence
         if number != account_number or expected != sequence:
             raise Refused(SIG_FAILED)
-        if crypto.address_of(pub_key) != key_address:
-            raise Refused(f"invalid pubkey: pubKey does not match signer address {key_address}")
-        if not signature_checked and not crypto.verify(
-            pub_key,
-            sign_bytes(self.genesis.chain_id, number, sequence, fee, msgs, memo),
-            signature,
-        ):
-            raise Refused(SIG_FAILED)
-        _require_funds(signer, account.coins, sends)
+        # c4 verify's workers already checked the key and the signature of these bytes.
+        if not signature_checked:
+            try:
+                problem = signature_error(
+                    tx,
+                    chain_id=self.genesis.chain_id,
+                    account_number=number,
+                    sequence=sequence,
+                    key_address=key_address,
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                raise Refused(f"invalid transaction: {exc}") from None
+            if problem is not None:
+                raise Refused(problem)
+        require_funds(signer, account.coins, sends)
         return Verified(signer, pub_key, fee_coins, session_addr or None, sends, new_period)
 
     def _session_for(
@@ -615,16 +426,8 @@ class ChainState:
                 )
         return session, spent is not session.spent
 
-    def _run_msg(
-        self,
-        msg: dict[str, Any],
-        signer: str,
-        time: int,
-        height: int,
-        result: TxResult,
-        *,
-        session: str | None,
-    ) -> None:
+    def _run_msg(self, msg: dict[str, Any], delivery: Delivery) -> None:
+        signer, result = delivery.signer, delivery.result
         kind = msg.get("@type")
         if kind == MSG_SEND:
             to = canonical(str(msg.get("to_address", "")))
@@ -636,9 +439,9 @@ class ChainState:
             result.funcs.append("send")
             result.transfers.append((to, coins.get(UGNOT, 0)))
         elif kind == MSG_CALL:
-            self._run_call(msg, signer, time, height, result, session=session is not None)
+            self._run_call(msg, delivery)
         elif kind == MSG_CREATE_SESSION:
-            self._create_session(msg, signer, time)
+            self._create_session(msg, signer, delivery.block.time)
             result.funcs.append("create_session")
         elif kind == MSG_REVOKE_SESSION:
             session_addr = crypto.address_of(_session_key(msg))
@@ -651,16 +454,8 @@ class ChainState:
         else:
             raise Refused(f"unknown message type {kind!r}")
 
-    def _run_call(
-        self,
-        msg: dict[str, Any],
-        signer: str,
-        time: int,
-        height: int,
-        result: TxResult,
-        *,
-        session: bool,
-    ) -> None:
+    def _run_call(self, msg: dict[str, Any], delivery: Delivery) -> None:
+        signer, result = delivery.signer, delivery.result
         pkg_path = msg.get("pkg_path")
         func = msg.get("func")
         args = msg.get("args", [])
@@ -674,10 +469,10 @@ class ChainState:
         ctx = Context(
             caller=signer,
             send=sent,
-            now=time,
-            height=height,
+            now=delivery.block.time,
+            height=delivery.block.height,
             realm_address=self.realm_address,
-            session=session,
+            session=delivery.session is not None,
         )
         # The realm runs first: it is pure, so a panic leaves nothing to undo.
         try:
@@ -746,22 +541,6 @@ def _session_key(msg: dict[str, Any]) -> bytes:
     return pub_key
 
 
-def unknown_account(address: str) -> Refused:
-    return Refused(f"unknown address: account {address} does not exist")
-
-
-def session_not_found(session_addr: str, master: str) -> Refused:
-    return Refused(f"session {session_addr} not found for account {master}")
-
-
-def _require_funds(address: str, have: Coins, need: Coins) -> None:
-    if any(have.get(denom, 0) < amount for denom, amount in need.items()):
-        raise Refused(
-            f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
-            f"needs {format_coins(need)}"
-        )
-
-
 def _valid_allow_path(path: str) -> bool:
     if path in ("*", "vm/exec", "vm/run", "bank/send", "bank/multisend"):
         return True
@@ -777,11 +556,6 @@ class Verified(NamedTuple):
     session: str | None
     spend: Coins
     new_period: bool
-
-
-def _coins(data: dict[str, Any]) -> Coins:
-    """Coins as a checkpoint saved them: ``{"ugnot": 5}``."""
-    return {str(denom): int(amount) for denom, amount in data.items()}
 
 
 def _msg_coins(msg: dict[str, Any]) -> Coins:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from c4cli.chain import crypto
-from c4cli.chain.coins import format_coins, parse_coins
+from c4cli.coins import format_coins, parse_coins
 
 Msg = dict[str, Any]
 Tx = dict[str, Any]
@@ -157,6 +157,9 @@ _GO_ESCAPES = (
 )
 
 
+SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
+
+
 def sign_bytes(
     chain_id: str,
     account_number: int,
@@ -197,6 +200,26 @@ def signed_tx(
     if session_addr is not None:
         signature["session_addr"] = session_addr
     return {"msg": msgs, "fee": tx_fee, "signatures": [signature], "memo": memo}
+
+
+def signature_error(
+    tx: Tx, *, chain_id: str, account_number: int, sequence: int, key_address: str
+) -> str | None:
+    """Why the tx's signature does not verify for these numbers, or None if it does.
+
+    ``key_address`` is the address of the key that must have signed: the signer's
+    own, or the session's when a session key signs. The numbers are the signing
+    account's. Malformed fields raise ValueError, KeyError or TypeError.
+    """
+    entry = tx["signatures"][0]
+    pub_key = base64.b64decode(entry["pub_key"]["value"], validate=True)
+    signature = base64.b64decode(entry["signature"], validate=True)
+    if crypto.address_of(pub_key) != key_address:
+        return f"invalid pubkey: pubKey does not match signer address {key_address}"
+    doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
+    if not crypto.verify(pub_key, doc, signature):
+        return SIG_FAILED
+    return None
 
 
 def tx_hash(tx: Tx) -> str:

@@ -14,8 +14,8 @@ from c4cli.chain.cache import log_identity
 from c4cli.chain.interface import Reader
 from c4cli.chain.realm_client import GameView, RealmClient
 from c4cli.chain.tx import Msg, call_msg
-from c4cli.commands.common import acting_address, open_chain, submit, tx_options
 from c4cli.commands.options import common_options, game_id_arg
+from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
 from c4cli.errors import Refused
 
 POLL = 0.1  # seconds between two looks at the log's identity: a stat, no busy loop

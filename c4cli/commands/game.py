@@ -10,23 +10,16 @@ import click
 
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
-from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.chain.interface import Reader, Receipt
 from c4cli.chain.keys import Keyring
 from c4cli.chain.realm_client import GameView, RealmClient
-from c4cli.chain.secrets import SecretStore, commitment_of, new_secret
+from c4cli.chain.secrets import SecretStore, new_secret
 from c4cli.chain.tx import Msg, call_msg
-from c4cli.commands.common import (
-    acting_address,
-    names,
-    open_chain,
-    parse_duration,
-    print_receipt,
-    submit,
-    tx_options,
-    who,
-)
+from c4cli.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands.options import common_options, game_id_arg
+from c4cli.commands.text import names, parse_duration, who
+from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit, tx_options
+from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, Refused
 
 # A call as built from the chain at the moment it is signed: (function, string
@@ -83,12 +76,14 @@ def run_call(
     game = None
     if receipt.result.game_id is not None:
         game = RealmClient(open_chain(home)).game(receipt.result.game_id)
+    known = names(home)
     print_receipt(
         receipt,
         as_json=opts["as_json"],
         gas_wanted=opts["gas_wanted"],
-        human=(human or _settled)(game, receipt, names(home)),
+        human=(human or _settled)(game, receipt, known),
         game=None if game is None else game.document,
+        known=known,
     )
 
 

@@ -8,8 +8,8 @@ import click
 
 from c4cli.chain import crypto
 from c4cli.chain.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
-from c4cli.commands.common import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.commands.options import common_options, emit_json, group_options
+from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput
 
 

@@ -9,8 +9,8 @@ import click
 
 from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QRENDER
 from c4cli.chain.realm_client import RealmClient
-from c4cli.commands.common import open_chain, resolve
 from c4cli.commands.options import common_options, emit_json, game_id_arg
+from c4cli.commands.transact import open_chain, resolve
 from c4cli.errors import BadInput
 
 

@@ -9,28 +9,23 @@ from typing import Any
 import click
 
 from c4cli.chain import crypto
+from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
-from c4cli.chain.coins import format_coins, parse_amount
 from c4cli.chain.interface import Reader
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
-from c4cli.chain.node import LocalChain
+from c4cli.chain.local import LocalChain
 from c4cli.chain.queries import StateReader
-from c4cli.chain.state import ChainState, session_not_found
+from c4cli.chain.state import ChainState
 from c4cli.chain.tx import (
     Msg,
     create_session_msg,
     revoke_all_sessions_msg,
     revoke_session_msg,
 )
-from c4cli.commands.common import (
-    parse_duration,
-    passphrase,
-    print_receipt,
-    resolve,
-    submit,
-    tx_options,
-)
+from c4cli.coins import format_coins, parse_amount
 from c4cli.commands.options import common_options, emit_json, group_options
+from c4cli.commands.text import parse_duration
+from c4cli.commands.transact import passphrase, print_receipt, resolve, submit, tx_options
 from c4cli.errors import BadInput
 
 

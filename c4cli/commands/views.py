@@ -14,10 +14,11 @@ from pathlib import Path
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.coins import gnot
 from c4cli.chain.realm_client import GameView, RealmClient
-from c4cli.commands.common import names, open_chain, who
+from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json, game_id_arg
+from c4cli.commands.text import key_names, names, who
+from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 
@@ -159,10 +160,11 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
       c4 show 1
     """
     game = load_game(home, game_id)
-    if as_json:
-        emit_json({"now": game.now, "game": game.document})
-        return
     known = names(home)
+    if as_json:
+        keys = key_names([], game.document, known)
+        emit_json({"now": game.now, "game": game.document, "keys": keys})
+        return
     landing = next_block_time(home)
     lines = [
         f"Game {game.id}: {game.status}, {game.moves} moves",
@@ -235,7 +237,8 @@ def _rich_board(drawing: str) -> str:
 def lobby(home: Path, as_json: bool) -> None:
     """Open offers and live games.
 
-    A live game whose move clock ran out is marked "ran out": anyone may
+    Times are UTC. Offers that have expired are left out, and a live game whose
+    move clock has run out by the next block is marked "ran out": anyone may
     settle it with `c4 claim-timeout`.
 
     \b
@@ -248,7 +251,8 @@ def lobby(home: Path, as_json: bool) -> None:
         return
     lobby = realm.lobby(0, 100)
     known = names(home)
-    offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(lobby.now)]
+    landing = next_block_time(home)  # what a call sent now would be judged at
+    offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(landing)]
     live = [g for g in lobby.games if g.status == "playing"]
     offer_rows = [
         [
@@ -257,7 +261,7 @@ def lobby(home: Path, as_json: bool) -> None:
             gnot(g.fee),
             _short(g.creator, known),
             _short(g.opponent, known) if g.opponent else "anyone",
-            format_time(g.expires_at)[11:16],
+            format_time(g.expires_at)[11:19],
         ]
         for g in offers
     ]
@@ -266,16 +270,16 @@ def lobby(home: Path, as_json: bool) -> None:
             str(g.id),
             gnot(2 * g.stake),
             _short(g.player(g.turn), known) if g.turn else "reveal",
-            "ran out" if g.clock_ran_out(lobby.now) else format_time(g.deadline)[11:19],
+            "ran out" if g.clock_ran_out(landing) else format_time(g.deadline)[11:19],
         ]
         for g in live
     ]
     _table(
         f"Open offers (new offers pay a fee of {gnot(lobby.fee)})",
-        ["game", "stake", "fee", "creator", "open to", "until"],
+        ["game", "stake", "fee", "creator", "open to", "until (UTC)"],
         offer_rows,
     )
-    _table("Live games", ["game", "pot", "on turn", "deadline"], live_rows)
+    _table("Live games", ["game", "pot", "on turn", "deadline (UTC)"], live_rows)
 
 
 def _short(address: str, known: dict[str, str]) -> str:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from c4cli.gotext import quote
+from c4cli.realm.accessors import active_json, game_json, leaders_json
 from c4cli.realm.connect4 import CallResult, Context, Realm, RealmState
-from c4cli.realm.views import active_json, game_json, leaders_json
 
 INT = "int"
 STRING = "string"

@@ -10,12 +10,13 @@ throws the whole transaction away.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterator
 from copy import deepcopy
 from typing import Any, NamedTuple, Protocol
 
 from c4cli.address import is_canonical
+from c4cli.coins import gnot
+from c4cli.commitment import commitment_of, is_commitment
 from c4cli.engine import Board, Disc, EngineError
 from c4cli.realm.rules import (
     ACCEPTOR,
@@ -36,16 +37,12 @@ from c4cli.realm.rules import (
 )
 from c4cli.records import Record
 
-UGNOT_PER_GNOT = 1_000_000
-
 OPEN = Status.OPEN
 PLAYING = Status.PLAYING
 WON = Status.WON
 DRAW = Status.DRAW
 VOID = Status.VOID
 CANCELLED = Status.CANCELLED
-
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class RealmPanic(Exception):
@@ -399,22 +396,6 @@ class RealmState(Record):
         return state
 
 
-def format_gnot(ugnot: int) -> str:
-    """ugnot as GNOT in the realm's messages: whole part, up to 6 decimals.
-
-    >>> format_gnot(2_500_000), format_gnot(100_000), format_gnot(0)
-    ('2.5 GNOT', '0.1 GNOT', '0 GNOT')
-    """
-    sign = "-" if ugnot < 0 else ""
-    whole, frac = divmod(abs(ugnot), UGNOT_PER_GNOT)
-    text = f"{whole}.{frac:06d}".rstrip("0") if frac else str(whole)
-    return f"{sign}{text} GNOT"
-
-
-def sha256_hex(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def first_mover(passphrase: str, seed: str, game_id: int, creator: str, acceptor: str) -> int:
     """CREATOR or ACCEPTOR: the low bit of sha256(passphrase|seed|id|creator|acceptor)."""
     digest = hashlib.sha256(f"{passphrase}|{seed}|{game_id}|{creator}|{acceptor}".encode()).digest()
@@ -474,19 +455,17 @@ class Realm:
         if stake < MIN_STAKE:
             raise RealmPanic("stake below minimum of 1 GNOT")
         if stake <= st.fee:
-            raise RealmPanic(f"stake must exceed the house fee of {format_gnot(st.fee)}")
+            raise RealmPanic(f"stake must exceed the house fee of {gnot(st.fee)}")
         if not MIN_VALID_FOR <= valid_for <= MAX_VALID_FOR:
             raise RealmPanic("validFor must be between 1 and 60 minutes")
         if opponent and not is_canonical(opponent):
             raise RealmPanic("invalid opponent address (use the lower-case g1… form)")
-        if not _HEX64.match(commitment):
+        if not is_commitment(commitment):
             raise RealmPanic(
                 "commitment must be 64 lowercase hex chars (sha256 of your passphrase)"
             )
         if st.fee > max_fee:
-            raise RealmPanic(
-                f"house fee is {format_gnot(st.fee)}, above your maxFee of {format_gnot(max_fee)}"
-            )
+            raise RealmPanic(f"house fee is {gnot(st.fee)}, above your maxFee of {gnot(max_fee)}")
         if (ctx.caller, commitment) in st.used_commitments:
             raise RealmPanic("commitment already used: generate a fresh secret")
         game = Game(
@@ -518,7 +497,7 @@ class Realm:
             raise RealmPanic("offer is reserved for another player")
         if sent != game.stake:
             raise RealmPanic(f"must send exactly {game.stake}ugnot")
-        if not _HEX64.match(seed_commitment):
+        if not is_commitment(seed_commitment):
             raise RealmPanic("seedCommitment must be 64 lowercase hex chars (sha256 of your seed)")
         if (ctx.caller, seed_commitment) in st.used_commitments:
             raise RealmPanic("commitment already used: generate a fresh secret")
@@ -552,7 +531,7 @@ class Realm:
             raise RealmPanic("only the creator can reveal")
         if self._late(game, ctx):
             raise RealmPanic("reveal clock ran out")
-        if sha256_hex(passphrase) != game.commitment:
+        if commitment_of(passphrase) != game.commitment:
             raise RealmPanic("passphrase does not match the commitment")
         game.passphrase = passphrase
         game.revealed = True
@@ -568,7 +547,7 @@ class Realm:
             raise RealmPanic("only the acceptor can reveal the seed")
         if self._late(game, ctx):
             raise RealmPanic("reveal clock ran out")
-        if sha256_hex(seed) != game.seed_commitment:
+        if commitment_of(seed) != game.seed_commitment:
             raise RealmPanic("seed does not match the commitment")
         game.first = first_mover(game.passphrase, seed, game.id, game.creator, game.acceptor)
         game.turn = game.first

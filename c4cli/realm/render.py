@@ -10,6 +10,8 @@ import re
 from urllib.parse import parse_qs, quote
 
 from c4cli.address import is_canonical
+from c4cli.coins import gnot
+from c4cli.commitment import is_commitment
 from c4cli.realm.connect4 import (
     CANCELLED,
     DRAW,
@@ -19,7 +21,6 @@ from c4cli.realm.connect4 import (
     WON,
     Game,
     RealmState,
-    format_gnot,
 )
 from c4cli.realm.rules import (
     ACCEPTOR,
@@ -31,8 +32,6 @@ from c4cli.realm.rules import (
     clock_ran_out,
     offer_expired,
 )
-
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 
 
 def web_path(state: RealmState) -> str:
@@ -102,7 +101,7 @@ def _lobby(state: RealmState, now: int) -> str:
     out = [
         "# Connect Four, staked\n\n",
         "Both players stake the same amount; the winner takes the pot minus the offer's "
-        f"own house fee (new offers: {format_gnot(state.fee)}). Each move has 90 s of block "
+        f"own house fee (new offers: {gnot(state.fee)}). Each move has 90 s of block "
         "time; if the first mover never moves, both stakes are refunded.\n\n",
         f"[Make an offer]({web_path(state)}:new)\n\n",
     ]
@@ -128,8 +127,8 @@ def _lobby(state: RealmState, now: int) -> str:
                 f"{game.stake}ugnot",
             )
             out.append(
-                f"| [#{game.id}]({web_path(state)}:game/{game.id}) | {format_gnot(game.stake)} "
-                f"| {format_gnot(game.fee)} | {short(game.creator)} "
+                f"| [#{game.id}]({web_path(state)}:game/{game.id}) | {gnot(game.stake)} "
+                f"| {gnot(game.fee)} | {short(game.creator)} "
                 f"| {short(game.opponent) or 'anyone'} | {clock(game.expires_at - now)} "
                 f"| [Accept]({accept}) |\n"
             )
@@ -142,7 +141,7 @@ def _lobby(state: RealmState, now: int) -> str:
         for game in live:
             out.append(
                 f"| [#{game.id}]({web_path(state)}:game/{game.id}) "
-                f"| {format_gnot(2 * game.stake)} | {_waiting_on(game)} "
+                f"| {gnot(2 * game.stake)} | {_waiting_on(game)} "
                 f"| {clock(game.deadline - now)} |\n"
             )
         out.append("\n")
@@ -167,9 +166,7 @@ def _leaders(state: RealmState) -> str:
     out = ["## Most games won\n\n| # | player | wins |\n|---|---|---|\n"]
     out += [f"| {i} | {short(a)} | {s} |\n" for i, (a, s) in enumerate(state.wins_board, 1)]
     out.append("\n## Most gnot won\n\n| # | player | net won |\n|---|---|---|\n")
-    out += [
-        f"| {i} | {short(a)} | {format_gnot(s)} |\n" for i, (a, s) in enumerate(state.gnot_board, 1)
-    ]
+    out += [f"| {i} | {short(a)} | {gnot(s)} |\n" for i, (a, s) in enumerate(state.gnot_board, 1)]
     return "".join(out)
 
 
@@ -179,7 +176,7 @@ def _new(state: RealmState, query: str) -> str:
         "Generate a fresh random passphrase (`openssl rand -hex 32`), keep it, and paste "
         "only its sha256 as the commitment: you reveal the passphrase after your offer "
         "is accepted, and the first mover is drawn from both players' secrets.\n\n",
-        f"The house fee for new offers is {format_gnot(state.fee)}.\n\n",
+        f"The house fee for new offers is {gnot(state.fee)}.\n\n",
     ]
     if not query:
         return "".join(out)
@@ -190,7 +187,7 @@ def _new(state: RealmState, query: str) -> str:
     if stake < MIN_STAKE:
         problems.append("stake below minimum of 1 GNOT")
     if stake <= state.fee:
-        problems.append(f"stake must exceed the house fee of {format_gnot(state.fee)}")
+        problems.append(f"stake must exceed the house fee of {gnot(state.fee)}")
     valid = atoi(fields["validFor"]) if "validFor" in fields else DEFAULT_VALID_FOR
     if valid is None or not MIN_VALID_FOR <= valid <= MAX_VALID_FOR:
         problems.append("validFor must be between 1 and 60 minutes")
@@ -198,7 +195,7 @@ def _new(state: RealmState, query: str) -> str:
     if opponent and not is_canonical(opponent):
         problems.append("invalid opponent address (use the lower-case g1… form)")
     commitment = fields.get("commitment", "")
-    if not _HEX64.match(commitment):
+    if not is_commitment(commitment):
         problems.append("commitment must be 64 lowercase hex chars (sha256 of your passphrase)")
     if problems:
         out.append("This offer would be refused:\n\n")
@@ -215,7 +212,7 @@ def _new(state: RealmState, query: str) -> str:
         ],
         f"{stake}ugnot",
     )
-    out.append(f"[Offer {format_gnot(stake)}]({link})\n")
+    out.append(f"[Offer {gnot(stake)}]({link})\n")
     return "".join(out)
 
 
@@ -242,7 +239,7 @@ def _game(state: RealmState, now: int, game: Game) -> str:
     out = [f"# Game #{game.id}: {game.status}\n\n"]
     out.append(f"- 🔴 {game.creator} (creator)\n")
     out.append(f"- 🟡 {game.acceptor or 'waiting for opponent'}\n")
-    out.append(f"- stake {format_gnot(game.stake)} each, fee {format_gnot(game.fee)}\n\n")
+    out.append(f"- stake {gnot(game.stake)} each, fee {gnot(game.fee)}\n\n")
     out.append(game.board().image(f"game {game.id}", swap_colors=game.first == ACCEPTOR) + "\n\n")
     if game.status == OPEN:
         if not offer_expired(now, game.expires_at):
@@ -277,7 +274,7 @@ def _game(state: RealmState, now: int, game: Game) -> str:
             out.append(f"[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])}) · ")
         out.append(f"[Resign]({action(state, 'Resign', [('id', gid)])})\n")
     elif game.status == WON:
-        out.append(f"Won by {game.winner}: paid {format_gnot(game.payout())}.\n")
+        out.append(f"Won by {game.winner}: paid {gnot(game.payout())}.\n")
     elif game.status == DRAW:
         out.append("Draw: both stakes refunded.\n")
     elif game.status == VOID:

@@ -136,7 +136,7 @@ def test_one_edited_character_is_caught_everywhere(chain: Home) -> None:
 
 
 def test_recomputed_hashes_still_fail_the_signature(chain: Home) -> None:
-    from c4cli.chain.state import block_hash
+    from c4cli.chain.blocks import block_hash
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
     data = chain.log_bytes().decode()

@@ -7,7 +7,7 @@ import pickle
 import sqlite3
 from pathlib import Path
 
-from c4cli.chain.node import LocalChain
+from c4cli.chain.local import LocalChain
 from support import PREMINE, Home
 
 

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from c4cli.chain import crypto
-from c4cli.chain.node import LocalChain
+from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import call_msg, fee, send_msg, sign_bytes, signed_tx
 from c4cli.errors import Refused
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from c4cli.address import encode_address
 from c4cli.chain import crypto
 from c4cli.chain.amino import ZERO_ADDRESS, encode_tx, tx_hash
-from c4cli.chain.coins import format_coins
 from c4cli.chain.tx import (
     call_msg,
     create_session_msg,
@@ -29,6 +28,7 @@ from c4cli.chain.tx import (
     sign_bytes,
     signed_tx,
 )
+from c4cli.coins import format_coins
 from support import DEV_MNEMONIC, TEST1, Home
 
 VECTOR_TX = (
@@ -246,8 +246,8 @@ def test_a_log_from_an_older_c4_is_refused_with_one_line(chain: Home, older: byt
 def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home) -> None:
     import tomllib
 
+    from c4cli.chain.blocks import block_hash
     from c4cli.chain.log import render_block
-    from c4cli.chain.state import block_hash
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
     data = chain.log_bytes().decode()

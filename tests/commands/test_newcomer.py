@@ -240,3 +240,18 @@ def test_log_names_keys_and_shows_sends_and_calls(chain: Home) -> None:
         2, "log", "--from", "-1", message="Invalid value for '--from': -1 is not in the range x>=1."
     )
     chain.fails(2, "log", "--tail", "0")
+
+
+def test_owner_commands_say_what_changed(chain: Home) -> None:
+    out = chain.ok("set-fee", "0.2gnot", "test1").stdout
+    assert out.splitlines()[-1] == "house fee for new offers set to 0.2 GNOT"
+    chain.ok("keys", "add", "treasury")
+    out = chain.ok("withdraw-fees", "--to", "treasury", "test1").stdout
+    assert out.splitlines()[-1] == "fees withdrawn: nothing was collected"
+    out = chain.ok("transfer-ownership", "carol", "test1").stdout
+    assert out.splitlines()[-1] == (
+        f"ownership offered to carol ({chain.address('carol')}); it takes over once it accepts"
+    )
+    assert (
+        chain.ok("accept-ownership", "carol").stdout.splitlines()[-1] == "carol now owns the realm"
+    )

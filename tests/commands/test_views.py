@@ -64,3 +64,61 @@ def test_show_refusals(chain: Home) -> None:
     chain.fails(1, "show", "9", message="game not found")
     chain.fails(2, "show", "x", message="invalid game id 'x': a game is a positive number")
     chain.fails(2, "board", message="give a GAME id or --moves DIGITS (one column 1-7 per move)")
+
+
+def test_show_says_how_a_game_ended_and_marks_the_four(chain: Home) -> None:
+    _, first, _ = play_to_a_win(chain)
+    text = chain.ok("show", "1").stdout
+    assert ": paid 19.9 GNOT, by four in a row" in text
+    # The four discs of column 4 are drawn in lower case; the others stay upper case.
+    disc = "r" if first == "alice" else "y"
+    drawing = [line for line in text.splitlines() if len(line) == 7 and line != "1234567"]
+    assert [line[3] for line in drawing[-4:]] == [disc] * 4
+    assert sum(line.count(disc) for line in drawing) == 4
+    assert all(line[4] in ".RY" for line in drawing)  # the loser's discs are not marked
+
+
+def test_show_of_a_resigned_game(chain: Home) -> None:
+    chain.ok("offer", "--stake", "10gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    chain.ok("reveal", "1", "alice")
+    chain.ok("reveal", "1", "bob")
+    chain.ok("resign", "1", "bob")
+    text = chain.ok("show", "1").stdout
+    assert (
+        f"winner alice ({chain.address('alice')}): paid 19.9 GNOT, by resignation or timeout"
+        in text
+    )
+    assert "r" not in text.split("\n", 5)[-1] and "y" not in text.split("\n", 5)[-1]
+
+
+def test_lobby_and_show_mark_a_clock_that_ran_out(chain: Home) -> None:
+    play = chain.json("offer", "--stake", "2gnot", "alice")["result"][0]
+    chain.ok("accept", str(play), "bob")
+    chain.ok("time", "advance", "91s")
+    chain.ok("offer", "--stake", "3gnot", "carol")  # a fresh block: the clock is read at it
+    lobby = chain.ok("lobby").stdout
+    live = lobby.split("Live games:\n", 1)[1].splitlines()
+    assert live[0].split()[-2:] == ["ran", "out"], lobby
+    assert "the clock ran out: anyone may settle it" in chain.ok("show", str(play)).stdout
+
+
+def test_lobby_columns_stay_aligned_when_piped(chain: Home) -> None:
+    chain.ok("offer", "--stake", "2gnot", "alice")
+    chain.ok("offer", "--stake", "123.5gnot", "--opponent", "bob", "carol")
+    rows = chain.ok("lobby").stdout.split("Live games:")[0].splitlines()[1:]
+    assert len(rows) == 2
+    # Stakes of different widths: the fee column still starts at the same place.
+    assert rows[0].index("0.1 GNOT") == rows[1].index("0.1 GNOT"), rows
+
+
+def test_key_names_in_json(chain: Home) -> None:
+    receipt = chain.json("offer", "--stake", "10gnot", "alice")
+    assert receipt["keys"] == {chain.address("alice"): "alice"}
+    chain.json("accept", "1", "bob")
+    chain.ok("reveal", "1", "alice")
+    receipt = chain.json("reveal", "1", "bob")
+    turn = receipt["game"]["turnPlayer"]
+    assert receipt["keys"][turn] in ("alice", "bob")
+    shown = chain.json("show", "1")
+    assert shown["keys"] == {chain.address("alice"): "alice", chain.address("bob"): "bob"}

@@ -112,11 +112,13 @@ def format_coins(coins: Coins) -> str:
 
 
 def gnot(ugnot: int) -> str:
-    """ugnot as GNOT for a person: whole part, up to 6 decimals, trailing zeros dropped.
+    """ugnot as GNOT, for a person and in the realm's own messages: the whole part
+    and up to 6 decimals, trailing zeros dropped.
 
-    >>> gnot(2_500_000), gnot(100_000), gnot(0)
-    ('2.5 GNOT', '0.1 GNOT', '0 GNOT')
+    >>> gnot(2_500_000), gnot(100_000), gnot(0), gnot(-1)
+    ('2.5 GNOT', '0.1 GNOT', '0 GNOT', '-0.000001 GNOT')
     """
-    whole, frac = divmod(ugnot, UGNOT_PER_GNOT)
-    text = f"{whole}.{frac:06d}".rstrip("0").rstrip(".") if frac else str(whole)
-    return f"{text} GNOT"
+    sign = "-" if ugnot < 0 else ""
+    whole, frac = divmod(abs(ugnot), UGNOT_PER_GNOT)
+    text = f"{whole}.{frac:06d}".rstrip("0") if frac else str(whole)
+    return f"{sign}{text} GNOT"

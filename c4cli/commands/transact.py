@@ -1,4 +1,4 @@
-"""What several commands share: the chain, keys, passphrases, the tx options, receipts."""
+"""Sending a transaction: the key that signs, the tx options, the chain, the receipt."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from typing import Any, TypeVar
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.coins import format_coins, parse_amount
 from c4cli.chain.interface import Build, Receipt, Signer
 from c4cli.chain.keys import Keyring
-from c4cli.chain.node import LocalChain
+from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
+from c4cli.coins import format_coins, parse_amount
 from c4cli.commands.options import emit_json
+from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -162,7 +163,13 @@ def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:
     )
 
 
-def receipt_json(receipt: Receipt, game: Any = None, *, gas_wanted: int) -> dict[str, Any]:
+def receipt_json(
+    receipt: Receipt,
+    game: Any = None,
+    *,
+    gas_wanted: int,
+    known: dict[str, str] | None = None,
+) -> dict[str, Any]:
     document: dict[str, Any] = {
         "ok": True,
         "height": receipt.height,
@@ -180,76 +187,24 @@ def receipt_json(receipt: Receipt, game: Any = None, *, gas_wanted: int) -> dict
     }
     if game is not None:
         document["game"] = game
+    if known is not None:
+        named = [receipt.result.signer, *(to for to, _ in receipt.result.transfers)]
+        document["keys"] = key_names(named, game, known)
     return document
 
 
 def print_receipt(
-    receipt: Receipt, *, as_json: bool, gas_wanted: int, human: str = "", game: Any = None
+    receipt: Receipt,
+    *,
+    as_json: bool,
+    gas_wanted: int,
+    human: str = "",
+    game: Any = None,
+    known: dict[str, str] | None = None,
 ) -> None:
     if as_json:
-        emit_json(receipt_json(receipt, game, gas_wanted=gas_wanted))
+        emit_json(receipt_json(receipt, game, gas_wanted=gas_wanted, known=known))
         return
     click.echo(gnokey_receipt(receipt, gas_wanted))
     if human:
         click.echo(human)
-
-
-def names(home: Path) -> dict[str, str]:
-    """Local key names by address, so a person sees "alice", not only g1…."""
-    return {info.address: info.name for info in Keyring(home).list()}
-
-
-def who(address: str, known: dict[str, str]) -> str:
-    if not address:
-        return "-"
-    return f"{known[address]} ({address})" if address in known else address
-
-
-def call_text(func: str, args: list[str], *, short: bool = False) -> str:
-    """A call as c4 shows it everywhere: ``Play(1, 4, 0)``, ``Offer('', 15, 3769d2e2…, 0)``.
-
-    An empty argument is shown as ``''``; ``short`` cuts long ones (secrets,
-    commitments) to 8 characters.
-
-    >>> call_text("Offer", ["", "15", "3769d2e2" * 8, "100000"], short=True)
-    "Offer('', 15, 3769d2e2…, 100000)"
-    """
-
-    def one(arg: str) -> str:
-        if arg == "":
-            return "''"
-        return f"{arg[:8]}…" if short and len(arg) > 16 else arg
-
-    return f"{func}({', '.join(one(a) for a in args)})"
-
-
-def dumps(document: Any) -> str:
-    return json.dumps(document, ensure_ascii=False)
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int:
-    """``90s``, ``15m``, ``1h``, ``1h30m``, or a bare number in the unit ``bare``; in seconds.
-
-    >>> parse_duration("1h30m"), parse_duration("90"), parse_duration("15", bare="m")
-    (5400, 90, 900)
-    """
-    raw = text.strip().lower()
-    if raw.isascii() and raw.isdigit():
-        raw += bare
-    total, number = 0, ""
-    for char in raw:
-        if char.isascii() and char.isdigit():
-            number += char
-        elif char in _UNITS and number:
-            total += int(number) * _UNITS[char]
-            number = ""
-        else:
-            number = "x"
-            break
-    if number or not raw:
-        unit = {"s": "seconds", "m": "minutes"}[bare]
-        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h (a bare number is {unit})")
-    return total

@@ -233,7 +233,7 @@ def test_session_cannot_send_auth_messages(chain: Home, revoke_all: bool) -> Non
     chain.ok("session", "create", "--session-key", "s", "--allow-paths", "*", "alice")
     from c4cli.chain.interface import Signer
     from c4cli.chain.keys import Keyring
-    from c4cli.chain.node import LocalChain
+    from c4cli.chain.local import LocalChain
     from c4cli.chain.tx import fee, revoke_all_sessions_msg, revoke_session_msg
     from c4cli.errors import Refused
 

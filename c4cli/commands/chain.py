@@ -9,30 +9,16 @@ from typing import Any
 import click
 
 from c4cli.chain import crypto
+from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import format_time, parse_time
-from c4cli.chain.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.chain.keys import Keyring, check_name
-from c4cli.chain.node import LocalChain
-from c4cli.chain.state import (
-    DEFAULT_BLOCK_INTERVAL,
-    DEFAULT_CHAIN_ID,
-    DEFAULT_REALM_PATH,
-    ChainState,
-    Genesis,
-)
+from c4cli.chain.local import LocalChain
+from c4cli.chain.state import ChainState
 from c4cli.chain.tx import send_msg
-from c4cli.commands.common import (
-    acting_address,
-    call_text,
-    names,
-    parse_duration,
-    print_receipt,
-    resolve,
-    submit,
-    tx_options,
-    who,
-)
+from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.text import call_text, names, parse_duration, who
+from c4cli.commands.transact import acting_address, print_receipt, resolve, submit, tx_options
 from c4cli.errors import BadInput
 
 DEV_MNEMONIC = (
@@ -85,8 +71,7 @@ def init(
       c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
     """
     chain = LocalChain(home)
-    if chain.log.exists() and not force:
-        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+    chain.refuse_existing(force=force)  # before the dev key is created
     keyring = Keyring(home)
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:

@@ -18,23 +18,18 @@ from __future__ import annotations
 import sqlite3
 import time as wallclock
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from c4cli.chain.blocks import Block
 from c4cli.chain.cache import Cache, Mark, TxRow
 from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
 from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
 if TYPE_CHECKING:
-    from c4cli.chain.state import ChainState, Genesis, TxResult
+    from c4cli.chain.blocks import Genesis
+    from c4cli.chain.state import ChainState, TxResult
     from c4cli.chain.tx import Tx
-
-
-class Block(NamedTuple):
-    """A block as the log has it, and what each of its transactions did."""
-
-    record: dict[str, Any]
-    outcomes: list[dict[str, Any]]
 
 
 class LocalChain:
@@ -51,6 +46,14 @@ class LocalChain:
 
     # -- genesis ----------------------------------------------------------------
 
+    def refuse_existing(self, *, force: bool) -> None:
+        """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
+        if self.log.exists() and not force:
+            raise self._exists()
+
+    def _exists(self) -> BadInput:
+        return BadInput(f"a chain already exists in {self.home}: pass --force to replace it")
+
     def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
         from c4cli.chain.state import ChainState
 
@@ -60,9 +63,7 @@ class LocalChain:
             try:
                 self.log.create(record, force=force)
             except FileExistsError:
-                raise BadInput(
-                    f"a chain already exists in {self.home}: pass --force to replace it"
-                ) from None
+                raise self._exists() from None
             self.cache.discard()
             return self._current()
 
@@ -262,8 +263,8 @@ class LocalChain:
         against, so a default such as "the move count I see" is read inside the
         same lock.
         """
+        from c4cli.chain.accounts import session_not_found, unknown_account
         from c4cli.chain.queries import StateReader
-        from c4cli.chain.state import session_not_found, unknown_account
         from c4cli.chain.tx import signed_tx
 
         with self.log.locked(exclusive=True):
@@ -304,7 +305,7 @@ class LocalChain:
             return self._append_tx(state, tx, number, sequence)
 
     def _append_tx(self, state: ChainState, tx: Tx, number: int, sequence: int) -> Receipt:
-        from c4cli.chain.state import tx_entry
+        from c4cli.chain.blocks import tx_entry
 
         block_time = state.next_block_time(wallclock.time())
         entry = tx_entry(tx, number, sequence)
@@ -326,8 +327,8 @@ class LocalChain:
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
     ) -> dict[str, Any]:
+        from c4cli.chain.blocks import block_hash
         from c4cli.chain.clock import MAX_TIME, format_time
-        from c4cli.chain.state import block_hash
 
         if block_time > MAX_TIME:
             raise Refused(

@@ -1,0 +1,183 @@
+"""Accounts as the chain keeps them: numbers, sequences, coins, and session keys.
+
+An account exists once it holds coins; a session is an account of its own,
+authorised by its master, with the rights its creation granted.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+from c4cli.chain import crypto
+from c4cli.coins import Coins, format_coins
+from c4cli.errors import Refused
+from c4cli.records import Record
+
+
+class Session(Record):
+    """A session key authorised by its master account (gno.land session accounts)."""
+
+    __slots__ = (
+        "address",
+        "allow_paths",
+        "expires_at",
+        "number",
+        "period_start",
+        "pub_key",
+        "sequence",
+        "spend_limit",
+        "spend_period",
+        "spent",
+    )
+
+    def __init__(
+        self,
+        address: str,
+        number: int,
+        pub_key: bytes,
+        expires_at: int,
+        allow_paths: tuple[str, ...],
+        spend_limit: Coins,
+        spend_period: int,
+        period_start: int,
+    ) -> None:
+        self.address = address
+        # A session is an account of its own on gno.land: it takes the next
+        # account number, and its signatures cover that number and its sequence.
+        self.number = number
+        self.pub_key = pub_key
+        self.expires_at = expires_at  # Unix seconds; 0 = never
+        self.allow_paths = allow_paths
+        self.spend_limit = spend_limit
+        self.spend_period = spend_period  # seconds; 0 = the limit is for the session's life
+        self.period_start = period_start
+        self.spent: Coins = {}
+        self.sequence = 0
+
+    def allows(self, path: str) -> bool:
+        """Whether an allow-path covers ``path`` (``vm/exec:<pkg>``, ``bank/send``, …)."""
+        for allowed in self.allow_paths:
+            if allowed in ("*", path):
+                return True
+            if allowed == "vm/exec" and path.startswith("vm/exec:"):
+                return True
+            # vm/exec:<realm> covers its sub-paths, never a longer name.
+            if allowed.startswith("vm/exec:") and path.startswith(allowed + "/"):
+                return True
+        return False
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field, as plain JSON values, for a checkpoint."""
+        return {
+            "address": self.address,
+            "number": self.number,
+            "pub_key": self.pub_key.hex(),
+            "expires_at": self.expires_at,
+            "allow_paths": list(self.allow_paths),
+            "spend_limit": self.spend_limit,
+            "spend_period": self.spend_period,
+            "period_start": self.period_start,
+            "spent": self.spent,
+            "sequence": self.sequence,
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Session:
+        session = cls(
+            address=str(data["address"]),
+            number=int(data["number"]),
+            pub_key=bytes.fromhex(data["pub_key"]),
+            expires_at=int(data["expires_at"]),
+            allow_paths=tuple(str(p) for p in data["allow_paths"]),
+            spend_limit=coins_from_json(data["spend_limit"]),
+            spend_period=int(data["spend_period"]),
+            period_start=int(data["period_start"]),
+        )
+        session.spent = coins_from_json(data["spent"])
+        session.sequence = int(data["sequence"])
+        return session
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "address": self.address,
+            "account_number": self.number,
+            "pub_key": base64.b64encode(self.pub_key).decode(),
+            "expires_at": self.expires_at,
+            "allow_paths": list(self.allow_paths),
+            "spend_limit": format_coins(self.spend_limit),
+            "spend_period": self.spend_period,
+            "spent": format_coins(self.spent),
+            "sequence": self.sequence,
+        }
+
+
+class Account(Record):
+    __slots__ = ("address", "coins", "number", "pub_key", "sequence", "sessions")
+
+    def __init__(self, address: str, number: int) -> None:
+        self.address = address
+        self.number = number
+        self.coins: Coins = {}
+        self.sequence = 0
+        self.pub_key: bytes | None = None
+        self.sessions: dict[str, Session] = {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Every field, as plain JSON values, for a checkpoint."""
+        return {
+            "address": self.address,
+            "number": self.number,
+            "coins": self.coins,
+            "sequence": self.sequence,
+            "pub_key": None if self.pub_key is None else self.pub_key.hex(),
+            "sessions": [session.snapshot() for session in self.sessions.values()],
+        }
+
+    @classmethod
+    def restore(cls, data: dict[str, Any]) -> Account:
+        account = cls(str(data["address"]), int(data["number"]))
+        account.coins = coins_from_json(data["coins"])
+        account.sequence = int(data["sequence"])
+        account.pub_key = None if data["pub_key"] is None else bytes.fromhex(data["pub_key"])
+        for record in data["sessions"]:
+            session = Session.restore(record)
+            account.sessions[session.address] = session
+        return account
+
+    def to_json(self) -> dict[str, Any]:
+        pub = (
+            None
+            if self.pub_key is None
+            else {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(self.pub_key).decode()}
+        )
+        return {
+            "BaseAccount": {
+                "address": self.address,
+                "coins": format_coins(self.coins),
+                "public_key": pub,
+                "account_number": str(self.number),
+                "sequence": str(self.sequence),
+            }
+        }
+
+
+def unknown_account(address: str) -> Refused:
+    return Refused(f"unknown address: account {address} does not exist")
+
+
+def session_not_found(session_addr: str, master: str) -> Refused:
+    return Refused(f"session {session_addr} not found for account {master}")
+
+
+def require_funds(address: str, have: Coins, need: Coins) -> None:
+    if any(have.get(denom, 0) < amount for denom, amount in need.items()):
+        raise Refused(
+            f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
+            f"needs {format_coins(need)}"
+        )
+
+
+def coins_from_json(data: dict[str, Any]) -> Coins:
+    """Coins as a checkpoint saved them: ``{"ugnot": 5}``."""
+    return {str(denom): int(amount) for denom, amount in data.items()}

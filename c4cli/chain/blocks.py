@@ -1,0 +1,94 @@
+"""Genesis and blocks as the log records them, and the hashes that chain them.
+
+A record's hash is the sha256 of its canonical JSON without the ``hash`` field;
+each block names the previous block's hash, so an edit anywhere breaks a link.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NamedTuple
+
+from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.tx import Tx, canonical_json, tx_hash
+from c4cli.errors import BadInput, HomeDamaged
+from c4cli.realm.rules import DEFAULT_PATH
+
+DEFAULT_CHAIN_ID = "dev"
+DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm
+DEFAULT_BLOCK_INTERVAL = 5
+
+
+def block_hash(record: dict[str, Any]) -> str:
+    """The hash of a genesis or block record: sha256 of its canonical JSON without ``hash``."""
+    body = {key: value for key, value in record.items() if key != "hash"}
+    return hashlib.sha256(canonical_json(body)).hexdigest()
+
+
+class Genesis(NamedTuple):
+    chain_id: str
+    time: int
+    clock: str
+    block_interval: int
+    realm_path: str
+    deployer: str
+    balances: tuple[tuple[str, str], ...]
+
+    def to_record(self) -> dict[str, Any]:
+        from c4cli.chain.log import LOG_FORMAT
+
+        record: dict[str, Any] = {
+            "format": LOG_FORMAT,
+            "chain_id": self.chain_id,
+            "time": format_time(self.time),
+            "clock": self.clock,
+            "block_interval": self.block_interval,
+            "realm_path": self.realm_path,
+            "deployer": self.deployer,
+            "balances": [{"address": a, "amount": c} for a, c in self.balances],
+        }
+        record["hash"] = block_hash(record)
+        return record
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Genesis:
+        try:
+            genesis = cls(
+                chain_id=str(record["chain_id"]),
+                time=parse_time(str(record["time"])),
+                clock=str(record["clock"]),
+                block_interval=int(record["block_interval"]),
+                realm_path=str(record["realm_path"]),
+                deployer=str(record["deployer"]),
+                balances=tuple((str(b["address"]), str(b["amount"])) for b in record["balances"]),
+            )
+        except (KeyError, TypeError, ValueError, BadInput) as exc:
+            raise HomeDamaged(f"genesis (height 0) is malformed: {exc}") from None
+        if record.get("hash") != block_hash(record):
+            raise HomeDamaged("genesis (height 0) does not match its hash: the log was altered")
+        return genesis
+
+
+def tx_entry(tx: Tx, account_number: int, sequence: int) -> dict[str, Any]:
+    """A transaction as a block records it: the numbers it was signed for, its TX HASH
+    (what a node indexes it by) and the signed tx as amino JSON."""
+    return {
+        "account_number": account_number,
+        "sequence": sequence,
+        "hash": tx_hash(tx),
+        "tx": tx,
+    }
+
+
+class BlockContext(NamedTuple):
+    """The block a transaction is delivered in: what every step of it may read."""
+
+    height: int
+    time: int
+
+
+class Block(NamedTuple):
+    """A block as the log has it, and what each of its transactions did."""
+
+    record: dict[str, Any]
+    outcomes: list[dict[str, Any]]
