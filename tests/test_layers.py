@@ -1,0 +1,53 @@
+"""Arrows point one way: commands → chain → realm → engine → base."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "c4cli"
+BASE = {"address", "coins", "commitment", "errors", "gotext", "records", "faults", "interrupts"}
+# What each layer may import of ours, besides the base and itself.
+ALLOWED = {
+    "engine": set(),
+    "realm": {"engine"},
+    "chain": {"realm", "engine"},
+    "commands": {"chain", "engine"},
+}
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("c4cli"):
+            found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found.update(a.name for a in node.names if a.name.startswith("c4cli"))
+    return found
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_a_layer_imports_only_the_layers_below(layer: str) -> None:
+    wrong = []
+    for path in sorted((PACKAGE / layer).glob("*.py")):
+        for module in sorted(imports(path)):
+            parts = module.split(".")
+            if len(parts) < 2 or parts[1] in BASE or parts[1] in (layer, "__version__"):
+                continue
+            if parts[1] not in ALLOWED[layer]:
+                wrong.append(f"{path.name} imports {module}")
+    assert wrong == []
+
+
+def test_no_command_reads_the_realms_memory() -> None:
+    """Commands see the realm only through the chain's answers (its JSON and Render)."""
+    memory = re.compile(r"\.realm\b(?!_)")  # state.realm…, not state.realm_address
+    readers = [
+        path.name
+        for path in (PACKAGE / "commands").glob("*.py")
+        if memory.search(path.read_text().replace("c4cli.realm", ""))
+    ]
+    assert readers == []
