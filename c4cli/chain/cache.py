@@ -116,6 +116,7 @@ class Cache:
                     self._db.execute("PRAGMA synchronous=NORMAL")
                 if create:
                     self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file
+                    self._match_schema(self._db)
                     self._db.executescript(SCHEMA)
                     self._writable = True
             except sqlite3.Error:
@@ -126,6 +127,15 @@ class Cache:
                 continue
             return self._db
         return None
+
+    @staticmethod
+    def _match_schema(db: sqlite3.Connection) -> None:
+        """Drop the tables of a cache another version of c4 wrote: it is only a cache."""
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if version != int(CACHE_VERSION):
+            for table in ("meta", "games", "commitments", "accounts", "txs"):
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            db.execute(f"PRAGMA user_version = {int(CACHE_VERSION)}")
 
     def discard(self) -> None:
         """Forget the cache file (it is only ever a copy of what the log says).
@@ -154,7 +164,11 @@ class Cache:
         if db is None:
             return None
         row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else bytes(row[0])
+        if row is None:
+            return None
+        value = row[0]
+        # Whatever an edited or foreign cache holds, it is read as bytes, never trusted.
+        return value.encode() if isinstance(value, str) else bytes(value or b"")
 
     # -- freshness --------------------------------------------------------------
 

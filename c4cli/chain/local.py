@@ -20,14 +20,13 @@ import time as wallclock
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.blocks import Block
 from c4cli.chain.cache import Cache, Mark, TxRow
 from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
 from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
 if TYPE_CHECKING:
-    from c4cli.chain.blocks import Genesis
+    from c4cli.chain.blocks import Block, Genesis
     from c4cli.chain.state import ChainState, TxResult
     from c4cli.chain.tx import Tx
 
@@ -213,6 +212,8 @@ class LocalChain:
         The cache must describe this very log (it is rebuilt if not), so the
         blocks read here are the ones its outcomes came from.
         """
+        from c4cli.chain.blocks import Block
+
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()

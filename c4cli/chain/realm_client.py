@@ -11,15 +11,17 @@ whether a clock ran out, how a game ended) is asked of the realm's own rules
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import Reader
 from c4cli.chain.queries import QEVAL, QRENDER
-from c4cli.engine import Board
 from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending, Status
+
+if TYPE_CHECKING:
+    from c4cli.engine import Board
 
 
 class GameView(NamedTuple):
@@ -91,6 +93,8 @@ class GameView(NamedTuple):
 
     def board(self) -> Board:
         """The position as the engine's board (red = the first mover)."""
+        from c4cli.engine import Board
+
         cells = self.cells
         if self.first == ACCEPTOR:
             cells = cells.translate(str.maketrans("12", "21"))

@@ -488,7 +488,7 @@ class ChainState:
         result.values.extend(call.values)
         result.data += "\n".join(f"({value} {kind})" for value, kind in call.values) + "\n\n"
         result.transfers.extend(call.transfers)
-        game_arg = _game_id(func, args, call.values)
+        game_arg = game_of_call(func, args, call.values)
         if game_arg is not None:
             result.game_id = game_arg
 
@@ -575,7 +575,7 @@ _GAME_CALLS = frozenset(
 )
 
 
-def _game_id(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:
+def game_of_call(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:
     """The game a realm call is about, for receipts that show it (args already parsed)."""
     if func == "Offer" and values:
         return int(values[0][0])

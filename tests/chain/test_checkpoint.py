@@ -99,3 +99,19 @@ def test_no_pickle_in_the_package() -> None:
     package = Path(__file__).resolve().parents[2] / "c4cli"
     users = [p.name for p in package.rglob("*.py") if "pickle" in p.read_text()]
     assert users == []
+
+
+def test_a_cache_of_another_version_is_replaced(chain: Home) -> None:
+    """A cache file an older c4 wrote (another schema) is rebuilt, not kept failing."""
+    _played(chain)
+    db = sqlite3.connect(chain.path / "chain" / "cache" / "state.sqlite")
+    with db:
+        db.execute("DROP TABLE accounts")
+        db.execute("CREATE TABLE accounts (address TEXT PRIMARY KEY, ugnot INTEGER NOT NULL)")
+        db.execute("UPDATE meta SET value = '{}' WHERE key = 'checkpoint'")
+        db.execute("PRAGMA user_version = 5")
+    db.close()
+    chain.ok("send", "--to", "carol", "--amount", "1ugnot", "bob")
+    again = LocalChain(chain.path)
+    again.state()
+    assert again.replayed == 0  # the save after the replay took: the checkpoint is current
