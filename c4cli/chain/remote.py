@@ -443,22 +443,31 @@ def _decode_result(data: bytes) -> dict[str, Any]:
     ``Result`` embeds ``ResponseBase`` (field 1: Error 1, Data 2, Events 3, Log 4,
     Info 5) and has GasWanted (2) and GasUsed (3), int64 as zigzag varints.
     """
-    fields = _fields(data)
     out: dict[str, Any] = {"gas_used": 0}
-    for number, value in fields:
+    log = ""
+    for number, value in _fields(data):
         if number == 3 and isinstance(value, int):
             out["gas_used"] = (value >> 1) ^ -(value & 1)
         elif number == 1 and isinstance(value, bytes):
             for inner, inner_value in _fields(value):
-                if inner == 1:
+                if inner == 1 and isinstance(inner_value, bytes):
                     out["error"] = True
+                    out["log"] = _string_error(inner_value)
                 elif inner == 4 and isinstance(inner_value, bytes):
-                    out["log"] = _first_line(
-                        inner_value.decode("utf-8", "replace")
-                        .split("\nstack:", 1)[0]
-                        .removeprefix("recovered: ")
-                    )
+                    log = inner_value.decode("utf-8", "replace")
+    if out.get("error") and not out.get("log"):
+        out["log"] = _first_line(log.split("\nstack:", 1)[0].removeprefix("recovered: "))
     return out
+
+
+def _string_error(any_bytes: bytes) -> str:
+    """A realm panic's text from an ``Any`` holding an ``/abci.StringError``; "" otherwise."""
+    fields = dict(_fields(any_bytes))
+    if fields.get(1) != b"/abci.StringError" or not isinstance(fields.get(2), bytes):
+        return ""
+    inner = dict(_fields(fields[2]))  # type: ignore[arg-type]
+    text = inner.get(1, b"")
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else ""
 
 
 def _fields(data: bytes) -> list[tuple[int, int | bytes]]:

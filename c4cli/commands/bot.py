@@ -10,15 +10,16 @@ from typing import Any
 
 import click
 
-from c4cli.chain.cache import log_identity
 from c4cli.chain.interface import Reader
+from c4cli.chain.local import LocalChain
 from c4cli.chain.realm_client import GameView, RealmClient
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
 from c4cli.errors import Refused
 
-POLL = 0.1  # seconds between two looks at the log's identity: a stat, no busy loop
+POLL = 0.1  # seconds between two looks at the local chain's height: no busy loop
+NODE_POLL = 1.0  # a node makes a block a second at most: ask it once a second
 
 
 @click.command()
@@ -46,7 +47,7 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
     me = acting_address(home, key, opts["master"])
     chain = open_chain(home)
     while True:
-        before = log_identity(chain.log.path)  # taken before reading: no block is missed
+        before = chain.head().height  # taken before reading: no block is missed
         game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
@@ -75,8 +76,8 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
             if not until_end:
                 return
             continue
-        while log_identity(chain.log.path) == before:  # wait for a new block, sleeping
-            time.sleep(POLL)
+        while chain.head().height == before:  # wait for a new block, sleeping
+            time.sleep(POLL if isinstance(chain, LocalChain) else NODE_POLL)
 
 
 def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
@@ -105,7 +106,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     live = sys.stdout.isatty() and not as_json
     shown: tuple[str, str, int] | None = None
     while True:
-        before = log_identity(chain.log.path)
+        before = chain.head().height
         game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
@@ -122,9 +123,10 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
             return
         # Wait for a block; on a terminal, redraw once a second for the countdown.
         waited = 0.0
-        while log_identity(chain.log.path) == before and not (live and waited >= 1.0):
-            time.sleep(POLL)
-            waited += POLL
+        while chain.head().height == before and not (live and waited >= 1.0):
+            pause = POLL if isinstance(chain, LocalChain) else NODE_POLL
+            time.sleep(pause)
+            waited += pause
 
 
 def _moves(game: GameView, before: str) -> str:

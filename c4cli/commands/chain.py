@@ -11,15 +11,23 @@ import click
 from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.interface import Chain, Head
 from c4cli.chain.keys import Keyring, check_name
 from c4cli.chain.local import LocalChain
-from c4cli.chain.state import ChainState
 from c4cli.chain.tx import send_msg
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, remote_url
 from c4cli.commands.text import call_text, names, parse_duration, who
-from c4cli.commands.transact import acting_address, print_receipt, resolve, submit, tx_options
-from c4cli.errors import BadInput
+from c4cli.commands.transact import (
+    acting_address,
+    local_chain,
+    open_chain,
+    print_receipt,
+    resolve,
+    submit,
+    tx_options,
+)
+from c4cli.errors import BadInput, Refused
 
 DEV_MNEMONIC = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
@@ -70,8 +78,18 @@ def init(
     Example:
       c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
     """
+    url = remote_url()
+    if url is not None:
+        _init_remote(home, url, chain_id, realm_path, premine, force, as_json)
+        return
     chain = LocalChain(home)
     chain.refuse_existing(force=force)  # before the dev key is created
+    from c4cli.chain.config import forget_remote, read_remote
+
+    if read_remote(home) is not None:
+        if not force:
+            raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
+        forget_remote(home)
     keyring = Keyring(home)
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
@@ -126,15 +144,45 @@ def init(
         click.echo(f"  {address}  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else ""))
 
 
-def _time_doc(state: ChainState) -> dict[str, Any]:
-    return {"height": state.height, "time": format_time(state.time), "unix": state.time}
+def _init_remote(
+    home: Path,
+    url: str,
+    chain_id: str,
+    realm_path: str,
+    premine: tuple[str, ...],
+    force: bool,
+    as_json: bool,
+) -> None:
+    """`c4 init --remote URL`: bind the home to a node; no log, no genesis of our own."""
+    from c4cli.chain.config import Remote, read_remote, write_remote
+    from c4cli.chain.remote import NodeChain
 
-
-def _print_time(state: ChainState, as_json: bool) -> None:
+    if premine:
+        raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
+    bound = LocalChain(home).log.exists() or read_remote(home) is not None
+    if bound and not force:
+        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+    node = NodeChain(url, realm_path=realm_path, chain_id=chain_id if given else None)
+    head = node.head()  # the node answers, or exit 4 and nothing is written
+    if given and node.rpc("status", {}).get("node_info", {}).get("network") != chain_id:
+        raise BadInput(f"the node at {url} is not chain {chain_id!r}")
+    node.query("vm/qfuncs", realm_path)  # the realm is there, or the node says so (exit 1)
+    remote = Remote(url, node.chain_id, realm_path)
+    write_remote(home, remote)
     if as_json:
-        emit_json(_time_doc(state))
+        emit_json({**remote._asdict(), "height": head.height, "time": format_time(head.time)})
+        return
+    click.echo(f"home {home} uses the node at {url}: chain {remote.chain_id}, height {head.height}")
+    click.echo(f"realm: {realm_path}")
+
+
+def _print_time(head: Head, as_json: bool) -> None:
+    if as_json:
+        emit_json({"height": head.height, "time": format_time(head.time), "unix": head.time})
     else:
-        click.echo(f"height {state.height}, time {format_time(state.time)}")
+        click.echo(f"height {head.height}, time {format_time(head.time)}")
 
 
 @click.group(invoke_without_command=True)
@@ -150,7 +198,7 @@ def time(ctx: click.Context, home: Path, as_json: bool) -> None:
       c4 time set 2026-01-01T01:00:00Z
     """
     if ctx.invoked_subcommand is None:
-        _print_time(LocalChain(home).state(), as_json)
+        _print_time(open_chain(home).head(), as_json)
 
 
 @time.command("advance")
@@ -163,7 +211,9 @@ def advance(duration: str, home: Path, as_json: bool) -> None:
     Example:
       c4 time advance 91s
     """
-    _print_time(LocalChain(home).advance(parse_duration(duration)), as_json)
+    chain = local_chain(home, "`c4 time advance`")
+    state = chain.advance(parse_duration(duration))
+    _print_time(Head(state.height, state.time), as_json)
 
 
 @time.command("set")
@@ -176,7 +226,9 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
     Example:
       c4 time set 2026-01-01T01:00:00Z
     """
-    _print_time(LocalChain(home).set_time(parse_time(when)), as_json)
+    chain = local_chain(home, "`c4 time set`")
+    state = chain.set_time(parse_time(when))
+    _print_time(Head(state.height, state.time), as_json)
 
 
 @click.command()
@@ -201,7 +253,6 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     print_receipt(
         receipt,
         as_json=opts["as_json"],
-        gas_wanted=opts["gas_wanted"],
         human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to {target}",
     )
 
@@ -253,11 +304,14 @@ def log(
       c4 log --from 1 --to 10
       c4 log --tail 5
     """
-    chain = LocalChain(home)
-    if tail is not None:
-        last = to_height if to_height is not None else chain.state().height
-        from_height = max(from_height, last - tail + 1)
     known = names(home)
+    chain = open_chain(home)
+    if not isinstance(chain, LocalChain):
+        _journal(home, from_height, to_height, tail, known, as_json)
+        return
+    if tail is not None:
+        last = to_height if to_height is not None else chain.head().height
+        from_height = max(from_height, last - tail + 1)
     shown = []
     for block in chain.blocks(from_height, to_height):
         record = block.record
@@ -280,6 +334,40 @@ def log(
             click.echo(f"        {signer}  {_calls_text(tx, known)}  {tx['hash']}")
 
 
+def _journal(
+    home: Path,
+    from_height: int,
+    to_height: int | None,
+    tail: int | None,
+    known: dict[str, str],
+    as_json: bool,
+) -> None:
+    """`c4 log` on a node: the transactions this home sent, from its journal."""
+    from c4cli.chain import journal
+
+    shown = [
+        entry
+        for entry in journal.entries(home)
+        if from_height <= int(entry["height"])
+        and (to_height is None or entry["height"] <= to_height)
+    ]
+    if tail is not None:
+        shown = shown[-tail:]
+    for entry in shown:
+        entry["signer_key"] = known.get(str(entry["signer"]))
+    if as_json:
+        emit_json(shown)
+        return
+    if not shown:
+        click.echo("no transactions sent from this home")
+    for entry in shown:
+        signer = who(str(entry["signer"]), known)
+        click.echo(
+            f"{entry['height']:>6}  {entry['time']}  {signer}  {_calls_text(entry, known)}  "
+            f"{entry['hash']}"
+        )
+
+
 @click.command("tx")
 @click.argument("hash_", metavar="HASH")
 @click.option(
@@ -296,7 +384,11 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
       c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
       c4 tx --binary 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU=' | base64 -d > tx.bin
     """
-    found = LocalChain(home).find_tx(hash_)
+    chain = open_chain(home)
+    if not isinstance(chain, LocalChain):
+        _node_tx(home, chain, hash_, as_json)
+        return
+    found = chain.find_tx(hash_)
     if found is None:
         raise BadInput(f"no transaction with hash {hash_!r} in the log")
     record, index, outcome = found
@@ -328,6 +420,49 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         click.echo(f"paid:     {transfer['amount']} to {who(transfer['to'], known)}")
 
 
+def _node_tx(home: Path, chain: Chain, hash_: str, as_json: bool) -> None:
+    """`c4 tx HASH` on a node: the node's record of it, with the journal's if this home sent it."""
+    import base64
+
+    from c4cli.chain import journal
+    from c4cli.chain.remote import NodeChain
+
+    assert isinstance(chain, NodeChain)
+    found = chain.transaction(hash_)
+    if found is None:
+        raise Refused(f"no transaction with hash {hash_!r} on the node")
+    result = found.get("tx_result") or {}
+    base = result.get("ResponseBase", result)
+    height = int(found.get("height") or 0)
+    doc: dict[str, Any] = {
+        "hash": hash_,
+        "height": height,
+        "time": format_time(chain.block_time(height)),
+        "ok": not base.get("Error"),
+        "data": base64.b64decode(base.get("Data") or "").decode("utf-8", "replace"),
+        "log": str(base.get("Log") or ""),
+        "gas_wanted": int(result.get("GasWanted") or 0),
+        "gas_used": int(result.get("GasUsed") or 0),
+        "tx": found.get("tx"),
+    }
+    sent = next((e for e in journal.entries(home) if e.get("hash") == hash_), None)
+    known = names(home)
+    if sent is not None:
+        doc.update({k: sent[k] for k in ("signer", "func", "args", "send", "to", "result")})
+    if as_json:
+        emit_json(doc)
+        return
+    for key in ("height", "time", "hash"):
+        click.echo(f"{key + ':':<10}{doc[key]}")
+    if sent is not None:
+        click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
+        click.echo(f"{'call:':<10}{_calls_text(doc, known)}")
+    click.echo(f"{'result:':<10}{doc['data'].strip() or '-'}")
+    click.echo(f"{'gas:':<10}{doc['gas_used']} used of {doc['gas_wanted']}")
+    if not doc["ok"]:
+        click.echo(f"{'refused:':<10}{doc['log'].splitlines()[0] if doc['log'] else '-'}")
+
+
 @click.command()
 @click.option("--repair", is_flag=True, help="Cut a torn final block off the log.")
 @common_options
@@ -341,7 +476,7 @@ def verify(repair: bool, home: Path, as_json: bool) -> None:
     Example:
       c4 verify
     """
-    chain = LocalChain(home)
+    chain = local_chain(home, "`c4 verify`")
     repaired = chain.repair() if repair else None
     timings: dict[str, float] = {}
     started = wallclock.perf_counter()

@@ -80,7 +80,6 @@ def run_call(
     print_receipt(
         receipt,
         as_json=opts["as_json"],
-        gas_wanted=opts["gas_wanted"],
         human=(human or _settled)(game, receipt, known),
         game=None if game is None else game.document,
         known=known,

@@ -61,6 +61,28 @@ def _json(*, expose: bool = True) -> Callable[[F], F]:
     )
 
 
+def _remote(*, expose: bool = False) -> Callable[[F], F]:
+    return click.option(
+        "--remote",
+        metavar="URL",
+        default=from_group("remote", lambda: os.environ.get("C4_REMOTE") or None),
+        show_default="$C4_REMOTE, else the home's config",
+        callback=_remember,
+        expose_value=expose,
+        help="A gno.land node's RPC URL to use instead of the home's chain.",
+    )
+
+
+def remote_url() -> str | None:
+    """The node --remote (or $C4_REMOTE) names for this command line, if any."""
+    ctx = click.get_current_context(silent=True)
+    while ctx is not None:
+        if _META + "remote" in ctx.meta:
+            return str(ctx.meta[_META + "remote"])
+        ctx = ctx.parent
+    return os.environ.get("C4_REMOTE") or None
+
+
 def home_option(func: F) -> F:
     return _home()(func)
 
@@ -70,13 +92,13 @@ def json_option(func: F) -> F:
 
 
 def common_options(func: F) -> F:
-    """--home and --json: every command takes both (a group passes them down)."""
-    return home_option(json_option(func))
+    """--home, --json and --remote: every command takes them (a group passes them down)."""
+    return home_option(json_option(_remote()(func)))
 
 
 def group_options(func: F) -> F:
-    """--home and --json on a group, for the commands below it (``c4 --home DIR lobby``)."""
-    return _home(expose=False)(_json(expose=False)(func))
+    """--home, --json and --remote on a group, for the commands below it (``c4 --home X lobby``)."""
+    return _home(expose=False)(_json(expose=False)(_remote()(func)))
 
 
 def game_id_arg(text: str) -> int:

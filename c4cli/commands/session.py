@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import time as wallclock
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from c4cli.chain.interface import Reader
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
 from c4cli.chain.local import LocalChain
 from c4cli.chain.queries import StateReader
-from c4cli.chain.state import ChainState
+from c4cli.chain.remote import NodeChain
 from c4cli.chain.tx import (
     Msg,
     create_session_msg,
@@ -25,7 +26,14 @@ from c4cli.chain.tx import (
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands.options import common_options, emit_json, group_options
 from c4cli.commands.text import parse_duration
-from c4cli.commands.transact import passphrase, print_receipt, resolve, submit, tx_options
+from c4cli.commands.transact import (
+    open_chain,
+    passphrase,
+    print_receipt,
+    resolve,
+    submit,
+    tx_options,
+)
 from c4cli.errors import BadInput
 
 
@@ -47,20 +55,64 @@ def _own_key_only(opts: dict[str, Any]) -> None:
         raise BadInput("sessions are created and revoked with the master's own key, not --master")
 
 
-def _local(reader: Reader) -> ChainState:
-    """The local chain's state a session message is built from: the block time it
-    will land at and the master's sessions are chain state, not the realm's."""
-    assert isinstance(reader, StateReader)
-    return reader.state
+def _landing(reader: Reader) -> int:
+    """When the transaction being built will land: on the local chain, the next block
+    of the state inside the lock; on a node, about now."""
+    if isinstance(reader, StateReader):
+        return reader.state.next_block_time(wallclock.time())
+    assert isinstance(reader, NodeChain)
+    return reader.next_block_time(wallclock.time())
 
 
-def _expiry(text: str, state: ChainState) -> int:
+def _session_key(reader: Reader, master: str, session_addr: str) -> bytes:
+    """The public key of one of ``master``'s sessions, as the chain knows it."""
+    if isinstance(reader, StateReader):
+        account = reader.state.account(master)
+        found = None if account is None else account.sessions.get(session_addr)
+        if found is None:
+            raise session_not_found(session_addr, master)
+        return found.pub_key
+    for entry in _node_sessions(reader, master):
+        if entry["address"] == session_addr:
+            return base64.b64decode(entry["pub_key"])
+    raise session_not_found(session_addr, master)
+
+
+def _node_sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
+    """A node's sessions of ``master``, in the fields `c4 session list` shows."""
+    import json
+
+    answer = reader.query(f"auth/accounts/{master}/sessions")
+    out = []
+    for item in json.loads(answer.data or "[]") or []:
+        session: dict[str, Any] = (
+            item.get("BaseSessionAccount", item) if isinstance(item, dict) else {}
+        )
+        base: dict[str, Any] = session.get("BaseAccount", session)
+        key = base.get("public_key") or {}
+        out.append(
+            {
+                "address": base.get("address", ""),
+                "account_number": int(base.get("account_number") or 0),
+                "pub_key": key.get("value", "") if isinstance(key, dict) else "",
+                "expires_at": int(session.get("expires_at") or 0),
+                "allow_paths": list(session.get("allow_paths") or []),
+                "spend_limit": session.get("spend_limit") or "",
+                "spend_period": int(session.get("spend_period") or 0),
+                "spent": session.get("spend_used") or "",
+                "sequence": int(base.get("sequence") or 0),
+            }
+        )
+    return out
+
+
+def _expiry(text: str, landing: int) -> int:
     """``none``, a duration from the next block, or an RFC 3339 time."""
     if text == "none":
         return 0
     if "T" in text:
         return parse_time(text)
-    expiry = state.next_block_time(wallclock.time()) + parse_duration(text, what="--expires")
+    expiry = landing + parse_duration(text, what="--expires")
     if expiry > MAX_TIME:
         raise BadInput(f"invalid --expires {text!r}: it ends after {format_time(MAX_TIME)}")
     return expiry
@@ -121,7 +173,7 @@ def create(
     creator = keyring.info(master_key).address
 
     def msgs(reader: Reader) -> list[Msg]:
-        expiry = _expiry(expires, _local(reader))
+        expiry = _expiry(expires, _landing(reader))
         return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
 
     try:
@@ -135,7 +187,6 @@ def create(
     print_receipt(
         receipt,
         as_json=opts["as_json"],
-        gas_wanted=opts["gas_wanted"],
         human=f"session {session_key} ({info.address}) may now sign for {master_key}",
     )
 
@@ -170,18 +221,12 @@ def revoke(
 
         def msgs(reader: Reader) -> list[Msg]:
             # tm2 names the session by its public key; the chain knows it by address.
-            pub_key = known
-            if pub_key is None:
-                account = _local(reader).account(creator)
-                found = None if account is None else account.sessions.get(session_addr)
-                if found is None:
-                    raise session_not_found(session_addr, creator)
-                pub_key = found.pub_key
+            pub_key = known if known is not None else _session_key(reader, creator, session_addr)
             return [revoke_session_msg(creator, pub_key)]
 
         receipt = submit(home, master_key, msgs, opts)
         human = f"session {session_addr} revoked"
-    print_receipt(receipt, as_json=opts["as_json"], gas_wanted=opts["gas_wanted"], human=human)
+    print_receipt(receipt, as_json=opts["as_json"], human=human)
 
 
 @session.command("list")
@@ -195,9 +240,12 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
       c4 session list bob --json
     """
     address = resolve(home, master)
-    state = LocalChain(home).state()
-    account = state.account(address)
-    sessions = [] if account is None else [s.to_json() for s in account.sessions.values()]
+    chain = open_chain(home)
+    if isinstance(chain, LocalChain):
+        account = chain.state().account(address)
+        sessions = [] if account is None else [s.to_json() for s in account.sessions.values()]
+    else:
+        sessions = _node_sessions(chain, address)
     if as_json:
         emit_json(sessions)
         return

@@ -7,19 +7,22 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import Build, Receipt, Signer
+from c4cli.chain.interface import Build, Chain, Receipt, Signer
 from c4cli.chain.keys import Keyring
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.coins import format_coins, parse_amount
-from c4cli.commands.options import emit_json
+from c4cli.commands.options import emit_json, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
+
+if TYPE_CHECKING:
+    from c4cli.chain.remote import NodeChain
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -86,17 +89,15 @@ def tx_options(func: F) -> F:
         [
             click.option(
                 "--gas-fee",
-                default="0ugnot",
-                show_default=True,
                 metavar="COINS",
+                show_default="0ugnot; on a node, what its gas price asks for the gas wanted",
                 help="The fee paid for gas, as gnokey's -gas-fee.",
             ),
             click.option(
                 "--gas-wanted",
                 type=int,
-                default=DEFAULT_GAS_WANTED,
-                show_default=True,
                 metavar="GAS",
+                show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
                 help="The most gas the transaction may use, as gnokey's -gas-wanted.",
             ),
             click.option("--memo", default="", help="A note carried in the transaction."),
@@ -116,17 +117,53 @@ def tx_options(func: F) -> F:
     return func
 
 
-def tx_fee(gas_fee: str, gas_wanted: int) -> dict[str, str]:
-    coins = parse_amount(gas_fee)
-    if len(coins) != 1:
-        raise BadInput(f"invalid --gas-fee {gas_fee!r}: give one coin, e.g. 0ugnot")
-    if gas_wanted < 0:
+def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False) -> dict[str, str]:
+    """The fee to sign. On a node, what is not given is left empty for the node client to
+    fill in: the gas by simulation, the fee from the node's gas price."""
+    coins = ""
+    if gas_fee is not None:
+        parsed = parse_amount(gas_fee)
+        if len(parsed) != 1:
+            raise BadInput(f"invalid --gas-fee {gas_fee!r}: give one coin, e.g. 0ugnot")
+        coins = format_coins(parsed)
+    if gas_wanted is not None and gas_wanted < 0:
         raise BadInput("--gas-wanted must not be negative")
-    return fee(gas_wanted, format_coins(coins))
+    if remote and gas_wanted is None:
+        return {"gas_wanted": "", "gas_fee": coins}
+    return fee(DEFAULT_GAS_WANTED if gas_wanted is None else gas_wanted, coins or "0ugnot")
 
 
-def open_chain(home: Path) -> LocalChain:
-    """The chain a home uses; a missing one is reported (exit 3) before anything else."""
+def open_chain(home: Path) -> Chain:
+    """The chain this command line uses: the node --remote (or $C4_REMOTE, or the home's
+    config) names, else the home's own log; a home with neither is exit 3."""
+    remote = node_for(home)
+    if remote is not None:
+        return remote
+    chain = LocalChain(home)
+    chain.log.require()
+    return chain
+
+
+def node_for(home: Path) -> NodeChain | None:
+    """The node this command line talks to, or None for the home's local chain."""
+    from c4cli.chain.config import read_remote
+
+    url = remote_url()
+    config = read_remote(home)
+    if url is None and config is None:
+        return None
+    from c4cli.chain.blocks import DEFAULT_REALM_PATH
+    from c4cli.chain.remote import NodeChain
+
+    if config is not None and url in (None, config.url):
+        return NodeChain(config.url, realm_path=config.realm_path, chain_id=config.chain_id)
+    return NodeChain(str(url), realm_path=DEFAULT_REALM_PATH)
+
+
+def local_chain(home: Path, what: str) -> LocalChain:
+    """The home's local chain, for what only a chain in a folder has (exit 2 on a node)."""
+    if node_for(home) is not None:
+        raise BadInput(f"{what} has no meaning on a node: it works on the local chain only")
     chain = LocalChain(home)
     chain.log.require()
     return chain
@@ -141,11 +178,21 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
-    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"])
-    return chain.submit(signer, build, fee, opts["memo"])
+    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=not isinstance(chain, LocalChain))
+    receipt = chain.submit(signer, build, fee, opts["memo"])
+    if not isinstance(chain, LocalChain):
+        from c4cli.chain import journal
+
+        journal.record(home, receipt)
+    return receipt
 
 
-def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:
+def gas_wanted(receipt: Receipt) -> int:
+    """The gas the transaction asked for, as it was signed."""
+    return int(receipt.result.tx["fee"]["gas_wanted"])
+
+
+def gnokey_receipt(receipt: Receipt) -> str:
     """What gnokey prints for a delivered transaction, line for line.
 
     gnokey prints the deliver data with Println, so a call's ``(1 int)`` and the
@@ -154,7 +201,7 @@ def gnokey_receipt(receipt: Receipt, gas_wanted: int) -> str:
     """
     return (
         f"{receipt.result.data}\nOK!\n"
-        f"GAS WANTED: {gas_wanted}\n"
+        f"GAS WANTED: {gas_wanted(receipt)}\n"
         f"GAS USED:   {receipt.gas_used}\n"
         f"HEIGHT:     {receipt.height}\n"
         f"EVENTS:     {receipt.events}\n"
@@ -167,7 +214,6 @@ def receipt_json(
     receipt: Receipt,
     game: Any = None,
     *,
-    gas_wanted: int,
     known: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     document: dict[str, Any] = {
@@ -180,7 +226,8 @@ def receipt_json(
         "transfers": [
             {"to": to, "amount": f"{amount}ugnot"} for to, amount in receipt.result.transfers
         ],
-        "gas_wanted": gas_wanted,
+        "gas_wanted": gas_wanted(receipt),
+        "gas_fee": receipt.result.tx["fee"]["gas_fee"],
         "gas_used": receipt.gas_used,
         "events": json.loads(receipt.events),
         "info": receipt.info,
@@ -197,14 +244,13 @@ def print_receipt(
     receipt: Receipt,
     *,
     as_json: bool,
-    gas_wanted: int,
     human: str = "",
     game: Any = None,
     known: dict[str, str] | None = None,
 ) -> None:
     if as_json:
-        emit_json(receipt_json(receipt, game, gas_wanted=gas_wanted, known=known))
+        emit_json(receipt_json(receipt, game, known=known))
         return
-    click.echo(gnokey_receipt(receipt, gas_wanted))
+    click.echo(gnokey_receipt(receipt))
     if human:
         click.echo(human)

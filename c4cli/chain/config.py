@@ -1,0 +1,64 @@
+"""The home's config: whether it talks to a gno.land node instead of a local log.
+
+``<home>/config.toml`` is written by ``c4 init --remote URL``::
+
+    [remote]
+    url = "http://127.0.0.1:26657"
+    chain_id = "dev"
+    realm_path = "gno.land/r/samcrew/connect4"
+
+A home without it has a local chain (``<home>/chain``), or none yet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from c4cli.errors import HomeDamaged
+
+CONFIG = "config.toml"
+
+
+class Remote(NamedTuple):
+    """A node a home talks to: its RPC URL, its chain id and the realm's path on it."""
+
+    url: str
+    chain_id: str
+    realm_path: str
+
+
+def read_remote(home: Path) -> Remote | None:
+    """The node this home is bound to, or None for a local home."""
+    import tomllib
+
+    path = home / CONFIG
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        table = tomllib.loads(text).get("remote")
+        if table is None:
+            return None
+        return Remote(str(table["url"]), str(table["chain_id"]), str(table["realm_path"]))
+    except (tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError):
+        raise HomeDamaged(
+            f"{path} is not a c4 config (a [remote] with url, chain_id, realm_path)"
+        ) from None
+
+
+def write_remote(home: Path, remote: Remote) -> None:
+    import tomli_w
+
+    from c4cli.chain.files import write_private
+
+    text = tomli_w.dumps({"remote": remote._asdict()})
+    write_private(home / CONFIG, text.encode(), fault="key-write")
+
+
+def forget_remote(home: Path) -> None:
+    """Unbind the home from its node (``c4 init --force`` making a local chain)."""
+    (home / CONFIG).unlink(missing_ok=True)

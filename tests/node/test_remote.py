@@ -1,0 +1,139 @@
+"""The same c4 commands against a real gno.land node (the session's gnoland, realm deployed).
+
+Nothing here stands in for the node: every command below sends its JSON-RPC to
+gnoland on 127.0.0.1, which runs the Gno realm in `gno/` on the GnoVM.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from c4cli.chain.keys import Keyring
+from support import Home
+
+REALM_PATH = "gno.land/r/c4cli/connect4"
+
+
+@pytest.fixture(scope="module")
+def remote(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
+    """A home bound to the node, holding the keys the node's genesis funded."""
+    home = Home(tmp_path_factory.mktemp("remote") / "home")
+    keyring = Keyring(home.path)
+    for name in ("test1", "alice", "bob", "carol"):
+        keyring.add(name, gno_node.keys[name], "")
+    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    return home
+
+
+def ugnot(home: Home, name: str) -> int:
+    return int(home.json("query", "balance", name)["ugnot"])
+
+
+def costs(receipt: dict[str, Any]) -> int:
+    """What a transaction cost its signer beyond what it sent: the gas fee and the
+    storage deposits it locked, less any deposit it freed (from the receipt's events)."""
+    total = int(receipt["gas_fee"].removesuffix("ugnot") or 0)
+    for event in receipt["events"]:
+        if event.get("@type") == "/tm.StorageDepositEvent":
+            total += int(str(event["fee_delta"]).removesuffix("ugnot") or 0)
+        elif event.get("@type") == "/tm.StorageUnlockEvent" and not event.get("refund_withheld"):
+            total -= int(str(event["fee_refund"]).removesuffix("ugnot") or 0)
+    return total
+
+
+def test_the_home_is_bound_to_the_node(remote: Home, gno_node: Any) -> None:
+    config = (remote.path / "config.toml").read_text()
+    assert gno_node.url in config and 'chain_id = "dev"' in config
+    head = remote.json("time")
+    assert head["height"] == gno_node.latest_height()
+    for args, words in [
+        (["time", "advance", "1s"], "`c4 time advance` has no meaning on a node"),
+        (["time", "set", "2030-01-01T00:00:00Z"], "`c4 time set` has no meaning on a node"),
+        (["verify"], "`c4 verify` has no meaning on a node"),
+    ]:
+        result = remote.run(*args)
+        assert result.exit_code == 2 and words in result.stderr, (args, result.stderr)
+    result = remote.run("init", "--remote", gno_node.url, "--premine", "alice=1gnot", "--force")
+    assert result.exit_code == 2 and "--premine has no meaning on a node" in result.stderr
+
+
+def test_a_staked_game_on_the_node(remote: Home) -> None:
+    start = {name: ugnot(remote, name) for name in ("alice", "bob")}
+    spent = {"alice": 0, "bob": 0}
+
+    def send(who: str, *args: str) -> dict[str, Any]:
+        receipt: dict[str, Any] = remote.json(*args, who)
+        spent[who] += costs(receipt)
+        return receipt
+
+    offer = send("alice", "offer", "--stake", "5gnot")
+    game = int(offer["result"][0])
+    assert offer["game"]["stake"] == 5_000_000 and offer["keys"]
+    send("bob", "accept", str(game))
+    send("alice", "reveal", str(game))
+    turn = send("bob", "reveal", str(game))["game"]["turnPlayer"]
+    first = "alice" if turn == remote.address("alice") else "bob"
+    second = "bob" if first == "alice" else "alice"
+    for move in range(7):
+        who, column = (first, "4") if move % 2 == 0 else (second, "5")
+        last = send(who, "play", str(game), column)
+    assert last["game"]["status"] == "won" and last["game"]["winner"] == remote.address(first)
+    fee = int(last["game"]["fee"])
+    # Exact to the ugnot: the stake out, the payout in, and what each transaction cost.
+    won = {first: 2 * 5_000_000 - fee - 5_000_000, second: -5_000_000}
+    for name in ("alice", "bob"):
+        assert ugnot(remote, name) == start[name] + won[name] - spent[name], name
+    shown = remote.ok("show", str(game)).stdout
+    assert f"Game {game}: won, 7 moves" in shown and "by four in a row" in shown
+    assert remote.json("query", "game", str(game))["game"]["status"] == "won"
+    leaders = remote.json("leaders")
+    assert any(entry["addr"] == remote.address(first) for entry in leaders["wins"])
+    sent = remote.json("log")
+    assert [entry["func"] for entry in sent[-11:]] == (
+        ["Offer", "Accept", "Reveal", "RevealSeed"] + ["Play"] * 7
+    )
+    found = remote.json("tx", sent[-1]["hash"])
+    assert found["height"] == last["height"] and found["ok"] and found["func"] == "Play"
+
+
+def test_refusals_are_the_realms_words(remote: Home) -> None:
+    result = remote.run("play", "999999", "4", "alice")
+    assert result.exit_code == 1 and result.stderr == "Error: game not found\n"
+    result = remote.run("offer", "--stake", "0.5gnot", "alice")
+    assert result.exit_code == 1 and result.stderr == "Error: stake below minimum of 1 GNOT\n"
+
+
+def test_the_owner_sets_the_fee_and_withdraws_it(remote: Home) -> None:
+    out = remote.ok("set-fee", "0.2gnot", "test1").stdout
+    assert out.splitlines()[-1] == "house fee for new offers set to 0.2 GNOT"
+    assert remote.json("query", "fees")["fee"] == 200_000
+    collected = remote.json("query", "fees")["collected"]
+    before = ugnot(remote, "carol")
+    receipt = remote.json("withdraw-fees", "--to", "carol", "test1")
+    assert ugnot(remote, "carol") == before + collected
+    assert receipt["ok"] and remote.json("query", "fees")["collected"] == 0
+    remote.ok("set-fee", "0.1gnot", "test1")
+
+
+def test_a_node_that_does_not_answer(remote: Home) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    for args in (["lobby"], ["query", "game", "1"], ["play", "1", "4", "alice"]):
+        result = remote.run("--remote", url, *args)
+        assert result.exit_code == 4, (args, result.output)
+        assert result.stderr.count("\n") == 1 and url in result.stderr, result.stderr
+    assert remote.json("log")  # the journal lists only what landed: nothing was added
+    assert not any(entry.get("height") == 0 for entry in remote.json("log"))
+
+
+def test_a_json_error_names_the_node(remote: Home, tmp_path: Path) -> None:
+    result = remote.run("--remote", "http://127.0.0.1:1", "--json", "lobby")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["ok"] is False
