@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
 from c4cli.errors import BadInput, Refused, Unreachable
 
-TIMEOUT = 10.0  # seconds for a whole answer to a read
+TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
 BROADCAST_TIMEOUT = 60.0  # broadcast_tx_commit waits for the block
 MAX_ANSWER = 16 * 1024 * 1024
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
@@ -49,7 +49,7 @@ class NodeChain:
         *,
         realm_path: str,
         chain_id: str | None = None,
-        timeout: float = TIMEOUT,
+        timeout: float | None = None,
     ) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -58,7 +58,7 @@ class NodeChain:
         self._parts = parts
         self._realm_path = realm_path
         self._chain_id = chain_id
-        self.timeout = timeout
+        self.timeout = timeout if timeout is not None else _timeout()
         self._id = 0
 
     # -- JSON-RPC -----------------------------------------------------------------
@@ -312,7 +312,7 @@ class NodeChain:
             answer = self.rpc(
                 "broadcast_tx_commit",
                 {"tx": base64.b64encode(raw).decode()},
-                timeout=BROADCAST_TIMEOUT,
+                timeout=max(BROADCAST_TIMEOUT, self.timeout),
             )
         except Unreachable as lost:
             # The node may have the transaction even though its answer never came:
@@ -394,6 +394,19 @@ class NodeChain:
             events=json.dumps(base.get("Events") or [], separators=(",", ":")),
             info=str(base.get("Info") or ""),
         )
+
+
+def _timeout() -> float:
+    import os
+
+    text = os.environ.get("C4_TIMEOUT", "")
+    try:
+        value = float(text) if text else TIMEOUT
+    except ValueError:
+        raise BadInput(f"invalid $C4_TIMEOUT {text!r}: a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise BadInput(f"invalid $C4_TIMEOUT {text!r}: from a fraction of a second to 3600")
+    return value
 
 
 def _field(chain: NodeChain, document: Any, *path: str) -> Any:

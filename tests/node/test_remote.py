@@ -6,8 +6,13 @@ gnoland on 127.0.0.1, which runs the Gno realm in `gno/` on the GnoVM.
 
 from __future__ import annotations
 
+import http.server
 import json
 import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +142,163 @@ def test_a_json_error_names_the_node(remote: Home, tmp_path: Path) -> None:
     result = remote.run("--remote", "http://127.0.0.1:1", "--json", "lobby")
     assert result.exit_code == 4
     assert json.loads(result.stdout)["ok"] is False
+
+
+def test_session_keys_on_the_node(remote: Home) -> None:
+    remote.ok(
+        "session",
+        "create",
+        "--session-key",
+        "alice-s",
+        "--expires",
+        "1h",
+        "--allow-paths",
+        f"vm/exec:{REALM_PATH}",
+        "--spend-limit",
+        "5gnot",
+        "alice",
+    )
+    listed = remote.json("session", "list", "alice")
+    session = remote.address("alice-s")
+    assert [entry["address"] for entry in listed] == [session]
+    game = str(remote.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    remote.ok("accept", game, "bob")
+    remote.ok("reveal", game, "alice")
+    turn = remote.json("reveal", game, "bob")["game"]["turnPlayer"]
+    if turn != remote.address("alice"):
+        remote.ok("play", game, "1", "bob")
+    played = remote.json("play", game, "4", "--master", "alice", "alice-s")
+    assert played["game"]["lastCol"] == 3 and played["keys"][remote.address("alice")] == "alice"
+    result = remote.run("offer", "--stake", "1gnot", "--master", "alice", "alice-s")
+    assert result.exit_code == 1
+    assert result.stderr == "Error: Offer needs the account's own key, not a session key\n"
+    result = remote.run("resign", game, "--master", "alice", "alice-s")
+    assert result.exit_code == 1 and "session key" in result.stderr
+    remote.ok("session", "revoke", "--session-key", "alice-s", "alice")
+    assert remote.json("session", "list", "alice") == []
+    result = remote.run("play", game, "4", "--master", "alice", "alice-s")
+    assert result.exit_code == 1, result.output
+    remote.ok("resign", game, "alice")
+
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """Answers every JSON-RPC call the way its server's ``mode`` says a bad node does."""
+
+    mode = ""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        mode = self.server.mode  # type: ignore[attr-defined]
+        if mode == "status 502":
+            self.send_response(502)
+            self.end_headers()
+            return
+        bodies = {
+            "garbage": b"\x00\xff\xfe not json at all",
+            "html": b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+            "truncated": b'{"jsonrpc":"2.0","id":1,"result":{"response":{"ResponseBase"',
+            "wrong id": b'{"jsonrpc":"2.0","id":424242,"result":{}}',
+            "no result": b'{"jsonrpc":"2.0","id":1}',
+            "odd shape": b'{"jsonrpc":"2.0","id":1,"result":{"response":7}}',
+        }
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html" if mode == "html" else "application/json")
+        self.end_headers()
+        if mode == "huge":
+            chunk = b"[" * 65536
+            for _ in range(20 * 16):  # 20 MiB, more than c4 reads
+                try:
+                    self.wfile.write(chunk)
+                except OSError:
+                    return
+        elif mode == "slow":
+            for _ in range(60):  # a byte every half second: each read is quick, the whole is not
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.5)
+        else:
+            self.wfile.write(bodies[mode])
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@pytest.fixture
+def hostile() -> Iterator[http.server.ThreadingHTTPServer]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+MODES = ["garbage", "html", "truncated", "wrong id", "no result", "odd shape", "huge", "slow"]
+
+
+@pytest.mark.parametrize("mode", [*MODES, "status 502"])
+def test_a_hostile_node_is_one_line_and_exit_4(
+    remote: Home, hostile: http.server.ThreadingHTTPServer, mode: str
+) -> None:
+    hostile.mode = mode  # type: ignore[attr-defined]
+    url = f"http://127.0.0.1:{hostile.server_address[1]}"
+    before = remote.json("log")
+    for args in (["query", "game", "1"], ["play", "1", "4", "alice"]):
+        started = time.monotonic()
+        result = remote.run("--remote", url, *args, env={"C4_TIMEOUT": "2"})
+        took = time.monotonic() - started
+        assert result.exit_code == 4, (mode, args, result.output)
+        assert result.stderr.count("\n") == 1 and url in result.stderr, (mode, result.stderr)
+        assert "Traceback" not in result.output
+        assert took < 8, (mode, args, took)  # bounded by the deadline, not by the server
+    assert remote.json("log") == before  # nothing was recorded as sent
+
+
+class _Dropping(http.server.BaseHTTPRequestHandler):
+    """A proxy to the node that loses the answer to every broadcast after the node has it."""
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        node = self.server.node_url  # type: ignore[attr-defined]
+        request = urllib.request.Request(node, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            data = answer.read()
+        if json.loads(body).get("method") == "broadcast_tx_commit":
+            self.server.dropped += 1  # type: ignore[attr-defined]
+            self.close_connection = True  # the node committed it; the answer never arrives
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_node: Any) -> None:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Dropping)
+    server.node_url = gno_node.url  # type: ignore[attr-defined]
+    server.dropped = 0  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        _, sequence = gno_node.account(remote.address("carol"))
+        balance = ugnot(remote, "bob")
+        result = remote.run("--remote", url, "send", "--to", "bob", "--amount", "7ugnot", "carol")
+        assert result.exit_code == 0, result.output
+        assert server.dropped == 1  # type: ignore[attr-defined]
+        assert "TX HASH:" in result.stdout
+        assert gno_node.account(remote.address("carol"))[1] == sequence + 1  # sent once
+        assert ugnot(remote, "bob") == balance + 7
+        assert remote.json("log")[-1]["func"] == "send"
+    finally:
+        server.shutdown()
+        server.server_close()
