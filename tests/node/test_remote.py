@@ -21,16 +21,39 @@ import pytest
 from c4cli.chain.keys import Keyring
 from support import Home
 
-REALM_PATH = "gno.land/r/c4cli/connect4"
+# A deployment of the realm of its own, so these games start at id 1 and never
+# meet the differential test's.
+REALM_PATH = "gno.land/r/c4cli/remote/connect4"
+REALM_DIR = Path(__file__).resolve().parents[2] / "gno" / "r" / "c4cli" / "connect4"
+KEYS = ("test1", "alice", "bob", "carol")
+
+
+def deploy_copy(gno_node: Any, path: str, folder: Path) -> None:
+    """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4)."""
+    from support import DEV_MNEMONIC
+
+    package = folder / "connect4"
+    package.mkdir(parents=True)
+    for source in REALM_DIR.glob("*.gno"):
+        if not source.name.endswith(("_test.gno", "_filetest.gno")):
+            (package / source.name).write_text(source.read_text())
+    (package / "gnomod.toml").write_text(f'module = "{path}"\ngno = "0.9"\n')
+    gno_node.deploy(package, path, DEV_MNEMONIC)
+
+
+def home_with_keys(gno_node: Any, folder: Path) -> Home:
+    home = Home(folder / "home")
+    keyring = Keyring(home.path)
+    for name in KEYS:
+        keyring.add(name, gno_node.keys[name], "")
+    return home
 
 
 @pytest.fixture(scope="module")
 def remote(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     """A home bound to the node, holding the keys the node's genesis funded."""
-    home = Home(tmp_path_factory.mktemp("remote") / "home")
-    keyring = Keyring(home.path)
-    for name in ("test1", "alice", "bob", "carol"):
-        keyring.add(name, gno_node.keys[name], "")
+    deploy_copy(gno_node, REALM_PATH, tmp_path_factory.mktemp("realm"))
+    home = home_with_keys(gno_node, tmp_path_factory.mktemp("remote"))
     home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
     return home
 
@@ -302,3 +325,66 @@ def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_n
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) -> None:
+    """One game played step for step on the node and on a local chain whose clock follows
+    the node's blocks: every view of it reads the same on both."""
+    from datetime import UTC, datetime
+
+    path = "gno.land/r/c4cli/views/connect4"
+    deploy_copy(gno_node, path, tmp_path / "realm")
+    node = home_with_keys(gno_node, tmp_path / "node")
+    node.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    local = home_with_keys(gno_node, tmp_path / "local")
+    start = node.json("time")["unix"]
+    genesis = datetime.fromtimestamp(start, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    local.ok(
+        "init",
+        "--clock",
+        "manual",
+        "--block-interval",
+        "1s",
+        "--genesis-time",
+        genesis,
+        "--realm-path",
+        path,
+        "--deployer",
+        "test1",
+    )
+
+    def both(*args: str) -> dict[str, Any]:
+        on_node: dict[str, Any] = node.json(*args)
+        at = datetime.fromisoformat(on_node["time"].replace("Z", "+00:00")).timestamp()
+        if local.json("time")["unix"] < at - 1:
+            local.ok(
+                "time", "set", datetime.fromtimestamp(at - 1, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            )
+        on_local: dict[str, Any] = local.json(*args)
+        assert on_local["time"] == on_node["time"] and on_local["result"] == on_node["result"]
+        return on_node
+
+    both("offer", "--stake", "3gnot", "--passphrase", "views p", "alice")
+    both("accept", "1", "--seed", "views s", "bob")
+    both("reveal", "1", "alice")
+    turn = both("reveal", "1", "bob")["game"]["turnPlayer"]
+    first = "alice" if turn == node.address("alice") else "bob"
+    second = "bob" if first == "alice" else "alice"
+    for move in range(7):
+        both("play", "1", "4" if move % 2 == 0 else "5", first if move % 2 == 0 else second)
+    both("offer", "--stake", "2gnot", "--passphrase", "views q", "--opponent", "bob", "carol")
+    for view in [
+        ["show", "1"],
+        ["show", "1", "--json"],
+        ["show", "2"],
+        ["board", "1"],
+        ["board", "1", "--format", "svg"],
+        ["lobby"],
+        ["lobby", "--json"],
+        ["leaders"],
+        ["query", "game", "1"],
+        ["query", "active"],
+        ["query", "leaders"],
+        ["query", "render", "game/1"],
+    ]:
+        assert node.ok(*view).stdout == local.ok(*view).stdout, view
