@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 QEVAL = "vm/qeval"
 QRENDER = "vm/qrender"
+QFUNCS = "vm/qfuncs"
 BALANCES = "bank/balances/"
 ACCOUNTS = "auth/accounts/"
 
@@ -162,6 +163,10 @@ class StateReader:
             except abi.ArgumentError as exc:
                 raise Refused(str(exc)) from None
             return Answer(state.height, value)
+        if path == QFUNCS:
+            if data != self.realm_path:
+                raise Refused(f"package not found: {data}")
+            return Answer(state.height, _functions())
         if path.startswith(BALANCES):
             account = state.account(_address(path, BALANCES))
             coins = "" if account is None else format_coins(account.coins)
@@ -171,6 +176,36 @@ class StateReader:
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
         raise BadInput(f"unknown query path {path!r}")
+
+
+def _functions() -> str:
+    """``vm/qfuncs`` of the realm: its exported functions and their parameters, as the VM
+    lists them (a crossing function's first parameter is ``cur realm``)."""
+    from c4cli.realm import abi
+
+    def named(name: str, kind: str) -> dict[str, str]:
+        # The VM prints an address parameter by its underlying type.
+        return {"Name": name, "Type": "string" if kind == abi.ADDRESS else kind, "Value": ""}
+
+    listed = []
+    for func, signature in abi.CALLS.items():
+        params = [named("cur", REALM_TYPE)] + [named(n, k) for n, k in signature.params]
+        results = [named(".res.0", "int")] if func == "Offer" else []
+        listed.append({"FuncName": func, "Params": params, "Results": results})
+    for func, signature in abi.READS.items():
+        params = [named(n, k) for n, k in signature.params]
+        listed.append({"FuncName": func, "Params": params, "Results": [named(".res.0", "string")]})
+    return json.dumps(listed, separators=(",", ":"))
+
+
+# How the VM prints the type of the ``cur realm`` every crossing function takes first.
+REALM_TYPE = (
+    "interface {.seal func(); Address func() .uverse.address; IsCode func() bool; "
+    "IsCurrent func() bool; IsEphemeral func() bool; IsUser func() bool; "
+    "IsUserCall func() bool; IsUserRun func() bool; PkgPath func() string; "
+    "Previous func() .uverse.realm; String func() string; Sub func(string) .uverse.realm; "
+    "Subpath func() string}"
+)
 
 
 def from_cache(cache: Cache, path: str, data: str) -> Answer | None:

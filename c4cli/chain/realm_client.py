@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import Reader
-from c4cli.chain.queries import QEVAL, QRENDER
+from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
@@ -214,3 +214,19 @@ class RealmClient:
 
     def fee(self) -> int:
         return int(self._value("fee"))
+
+    def params(self, func: str) -> list[str] | None:
+        """The names of ``func``'s parameters on this realm (``vm/qfuncs``), without the
+        ``cur realm`` a crossing function takes first; None if the realm has no ``func``."""
+        answer = self.reader.query(QFUNCS, self.reader.realm_path)
+        try:
+            listed = json.loads(answer.data)
+            for entry in listed:
+                if entry["FuncName"] == func:
+                    params = entry["Params"]
+                    if params and ".uverse.realm" in str(params[0]["Type"]):
+                        params = params[1:]  # the ``cur realm`` of a crossing function
+                    return [str(p["Name"]) for p in params]
+        except (ValueError, KeyError, TypeError):
+            raise Unreachable("the chain answered vm/qfuncs with garbage") from None
+        return None

@@ -171,9 +171,21 @@ def offer(
     commitment = commitment_of(secret)
 
     def build(realm: RealmClient) -> Call:
-        fee = cap if cap is not None else str(realm.fee())
+        # The realm's own parameters, by name: a realm without maxFee (the samcrew
+        # realm on gno.land) is sent the arguments it takes, in its order.
+        params = realm.params("Offer")
+        if params is None:
+            raise Refused(f"function Offer not found in {realm.reader.realm_path}")
+        if "maxFee" not in params and cap is not None:
+            raise BadInput(f"--max-fee: the realm at {realm.reader.realm_path} takes no maxFee")
+        values = {"opponent": rival, "validFor": minutes, "commitment": commitment}
+        if "maxFee" in params:
+            values["maxFee"] = cap if cap is not None else str(realm.fee())
+        unknown = [name for name in params if name not in values]
+        if unknown:
+            raise BadInput(f"the realm's Offer takes {', '.join(unknown)}, which c4 cannot fill in")
         sent = f"{stake_ugnot}{UGNOT}" if stake_ugnot else ""
-        return "Offer", [rival, minutes, commitment, fee], sent
+        return "Offer", [values[name] for name in params], sent
 
     def human(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
         assert game is not None  # Offer names its game

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QRENDER
+from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QFUNCS, QRENDER
 from c4cli.chain.realm_client import RealmClient
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.transact import open_chain, resolve
@@ -17,7 +17,7 @@ from c4cli.errors import BadInput
 @click.command()
 @click.argument("what", metavar="WHAT")
 @click.argument("arg", required=False)
-@click.option("--data", help="For vm/qeval and vm/qrender, as gnokey's --data.")
+@click.option("--data", help="For vm/qeval, vm/qrender and vm/qfuncs, as gnokey's --data.")
 @click.option("--offset", type=int, default=0, show_default=True, help="For `active`.")
 @click.option("--limit", type=int, default=20, show_default=True, help="For `active`.")
 @common_options
@@ -33,7 +33,7 @@ def query(
     """Read state at the last block.
 
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
-    account ADDR_OR_NAME, fees; or a gnokey path: vm/qeval, vm/qrender (with
+    account ADDR_OR_NAME, fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
     --data), bank/balances/ADDR, auth/accounts/ADDR.
 
     \b
@@ -84,8 +84,8 @@ def query(
             emit_json({"address": address, "ugnot": ugnot})
         else:
             click.echo(f"{ugnot}ugnot")
-    elif what in (QEVAL, QRENDER) or what.startswith((BALANCES, ACCOUNTS)):
-        if what in (QEVAL, QRENDER) and data is None:
+    elif what in (QEVAL, QRENDER, QFUNCS) or what.startswith((BALANCES, ACCOUNTS)):
+        if what in (QEVAL, QRENDER, QFUNCS) and data is None:
             raise BadInput(f"query {what} needs --data")
         answer = chain.query(what, data or "")
         if as_json:

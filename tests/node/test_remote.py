@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +28,21 @@ REALM_DIR = Path(__file__).resolve().parents[2] / "gno" / "r" / "c4cli" / "conne
 KEYS = ("test1", "alice", "bob", "carol")
 
 
-def deploy_copy(gno_node: Any, path: str, folder: Path) -> None:
-    """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4)."""
+def deploy_copy(
+    gno_node: Any, path: str, folder: Path, patch: Callable[[str], str] = lambda text: text
+) -> None:
+    """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4), its
+    connect4.gno passed through ``patch``."""
     from support import DEV_MNEMONIC
 
     package = folder / "connect4"
     package.mkdir(parents=True)
     for source in REALM_DIR.glob("*.gno"):
         if not source.name.endswith(("_test.gno", "_filetest.gno")):
-            (package / source.name).write_text(source.read_text())
+            text = source.read_text()
+            (package / source.name).write_text(
+                patch(text) if source.name == "connect4.gno" else text
+            )
     (package / "gnomod.toml").write_text(f'module = "{path}"\ngno = "0.9"\n')
     gno_node.deploy(package, path, DEV_MNEMONIC)
 
@@ -388,3 +394,27 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
         ["query", "render", "game/1"],
     ]:
         assert node.ok(*view).stdout == local.ok(*view).stdout, view
+
+
+def test_a_realm_whose_offer_takes_no_max_fee(gno_node: Any, tmp_path: Path) -> None:
+    """The samcrew realm's Offer has no maxFee: c4 reads the realm's functions and sends
+    the arguments it takes."""
+    path = "gno.land/r/c4cli/nomaxfee/connect4"
+
+    def without_max_fee(text: str) -> str:
+        patched = text.replace(", maxFee int) int {", ") int {")
+        start = patched.index("\tcase fee > int64(maxFee):")
+        end = patched.index("\n", patched.index("panic(", start)) + 1
+        return patched[:start] + patched[end:]
+
+    deploy_copy(gno_node, path, tmp_path / "realm", without_max_fee)
+    home = home_with_keys(gno_node, tmp_path / "home")
+    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    funcs = json.loads(home.ok("query", "vm/qfuncs", "--data", path, "--json").stdout)["data"]
+    offer = next(f for f in json.loads(funcs) if f["FuncName"] == "Offer")
+    assert [p["Name"] for p in offer["Params"]] == ["cur", "opponent", "validFor", "commitment"]
+    receipt = home.json("offer", "--stake", "2gnot", "alice")
+    assert receipt["result"] == [1] and receipt["game"]["stake"] == 2_000_000
+    result = home.run("offer", "--stake", "2gnot", "--max-fee", "0.1gnot", "alice")
+    assert result.exit_code == 2
+    assert result.stderr == f"Error: --max-fee: the realm at {path} takes no maxFee\n"
