@@ -345,6 +345,20 @@ class NodeChain:
                     wallclock.sleep(1)
         return None
 
+    def _transfers(self, events: list[Any]) -> list[tuple[str, int]]:
+        """Who was paid what, from the bank's transfer events: everything but the coins
+        sent into the realm (stakes), as the local chain's receipts list payouts."""
+        from c4cli.address import package_address
+
+        realm = package_address(self.realm_path)
+        return [
+            (str(event.get("to")), _ugnot(str(event.get("coins", ""))))
+            for event in events
+            if isinstance(event, dict)
+            and event.get("@type") == "/bank.TransferEvent"
+            and event.get("to") != realm
+        ]
+
     def transaction(self, tx_id: str) -> dict[str, Any] | None:
         """A transaction by hash, as the node's ``tx`` gives it; None if it has none."""
         try:
@@ -386,6 +400,7 @@ class NodeChain:
                 result.funcs.append("send")
             else:
                 result.funcs.append(str(kind).rsplit(".", 1)[-1].removeprefix("m_"))
+        result.transfers = self._transfers(base.get("Events") or [])
         return Receipt(
             height=height,
             time=self.block_time(height),
@@ -394,6 +409,13 @@ class NodeChain:
             events=json.dumps(base.get("Events") or [], separators=(",", ":")),
             info=str(base.get("Info") or ""),
         )
+
+
+def _ugnot(coins: str) -> int:
+    for coin in coins.split(","):
+        if coin.endswith("ugnot") and coin[: -len("ugnot")].isdigit():
+            return int(coin[: -len("ugnot")])
+    return 0
 
 
 def _timeout() -> float:

@@ -118,6 +118,9 @@ def test_a_staked_game_on_the_node(remote: Home) -> None:
         last = send(who, "play", str(game), column)
     assert last["game"]["status"] == "won" and last["game"]["winner"] == remote.address(first)
     fee = int(last["game"]["fee"])
+    # The payout, as the local chain reports it, from the node's bank transfer event.
+    paid = f"{2 * 5_000_000 - fee}ugnot"
+    assert last["transfers"] == [{"to": remote.address(first), "amount": paid}]
     # Exact to the ugnot: the stake out, the payout in, and what each transaction cost.
     won = {first: 2 * 5_000_000 - fee - 5_000_000, second: -5_000_000}
     for name in ("alice", "bob"):
@@ -418,3 +421,29 @@ def test_a_realm_whose_offer_takes_no_max_fee(gno_node: Any, tmp_path: Path) -> 
     result = home.run("offer", "--stake", "2gnot", "--max-fee", "0.1gnot", "alice")
     assert result.exit_code == 2
     assert result.stderr == f"Error: --max-fee: the realm at {path} takes no maxFee\n"
+
+
+def test_the_readme_ci_recipe_on_the_node(
+    remote: Home, gno_node: Any, c4_bin: str, tmp_path: Path
+) -> None:
+    """The README's CI recipe with its one init line changed, against the node."""
+    from recipe import INIT_LINE, ci_recipe, run_recipe
+
+    from c4cli.chain import crypto
+    from support import DEV_MNEMONIC
+
+    path = "gno.land/r/c4cli/recipe/connect4"
+    deploy_copy(gno_node, path, tmp_path / "realm")
+    secrets = {"ALICE_MNEMONIC": crypto.new_mnemonic(), "BOB_MNEMONIC": crypto.new_mnemonic()}
+    for mnemonic in secrets.values():
+        address = crypto.address_of(crypto.public_key(crypto.derive_private_key(mnemonic)))
+        remote.ok("send", "--to", address, "--amount", "50gnot", "test1")  # CI's funded keys
+    secrets["OWNER_MNEMONIC"] = DEV_MNEMONIC  # the key that deployed the realm
+    script = ci_recipe().replace(
+        INIT_LINE, 'c4 init --remote "$NODE" --realm-path "$REALM" >/dev/null'
+    )
+    env = {**secrets, "NODE": gno_node.url, "REALM": path}
+    proc = run_recipe(script, c4_bin, env, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    owner = crypto.address_of(crypto.public_key(crypto.derive_private_key(DEV_MNEMONIC)))
+    assert proc.stdout.splitlines()[-1] == f"fees withdrawn: 0.1 GNOT to owner ({owner})"
