@@ -450,6 +450,13 @@ def _refusal(base: dict[str, Any]) -> str:
     if isinstance(error, dict) and error.get("@type") == "/abci.StringError":
         return str(error.get("value"))
     log = str(base.get("Log") or "")
+    if "--= Error =--" in log:
+        # tm2's error report (after "msg:0,success:false,log:" in a simulation's): the
+        # message is on the first trace line, after " - ".
+        for line in log.split("--= Error =--", 1)[1].splitlines():
+            number, _, rest = line.strip().partition(" ")
+            if number.isdigit() and " - " in rest:
+                return rest.split(" - ", 1)[1].strip()
     return _first_line(log.split("\nstack:", 1)[0].removeprefix("recovered: ")) or "refused"
 
 
@@ -491,7 +498,7 @@ def _decode_result(data: bytes) -> dict[str, Any]:
                 elif inner == 4 and isinstance(inner_value, bytes):
                     log = inner_value.decode("utf-8", "replace")
     if out.get("error") and not out.get("log"):
-        out["log"] = _first_line(log.split("\nstack:", 1)[0].removeprefix("recovered: "))
+        out["log"] = _refusal({"Log": log})
     return out
 
 

@@ -447,3 +447,39 @@ def test_the_readme_ci_recipe_on_the_node(
     assert proc.returncode == 0, proc.stderr
     owner = crypto.address_of(crypto.public_key(crypto.derive_private_key(DEV_MNEMONIC)))
     assert proc.stdout.splitlines()[-1] == f"fees withdrawn: 0.1 GNOT to owner ({owner})"
+
+
+def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_node: Any) -> None:
+    """Another client sends from the same account between c4's read of the sequence and
+    its broadcast: the node refuses c4's, which signs again with the new sequence, once."""
+    from c4cli.chain.interface import Signer
+    from c4cli.chain.remote import NodeChain
+    from c4cli.chain.tx import fee, send_msg
+
+    key = gno_node.keys["carol"]
+    carol, bob = remote.address("carol"), remote.address("bob")
+    signer = Signer(carol, key)
+    other = NodeChain(gno_node.url, realm_path=REALM_PATH)
+
+    class Raced(NodeChain):
+        raced = 0
+
+        def _broadcast(self, signer: Signer, tx: dict[str, Any], chosen: dict[str, str]) -> Any:
+            if not self.raced:  # the other client's transaction lands first
+                self.raced += 1
+                other.submit(signer, lambda r: [send_msg(carol, bob, "1ugnot")], fee_, "")
+            return super()._broadcast(signer, tx, chosen)
+
+    fee_ = fee(2_000_000, "2000ugnot")
+    _, before = gno_node.account(carol)
+    chain = Raced(gno_node.url, realm_path=REALM_PATH)
+    receipt = chain.submit(signer, lambda r: [send_msg(carol, bob, "2ugnot")], fee_, "")
+    assert receipt.height > 0 and chain.raced == 1
+    assert gno_node.account(carol)[1] == before + 2  # both landed, each once
+
+
+def test_the_chains_refusals_in_one_line(remote: Home) -> None:
+    """Refusals before the realm runs (funds) come back as the node's message, one line."""
+    result = remote.run("send", "--to", "bob", "--amount", "999999999gnot", "carol")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert "insufficient" in result.stderr and "--= Error =--" not in result.stderr
