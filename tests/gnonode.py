@@ -11,6 +11,7 @@ seconds) of its own and a query right after it reads the state it left.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -70,12 +71,13 @@ class GnoNode:
         self.rpc_port = free_port()
         self.url = f"http://127.0.0.1:{self.rpc_port}"
         self._id = 0
+        self.stopped_at = 1
 
     # -- life ---------------------------------------------------------------------
 
     def start(self, balances: dict[str, int]) -> None:
         """Start a fresh chain whose genesis gives each address its ugnot."""
-        root = self._gnoroot()
+        self._gnoroot()
         data = self.dir / "data"
         config = data / "config" / "config.toml"
         config.parent.mkdir(parents=True)
@@ -94,7 +96,13 @@ class GnoNode:
         )
         txs_file = self.dir / "txs.jsonl"
         txs_file.write_text("")
-        self.log = (self.dir / "gnoland.log").open("wb")
+        self._launch()
+
+    def _launch(self, at_least: int = 1) -> None:
+        """Run gnoland on this folder's data, and wait until it has block ``at_least``."""
+        root = self.dir / "gnoroot"
+        data = self.dir / "data"
+        self.log = (self.dir / "gnoland.log").open("ab")
         self.proc = subprocess.Popen(
             [
                 str(self.bin / "gnoland"),
@@ -109,9 +117,9 @@ class GnoNode:
                 "-genesis",
                 str(self.dir / "genesis.json"),
                 "-genesis-balances-file",
-                str(balances_file),
+                str(self.dir / "balances.txt"),
                 "-genesis-txs-file",
-                str(txs_file),
+                str(self.dir / "txs.jsonl"),
                 "-log-level",
                 "error",
             ],
@@ -124,14 +132,20 @@ class GnoNode:
             if self.proc.poll() is not None:
                 raise NodeError(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
             try:
-                if self.latest_height() >= 1:
+                if self.latest_height() >= at_least:
                     return
             except (OSError, NodeError, KeyError, ValueError):
                 pass
             time.sleep(0.2)
         raise NodeError(f"gnoland did not answer within 120 s: {self.tail()}")
 
+    def restart(self) -> None:
+        """Start the stopped node again on its own data: the chain goes on where it was."""
+        self._launch(at_least=self.stopped_at)
+
     def stop(self) -> None:
+        with contextlib.suppress(OSError, NodeError, KeyError, ValueError):
+            self.stopped_at = self.latest_height()
         if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:

@@ -483,3 +483,27 @@ def test_the_chains_refusals_in_one_line(remote: Home) -> None:
     result = remote.run("send", "--to", "bob", "--amount", "999999999gnot", "carol")
     assert result.exit_code == 1 and result.stderr.count("\n") == 1
     assert "insufficient" in result.stderr and "--= Error =--" not in result.stderr
+
+
+def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
+    """Commands fail in one line while the node is down; restarted, the game goes on and
+    the journal lists exactly what landed. (Last in this file: it restarts the node.)"""
+    game = str(remote.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    remote.ok("accept", game, "bob")
+    remote.ok("reveal", game, "alice")
+    turn = remote.json("reveal", game, "bob")["game"]["turnPlayer"]
+    mover = "alice" if turn == remote.address("alice") else "bob"
+    sent = len(remote.json("log"))
+    gno_node.stop()
+    try:
+        for args in (["play", game, "4", mover], ["show", game], ["time"]):
+            result = remote.run(*args)
+            assert result.exit_code == 4, (args, result.output)
+            assert result.stderr.count("\n") == 1 and gno_node.url in result.stderr
+    finally:
+        gno_node.restart()
+    assert len(remote.json("log")) == sent  # nothing recorded while it was down
+    played = remote.json("play", game, "4", mover)
+    assert played["game"]["moves"] == 1 and played["game"]["status"] == "playing"
+    log = remote.json("log")
+    assert len(log) == sent + 1 and log[-1]["hash"] == played["hash"]
