@@ -245,21 +245,21 @@ class NodeChain:
         signed and sent once more, once.
         """
         msgs = build(self)
-        for attempt in (1, 2):
-            number, sequence = self.account_numbers(signer)
-            chosen = (
-                fee
-                if fee.get("gas_wanted")
-                else self._estimate(signer, msgs, fee, memo, number, sequence)
-            )
-            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
-            try:
-                return self._broadcast(signer, tx, chosen)
-            except Refused as refused:
-                if attempt == 1 and _sequence_taken(str(refused)):
-                    continue
+        try:
+            return self._send(signer, msgs, fee, memo)
+        except Refused as refused:
+            if not _sequence_taken(str(refused)):
                 raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        return self._send(signer, msgs, fee, memo)  # with the sequence as it is now
+
+    def _send(self, signer: Signer, msgs: list[Any], fee: dict[str, str], memo: str) -> Receipt:
+        number, sequence = self.account_numbers(signer)
+        chosen = fee
+        if not fee.get("gas_wanted"):
+            chosen = self._estimate(signer, msgs, fee, memo, number, sequence)
+        return self._broadcast(
+            signer, self._sign(signer, msgs, chosen, memo, number, sequence), chosen
+        )
 
     def _sign(
         self,
@@ -364,7 +364,7 @@ class NodeChain:
         try:
             found: dict[str, Any] = self.rpc("tx", {"hash": tx_id})
         except Unreachable as exc:
-            if "not found" in str(exc):
+            if _unknown_tx(str(exc)):
                 return None
             raise
         return found
@@ -458,6 +458,12 @@ def _refusal(base: dict[str, Any]) -> str:
             if number.isdigit() and " - " in rest:
                 return rest.split(" - ", 1)[1].strip()
     return _first_line(log.split("\nstack:", 1)[0].removeprefix("recovered: ")) or "refused"
+
+
+def _unknown_tx(message: str) -> bool:
+    """The node's answer to ``tx`` for a hash it has no transaction for."""
+    lowered = message.lower()
+    return "could not find tx" in lowered or "not found" in lowered
 
 
 def _sequence_taken(message: str) -> bool:

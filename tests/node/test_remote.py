@@ -485,6 +485,17 @@ def test_the_chains_refusals_in_one_line(remote: Home) -> None:
     assert "insufficient" in result.stderr and "--= Error =--" not in result.stderr
 
 
+def test_tx_asks_the_node(remote: Home) -> None:
+    sent = remote.json("send", "--to", "bob", "--amount", "3ugnot", "carol")
+    text = remote.ok("tx", sent["hash"]).stdout
+    assert f"height:   {sent['height']}" in text
+    assert f"call:     send 3ugnot to bob ({remote.address('bob')})" in text
+    unknown = "A" * 43 + "="
+    result = remote.run("tx", unknown)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"Error: no transaction with hash {unknown!r} on the node\n"
+
+
 def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
     """Commands fail in one line while the node is down; restarted, the game goes on and
     the journal lists exactly what landed. (Last in this file: it restarts the node.)"""
