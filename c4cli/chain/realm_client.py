@@ -91,6 +91,12 @@ class GameView(NamedTuple):
             return ACCEPTOR if self.winner == self.creator else CREATOR
         return CREATOR
 
+    @property
+    def creator_is_yellow(self) -> bool:
+        """Whether the engine's red (the first mover) is the acceptor: drawings swap the
+        colours, so the creator's discs are always the red ones (R)."""
+        return self.first == ACCEPTOR
+
     def board(self) -> Board:
         """The position as the engine's board (red = the first mover)."""
         from c4cli.engine import Board

@@ -196,5 +196,5 @@ def _changes(
 
 
 def _picture(game: GameView, names: dict[str, str], now: int) -> str:
-    board = game.board().text(swap_colors=game.first == 2)
+    board = game.board().text(swap_colors=game.creator_is_yellow)
     return f"{board}\n{_status(game, names, now)}\n"

@@ -132,7 +132,7 @@ def _play(home: Path, as_json: bool) -> None:
         call(mover, "Play", [game_id, column, str(move)])
     game = realm.game(int(game_id))
     assert game is not None
-    say("\n" + game.board().text(swap_colors=first is bob))
+    say("\n" + game.board().text(swap_colors=game.creator_is_yellow))
     fees = realm.fees()
     wins, won = realm.leaders()
     height = chain.head().height

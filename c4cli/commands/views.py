@@ -22,8 +22,6 @@ from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 
-ACCEPTOR = 2  # GameJSON's side of the player who accepted
-
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
     if fmt == "svg":
@@ -79,7 +77,7 @@ def board(
     swap = False
     if game_id is not None:
         game = load_game(home, game_id)
-        position, swap = game.board(), game.first == ACCEPTOR
+        position, swap = game.board(), game.creator_is_yellow
     else:
         assert moves is not None
         try:
@@ -182,7 +180,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     if result is not None:
         lines.append(result)
     text = "\n".join(lines)
-    drawing = _mark_four(game.board().text(swap_colors=game.first == ACCEPTOR), game.four())
+    drawing = _mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
     steps = _next_steps(game, known, landing)
     if on_terminal():
         from rich.console import Console
