@@ -30,8 +30,6 @@ class Remote(NamedTuple):
 
 def read_remote(home: Path) -> Remote | None:
     """The node this home is bound to, or None for a local home."""
-    import tomllib
-
     path = home / CONFIG
     try:
         text = path.read_text(encoding="utf-8")
@@ -39,6 +37,8 @@ def read_remote(home: Path) -> Remote | None:
         return None
     except OSError as exc:
         raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
+    import tomllib  # only for a home that has a config: the local path stays light
+
     try:
         table = tomllib.loads(text).get("remote")
         if table is None:

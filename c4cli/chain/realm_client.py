@@ -19,61 +19,61 @@ from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending, Status
+from c4cli.records import Record
 
 if TYPE_CHECKING:
     from c4cli.engine import Board
 
 
-class GameView(NamedTuple):
+class GameView(Record):
     """One game as GameJSON publishes it, read at block time ``now``."""
 
-    id: int
-    creator: str
-    opponent: str
-    acceptor: str
-    stake: int
-    fee: int
-    expires_at: int
-    commitment: str
-    seed_commitment: str
-    revealed: bool
-    cells: str  # column-major, 0 empty, 1 creator's disc, 2 acceptor's
-    turn: int
-    turn_player: str
-    moves: int
-    last_col: int
-    last_row: int
-    deadline: int
-    status: Status
-    winner: str
-    now: int
-    document: dict[str, Any]  # the object exactly as published, for --json
+    __slots__ = (
+        "acceptor",
+        "cells",  # column-major, 0 empty, 1 creator's disc, 2 acceptor's
+        "commitment",
+        "creator",
+        "deadline",
+        "document",  # the object exactly as published, for --json
+        "expires_at",
+        "fee",
+        "id",
+        "last_col",
+        "last_row",
+        "moves",
+        "now",
+        "opponent",
+        "revealed",
+        "seed_commitment",
+        "stake",
+        "status",
+        "turn",
+        "turn_player",
+        "winner",
+    )
 
-    @classmethod
-    def from_json(cls, document: dict[str, Any], now: int) -> GameView:
-        return cls(
-            id=int(document["id"]),
-            creator=str(document["creator"]),
-            opponent=str(document["opponent"]),
-            acceptor=str(document["acceptor"]),
-            stake=int(document["stake"]),
-            fee=int(document["fee"]),
-            expires_at=int(document["expiresAt"]),
-            commitment=str(document["commitment"]),
-            seed_commitment=str(document["seedCommitment"]),
-            revealed=bool(document["revealed"]),
-            cells=str(document["board"]),
-            turn=int(document["turn"]),
-            turn_player=str(document["turnPlayer"]),
-            moves=int(document["moves"]),
-            last_col=int(document["lastCol"]),
-            last_row=int(document["lastRow"]),
-            deadline=int(document["deadline"]),
-            status=Status(document["status"]),
-            winner=str(document["winner"]),
-            now=now,
-            document=document,
-        )
+    def __init__(self, document: dict[str, Any], now: int) -> None:
+        self.id = int(document["id"])
+        self.creator = str(document["creator"])
+        self.opponent = str(document["opponent"])
+        self.acceptor = str(document["acceptor"])
+        self.stake = int(document["stake"])
+        self.fee = int(document["fee"])
+        self.expires_at = int(document["expiresAt"])
+        self.commitment = str(document["commitment"])
+        self.seed_commitment = str(document["seedCommitment"])
+        self.revealed = bool(document["revealed"])
+        self.cells = str(document["board"])
+        self.turn = int(document["turn"])
+        self.turn_player = str(document["turnPlayer"])
+        self.moves = int(document["moves"])
+        self.last_col = int(document["lastCol"])
+        self.last_row = int(document["lastRow"])
+        self.deadline = int(document["deadline"])
+        self.status = Status(document["status"])
+        self.winner = str(document["winner"])
+        self.now = now
+        self.document = document
 
     def player(self, side: int) -> str:
         return self.creator if side == CREATOR else self.acceptor if side == ACCEPTOR else ""
@@ -185,7 +185,7 @@ class RealmClient:
         document = self._document(f"GameJSON({game_id})")
         if document.get("game") is None:
             return None
-        return GameView.from_json(document["game"], int(document["now"]))
+        return GameView(document["game"], int(document["now"]))
 
     def active_json(self, offset: int = 0, limit: int = 100) -> str:
         return self._value(f"ActiveJSON({offset}, {limit})")
@@ -193,7 +193,7 @@ class RealmClient:
     def lobby(self, offset: int = 0, limit: int = 100) -> Lobby:
         document = self._document(f"ActiveJSON({offset}, {limit})")
         now = int(document["now"])
-        games = [GameView.from_json(game, now) for game in document["games"]]
+        games = [GameView(game, now) for game in document["games"]]
         return Lobby(now, int(document["fee"]), games)
 
     def leaders_json(self) -> str:

@@ -13,7 +13,6 @@ import click
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Build, Chain, Receipt, Signer
-from c4cli.chain.keys import Keyring
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.coins import format_coins, parse_amount
@@ -65,6 +64,8 @@ def signer_for(
 
     With ``master``, the key signs as a session key on behalf of that account.
     """
+    from c4cli.chain.keys import Keyring
+
     info, private_key = Keyring(home).unlock(
         key_name,
         lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
@@ -76,10 +77,15 @@ def signer_for(
 
 def acting_address(home: Path, key_name: str, master: str | None) -> str:
     """The account a command acts for: the master's with --master, else the key's own."""
+    from c4cli.chain.keys import Keyring
+
     return resolve(home, master) if master else Keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
+    """A key name's address, or an address as typed (bad input is exit 2)."""
+    from c4cli.chain.keys import Keyring
+
     return Keyring(home).resolve(name_or_address)
 
 
