@@ -11,6 +11,8 @@ whether a clock ran out, how a game ended) is asked of the realm's own rules
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import Reader
@@ -183,18 +185,32 @@ class RealmClient:
 
     def game(self, game_id: int) -> GameView | None:
         document = self._document(f"GameJSON({game_id})")
-        if document.get("game") is None:
-            return None
-        return GameView(document["game"], int(document["now"]))
+        with self._shape("GameJSON"):
+            if document.get("game") is None:
+                return None
+            return GameView(document["game"], int(document["now"]))
+
+    @contextmanager
+    def _shape(self, accessor: str) -> Iterator[None]:
+        """JSON in another shape than the realm's accessors have (another realm's?) is
+        one line, not a traceback."""
+        try:
+            yield
+        except (KeyError, TypeError, ValueError, AttributeError):
+            raise Unreachable(
+                f"the realm at {self.reader.realm_path} answered {accessor} "
+                "in a shape c4 does not read"
+            ) from None
 
     def active_json(self, offset: int = 0, limit: int = 100) -> str:
         return self._value(f"ActiveJSON({offset}, {limit})")
 
     def lobby(self, offset: int = 0, limit: int = 100) -> Lobby:
         document = self._document(f"ActiveJSON({offset}, {limit})")
-        now = int(document["now"])
-        games = [GameView(game, now) for game in document["games"]]
-        return Lobby(now, int(document["fee"]), games)
+        with self._shape("ActiveJSON"):
+            now = int(document["now"])
+            games = [GameView(game, now) for game in document["games"]]
+            return Lobby(now, int(document["fee"]), games)
 
     def leaders_json(self) -> str:
         return self._value("LeadersJSON()")
@@ -202,24 +218,28 @@ class RealmClient:
     def leaders(self) -> tuple[list[tuple[str, int]], list[tuple[str, int]]]:
         """The two boards, most wins and most ugnot won, highest first."""
         document = self._document("LeadersJSON()")
-        return (
-            [(str(e["addr"]), int(e["score"])) for e in document["wins"]],
-            [(str(e["addr"]), int(e["score"])) for e in document["gnot"]],
-        )
+        with self._shape("LeadersJSON"):
+            return (
+                [(str(e["addr"]), int(e["score"])) for e in document["wins"]],
+                [(str(e["addr"]), int(e["score"])) for e in document["gnot"]],
+            )
 
     def render(self, path: str = "") -> str:
         return self.reader.query(QRENDER, f"{self.reader.realm_path}:{path}").data
 
     def fees(self) -> Fees:
-        return Fees(
-            fee=int(self._value("fee")),
-            collected=int(self._value("collected")),
-            owner=self._value("owner"),
-            pending_owner=self._value("pendingOwner"),
-        )
+        with self._shape("its fee variables"):
+            return Fees(
+                fee=int(self._value("fee")),
+                collected=int(self._value("collected")),
+                owner=self._value("owner"),
+                pending_owner=self._value("pendingOwner"),
+            )
 
     def fee(self) -> int:
-        return int(self._value("fee"))
+        """The house fee for new offers (what an Offer's maxFee defaults to)."""
+        with self._shape("fee"):
+            return int(self._value("fee"))
 
     def params(self, func: str) -> list[str] | None:
         """The names of ``func``'s parameters on this realm (``vm/qfuncs``), without the

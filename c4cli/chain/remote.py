@@ -511,9 +511,10 @@ def _decode_result(data: bytes) -> dict[str, Any]:
 def _string_error(any_bytes: bytes) -> str:
     """A realm panic's text from an ``Any`` holding an ``/abci.StringError``; "" otherwise."""
     fields = dict(_fields(any_bytes))
-    if fields.get(1) != b"/abci.StringError" or not isinstance(fields.get(2), bytes):
+    value = fields.get(2)
+    if fields.get(1) != b"/abci.StringError" or not isinstance(value, bytes):
         return ""
-    inner = dict(_fields(fields[2]))  # type: ignore[arg-type]
+    inner = dict(_fields(value))
     text = inner.get(1, b"")
     return text.decode("utf-8", "replace") if isinstance(text, bytes) else ""
 
