@@ -154,8 +154,14 @@ class LocalChain:
                 keep_outcomes(txs, state, state.apply_block(raw.record))
                 digest = chain_digest(digest, data[raw.offset : raw.end])
                 self.replayed += 1
+        if not self.replayed:
+            # The same blocks in a file touched since (or with blank lines after the
+            # last block): only the identity the checkpoint records is refreshed.
+            self.mark = mark
+            self._save_cache(state, full=False, txs=[])
+            return True
         self.mark = Mark(len(data), digest)
-        return not self.replayed or self._save_cache(state, full=False, txs=txs)
+        return self._save_cache(state, full=False, txs=txs)
 
     def _save_cache(
         self,

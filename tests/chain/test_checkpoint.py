@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import sqlite3
 from pathlib import Path
@@ -115,3 +116,18 @@ def test_a_cache_of_another_version_is_replaced(chain: Home) -> None:
     again = LocalChain(chain.path)
     again.state()
     assert again.replayed == 0  # the save after the replay took: the checkpoint is current
+
+
+def test_a_touched_log_is_read_once_then_the_checkpoint_is_current(chain: Home) -> None:
+    _played(chain)
+    log = chain.path / "chain" / "blocks.toml"
+    os.utime(log, ns=(1, 1))  # the same bytes, another identity
+    first = LocalChain(chain.path)
+    first.state()
+    assert first.replayed == 0
+    second = LocalChain(chain.path)
+    assert second.cache.fresh(log)  # the checkpoint took the log's new identity
+    chain.ok("send", "--to", "carol", "--amount", "1ugnot", "bob")
+    third = LocalChain(chain.path)
+    third.state()
+    assert third.replayed == 0
