@@ -28,7 +28,7 @@ hashes = []
 def run(*args):
     proc = subprocess.run([c4, *args, "--json"], capture_output=True, text=True)
     if proc.returncode != 0:
-        sys.exit(f"{args}: {proc.returncode} {proc.stderr}")
+        sys.exit(f"{args}: {proc.returncode} {proc.stderr}{proc.stdout}")
     doc = json.loads(proc.stdout)
     if "hash" in doc:
         hashes.append(doc["hash"])
@@ -55,7 +55,9 @@ def test_workers_at_once(chain: Home, c4_bin: str, tmp_path: Path) -> None:
     for w in range(WORKERS):
         for side in "ab":
             chain.ok("keys", "add", f"w{w}{side}")
-    chain.ok("init", "--force", "--clock", "manual", "--genesis-time", "2026-01-01T00:00:00Z")
+    # The wall clock: on a manual clock every block is 5 s on, so a worker starved of
+    # the lock while the others land eighteen blocks would see its reveal clock run out.
+    chain.ok("init", "--force", "--clock", "wall")
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
     env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
