@@ -60,7 +60,8 @@ class Head(NamedTuple):
 
 
 class Reader(Protocol):
-    """Queries by gno.land's paths, all read at one height."""
+    """Queries by gno.land's paths: a chain answers at its last block, a state in hand
+    (the one a transaction is built from, inside the lock) at its own height."""
 
     @property
     def realm_path(self) -> str: ...
