@@ -485,6 +485,20 @@ def test_the_chains_refusals_in_one_line(remote: Home) -> None:
     assert "insufficient" in result.stderr and "--= Error =--" not in result.stderr
 
 
+def test_a_bot_and_a_hint_on_the_node(remote: Home) -> None:
+    game = str(remote.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    remote.ok("accept", game, "bob")
+    remote.ok("reveal", game, "alice")
+    turn = remote.json("reveal", game, "bob")["game"]["turnPlayer"]
+    mover = "alice" if turn == remote.address("alice") else "bob"
+    hint = remote.json("hint", game)
+    assert hint["key"] == mover and hint["best"] == [4]  # the centre, on an empty board
+    moved = json.loads(remote.ok("bot", game, mover, "--json").stdout)
+    assert (moved["move"], moved["column"]) == (0, 4)
+    assert remote.json("query", "game", game)["game"]["lastCol"] == 3
+    remote.ok("resign", game, mover)
+
+
 def test_tx_asks_the_node(remote: Home) -> None:
     sent = remote.json("send", "--to", "bob", "--amount", "3ugnot", "carol")
     text = remote.ok("tx", sent["hash"]).stdout
