@@ -42,6 +42,7 @@ class LocalChain:
         # loading it executed (0 from a checkpoint of this very log).
         self.mark = Mark(0, b"")
         self.replayed = 0
+        self._realm_path: str | None = None
 
     # -- genesis ----------------------------------------------------------------
 
@@ -84,7 +85,10 @@ class LocalChain:
 
     @property
     def realm_path(self) -> str:
-        return str(self.cached().stamp["realm_path"])
+        # Read once: a chain's realm path is its genesis', and every realm read asks.
+        if self._realm_path is None:
+            self._realm_path = str(self.cached().stamp["realm_path"])
+        return self._realm_path
 
     def head(self) -> Head:
         stamp = self.cached().stamp

@@ -81,32 +81,40 @@ class GameView(Record):
         return self.creator if side == CREATOR else self.acceptor if side == ACCEPTOR else ""
 
     @property
-    def first(self) -> int:
-        """Who moved first, as far as the board tells (CREATOR when it cannot)."""
-        mine, theirs = self.cells.count("1"), self.cells.count("2")
-        if mine != theirs:
-            return CREATOR if mine > theirs else ACCEPTOR
-        if self.status == Status.PLAYING and self.turn:
-            return self.turn  # equal counts: the first mover is to move
-        if self.ending() == Ending.FOUR_IN_A_ROW:
-            # Equal counts and a four: the winner dropped the last disc, so moved second.
-            return ACCEPTOR if self.winner == self.creator else CREATOR
-        return CREATOR
-
-    @property
     def creator_is_yellow(self) -> bool:
         """Whether the engine's red (the first mover) is the acceptor: drawings swap the
         colours, so the creator's discs are always the red ones (R)."""
-        return self.first == ACCEPTOR
+        return self._position()[0] == ACCEPTOR
 
     def board(self) -> Board:
         """The position as the engine's board (red = the first mover)."""
-        from c4cli.engine import Board
+        return self._position()[1]
 
-        cells = self.cells
-        if self.first == ACCEPTOR:
-            cells = cells.translate(str.maketrans("12", "21"))
-        return Board.from_cells(cells)
+    def _position(self) -> tuple[int, Board]:
+        """Who moved first, and the position with that side's discs red.
+
+        The side with more discs moved first; with equal counts, the side to move
+        while the game is played. A settled game with equal counts may have been won
+        by either side's last disc: the engine's search, which refuses a four before
+        the last move, tells which side moved first (CREATOR when both fit).
+        """
+        from c4cli.engine import BadEncoding, Board
+
+        mine, theirs = self.cells.count("1"), self.cells.count("2")
+        if mine != theirs:
+            first = CREATOR if mine > theirs else ACCEPTOR
+        else:
+            first = self.turn if self.status == Status.PLAYING and self.turn else CREATOR
+        try:
+            return first, Board.from_cells(self._red(first))
+        except BadEncoding:
+            if mine != theirs or first != CREATOR or self.status == Status.PLAYING:
+                raise
+            return ACCEPTOR, Board.from_cells(self._red(ACCEPTOR))
+
+    def _red(self, first: int) -> str:
+        """The published cells with ``first``'s discs as 1, the engine's red."""
+        return self.cells if first == CREATOR else self.cells.translate(str.maketrans("12", "21"))
 
     def four(self) -> tuple[int, ...]:
         """The winning four's cells (``row*7 + col``), or () without one."""
@@ -116,7 +124,7 @@ class GameView(Record):
         return rules.payout(self.stake, self.fee)
 
     def ending(self) -> Ending | None:
-        return rules.ending(self.status, four_in_a_row=_has_four(self.cells))
+        return rules.ending(self.status, four_in_a_row=bool(self.four()))
 
     def offer_expired(self, at: int) -> bool:
         return self.status == Status.OPEN and rules.offer_expired(at, self.expires_at)
@@ -127,21 +135,6 @@ class GameView(Record):
     def legal_columns(self) -> list[int]:
         """The 1-based columns with room for a disc."""
         return [col + 1 for col in range(7) if self.cells[col * 6 + 5] == "0"]
-
-
-def _has_four(cells: str) -> bool:
-    for col in range(7):
-        for row in range(6):
-            disc = cells[col * 6 + row]
-            if disc == "0":
-                continue
-            for dc, dr in ((1, 0), (0, 1), (1, 1), (1, -1)):
-                end_col, end_row = col + 3 * dc, row + 3 * dr
-                if not (0 <= end_col < 7 and 0 <= end_row < 6):
-                    continue
-                if all(cells[(col + k * dc) * 6 + row + k * dr] == disc for k in range(4)):
-                    return True
-    return False
 
 
 class Lobby(NamedTuple):

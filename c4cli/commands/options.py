@@ -61,11 +61,15 @@ def _json(*, expose: bool = True) -> Callable[[F], F]:
     )
 
 
+def _remote_from_env() -> str | None:
+    return os.environ.get("C4_REMOTE") or None
+
+
 def _remote(*, expose: bool = False) -> Callable[[F], F]:
     return click.option(
         "--remote",
         metavar="URL",
-        default=from_group("remote", lambda: os.environ.get("C4_REMOTE") or None),
+        default=from_group("remote", _remote_from_env),
         show_default="$C4_REMOTE, else the home's config",
         callback=_remember,
         expose_value=expose,
@@ -75,12 +79,8 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
 
 def remote_url() -> str | None:
     """The node --remote (or $C4_REMOTE) names for this command line, if any."""
-    ctx = click.get_current_context(silent=True)
-    while ctx is not None:
-        if _META + "remote" in ctx.meta:
-            return str(ctx.meta[_META + "remote"])
-        ctx = ctx.parent
-    return os.environ.get("C4_REMOTE") or None
+    url: str | None = from_group("remote", _remote_from_env)()
+    return url
 
 
 def home_option(func: F) -> F:
