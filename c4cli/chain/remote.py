@@ -52,6 +52,10 @@ class NodeChain:
         timeout: float | None = None,
     ) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
+        try:
+            parts.port  # noqa: B018 (a port that is not a number raises here, not mid-call)
+        except ValueError:
+            parts = parts._replace(scheme="")
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise BadInput(f"invalid node URL {url!r}: use http://HOST:PORT or https://HOST")
         self.url = url

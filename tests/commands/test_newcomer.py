@@ -255,3 +255,14 @@ def test_owner_commands_say_what_changed(chain: Home) -> None:
     assert (
         chain.ok("accept-ownership", "carol").stdout.splitlines()[-1] == "carol now owns the realm"
     )
+
+
+def test_a_node_url_that_is_not_one(chain: Home) -> None:
+    for url in ("notaurl::", "http://x:99999", "ftp://node"):
+        chain.fails(
+            2,
+            "--remote",
+            url,
+            "lobby",
+            message=f"invalid node URL {url!r}: use http://HOST:PORT or https://HOST",
+        )
