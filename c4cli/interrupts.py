@@ -17,9 +17,6 @@ from types import FrameType
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-# What this process appended, for the message of an interruption that comes after.
-recorded: list[str] = []
-
 
 class Interrupted(BaseException):
     """A signal asked the command to stop (a BaseException: nothing may swallow it)."""

@@ -9,7 +9,18 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "c4cli"
-BASE = {"address", "coins", "commitment", "errors", "gotext", "records", "faults", "interrupts"}
+BASE = {
+    "address",
+    "coins",
+    "commitment",
+    "errors",
+    "escape",
+    "gotext",
+    "records",
+    "faults",
+    "interrupts",
+    "outbox",
+}
 # What each layer may import of ours, besides the base and itself.
 ALLOWED = {
     "engine": set(),

@@ -7,6 +7,9 @@
     chain_id = "dev"
     realm_path = "gno.land/r/samcrew/connect4"
 
+and may say, at the top, the most gas fee c4 pays when it picks the fee itself
+(``fee_cap = "10gnot"``; ``--fee-cap`` and ``$C4_FEE_CAP`` come first).
+
 A home without it has a local chain (``<home>/chain``), or none yet.
 """
 
@@ -43,11 +46,37 @@ def read_remote(home: Path) -> Remote | None:
         table = tomllib.loads(text).get("remote")
         if table is None:
             return None
-        return Remote(str(table["url"]), str(table["chain_id"]), str(table["realm_path"]))
+        values = (table["url"], table["chain_id"], table["realm_path"])
+        if not all(isinstance(value, str) and value for value in values):
+            raise TypeError("not text")
+        return Remote(*values)
     except (tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError):
         raise HomeDamaged(
-            f"{path} is not a c4 config (a [remote] with url, chain_id, realm_path)"
+            f"{path} is not a c4 config (a [remote] with url, chain_id, realm_path, "
+            "each a non-empty string)"
         ) from None
+
+
+def read_fee_cap(home: Path) -> str | None:
+    """config.toml's ``fee_cap`` (top level): the most gas fee c4 pays unasked."""
+    path = home / CONFIG
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
+    import tomllib
+
+    try:
+        value = tomllib.loads(text).get("fee_cap")
+    except tomllib.TOMLDecodeError:
+        raise HomeDamaged(f"{path} is not TOML") from None
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise HomeDamaged(f'{path}: fee_cap must be a string of coins, e.g. "10gnot"')
+    return value
 
 
 def write_remote(home: Path, remote: Remote) -> None:
@@ -55,7 +84,12 @@ def write_remote(home: Path, remote: Remote) -> None:
 
     from c4cli.chain.files import write_private
 
-    text = tomli_w.dumps({"remote": remote._asdict()})
+    document: dict[str, object] = {}
+    cap = read_fee_cap(home) if (home / CONFIG).exists() else None
+    if cap is not None:
+        document["fee_cap"] = cap  # a re-init keeps the user's ceiling
+    document["remote"] = remote._asdict()
+    text = tomli_w.dumps(document)
     write_private(home / CONFIG, text.encode(), fault="key-write")
 
 

@@ -43,6 +43,31 @@ class Receipt(NamedTuple):
     gas_used: int = 0
     events: str = "[]"
     info: str = ""
+    simulated: bool = False  # --simulate only: what it would do; nothing was sent
+
+
+# What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's
+# fee_cap): 10 GNOT, far above what a game's call costs on gno.land (thousandths of
+# a GNOT at its gas price), far below what a rogue or mistaken gas price would take.
+DEFAULT_FEE_CAP = 10_000_000
+
+SIMULATE_MODES = ("test", "skip", "only")
+
+
+class SendPolicy(NamedTuple):
+    """How a transaction is sent, beyond what is signed.
+
+    ``simulate``, as gnokey's ``-simulate``: ``test`` runs it first and sends it
+    only if it would pass (so a refusal costs nothing), ``skip`` sends it as it
+    is (a refusal in a block pays its fee), ``only`` runs it and sends nothing.
+    ``fee_cap``: the most ugnot of gas fee c4 pays when it chose the fee itself.
+    """
+
+    simulate: str = "test"
+    fee_cap: int = DEFAULT_FEE_CAP
+
+
+DEFAULT_POLICY = SendPolicy()
 
 
 class Answer(NamedTuple):
@@ -88,4 +113,12 @@ class Chain(Reader, Protocol):
         """The chain's time now, for clocks counted down as a person watches."""
         ...
 
-    def submit(self, signer: Signer, build: Build, fee: dict[str, str], memo: str) -> Receipt: ...
+    def submit(
+        self,
+        signer: Signer,
+        build: Build,
+        fee: dict[str, str],
+        memo: str,
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> Receipt: ...

@@ -1,73 +1,172 @@
 """The journal of a home bound to a node: what this home sent, one JSON line each.
 
 A node keeps every transaction, but finding the ones a home sent would mean
-scanning the chain; ``c4 log`` on a node lists this instead. A line is written
-once the node has the transaction in a block, so the journal never lists one
-that did not land (a crash before the line loses the line, never the tx:
-``c4 tx HASH`` still finds it on the node).
+scanning the chain; ``c4 log`` on a node lists this instead. A transaction is
+written twice: as ``pending`` (with its bytes) *before* they leave for the
+node, and again once its fate is known: ``landed`` (in a block), ``refused``
+(in a block, but the realm or the VM refused it: its fee was paid) or
+``dropped`` (known never to reach a block: the node refused it before one, or
+another transaction took its sequence). A later line about the same hash
+supersedes an earlier one.
+
+So a broadcast whose answer never came, a signal while waiting for the block,
+or a crash right after sending leaves a ``pending`` line, never nothing: the
+next command that signs for that account settles it first (see
+:meth:`c4cli.chain.remote.NodeChain.reconcile`).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import time as wallclock
 from pathlib import Path
 from typing import Any
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import Receipt
+from c4cli.chain.interface import Receipt, Signer
 from c4cli.errors import DiskError, HomeDamaged
+from c4cli.interrupts import deferred
 
 JOURNAL = "journal.jsonl"
 
+PENDING = "pending"
+LANDED = "landed"
+REFUSED = "refused"
+DROPPED = "dropped"
 
-def record(home: Path, receipt: Receipt) -> None:
-    """Append what ``receipt`` says was delivered."""
-    import os
 
-    result = receipt.result
-    msgs = result.tx.get("msg", [])
-    entry = {
-        "height": receipt.height,
-        "time": format_time(receipt.time),
-        "hash": result.hash,
-        "signer": result.signer,
-        "func": ",".join(result.funcs),
+def _calls(tx: dict[str, Any]) -> dict[str, Any]:
+    """What the journal says of a transaction's messages, for `c4 log`."""
+    msgs = tx.get("msg", [])
+    funcs = []
+    for msg in msgs:
+        kind = str(msg.get("@type", ""))
+        if kind == "/vm.m_call":
+            funcs.append(str(msg.get("func")))
+        elif kind == "/bank.MsgSend":
+            funcs.append("send")
+        else:
+            funcs.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
+    return {
+        "func": ",".join(funcs),
         "args": [list(m.get("args") or []) for m in msgs],
         "send": [m.get("send") or m.get("amount") or "" for m in msgs],
         "to": [m.get("to_address") for m in msgs],
-        "result": [value for value, _ in result.values],
-        "gas_used": receipt.gas_used,
     }
-    path = home / JOURNAL
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(entry, separators=(",", ":")) + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        raise DiskError(
-            f"cannot write {path}: {exc.strerror or exc}; the transaction is on the node "
-            f"(TX HASH {result.hash}), only this home's journal misses it"
-        ) from None
+
+
+class Journal:
+    """The journal file of one home."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / JOURNAL
+
+    def _write(self, entry: dict[str, Any], consequence: str) -> None:
+        line = json.dumps(entry, separators=(",", ":")) + "\n"
+        try:
+            with deferred(), open(self.path, "a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise DiskError(
+                f"cannot write {self.path}: {exc.strerror or exc}; {consequence}"
+            ) from None
+
+    def pending(
+        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int
+    ) -> None:
+        """Before the bytes leave: what was signed, and for which account and sequence."""
+        entry = {
+            "status": PENDING,
+            "hash": tx_id,
+            "signer": signer.address,
+            "session": signer.session_addr,
+            "sequence": sequence,
+            "sent_at": format_time(int(wallclock.time())),
+            **_calls(tx),
+            "tx": base64.b64encode(raw).decode(),
+            "signed": tx,
+        }
+        self._write(entry, "nothing was sent")
+
+    def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None:
+        """Once the transaction is in a block (``error``: the realm or VM refused it)."""
+        result = receipt.result
+        entry = {
+            "status": REFUSED if error else LANDED,
+            "height": receipt.height,
+            "time": format_time(receipt.time),
+            "hash": result.hash,
+            "signer": result.signer,
+            **_calls(result.tx),
+            "result": [value for value, _ in result.values],
+            "gas_used": receipt.gas_used,
+            "gas_fee": fee,
+        }
+        if error:
+            entry["error"] = error
+        self._write(
+            entry,
+            f"the transaction is on the node (TX HASH {result.hash}, height {receipt.height}), "
+            "only this home's journal misses it",
+        )
+
+    def dropped(self, tx_id: str, reason: str) -> None:
+        """Known never to reach a block."""
+        self._write(
+            {"status": DROPPED, "hash": tx_id, "reason": reason},
+            f"transaction {tx_id} is still listed as pending",
+        )
+
+    def entries(self) -> list[dict[str, Any]]:
+        """One entry per transaction, in the order they were first sent; each as its
+        latest line says (a pending one's ``tx`` bytes kept until it lands)."""
+        try:
+            lines = self.path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise HomeDamaged(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        by_hash: dict[str, dict[str, Any]] = {}
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                if number == len(lines):
+                    continue  # a last line cut short by a crash: the one before stands
+                raise HomeDamaged(f"{self.path}: line {number} is not JSON") from None
+            if not isinstance(entry, dict) or not isinstance(entry.get("hash"), str):
+                continue
+            entry.setdefault("status", LANDED)  # lines written before statuses existed
+            merged = by_hash.setdefault(entry["hash"], {})
+            merged.update(entry)
+            if entry["status"] != PENDING:
+                merged.pop("tx", None)
+                merged.pop("signed", None)
+        return list(by_hash.values())
+
+    def seen_height(self) -> int:
+        """The highest block this home saw one of its transactions land in: a node
+        below it is on a chain rolled back, or another chain."""
+        heights = [int(e["height"]) for e in self.entries() if isinstance(e.get("height"), int)]
+        return max(heights, default=0)
+
+    def unsettled(self, address: str, session: str | None) -> list[dict[str, Any]]:
+        """Pending transactions signed for this account (and session)."""
+        return [
+            entry
+            for entry in self.entries()
+            if entry["status"] == PENDING
+            and entry.get("signer") == address
+            and entry.get("session") == session
+        ]
 
 
 def entries(home: Path) -> list[dict[str, Any]]:
-    """Every line of the journal, oldest first."""
-    path = home / JOURNAL
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
-    out = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            raise HomeDamaged(f"{path}: line {number} is not JSON") from None
-        if isinstance(entry, dict):
-            out.append(entry)
-    return out
+    """Every transaction of the journal, oldest first."""
+    return Journal(home).entries()

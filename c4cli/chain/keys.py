@@ -18,7 +18,7 @@ from typing import NamedTuple
 from c4cli.address import canonical
 from c4cli.chain import crypto
 from c4cli.chain.files import read_private, write_private
-from c4cli.errors import BadInput, HomeDamaged
+from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
 
 NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
 _SCRYPT_N = 2**15
@@ -133,10 +133,22 @@ class Keyring:
             raise HomeDamaged(f"{path} is not a key file")
         return info, _open(sealed, passphrase, name)
 
-    def list(self) -> list[KeyInfo]:
+    def list(self, *, strict: bool = True) -> list[KeyInfo]:
+        """Every key in the folder. ``strict=False`` (naming addresses in a view or a
+        receipt) skips a file that cannot be used, with one warning line, instead of
+        failing a command that does not need that key."""
         if not self.folder.is_dir():
             return []
-        return [self.info(p.stem) for p in sorted(self.folder.glob("*.json"))]
+        out = []
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                out.append(self.info(path.stem))
+            except (C4Error, OSError) as exc:
+                if strict:
+                    raise
+                reason = str(exc) if isinstance(exc, C4Error) else (exc.strerror or str(exc))
+                warn_once(f"warning: skipped {path.name} in {self.folder}: {reason}")
+        return out
 
     def delete(self, name: str) -> None:
         path = self._path(name)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.cache import Cache, Mark, TxRow
-from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
+from c4cli.chain.interface import DEFAULT_POLICY, Answer, Build, Head, Receipt, SendPolicy, Signer
 from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
@@ -267,12 +267,21 @@ class LocalChain:
 
     # -- writing ------------------------------------------------------------------
 
-    def submit(self, signer: Signer, build: Build, fee: dict[str, str], memo: str) -> Receipt:
+    def submit(
+        self,
+        signer: Signer,
+        build: Build,
+        fee: dict[str, str],
+        memo: str,
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> Receipt:
         """Sign for the signer's current sequence, execute, append: all under the lock.
 
         ``build`` makes the messages from queries of the state they will run
         against, so a default such as "the move count I see" is read inside the
-        same lock.
+        same lock. Executing is the simulation: a refused transaction is never
+        appended, whatever ``policy.simulate`` says, and ``only`` appends nothing.
         """
         from c4cli.chain.accounts import session_not_found, unknown_account
         from c4cli.chain.queries import StateReader
@@ -300,7 +309,7 @@ class LocalChain:
                 sequence=sequence,
                 session_addr=signer.session_addr,
             )
-            return self._append_tx(state, tx, number, sequence)
+            return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
     def broadcast(self, tx: Tx) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own."""
@@ -315,7 +324,9 @@ class LocalChain:
                     number, sequence = session.number, session.sequence
             return self._append_tx(state, tx, number, sequence)
 
-    def _append_tx(self, state: ChainState, tx: Tx, number: int, sequence: int) -> Receipt:
+    def _append_tx(
+        self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False
+    ) -> Receipt:
         from c4cli.chain.blocks import tx_entry
 
         block_time = state.next_block_time(wallclock.time())
@@ -323,6 +334,10 @@ class LocalChain:
         record = self._block_record(state, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)
+        if dry_run:
+            # Only this copy of the state holds the block: the log and the checkpoint
+            # were not touched, and every later read loads the state afresh.
+            return Receipt(height=0, time=0, result=results[0], simulated=True)
         self._append(state, record, results)
         return Receipt(height=state.height, time=state.time, result=results[0])
 

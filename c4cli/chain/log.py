@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from c4cli import faults
+from c4cli import faults, outbox
 from c4cli.chain.files import fsync_dir, private_dir
 from c4cli.errors import DiskError, HomeDamaged, disk_error
-from c4cli.interrupts import deferred, recorded
+from c4cli.interrupts import deferred
 
 BLOCK_MARK = b"\n[[block]]\n"
 # The log's format, recorded in its genesis. 2: transactions are identified by
@@ -275,13 +275,18 @@ class BlockLog:
             import time
 
             time.sleep(0.4)
+        hashes = [str(tx.get("hash")) for tx in record.get("txs", [])]
+        height = int(record.get("height") or 0)
         with deferred():
+            outbox.transacting()
             try:
                 fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
             except OSError as exc:
                 raise disk_error(self.path, exc, "the transaction was not recorded") from None
             try:
                 size = os.fstat(fd).st_size
+                for tx_hash in hashes:
+                    outbox.sending(tx_hash)
                 try:
                     if fault:
                         data = _inject(fault, fd, data)
@@ -294,18 +299,22 @@ class BlockLog:
                     faults.check("append-fsync")
                     os.fsync(fd)
                 except OSError as exc:
-                    raise self._roll_back(fd, size, exc) from None
+                    raise self._roll_back(fd, size, exc, hashes) from None
                 # On disk: a signal held until now must report it as recorded.
-                hashes = "".join(f", TX HASH {t.get('hash')}" for t in record.get("txs", []))
-                recorded.append(f"height {record.get('height')}{hashes}")
+                for tx_hash in hashes:
+                    outbox.landed(tx_hash, height)
             finally:
                 os.close(fd)
         if fault == "after-append":
             _die()
         return data
 
-    def _roll_back(self, fd: int, size: int, exc: OSError) -> DiskError:
-        """Cut a failed append off again; the error to report either way."""
+    def _roll_back(self, fd: int, size: int, exc: OSError, hashes: list[str]) -> DiskError:
+        """Cut a failed append off again; the error to report either way.
+
+        Only a block that is gone again counts as not recorded: one that could not
+        be cut off keeps its transactions' fate open (and their secrets kept).
+        """
         try:
             os.ftruncate(fd, size)
             os.fsync(fd)
@@ -316,6 +325,8 @@ class BlockLog:
                 "the transaction was not recorded, and the unfinished block could not be "
                 "cut off: run `c4 verify --repair` once the disk works again",
             )
+        for tx_hash in hashes:
+            outbox.withdrawn(tx_hash)
         return disk_error(self.path, exc, "the transaction was not recorded")
 
     def truncate(self, size: int) -> None:

@@ -18,11 +18,16 @@ import base64
 import json
 import math
 import time as wallclock
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from c4cli.chain.interface import Answer, Build, Head, Receipt, Signer
-from c4cli.errors import BadInput, Refused, Unreachable
+from c4cli import outbox
+from c4cli.chain.interface import DEFAULT_POLICY, Answer, Build, Head, Receipt, SendPolicy, Signer
+from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
+from c4cli.escape import printable
+
+if TYPE_CHECKING:
+    from c4cli.chain.journal import Journal
 
 TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
 BROADCAST_TIMEOUT = 60.0  # broadcast_tx_commit waits for the block
@@ -40,8 +45,41 @@ def unix_time(rfc3339: str) -> int:
     return int(datetime.fromisoformat(whole + "+00:00").timestamp())
 
 
+class RefusedInBlock(Refused):
+    """The realm or the VM refused a transaction that is in a block: it paid its fee."""
+
+
+def redact(url: str) -> str:
+    """A node URL as c4 shows it: scheme, host and port only. Credentials (``user:pass@``)
+    and a path (where hosted RPC providers put API keys) are never printed.
+
+    >>> redact("https://me:secret@rpc.example.com/v1/KEY123")
+    'https://rpc.example.com/…'
+    >>> redact("127.0.0.1:26657")
+    'http://127.0.0.1:26657'
+    """
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    scheme = "http" if parts.scheme == "tcp" else parts.scheme
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        port = ""
+    path = "/…" if parts.path.strip("/") or parts.query else ""
+    return f"{scheme}://{host}{port}{path}"
+
+
 class NodeChain:
-    """The chain at ``url`` (``http://127.0.0.1:26657``, ``https://rpc.gno.land:443``)."""
+    """The chain at ``url`` (``http://127.0.0.1:26657``, ``https://rpc.gno.land:443``,
+    gnokey's ``tcp://127.0.0.1:26657``).
+
+    ``chain_id``, when given (the home's), is checked against the node's before
+    anything is read or signed, and ``seen_height`` (the highest block this home
+    saw a transaction land in) against its height: a URL that now leads to
+    another chain, or to one rolled back, is refused in one line.
+    """
 
     def __init__(
         self,
@@ -50,51 +88,102 @@ class NodeChain:
         realm_path: str,
         chain_id: str | None = None,
         timeout: float | None = None,
+        journal: Journal | None = None,
+        seen_height: int = 0,
+        unbound: bool = False,
     ) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
+        if parts.scheme == "tcp":
+            parts = parts._replace(scheme="http")
         try:
             parts.port  # noqa: B018 (a port that is not a number raises here, not mid-call)
         except ValueError:
             parts = parts._replace(scheme="")
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise BadInput(f"invalid node URL {url!r}: use http://HOST:PORT or https://HOST")
+            shown = redact(url) if "@" in url else url
+            raise BadInput(f"invalid node URL {shown!r}: use http://HOST:PORT or https://HOST")
         self.url = url
+        self.redacted = redact(url)
         self._parts = parts
         self._realm_path = realm_path
         self._chain_id = chain_id
+        self._checked = False
+        self._status: Any = None
+        self.seen_height = seen_height
+        # A node named for one command on a home not bound to it: read freely, sign
+        # only for a chain id the user gave (--chain-id), never for what it claims.
+        self.confirmed = not unbound or chain_id is not None
+        self.journal = journal
         self.timeout = timeout if timeout is not None else _timeout()
         self._id = 0
+        self._headers = {"Content-Type": "application/json"}
+        if parts.username is not None:
+            from urllib.parse import unquote
+
+            login = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+            self._headers["Authorization"] = "Basic " + base64.b64encode(login.encode()).decode()
 
     # -- JSON-RPC -----------------------------------------------------------------
 
     def _post(self, body: bytes, timeout: float) -> bytes:
-        """POST one request; the answer's bytes, read within ``timeout`` seconds in all."""
+        """POST one request; the answer's bytes, read within ``timeout`` seconds in all.
+
+        The exchange runs in a helper thread so that the deadline holds for the whole
+        answer, status line and headers included: a server that trickles its headers
+        a byte at a time is cut off at the deadline like one that never answers.
+        """
+        import threading
+
+        box: dict[str, Any] = {}
+        connection = self._connection(timeout)
+        deadline = wallclock.monotonic() + timeout
+
+        def exchange() -> None:
+            try:
+                box["answer"] = self._exchange(connection, body, deadline, timeout)
+            except BaseException as exc:  # handed to the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=exchange, daemon=True)
+        worker.start()
+        worker.join(timeout)
+        if worker.is_alive():
+            _hang_up(connection)
+            raise Unreachable(f"{self.redacted} did not answer within {timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        answer: bytes = box["answer"]
+        return answer
+
+    def _connection(self, timeout: float) -> Any:
         import http.client
 
         parts = self._parts
-        deadline = wallclock.monotonic() + timeout
-        connection: http.client.HTTPConnection
         if parts.scheme == "https":
-            connection = http.client.HTTPSConnection(
+            return http.client.HTTPSConnection(
                 parts.hostname or "", parts.port or 443, timeout=timeout
             )
-        else:
-            connection = http.client.HTTPConnection(
-                parts.hostname or "", parts.port or 80, timeout=timeout
-            )
+        return http.client.HTTPConnection(parts.hostname or "", parts.port or 80, timeout=timeout)
+
+    def _exchange(self, connection: Any, body: bytes, deadline: float, timeout: float) -> bytes:
+        import http.client
+
         try:
-            connection.request(
-                "POST", parts.path or "/", body, {"Content-Type": "application/json"}
-            )
+            connection.request("POST", self._parts.path or "/", body, self._headers)
             response = connection.getresponse()
             if response.status != 200:
-                raise Unreachable(f"{self.url} answered HTTP {response.status} {response.reason}")
+                raise Unreachable(
+                    f"{self.redacted} answered HTTP {response.status} "
+                    f"{_first_line(str(response.reason))[:80]}"
+                )
             chunks: list[bytes] = []
             size = 0
             while True:
                 left = deadline - wallclock.monotonic()
                 if left <= 0:
-                    raise Unreachable(f"{self.url} did not finish answering within {timeout:g} s")
+                    raise Unreachable(
+                        f"{self.redacted} did not finish answering within {timeout:g} s"
+                    )
                 if connection.sock is not None:
                     connection.sock.settimeout(left)
                 chunk = response.read1(65536)
@@ -102,19 +191,24 @@ class NodeChain:
                     break
                 size += len(chunk)
                 if size > MAX_ANSWER:
-                    raise Unreachable(f"{self.url} answered more than {MAX_ANSWER >> 20} MiB")
+                    raise Unreachable(f"{self.redacted} answered more than {MAX_ANSWER >> 20} MiB")
                 chunks.append(chunk)
             return b"".join(chunks)
         except TimeoutError:
-            raise Unreachable(f"{self.url} did not answer within {timeout:g} s") from None
-        except (OSError, http.client.HTTPException) as exc:
+            raise Unreachable(f"{self.redacted} did not answer within {timeout:g} s") from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
             reason = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-            raise Unreachable(f"cannot reach the chain at {self.url}: {reason}") from None
+            raise Unreachable(f"cannot reach the chain at {self.redacted}: {reason}") from None
         finally:
             connection.close()
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
-        """One JSON-RPC call; its ``result``, or Unreachable with one line."""
+        """One JSON-RPC call; its ``result``, or Unreachable with one line.
+
+        The first call of a command checks the chain behind the URL (see the class).
+        """
+        if not self._checked and method != "status":
+            self._check_chain()
         self._id += 1
         request = {"jsonrpc": "2.0", "id": self._id, "method": method, "params": params}
         raw = self._post(json.dumps(request).encode(), timeout or self.timeout)
@@ -122,19 +216,42 @@ class NodeChain:
             document = json.loads(raw)
         except ValueError:
             raise Unreachable(
-                f"{self.url} answered {method} with something that is not JSON"
+                f"{self.redacted} answered {method} with something that is not JSON"
             ) from None
         if not isinstance(document, dict) or document.get("id") != self._id:
-            raise Unreachable(f"{self.url} answered {method} with another call's answer")
+            raise Unreachable(f"{self.redacted} answered {method} with another call's answer")
         error = document.get("error")
         if error:
             message = (
                 error.get("data") or error.get("message") if isinstance(error, dict) else error
             )
-            raise Unreachable(f"{self.url}: {method}: {_first_line(str(message))}")
+            raise Unreachable(f"{self.redacted}: {method}: {_first_line(str(message))[:300]}")
         if "result" not in document:
-            raise Unreachable(f"{self.url} answered {method} without a result")
+            raise Unreachable(f"{self.redacted} answered {method} without a result")
         return document["result"]
+
+    def _check_chain(self) -> None:
+        """The node is on the home's chain, and not behind what this home has seen."""
+        self._checked = True
+        status = self.rpc("status", {})
+        network = _field(self, status, "node_info", "network")
+        height = _field(self, status, "sync_info", "latest_block_height")
+        if not isinstance(network, str) or not str(height).isdigit():
+            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        if self._chain_id is not None and network != self._chain_id:
+            raise Unreachable(
+                f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self._chain_id!r} "
+                "as this home's config.toml says: refused (another chain's answers are not "
+                "this chain's)"
+            )
+        if int(height) < self.seen_height:
+            raise Unreachable(
+                f"{self.redacted} is at height {height}, below height {self.seen_height} where "
+                "this home saw a transaction land: the chain was rolled back or replaced, "
+                "or the node is still catching up; refused"
+            )
+        self._chain_id = network
+        self._status = status
 
     # -- the Chain interface --------------------------------------------------------
 
@@ -144,13 +261,15 @@ class NodeChain:
 
     @property
     def chain_id(self) -> str:
-        if self._chain_id is None:
-            status = self.rpc("status", {})
-            self._chain_id = str(_field(self, status, "node_info", "network"))
+        if not self._checked:
+            self._check_chain()
+        assert self._chain_id is not None
         return self._chain_id
 
     def head(self) -> Head:
-        status = self.rpc("status", {})
+        status, self._status = self._status, None  # the check's own answer, once
+        if status is None:
+            status = self.rpc("status", {})
         height = int(_field(self, status, "sync_info", "latest_block_height"))
         return Head(height, unix_time(str(_field(self, status, "sync_info", "latest_block_time"))))
 
@@ -182,7 +301,7 @@ class NodeChain:
             return value, int(response.get("Height") or 0)
         except (KeyError, TypeError, AttributeError, ValueError):
             raise Unreachable(
-                f"{self.url} answered abci_query {path} in a shape it never has"
+                f"{self.redacted} answered abci_query {path} in a shape it never has"
             ) from None
 
     def block_time(self, height: int) -> int:
@@ -206,7 +325,7 @@ class NodeChain:
             raise Refused(missing) from None
         except ValueError:
             raise Unreachable(
-                f"{self.url} answered {path} with something that is not JSON"
+                f"{self.redacted} answered {path} with something that is not JSON"
             ) from None
         if not document:
             raise Refused(missing)
@@ -217,7 +336,7 @@ class NodeChain:
         try:
             return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
         except (AttributeError, TypeError, ValueError):
-            raise Unreachable(f"{self.url} answered {path} in a shape it never has") from None
+            raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
 
     def gas_price(self) -> tuple[int, int]:
         """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""
@@ -240,30 +359,75 @@ class NodeChain:
             raise Refused(str(result.get("log") or "the simulation failed"))
         return int(result.get("gas_used", 0))
 
-    def submit(self, signer: Signer, build: Build, fee: dict[str, str], memo: str) -> Receipt:
+    def submit(
+        self,
+        signer: Signer,
+        build: Build,
+        fee: dict[str, str],
+        memo: str,
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> Receipt:
         """Sign for the account's number and sequence on the node, broadcast, wait for the block.
 
-        ``fee`` with an empty ``gas_wanted`` asks for simulation: the gas wanted is the
-        simulated gas plus a margin, and the fee what the node's gas price asks for it.
-        A sequence another client used first is fetched again, and the transaction
-        signed and sent once more, once.
+        Before anything is signed, transactions this home sent for the same account
+        whose fate is unknown are settled (:meth:`reconcile`). ``fee`` with an empty
+        ``gas_wanted`` asks for simulation: the gas wanted is the simulated gas plus a
+        margin, and the fee what the node's gas price asks for it, refused above
+        ``policy.fee_cap``. With the gas given, the transaction is still simulated
+        first unless ``policy.simulate`` is ``skip``, so a call the realm refuses costs
+        nothing. A sequence another client used first is fetched again, and the
+        transaction signed and sent once more, once.
         """
+        if not self.confirmed:
+            raise BadInput(
+                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
+                f"{self.chain_id} (the chain it reports) to sign for that chain"
+            )
+        self.reconcile(signer)
         msgs = build(self)
         try:
-            return self._send(signer, msgs, fee, memo)
+            return self._send(signer, msgs, fee, memo, policy)
+        except RefusedInBlock:
+            raise  # it landed and paid its fee: never signed and sent again
         except Refused as refused:
             if not _sequence_taken(str(refused)):
                 raise
-        return self._send(signer, msgs, fee, memo)  # with the sequence as it is now
+        return self._send(signer, msgs, fee, memo, policy)  # with the sequence as it is now
 
-    def _send(self, signer: Signer, msgs: list[Any], fee: dict[str, str], memo: str) -> Receipt:
+    def _send(
+        self,
+        signer: Signer,
+        msgs: list[Any],
+        fee: dict[str, str],
+        memo: str,
+        policy: SendPolicy,
+    ) -> Receipt:
+        from c4cli.chain.amino import encode_tx
+
         number, sequence = self.account_numbers(signer)
         chosen = fee
         if not fee.get("gas_wanted"):
-            chosen = self._estimate(signer, msgs, fee, memo, number, sequence)
-        return self._broadcast(
-            signer, self._sign(signer, msgs, chosen, memo, number, sequence), chosen
-        )
+            chosen = self._estimate(signer, msgs, fee, memo, number, sequence, policy)
+            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
+            gas_used = self._last_simulated
+        else:
+            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
+            gas_used = 0
+            if policy.simulate != "skip":
+                gas_used = self.simulate(encode_tx(tx))
+        if policy.simulate == "only":
+            return self._simulated(signer, tx, gas_used)
+        return self._broadcast(signer, tx, sequence)
+
+    def _simulated(self, signer: Signer, tx: dict[str, Any], gas_used: int) -> Receipt:
+        """What a simulation says, as a receipt that was never sent (height 0)."""
+        from c4cli.chain.amino import tx_hash
+        from c4cli.chain.state import TxResult
+
+        result = TxResult(tx, signer.address, tx_hash(tx))
+        result.funcs = _funcs(tx)
+        return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
 
     def _sign(
         self,
@@ -287,6 +451,8 @@ class NodeChain:
             session_addr=signer.session_addr,
         )
 
+    _last_simulated = 0
+
     def _estimate(
         self,
         signer: Signer,
@@ -295,23 +461,47 @@ class NodeChain:
         memo: str,
         number: int,
         sequence: int,
+        policy: SendPolicy,
     ) -> dict[str, str]:
         from c4cli.chain.amino import encode_tx
         from c4cli.chain.tx import fee as make_fee
 
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
         used = self.simulate(encode_tx(self._sign(signer, msgs, trial, memo, number, sequence)))
+        self._last_simulated = used
         wanted = math.ceil(used * GAS_MARGIN)
         if fee.get("gas_fee"):
             return make_fee(wanted, fee["gas_fee"])
         amount, per = self.gas_price()
-        return make_fee(wanted, f"{max(math.ceil(wanted * amount / per), 1)}ugnot")
+        asked = max(math.ceil(wanted * amount / per), 1)
+        if asked > policy.fee_cap:
+            from c4cli.coins import gnot
 
-    def _broadcast(self, signer: Signer, tx: dict[str, Any], fee: dict[str, str]) -> Receipt:
+            raise BadInput(
+                f"the node asks a fee of {asked}ugnot ({wanted} gas at {amount}ugnot per "
+                f"{per} gas), above the {gnot(policy.fee_cap)} c4 pays without being told; "
+                "nothing was signed: pass --gas-fee to pay it, or raise --fee-cap"
+            )
+        return make_fee(wanted, f"{asked}ugnot")
+
+    def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
+        """Send a signed transaction and wait for its block.
+
+        The journal holds it as pending before the bytes leave, and the outbox says
+        "sent" from then on: whatever happens next (a lost answer, a signal, a
+        crash) it is never reported as not recorded, and never sent twice.
+        """
         from c4cli.chain.amino import encode_tx, tx_hash
 
         raw = encode_tx(tx)
         tx_id = tx_hash(tx)
+        if self.journal is not None:
+            self.journal.pending(tx, raw, tx_id, signer, sequence)
+        outbox.sending(tx_id)
+        return self._deliver(signer, tx, raw, tx_id)
+
+    def _deliver(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
+        """broadcast_tx_commit of bytes already journaled as pending, and the receipt."""
         try:
             answer = self.rpc(
                 "broadcast_tx_commit",
@@ -321,33 +511,137 @@ class NodeChain:
         except Unreachable as lost:
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
-            found = self._look_up(tx_id)
-            if found is None:
-                raise Unreachable(
-                    f"{lost}; transaction {tx_id} was not found on the node"
-                ) from None
-            return self._receipt(signer, tx, tx_id, found, int(found["height"]))
+            return self._find_or_pending(signer, tx, tx_id, str(lost))
         try:
             check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
-            if check.get("Error"):
-                raise Refused(_refusal(check))
+            refusal = _refusal(check) if check.get("Error") else None
             deliver = answer["deliver_tx"]
             height = int(answer["height"])
+            answered_hash = _hash_text(answer.get("hash"))
         except (KeyError, TypeError, AttributeError, ValueError):
+            return self._find_or_pending(
+                signer,
+                tx,
+                tx_id,
+                f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
+            )
+        if refusal is not None:
+            # Refused by the ante handler: not in the mempool, never in a block.
+            outbox.withdrawn(tx_id)
+            if self.journal is not None:
+                self.journal.dropped(tx_id, f"refused before a block: {refusal}")
+            raise Refused(refusal)
+        if answered_hash != tx_id or height <= 0:
+            # Not this transaction's answer (a proxy's invention, another tx's): ask
+            # the node about ours instead of believing it.
+            return self._find_or_pending(
+                signer,
+                tx,
+                tx_id,
+                f"{self.redacted} answered the broadcast with another "
+                f"transaction's result (hash {answered_hash or '-'}, height {height})",
+            )
+        return self._landed(signer, tx, tx_id, {"tx_result": deliver}, height)
+
+    def _find_or_pending(self, signer: Signer, tx: dict[str, Any], tx_id: str, why: str) -> Receipt:
+        found = self._look_up(tx_id)
+        if found is None:
             raise Unreachable(
-                f"{self.url} answered broadcast_tx_commit in a shape it never has"
-            ) from None
-        return self._receipt(signer, tx, tx_id, {"tx_result": deliver}, height)
+                f"{why}; the transaction was sent (TX HASH {tx_id}) and is not yet seen in a "
+                f"block: `c4 tx {tx_id}` tells, and the next transaction of this account "
+                "settles it first"
+            )
+        try:
+            height = int(found["height"])
+        except (KeyError, TypeError, ValueError):
+            raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
+        return self._landed(signer, tx, tx_id, found, height)
 
     def _look_up(self, tx_id: str) -> dict[str, Any] | None:
-        for attempt in range(LOOKUPS):
+        """The transaction by hash, asked until the deadline ($C4_TIMEOUT) passes."""
+        deadline = wallclock.monotonic() + self.timeout
+        while True:
             try:
-                found: dict[str, Any] = self.rpc("tx", {"hash": tx_id})
-                return found
+                found = self.transaction(tx_id, timeout=max(deadline - wallclock.monotonic(), 0.1))
             except Unreachable:
-                if attempt + 1 < LOOKUPS:
-                    wallclock.sleep(1)
-        return None
+                found = None
+            if found is not None:
+                return found
+            if wallclock.monotonic() + 1 > deadline:
+                return None
+            wallclock.sleep(1)
+
+    def reconcile(self, signer: Signer) -> None:
+        """Settle what this home sent for ``signer``'s account and has not seen land.
+
+        Each pending transaction is looked up by hash. Found: journaled as landed
+        (or refused). Not found, and the account's sequence has moved past it:
+        another transaction took its place, it can never land (dropped). Not found
+        and its sequence still free: the very same bytes are sent again (the same
+        hash: it can land once at most) and awaited; still nowhere, this command
+        signs nothing (exit 4) rather than risk paying twice.
+        """
+        if self.journal is None:
+            return
+        for entry in self.journal.unsettled(signer.address, signer.session_addr):
+            tx_id = str(entry["hash"])
+            found = self._look_up_once(tx_id)
+            if found is None:
+                _, sequence = self.account_numbers(signer)
+                if sequence > int(entry.get("sequence", 0)):
+                    found = self._look_up_once(tx_id)  # it may have just been indexed
+                    if found is None:
+                        self.journal.dropped(tx_id, "another transaction took its sequence")
+                        warn_once(f"note: transaction {tx_id}, sent earlier, never landed")
+                        continue
+            tx = entry.get("signed")
+            if not isinstance(tx, dict):
+                raise HomeDamaged(f"{self.journal.path}: pending {tx_id} lacks its transaction")
+            try:
+                if found is None:
+                    raw = base64.b64decode(str(entry.get("tx", "")))
+                    receipt = self._resend(signer, tx, raw, tx_id)
+                else:
+                    receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
+            except Refused as refused:
+                warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
+                continue
+            except (KeyError, TypeError, ValueError):
+                raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
+            warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
+
+    def _look_up_once(self, tx_id: str) -> dict[str, Any] | None:
+        return self.transaction(tx_id)
+
+    def _resend(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
+        """The same bytes once more, for a pending transaction the node does not have."""
+        outbox.sending(tx_id)
+        try:
+            return self._deliver(signer, tx, raw, tx_id)
+        except Unreachable as exc:
+            if "already exists in cache" in str(exc) or "in the mempool" in str(exc):
+                return self._find_or_pending(signer, tx, tx_id, "it is in the node's mempool")
+            raise Unreachable(
+                f"transaction {tx_id}, sent earlier, is still not in a block and nothing new "
+                f"was signed ({exc}); try again later"
+            ) from None
+
+    def _landed(
+        self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
+    ) -> Receipt:
+        """The receipt of a transaction in block ``height``, checked against that block,
+        journaled; a refusal by the realm or the VM raises Refused saying what it cost."""
+        receipt, error = self._receipt(signer, tx, tx_id, found, height)
+        outbox.landed(tx_id, height)
+        fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
+        if self.journal is not None:
+            self.journal.landed(receipt, fee=fee, error=error)
+        if error:
+            raise RefusedInBlock(
+                f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "
+                f"paid its fee of {fee}"
+            )
+        return receipt
 
     def _transfers(self, events: list[Any]) -> list[tuple[str, int]]:
         """Who was paid what, from the bank's transfer events: everything but the coins
@@ -363,56 +657,115 @@ class NodeChain:
             and event.get("to") != realm
         ]
 
-    def transaction(self, tx_id: str) -> dict[str, Any] | None:
+    def transaction(self, tx_id: str, *, timeout: float | None = None) -> dict[str, Any] | None:
         """A transaction by hash, as the node's ``tx`` gives it; None if it has none."""
         try:
-            found: dict[str, Any] = self.rpc("tx", {"hash": tx_id})
+            found = self.rpc("tx", {"hash": tx_id}, timeout=timeout)
         except Unreachable as exc:
             if _unknown_tx(str(exc)):
                 return None
             raise
+        if not isinstance(found, dict):
+            raise Unreachable(f"{self.redacted} answered tx {tx_id} in a shape it never has")
         return found
+
+    def _block_holding(self, height: int, raw: bytes) -> int:
+        """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer
+        is believed only if the block it names has the transaction in it."""
+        block = self.rpc("block", {"height": str(height)})
+        txs = _field(self, block, "block", "data", "txs") if _has_txs(block) else None
+        if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
+            raise Unreachable(
+                f"{self.redacted} said the transaction is in block {height}, "
+                "but that block does not hold it"
+            )
+        return unix_time(str(_field(self, block, "block", "header", "time")))
 
     def _receipt(
         self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
-    ) -> Receipt:
+    ) -> tuple[Receipt, str]:
+        """The receipt of a transaction found in a block, and the refusal's words if the
+        realm or the VM refused it there ("" if not)."""
+        from c4cli.chain.amino import encode_tx
         from c4cli.chain.state import TxResult, game_of_call
-        from c4cli.chain.tx import MSG_CALL, MSG_SEND
 
         try:
             deliver = found["tx_result"]
             base = deliver.get("ResponseBase", deliver)
-        except (KeyError, TypeError, AttributeError):
+            gas_used = _int64(deliver.get("GasUsed") or 0)
+            events = base.get("Events") or []
+            data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
+            if not isinstance(events, list):
+                raise TypeError("events")
+        except (KeyError, TypeError, AttributeError, ValueError):
             raise Unreachable(
-                f"{self.url} answered with a transaction in a shape it never has"
+                f"{self.redacted} answered with a transaction in a shape it never has"
             ) from None
-        if base.get("Error"):
-            raise Refused(_refusal(base))
+        time = self._block_holding(height, encode_tx(tx))
+        error = _refusal(base) if base.get("Error") else ""
         result = TxResult(tx, signer.address, tx_id)
-        result.data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
+        result.data = data
         result.values = _values(result.data)
+        result.funcs = _funcs(tx)
         for msg in tx["msg"]:
-            kind = msg.get("@type")
-            if kind == MSG_CALL:
-                result.funcs.append(str(msg["func"]))
+            if msg.get("@type") == "/vm.m_call":
                 game = game_of_call(
                     str(msg["func"]), list(msg.get("args") or []), tuple(result.values)
                 )
                 if game is not None:
                     result.game_id = game
-            elif kind == MSG_SEND:
-                result.funcs.append("send")
-            else:
-                result.funcs.append(str(kind).rsplit(".", 1)[-1].removeprefix("m_"))
-        result.transfers = self._transfers(base.get("Events") or [])
-        return Receipt(
+        result.transfers = [] if error else self._transfers(events)
+        receipt = Receipt(
             height=height,
-            time=self.block_time(height),
+            time=time,
             result=result,
-            gas_used=int(deliver.get("GasUsed") or 0),
-            events=json.dumps(base.get("Events") or [], separators=(",", ":")),
+            gas_used=gas_used,
+            events=json.dumps(events, separators=(",", ":")),
             info=str(base.get("Info") or ""),
         )
+        return receipt, error
+
+
+def _hang_up(connection: Any) -> None:
+    """Stop an exchange that ran past its deadline: its thread's read ends at once."""
+    import contextlib
+    import socket
+
+    sock = connection.sock
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+
+
+def _has_txs(block: Any) -> bool:
+    return isinstance(block, dict) and isinstance(block.get("block"), dict)
+
+
+def _funcs(tx: dict[str, Any]) -> list[str]:
+    """What each message of a transaction does, as receipts name it."""
+    out = []
+    for msg in tx["msg"]:
+        kind = str(msg.get("@type"))
+        if kind == "/vm.m_call":
+            out.append(str(msg["func"]))
+        elif kind == "/bank.MsgSend":
+            out.append("send")
+        else:
+            out.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
+    return out
+
+
+def _int64(value: Any) -> int:
+    """An int64 of a node's answer (a JSON string or number), refused outside int64."""
+    number = int(str(value))
+    if not -(2**63) <= number < 2**63:
+        raise ValueError("outside int64")
+    return number
+
+
+def _hash_text(value: Any) -> str:
+    """A hash as a node's JSON gives it: base64 of the bytes (tm2's []byte)."""
+    return value if isinstance(value, str) else ""
 
 
 def _ugnot(coins: str) -> int:
@@ -439,7 +792,7 @@ def _field(chain: NodeChain, document: Any, *path: str) -> Any:
     value = document
     for key in path:
         if not isinstance(value, dict) or key not in value:
-            raise Unreachable(f"{chain.url} answered without {'.'.join(path)}")
+            raise Unreachable(f"{chain.redacted} answered without {'.'.join(path)}")
         value = value[key]
     return value
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from c4cli import outbox
 from c4cli.chain.files import read_private, write_private
 from c4cli.commitment import commitment_of, is_commitment
 
@@ -43,16 +44,21 @@ class SecretStore:
         """Keep ``secret`` while a transaction that commits to it is sent.
 
         The secret is on disk before the transaction is, so an acknowledged
-        commitment can always be revealed; if the transaction is refused, a
-        secret kept only for it is forgotten again.
+        commitment can always be revealed. It is forgotten again only when the
+        command fails and it is *known* that no transaction carrying the
+        commitment was recorded: refused before signing, by the local chain or
+        the node's checks, or a local append that was cut back (see
+        :mod:`c4cli.outbox`). Whatever fails after the bytes may have left (the
+        read-back, the printing, a closed pipe, a signal, the journal) keeps it.
         """
         path = self._path(address, commitment_of(secret))
         existed = path is not None and path.exists()
         self.keep(address, secret)
+        start = outbox.mark()
         try:
             yield
         except BaseException:
-            if not existed and path is not None:
+            if not existed and path is not None and not outbox.may_be_recorded_since(start):
                 path.unlink(missing_ok=True)
             raise
 

@@ -98,11 +98,11 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
       c4 watch 1
       c4 watch 1 | tee game-1.txt
     """
-    from c4cli.chain.keys import Keyring
+    from c4cli.commands.text import names as names_of
 
     number = game_id_arg(game_id)
     chain = open_chain(home)
-    names = {info.address: info.name for info in Keyring(home).list()}
+    names = names_of(home)
     live = sys.stdout.isatty() and not as_json
     shown: tuple[str, str, int] | None = None
     while True:

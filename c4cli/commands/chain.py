@@ -28,6 +28,7 @@ from c4cli.commands.transact import (
     tx_options,
 )
 from c4cli.errors import BadInput, Refused
+from c4cli.escape import printable
 
 DEV_MNEMONIC = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
@@ -342,30 +343,46 @@ def _journal(
     known: dict[str, str],
     as_json: bool,
 ) -> None:
-    """`c4 log` on a node: the transactions this home sent, from its journal."""
+    """`c4 log` on a node: the transactions this home sent, from its journal.
+
+    A transaction whose block was never seen (its answer lost, a signal while
+    waiting) is listed as pending, whatever the heights asked for: it may have
+    landed, and the next transaction of its account settles it.
+    """
     from c4cli.chain import journal
 
-    shown = [
-        entry
-        for entry in journal.entries(home)
-        if from_height <= int(entry["height"])
-        and (to_height is None or entry["height"] <= to_height)
-    ]
+    shown = []
+    for entry in journal.entries(home):
+        entry.pop("tx", None)
+        entry.pop("signed", None)
+        height = entry.get("height")
+        if not isinstance(height, int) or (
+            from_height <= height and (to_height is None or height <= to_height)
+        ):
+            shown.append(entry)
     if tail is not None:
         shown = shown[-tail:]
     for entry in shown:
-        entry["signer_key"] = known.get(str(entry["signer"]))
+        entry["signer_key"] = known.get(str(entry.get("signer")))
     if as_json:
         emit_json(shown)
         return
     if not shown:
         click.echo("no transactions sent from this home")
     for entry in shown:
-        signer = who(str(entry["signer"]), known)
-        click.echo(
-            f"{entry['height']:>6}  {entry['time']}  {signer}  {_calls_text(entry, known)}  "
-            f"{entry['hash']}"
+        signer = who(str(entry.get("signer", "")), known)
+        status = entry.get("status", "landed")
+        calls = "-" if "args" not in entry else printable(_calls_text(entry, known))
+        if isinstance(entry.get("height"), int):
+            where = f"{entry['height']:>6}  {entry.get('time', '')}"
+        else:
+            where = f"{status:>6}  {entry.get('sent_at', '-'):<20}"
+        note = (
+            f"  ({status}: {printable(str(entry.get('error', '')))})" if status == "refused" else ""
         )
+        if status == "dropped":
+            note = f"  (dropped: {printable(str(entry.get('reason', '')))})"
+        click.echo(f"{where}  {signer}  {calls}  {entry['hash']}{note}")
 
 
 @click.command("tx")

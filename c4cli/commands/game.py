@@ -20,7 +20,7 @@ from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit, tx_options
 from c4cli.commitment import commitment_of
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, C4Error, Refused, warn_once
 
 # A call as built from the chain at the moment it is signed: (function, string
 # args, coins sent). On the local chain that is inside the lock it runs under.
@@ -73,9 +73,16 @@ def run_call(
         return [call_msg(signer, reader.realm_path, func, args, send)]
 
     receipt = submit(home, key, msgs, opts)
+    # From here on the transaction is in a block: nothing below may fail the command.
     game = None
-    if receipt.result.game_id is not None:
-        game = RealmClient(open_chain(home)).game(receipt.result.game_id)
+    if receipt.result.game_id is not None and not receipt.simulated:
+        try:
+            game = RealmClient(open_chain(home)).game(receipt.result.game_id)
+        except C4Error as exc:
+            warn_once(
+                f"warning: the transaction is recorded (TX HASH {receipt.result.hash}), "
+                f"but game {receipt.result.game_id} could not be read back: {exc}"
+            )
     known = names(home)
     print_receipt(
         receipt,
@@ -188,7 +195,8 @@ def offer(
         return "Offer", [values[name] for name in params], sent
 
     def human(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
-        assert game is not None  # Offer names its game
+        if game is None:  # recorded, but not read back (a warning said why)
+            return f"game {receipt.result.game_id} offered"
         return (
             f"game {game.id} offered: stake {gnot(game.stake)}, fee {gnot(game.fee)}, "
             f"open until {format_time(game.expires_at)}"

@@ -9,10 +9,10 @@ from typing import Any
 
 import click
 
-from c4cli import __version__
+from c4cli import __version__, outbox
 from c4cli.commands.options import group_options
 from c4cli.errors import BadInput, C4Error
-from c4cli.interrupts import Interrupted, recorded
+from c4cli.interrupts import Interrupted
 from c4cli.interrupts import install as install_signal_handlers
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
@@ -72,13 +72,15 @@ class C4Group(click.Group):
         **extra: Any,
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
-        recorded.clear()
+        outbox.reset()
+        if not read_only(argv):
+            outbox.transacting()  # a signal from now on says whether anything was recorded
         try:
             for arg in argv:
                 check_text(arg)
             super().main(argv, prog_name=prog_name or "c4", standalone_mode=False, **extra)
         except C4Error as exc:
-            fail(str(exc), exc.exit_code, json_mode="--json" in argv)
+            fail(after_sending(str(exc)), exc.exit_code, json_mode="--json" in argv)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -90,16 +92,18 @@ class C4Group(click.Group):
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
         except BrokenPipeError:
-            sys.exit(1)
+            # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
+            # command, whose transaction (if any) stands. Exit as a process killed by
+            # SIGPIPE does, silently, as every tool in a shell pipeline does.
+            quiet_stdout()
+            sys.exit(EXIT_BROKEN_PIPE)
         except Interrupted as stop:
-            # Appends are never cut in two (see interrupts.deferred): say which side
-            # of the last one the signal fell on.
-            done = (
-                f"the transaction was recorded ({recorded[-1]})"
-                if recorded
-                else "nothing was recorded"
-            )
-            fail(f"{stop.name}: {done}", stop.exit_code, json_mode="--json" in argv)
+            # Appends are never cut in two (see interrupts.deferred), and a broadcast
+            # is "sent" from the moment its bytes may have left: say which side of
+            # it the signal fell on.
+            state = outbox.interrupted_state()
+            message = f"{stop.name}: {state}" if state else stop.name
+            fail(message, stop.exit_code, json_mode="--json" in argv)
         except OSError as exc:
             # The home (or a file named on the command line) cannot be read or written.
             where = f"{exc.filename}: " if exc.filename else ""
@@ -110,6 +114,16 @@ class C4Group(click.Group):
                 raise
             fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode="--json" in argv)
         sys.exit(0)
+
+
+# Commands that never sign or append: an interruption of one is only that.
+READ_ONLY = {"board", "hint", "leaders", "lobby", "log", "query", "show", "solve", "tx", "watch"}
+
+
+def read_only(argv: list[str]) -> bool:
+    """Whether the command line names a command that only reads."""
+    command = next((arg for arg in argv if arg in _COMMANDS), None)
+    return command in READ_ONLY or "--help" in argv or "-h" in argv
 
 
 def check_text(arg: str) -> None:
@@ -124,15 +138,45 @@ def check_text(arg: str) -> None:
         raise BadInput(f"argument {arg!r} is not valid UTF-8") from None
 
 
-def fail(message: str, code: int, *, json_mode: bool) -> None:
-    """Report a failure as promised: one line on stderr (or one JSON document), then exit."""
-    message = " ".join(message.split())
-    if json_mode:
-        import json
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process SIGPIPE ended
 
-        click.echo(json.dumps({"ok": False, "error": message}))
-    else:
-        click.echo(f"Error: {message}", err=True)
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def after_sending(message: str) -> str:
+    """An error that comes after a transaction left says so, unless it already does:
+    a user who reads only "timed out" would send again and pay twice."""
+    item = outbox.standing()
+    if item is None or item.tx_hash in message:
+        return message
+    return f"{message}; {item.describe()}"
+
+
+def fail(message: str, code: int, *, json_mode: bool) -> None:
+    """Report a failure as promised: one line on stderr (or one JSON document), then exit.
+
+    The message may carry the chain's words (a realm's panic text, a node's log):
+    control characters are escaped, so none of them reaches a terminal.
+    """
+    from c4cli.escape import printable
+
+    message = printable(" ".join(message.split()))
+    try:
+        if json_mode:
+            import json
+
+            click.echo(json.dumps({"ok": False, "error": message}))
+        else:
+            click.echo(f"Error: {message}", err=True)
+    except BrokenPipeError:
+        quiet_stdout()
     sys.exit(code)
 
 
@@ -171,5 +215,5 @@ def main() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):
-        code = code or 1
+        code = code or EXIT_BROKEN_PIPE
     os._exit(code)

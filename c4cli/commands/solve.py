@@ -86,7 +86,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
       c4 hint 1
       c4 hint 1 --json
     """
-    from c4cli.chain.keys import Keyring
+    from c4cli.commands.text import names as names_of
     from c4cli.commands.views import load_game
     from c4cli.engine import solver
 
@@ -94,7 +94,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     if game.status != "playing" or game.turn == 0:
         raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
     address = game.player(game.turn)
-    names = {info.address: info.name for info in Keyring(home).list()}
+    names = names_of(home)
     name = names.get(address)
     disc = "red" if address == game.creator else "yellow"
     # GameJSON publishes the position, not the order it was reached in: the

@@ -13,7 +13,7 @@ def names(home: Path) -> dict[str, str]:
     """Local key names by address, so a person sees "alice", not only g1…."""
     from c4cli.chain.keys import Keyring
 
-    return {info.address: info.name for info in Keyring(home).list()}
+    return {info.address: info.name for info in Keyring(home).list(strict=False)}
 
 
 def who(address: str, known: dict[str, str]) -> str:

@@ -11,14 +11,24 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from c4cli import outbox
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import Build, Chain, Receipt, Signer
+from c4cli.chain.interface import (
+    DEFAULT_FEE_CAP,
+    SIMULATE_MODES,
+    Build,
+    Chain,
+    Receipt,
+    SendPolicy,
+    Signer,
+)
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
-from c4cli.coins import format_coins, parse_amount
+from c4cli.coins import format_coins, parse_amount, parse_ugnot
 from c4cli.commands.options import emit_json, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
+from c4cli.escape import printable
 
 if TYPE_CHECKING:
     from c4cli.chain.remote import NodeChain
@@ -108,6 +118,28 @@ def tx_options(func: F) -> F:
             ),
             click.option("--memo", default="", help="A note carried in the transaction."),
             click.option(
+                "--simulate",
+                type=click.Choice(SIMULATE_MODES),
+                default="test",
+                show_default=True,
+                help="As gnokey's -simulate: test runs the transaction first and sends it "
+                "only if it passes (a refusal costs nothing); skip sends it untested; only "
+                "runs it and sends nothing.",
+            ),
+            click.option(
+                "--fee-cap",
+                metavar="COINS",
+                help="The most gas fee c4 pays when it picks the fee itself from a node's gas "
+                "price; above it, nothing is signed. Default: $C4_FEE_CAP, else config.toml's "
+                "fee_cap, else 10gnot.",
+            ),
+            click.option(
+                "--chain-id",
+                metavar="ID",
+                help="The chain to sign for, when --remote names a node this home is not "
+                "bound to (a bound home signs for its own chain id only).",
+            ),
+            click.option(
                 "--master",
                 metavar="NAME_OR_ADDR",
                 help="Sign with session key KEY on behalf of this master account.",
@@ -132,17 +164,17 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
         if len(parsed) != 1:
             raise BadInput(f"invalid --gas-fee {gas_fee!r}: give one coin, e.g. 0ugnot")
         coins = format_coins(parsed)
-    if gas_wanted is not None and gas_wanted < 0:
-        raise BadInput("--gas-wanted must not be negative")
+    if gas_wanted is not None and not 0 <= gas_wanted < 2**63:
+        raise BadInput(f"invalid --gas-wanted {gas_wanted}: from 0 to {2**63 - 1} (an int64)")
     if remote and gas_wanted is None:
         return {"gas_wanted": "", "gas_fee": coins}
     return fee(DEFAULT_GAS_WANTED if gas_wanted is None else gas_wanted, coins or "0ugnot")
 
 
-def open_chain(home: Path) -> Chain:
+def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
     """The chain this command line uses: the node --remote (or $C4_REMOTE, or the home's
     config) names, else the home's own log; a home with neither is exit 3."""
-    remote = node_for(home)
+    remote = node_for(home, chain_id=chain_id)
     if remote is not None:
         return remote
     chain = LocalChain(home)
@@ -150,8 +182,15 @@ def open_chain(home: Path) -> Chain:
     return chain
 
 
-def node_for(home: Path) -> NodeChain | None:
-    """The node this command line talks to, or None for the home's local chain."""
+def node_for(home: Path, *, chain_id: str | None = None) -> NodeChain | None:
+    """The node this command line talks to, or None for the home's local chain.
+
+    A home bound to a node keeps its realm path, chain id and journal when
+    ``--remote`` names another URL for one command (another RPC server of the same
+    chain): the chain id is checked against the node before anything is read.
+    On a home bound to no node, ``--remote`` reads the node as it is, and signs
+    only for the chain id given with ``--chain-id`` (or $C4_CHAIN_ID).
+    """
     from c4cli.chain.config import read_remote
 
     url = remote_url()
@@ -159,11 +198,24 @@ def node_for(home: Path) -> NodeChain | None:
     if url is None and config is None:
         return None
     from c4cli.chain.blocks import DEFAULT_REALM_PATH
+    from c4cli.chain.journal import Journal
     from c4cli.chain.remote import NodeChain
 
-    if config is not None and url in (None, config.url):
-        return NodeChain(config.url, realm_path=config.realm_path, chain_id=config.chain_id)
-    return NodeChain(str(url), realm_path=DEFAULT_REALM_PATH)
+    confirmed = chain_id or os.environ.get("C4_CHAIN_ID") or None
+    if config is not None:
+        if confirmed is not None and confirmed != config.chain_id:
+            raise BadInput(
+                f"--chain-id {confirmed!r}: this home is bound to chain {config.chain_id!r}"
+            )
+        journal = Journal(home)
+        return NodeChain(
+            config.url if url is None else url,
+            realm_path=config.realm_path,
+            chain_id=config.chain_id,
+            journal=journal,
+            seen_height=journal.seen_height(),
+        )
+    return NodeChain(str(url), realm_path=DEFAULT_REALM_PATH, chain_id=confirmed, unbound=True)
 
 
 def local_chain(home: Path, what: str) -> LocalChain:
@@ -178,19 +230,38 @@ def local_chain(home: Path, what: str) -> LocalChain:
 def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Receipt:
     """Sign with KEY (a session key with --master) and submit: the path of every transaction.
 
-    ``opts`` holds the values of :func:`tx_options`.
+    ``opts`` holds the values of :func:`tx_options`. On a node, the node client
+    journals the transaction as pending before its bytes leave, and as landed once
+    it is in a block.
     """
-    chain = open_chain(home)  # a missing chain is reported before any key is opened
+    # A missing chain is reported before any key is opened.
+    chain = open_chain(home, chain_id=opts.get("chain_id"))
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
-    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=not isinstance(chain, LocalChain))
-    receipt = chain.submit(signer, build, fee, opts["memo"])
-    if not isinstance(chain, LocalChain):
-        from c4cli.chain import journal
+    remote = not isinstance(chain, LocalChain)
+    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=remote)
+    policy = SendPolicy(
+        simulate=opts.get("simulate") or "test", fee_cap=fee_cap(home, opts.get("fee_cap"))
+    )
+    outbox.transacting()
+    return chain.submit(signer, build, fee, opts["memo"], policy=policy)
 
-        journal.record(home, receipt)
-    return receipt
+
+def fee_cap(home: Path, given: str | None) -> int:
+    """--fee-cap, else $C4_FEE_CAP, else the home's config.toml, else the default."""
+    from c4cli.chain.config import read_fee_cap
+
+    text = given if given is not None else os.environ.get("C4_FEE_CAP")
+    where = "--fee-cap" if given is not None else "$C4_FEE_CAP"
+    if text is None:
+        text, where = read_fee_cap(home), "config.toml's fee_cap"
+    if text is None:
+        return DEFAULT_FEE_CAP
+    try:
+        return parse_ugnot(text)
+    except BadInput:
+        raise BadInput(f"invalid {where} {text!r}: give an amount, e.g. 10gnot") from None
 
 
 def gas_wanted(receipt: Receipt) -> int:
@@ -198,22 +269,73 @@ def gas_wanted(receipt: Receipt) -> int:
     return int(receipt.result.tx["fee"]["gas_wanted"])
 
 
+def gas_fee_ugnot(receipt: Receipt) -> int:
+    """The gas fee the transaction was signed with, in ugnot."""
+    return parse_fee(str(receipt.result.tx["fee"]["gas_fee"] or "0ugnot"))
+
+
+def parse_fee(coins: str) -> int:
+    coin = coins.strip()
+    return int(coin.removesuffix("ugnot")) if coin.endswith("ugnot") else 0
+
+
+def storage(receipt: Receipt) -> tuple[int, int] | None:
+    """(bytes, ugnot) the transaction's storage deposits moved, from a node's events, as
+    gnokey adds them up (a refund withheld is not the signer's); None without any."""
+    try:
+        events = json.loads(receipt.events)
+    except ValueError:
+        return None
+    moved: tuple[int, int] | None = None
+    for event in events if isinstance(events, list) else []:
+        kind = event.get("@type") if isinstance(event, dict) else None
+        if kind == "/tm.StorageDepositEvent":
+            delta = (int(event.get("bytes_delta") or 0), parse_fee(str(event.get("fee_delta"))))
+        elif kind == "/tm.StorageUnlockEvent":
+            refund = 0 if event.get("refund_withheld") else parse_fee(str(event.get("fee_refund")))
+            delta = (int(event.get("bytes_delta") or 0), -refund)
+        else:
+            continue
+        moved = delta if moved is None else (moved[0] + delta[0], moved[1] + delta[1])
+    return moved
+
+
+def total_cost(receipt: Receipt) -> int:
+    """What the transaction cost its signer beyond the coins it sent: the gas fee and
+    the storage deposits it locked, less those it freed."""
+    moved = storage(receipt)
+    return gas_fee_ugnot(receipt) + (moved[1] if moved else 0)
+
+
 def gnokey_receipt(receipt: Receipt) -> str:
     """What gnokey prints for a delivered transaction, line for line.
 
     gnokey prints the deliver data with Println, so a call's ``(1 int)`` and the
     VM's ``\n\n`` after it are followed by one more newline before ``OK!``;
-    the labels are padded and joined to their values by Println's space.
+    the labels are padded and joined to their values by Println's space. gnokey
+    prints the storage lines and ``TOTAL TX COST`` only when storage moved; c4
+    always prints the cost, so no one pays without seeing it.
     """
-    return (
-        f"{receipt.result.data}\nOK!\n"
-        f"GAS WANTED: {gas_wanted(receipt)}\n"
-        f"GAS USED:   {receipt.gas_used}\n"
-        f"HEIGHT:     {receipt.height}\n"
-        f"EVENTS:     {receipt.events}\n"
-        f"INFO:       {receipt.info}\n"
-        f"TX HASH:    {receipt.result.hash}"
-    )
+    lines = [
+        f"{printable(receipt.result.data, lines=True)}\nOK!",
+        f"GAS WANTED: {gas_wanted(receipt)}",
+        f"GAS USED:   {receipt.gas_used}",
+        f"HEIGHT:     {receipt.height}",
+    ]
+    moved = storage(receipt)
+    if moved is not None:
+        lines.append(f"STORAGE DELTA:  {moved[0]} bytes")
+        if moved[1] >= 0:
+            lines.append(f"STORAGE FEE:    {moved[1]}ugnot")
+        else:
+            lines.append(f"STORAGE REFUND: {-moved[1]}ugnot")
+    lines += [
+        f"TOTAL TX COST:  {total_cost(receipt)}ugnot",
+        f"EVENTS:     {printable(receipt.events)}",
+        f"INFO:       {printable(receipt.info)}",
+        f"TX HASH:    {receipt.result.hash}",
+    ]
+    return "\n".join(lines)
 
 
 def receipt_json(
@@ -235,9 +357,12 @@ def receipt_json(
         "gas_wanted": gas_wanted(receipt),
         "gas_fee": receipt.result.tx["fee"]["gas_fee"],
         "gas_used": receipt.gas_used,
+        "total_cost": total_cost(receipt),
         "events": json.loads(receipt.events),
         "info": receipt.info,
     }
+    if receipt.simulated:
+        document["simulated"] = True
     if game is not None:
         document["game"] = game
     if known is not None:
@@ -258,5 +383,7 @@ def print_receipt(
         emit_json(receipt_json(receipt, game, known=known))
         return
     click.echo(gnokey_receipt(receipt))
-    if human:
+    if receipt.simulated:
+        click.echo("simulated only (--simulate only): nothing was sent")
+    elif human:
         click.echo(human)

@@ -464,11 +464,11 @@ def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_n
     class Raced(NodeChain):
         raced = 0
 
-        def _broadcast(self, signer: Signer, tx: dict[str, Any], chosen: dict[str, str]) -> Any:
+        def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Any:
             if not self.raced:  # the other client's transaction lands first
                 self.raced += 1
                 other.submit(signer, lambda r: [send_msg(carol, bob, "1ugnot")], fee_, "")
-            return super()._broadcast(signer, tx, chosen)
+            return super()._broadcast(signer, tx, sequence)
 
     fee_ = fee(2_000_000, "2000ugnot")
     _, before = gno_node.account(carol)

@@ -1,0 +1,115 @@
+"""What this process has sent: the one answer to "was the transaction recorded?".
+
+Money moves the moment a transaction's bytes are in a block, and a command can
+fail or be stopped at any point after that (reading the game back, printing,
+writing the journal, a signal, a closed pipe). Whatever happens next, c4 must
+neither forget a commit-reveal secret whose commitment may be on chain nor tell
+the user "nothing was recorded" about a transaction that may have landed. So
+both backends report here, at the moment it becomes true:
+
+- :func:`sending` just before the bytes can leave (the local log's append
+  begins; the broadcast to a node goes out): from now on, the fate of the
+  transaction is unknown until said otherwise;
+- :func:`landed` once it is known to be in a block (fsynced in the local log;
+  found in a block on the node), refused or not;
+- :func:`withdrawn` once it is known that it was *not* recorded: the local
+  append was cut back, or the node refused it before it reached a block (the
+  ante handler's check).
+
+Anything between ``sending`` and one of the other two stays "sent, fate
+unknown", and is treated as recorded wherever money is at stake.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Fate(Enum):
+    SENT = "sent"  # the bytes may have left; not known to be in a block
+    LANDED = "landed"  # in a block (the realm may still have refused it)
+    WITHDRAWN = "withdrawn"  # known not to be in any block, and never to be
+
+
+@dataclass
+class Outgoing:
+    """One transaction this process let go of, and what is known of it."""
+
+    tx_hash: str
+    fate: Fate
+    height: int = 0
+
+    def describe(self) -> str:
+        if self.fate is Fate.LANDED:
+            where = f"height {self.height}, " if self.height else ""
+            return f"the transaction was recorded ({where}TX HASH {self.tx_hash})"
+        return (
+            f"the transaction was sent (TX HASH {self.tx_hash}) and is not yet seen in a "
+            f"block; `c4 tx {self.tx_hash}` tells whether it landed"
+        )
+
+
+_sent: list[Outgoing] = []
+_transacting = False
+
+
+def reset() -> None:
+    """A new command (the CLI's entry point; tests run many in one process)."""
+    global _transacting
+    _sent.clear()
+    _transacting = False
+
+
+def transacting() -> None:
+    """This command is about to sign or append something: an interruption from now
+    on says whether it was recorded."""
+    global _transacting
+    _transacting = True
+
+
+def sending(tx_hash: str) -> None:
+    transacting()
+    _sent.append(Outgoing(tx_hash, Fate.SENT))
+
+
+def landed(tx_hash: str, height: int) -> None:
+    for item in _sent:
+        if item.tx_hash == tx_hash:
+            item.fate, item.height = Fate.LANDED, height
+            return
+    _sent.append(Outgoing(tx_hash, Fate.LANDED, height))
+
+
+def withdrawn(tx_hash: str) -> None:
+    for item in _sent:
+        if item.tx_hash == tx_hash and item.fate is Fate.SENT:
+            item.fate = Fate.WITHDRAWN
+
+
+def mark() -> int:
+    """A point to ask :func:`may_be_recorded_since` about."""
+    return len(_sent)
+
+
+def may_be_recorded_since(point: int) -> bool:
+    """Whether anything let go of after ``point`` is, or may be, in a block."""
+    return any(item.fate is not Fate.WITHDRAWN for item in _sent[point:])
+
+
+def standing() -> Outgoing | None:
+    """The last transaction this command let go of that is, or may be, in a block."""
+    for item in reversed(_sent):
+        if item.fate is not Fate.WITHDRAWN:
+            return item
+    return None
+
+
+def interrupted_state() -> str | None:
+    """What a signal or a failure at this moment leaves: the last transaction's fate,
+    "nothing was recorded" for a command that was transacting, None for one that
+    only read."""
+    item = standing()
+    if item is not None:
+        return item.describe()
+    return "nothing was recorded" if _transacting else None
