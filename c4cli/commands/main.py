@@ -51,6 +51,10 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class PipeClosed(BaseException):
+    """stdout's reader went away (a BaseException, so click does not handle it)."""
+
+
 class C4Group(click.Group):
     """A group that loads subcommands on demand and reports every failure as one line."""
 
@@ -64,6 +68,14 @@ class C4Group(click.Group):
         module = __import__(module_name, fromlist=[attr])
         command: click.Command = getattr(module, attr)
         return command
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # click turns a closed stdout into exit 1 by itself; c4 reports it as the
+        # shell expects (see main), so it must get past click's own handler.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise PipeClosed() from None
 
     def main(  # type: ignore[override]
         self,
@@ -91,7 +103,7 @@ class C4Group(click.Group):
             fail("aborted", 1, json_mode="--json" in argv)
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
-        except BrokenPipeError:
+        except (BrokenPipeError, PipeClosed):
             # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
             # command, whose transaction (if any) stands. Exit as a process killed by
             # SIGPIPE does, silently, as every tool in a shell pipeline does.

@@ -1,0 +1,170 @@
+"""Where money moves on the local chain: a recorded commitment never loses its secret, a
+closed pipe or a signal after the append leaves the transaction standing and says so,
+and what a command prints after its block never undoes it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from support import Home
+
+
+def kept_secrets(home: Home, name: str) -> list[Path]:
+    folder = home.path / "secrets" / home.address(name)
+    return sorted(p for p in folder.glob("*") if p.is_file()) if folder.exists() else []
+
+
+def env_for(home: Home, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+    env.pop("C4_FAULT", None)
+    env.update(extra)
+    return env
+
+
+def test_a_stray_key_file_never_costs_a_recorded_offer_its_secret(chain: Home) -> None:
+    """A key file the command does not need (a copy readable by others) is skipped with
+    a warning when naming addresses; the offer stands and its secret is kept."""
+    backup = chain.path / "keys" / "bob-backup.json"
+    backup.write_bytes((chain.path / "keys" / "bob.json").read_bytes())
+    backup.chmod(0o644)
+    result = chain.run("offer", "--stake", "10gnot", "alice")
+    assert result.exit_code == 0, result.output
+    assert "warning: skipped bob-backup.json" in result.stderr
+    assert len(kept_secrets(chain, "alice")) == 1
+    assert chain.run("log").exit_code == 0  # the log still lists, naming the good keys
+    backup.unlink()
+    chain.ok("accept", "1", "bob")
+    chain.ok("reveal", "1", "alice")  # the kept secret opens the commitment
+    assert chain.game(1)["status"] == "playing"
+
+
+@pytest.mark.parametrize("reader", ["grep -q OK!", "true"])
+def test_a_reader_that_goes_away_leaves_the_offer_and_its_secret(
+    chain: Home, c4_bin: str, reader: str
+) -> None:
+    """`c4 offer … | grep -q OK!` and `| true`: the transaction is recorded, the secret
+    kept, and c4 exits as a process whose pipe closed (141), without a word."""
+    for round_ in range(4):
+        proc = subprocess.run(
+            f"{c4_bin} offer --stake 1gnot alice | {reader}; echo ${{PIPESTATUS[0]}}",
+            shell=True,
+            executable="/bin/bash",
+            env=env_for(chain),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.stderr == "", proc.stderr
+        assert proc.stdout.strip() in ("0", "141"), proc.stdout
+    games = chain.json("query", "active")
+    assert len(kept_secrets(chain, "alice")) == 4 == len(games["games"])
+
+
+def test_stdout_closed_before_the_receipt_exits_141_with_the_secret_kept(
+    chain: Home, c4_bin: str
+) -> None:
+    """A pipe already closed when the receipt is printed: exit 141, nothing on stderr."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    proc = subprocess.run(
+        [c4_bin, "offer", "--stake", "1gnot", "alice"],
+        env=env_for(chain),
+        stdout=write_end,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
+    os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, "")
+    assert chain.game(1)["status"] == "open"
+    assert len(kept_secrets(chain, "alice")) == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_append_keeps_the_secret_of_the_recorded_offer(
+    chain: Home, c4_bin: str, signum: int
+) -> None:
+    """The signal waits for the block to be whole, then interrupts the command: the
+    offer is recorded, the line says so, and its secret is kept for the reveal."""
+    proc = subprocess.Popen(
+        [c4_bin, "offer", "--stake", "1gnot", "alice"],
+        env=env_for(chain, C4_FAULT="pause-mid-append"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    log = chain.path / "chain" / "blocks.toml"
+    size = log.stat().st_size
+    while log.stat().st_size == size and time.monotonic() < deadline:
+        time.sleep(0.01)  # half the block is written: the append is under way
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum, err
+    name = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert err.startswith(f"Error: {name}: the transaction was recorded (height 1, TX HASH ")
+    assert len(kept_secrets(chain, "alice")) == 1
+    chain.ok("accept", "1", "bob")
+    chain.ok("reveal", "1", "alice")
+
+
+def test_a_refused_offer_forgets_its_secret(chain: Home) -> None:
+    """Known not recorded (the realm refused it): the secret kept for it goes again."""
+    chain.fails(1, "offer", "--stake", "1ugnot", "alice")
+    assert kept_secrets(chain, "alice") == []
+
+
+def test_a_cut_back_append_forgets_its_secret(chain: Home) -> None:
+    """The disk refused the block and it was cut back: not recorded, secret gone."""
+    result = chain.run("offer", "--stake", "1gnot", "alice", env={"C4_FAULT": "append-fsync:EIO"})
+    assert result.exit_code == 3 and "the transaction was not recorded" in result.stderr
+    assert kept_secrets(chain, "alice") == []
+
+
+def test_simulate_only_appends_nothing(chain: Home) -> None:
+    before = chain.log_bytes()
+    out = chain.json("offer", "--stake", "1gnot", "--simulate", "only", "alice")
+    assert out["simulated"] is True and out["height"] == 0 and out["result"] == [1]
+    assert chain.log_bytes() == before
+    assert chain.json("query", "active")["games"] == []
+
+
+def test_the_receipt_says_what_the_transaction_cost(chain: Home) -> None:
+    before = chain.balance("alice")
+    text = chain.ok("send", "--to", "bob", "--amount", "1ugnot", "--gas-fee", "7ugnot", "alice")
+    assert "\nTOTAL TX COST:  7ugnot\n" in text.stdout
+    receipt = chain.json(
+        "send", "--to", "bob", "--amount", "1ugnot", "--gas-fee", "5ugnot", "alice"
+    )
+    assert receipt["total_cost"] == 5
+    assert chain.balance("alice") == before - 1 - 7 - 1 - 5
+
+
+def test_an_error_line_escapes_control_characters(chain: Home) -> None:
+    """A realm's panic text reaches the terminal with its control characters escaped."""
+    result = chain.run("call", "Play", "1\x1b[2J", "4", "0", "alice")
+    assert result.exit_code in (1, 2)
+    assert "\x1b" not in result.stderr and "\\x1b" in result.stderr
+
+
+def test_gas_wanted_beyond_int64_is_bad_input(chain: Home) -> None:
+    chain.fails(2, "send", "--to", "bob", "--amount", "1ugnot", "--gas-wanted", str(2**63), "alice")
+
+
+def test_a_kept_secret_survives_a_failed_read_back(chain: Home) -> None:
+    """Anything failing after the block (here: the journal of names, made unreadable)
+    keeps the secret; the offer is in the log."""
+    keys = chain.path / "keys"
+    (keys / "broken.json").write_text("{not json")
+    (keys / "broken.json").chmod(0o600)
+    result = chain.run("offer", "--stake", "1gnot", "--json", "alice")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["result"] == [1]
+    assert len(kept_secrets(chain, "alice")) == 1
