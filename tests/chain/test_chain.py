@@ -45,7 +45,8 @@ def test_send_lands_at_height_1_five_seconds_on(chain: Home) -> None:
     hash_ = chain.json("log", "--from", "2")[0]["txs"][0]["hash"]
     # gnokey's receipt: a send has no deliver data, so Println leaves one empty line.
     assert text.startswith(
-        "\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     2\nTOTAL TX COST:  0ugnot\nEVENTS:     []\n"
+        "\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     2\n"
+        "TOTAL TX COST:  0ugnot\nEVENTS:     []\n"
         f"INFO:       \nTX HASH:    {hash_}\n"
     )
 

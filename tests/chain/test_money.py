@@ -51,7 +51,7 @@ def test_a_reader_that_goes_away_leaves_the_offer_and_its_secret(
 ) -> None:
     """`c4 offer … | grep -q OK!` and `| true`: the transaction is recorded, the secret
     kept, and c4 exits as a process whose pipe closed (141), without a word."""
-    for round_ in range(4):
+    for _ in range(4):
         proc = subprocess.run(
             f"{c4_bin} offer --stake 1gnot alice | {reader}; echo ${{PIPESTATUS[0]}}",
             shell=True,

@@ -209,7 +209,8 @@ def test_a_call_receipt_is_gnokeys(chain: Home) -> None:
     hash_ = chain.json("log", "--from", "1")[0]["txs"][0]["hash"]
     # The VM's deliver data is "(1 int)\n\n"; gnokey prints it with Println.
     assert out.startswith(
-        "(1 int)\n\n\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     1\nTOTAL TX COST:  0ugnot\n"
+        "(1 int)\n\n\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     1\n"
+        "TOTAL TX COST:  0ugnot\n"
         f"EVENTS:     []\nINFO:       \nTX HASH:    {hash_}\n"
     )
     play = chain.json("offer", "--stake", "2gnot", "--passphrase", "q", "--gas-wanted", "7", "bob")
