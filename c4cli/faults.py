@@ -3,7 +3,9 @@
 ``C4_FAULT=<point>:<ERRNO>`` (for example ``append-fsync:EIO``) raises that
 error at that point, in the installed ``c4`` as in the tests' in-process runs.
 Points: ``append-write`` (after writing part of the block), ``append-fsync``,
-``cache-save``, ``secret-write``, ``key-write``, ``log-read``. Unset, it costs
+``cache-save``, ``secret-write``, ``key-write``, ``log-read``, and the journal of a
+home bound to a node: ``journal-pending`` (before a broadcast), ``journal-landed``,
+``journal-refused``, ``journal-dropped``. Unset, it costs
 one lookup.
 """
 

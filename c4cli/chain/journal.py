@@ -24,6 +24,7 @@ import time as wallclock
 from pathlib import Path
 from typing import Any
 
+from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Receipt, Signer
 from c4cli.errors import DiskError, HomeDamaged
@@ -67,6 +68,7 @@ class Journal:
         line = json.dumps(entry, separators=(",", ":")) + "\n"
         try:
             with deferred(), open(self.path, "a", encoding="utf-8") as handle:
+                faults.check(f"journal-{entry['status']}")
                 handle.write(line)
                 handle.flush()
                 os.fsync(handle.fileno())

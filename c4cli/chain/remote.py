@@ -267,6 +267,8 @@ class NodeChain:
         return self._chain_id
 
     def head(self) -> Head:
+        if not self._checked:
+            self._check_chain()
         status, self._status = self._status, None  # the check's own answer, once
         if status is None:
             status = self.rpc("status", {})

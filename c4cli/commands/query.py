@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QFUNCS, QRENDER
 from c4cli.chain.realm_client import RealmClient
+from c4cli.coins import parse_coins
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.transact import open_chain, resolve
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, Unreachable
+from c4cli.escape import printable
 
 
 @click.command()
@@ -61,7 +64,7 @@ def query(
         if as_json:
             emit_json({"height": chain.head().height, "markdown": markdown})
         else:
-            click.echo(markdown, nl=False)
+            click.echo(printable(markdown, lines=True), nl=False)
     elif what == "fees":
         fees = realm.fees()._asdict()
         if as_json:
@@ -72,14 +75,14 @@ def query(
     elif what in ("balance", "account"):
         address = resolve(home, needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
-        data = json.loads(chain.query(prefix + address).data)
+        data = _json(chain.query(prefix + address).data, what)
         if what == "account":
             if as_json:
                 emit_json(data)
             else:
                 click.echo(json.dumps(data, indent=2))
             return
-        ugnot = _ugnot(data)
+        ugnot = _ugnot(data if isinstance(data, str) else "?")
         if as_json:
             emit_json({"address": address, "ugnot": ugnot})
         else:
@@ -91,17 +94,28 @@ def query(
         if as_json:
             shown: object = answer.data
             if what.startswith((BALANCES, ACCOUNTS)):
-                shown = json.loads(answer.data)
+                shown = _json(answer.data, what)
             emit_json({"height": answer.height, "data": shown})
         else:
-            click.echo(f"height: {answer.height}\ndata: {answer.data}")
+            click.echo(f"height: {answer.height}\ndata: {printable(answer.data, lines=True)}")
     else:
         raise BadInput(f"unknown query {what!r}: see `c4 query --help`")
 
 
+def _json(text: str, what: str) -> Any:
+    """A query's JSON answer; one line and exit 4 when the chain answered something else."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise Unreachable(f"the chain answered {what} with something that is not JSON") from None
+
+
 def _ugnot(coins: str) -> int:
-    """The ugnot in a coins string (``5ugnot,3foo``)."""
-    for coin in coins.split(","):
-        if coin.endswith("ugnot") and coin[: -len("ugnot")].isdigit():
-            return int(coin[: -len("ugnot")])
-    return 0
+    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
+    (negative, garbled) is the chain's garbage, never shown as a number."""
+    try:
+        return parse_coins(coins).get("ugnot", 0)
+    except BadInput:
+        raise Unreachable(
+            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
+        ) from None

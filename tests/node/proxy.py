@@ -1,0 +1,132 @@
+"""A JSON-RPC proxy in front of the real node that rewrites chosen answers.
+
+The node answers every request; a test names, per JSON-RPC method, what the
+proxy does instead of passing the answer on: hold it, forge a success, hand back
+another transaction's answer, change a field, trickle it out, or claim another
+chain. Everything not named goes through untouched.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.server
+import json
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+# A rule: (the request, a function that asks the node) -> the answer document to send,
+# or None to send nothing (the connection is closed without an answer).
+Rule = Callable[[dict[str, Any], Callable[[], dict[str, Any]]], dict[str, Any] | None]
+
+
+class Proxy(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, node_url: str) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.node_url = node_url
+        self.rules: dict[str, Rule] = {}
+        self.seen: list[str] = []
+        self.authorization: list[str] = []  # the basic-auth credentials c4 sent
+        self.trickle_headers = False
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def forward(self, body: bytes) -> dict[str, Any]:
+        request = urllib.request.Request(self.node_url, body, {"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=60) as answer:
+            document: dict[str, Any] = json.loads(answer.read())
+        return document
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    server: Proxy
+
+    def do_POST(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        request = json.loads(body)
+        method = str(request.get("method"))
+        self.server.seen.append(method)
+        auth = self.headers.get("Authorization")
+        if auth and auth.startswith("Basic ") and auth[6:] not in self.server.authorization:
+            self.server.authorization.append(auth[6:])
+        rule = self.server.rules.get(method)
+        answer = (
+            self.server.forward(body)
+            if rule is None
+            else rule(request, lambda: self.server.forward(body))
+        )
+        if answer is None:
+            self.close_connection = True
+            return
+        data = json.dumps(answer).encode()
+        if self.server.trickle_headers:
+            # One header byte a second: every read of the socket gets something.
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            for byte in head:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(1)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@contextmanager
+def proxy_for(node_url: str) -> Iterator[Proxy]:
+    server = Proxy(node_url)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def tx_hash_of(request: dict[str, Any]) -> str:
+    """The TX HASH of the transaction a broadcast request carries."""
+    raw = base64.b64decode(request["params"]["tx"])
+    return base64.b64encode(hashlib.sha256(raw).digest()).decode()
+
+
+def answer(request: dict[str, Any], result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request["id"], "result": result}
+
+
+def abci_answer(request: dict[str, Any], data: bytes, height: int = 1) -> dict[str, Any]:
+    """An abci_query answer carrying ``data``."""
+    return answer(
+        request,
+        {
+            "response": {
+                "ResponseBase": {
+                    "Error": None,
+                    "Data": base64.b64encode(data).decode(),
+                    "Events": None,
+                    "Log": "",
+                    "Info": "",
+                },
+                "Key": None,
+                "Value": None,
+                "Proof": None,
+                "Height": str(height),
+            }
+        },
+    )
+
+
+def abci_path(request: dict[str, Any]) -> str:
+    return str(request.get("params", {}).get("path", ""))

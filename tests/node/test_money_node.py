@@ -1,0 +1,315 @@
+"""Where money moves on a real gno.land node, with a proxy that rewrites chosen answers.
+
+Each test sends real transactions to the session's gnoland through
+:mod:`node.proxy`, which passes everything on except what the test makes it
+do: hold a broadcast's answer, forge one, hand back another transaction's, ask
+a rogue gas price, trickle its headers, or claim another chain.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from node.proxy import abci_answer, abci_path, answer, proxy_for, tx_hash_of
+from node.test_remote import deploy_copy, home_with_keys
+
+from support import Home
+
+pytestmark = pytest.mark.node
+
+REALM_PATH = "gno.land/r/c4cli/money/connect4"
+FEE = ("--gas-wanted", "50000000", "--gas-fee", "100000ugnot")
+
+
+@pytest.fixture(scope="module")
+def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
+    """A home bound to the node, on a realm of its own."""
+    deploy_copy(gno_node, REALM_PATH, tmp_path_factory.mktemp("realm"))
+    home = home_with_keys(gno_node, tmp_path_factory.mktemp("money"))
+    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    return home
+
+
+def ugnot(home: Home, name: str) -> int:
+    return int(home.json("query", "balance", name)["ugnot"])
+
+
+def journal(home: Home) -> list[dict[str, Any]]:
+    return list(home.json("log"))
+
+
+def c4_env(home: Home, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+    env.pop("C4_FAULT", None)
+    env.update(extra)
+    return env
+
+
+def c4_bin() -> str:
+    return str(Path(sys.executable).with_name("c4"))
+
+
+def test_a_rogue_gas_price_is_refused_before_signing(bound: Home, gno_node: Any) -> None:
+    """A node asking 1000 ugnot per gas unit: c4 pays no such fee unasked (exit 2, what it
+    asked, nothing sent); --fee-cap is the user's own bound."""
+
+    def rogue(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        if abci_path(request) == "auth/gasprice":
+            return abci_answer(request, json.dumps({"gas": 1, "price": "1000ugnot"}).encode())
+        return forward()
+
+    before = ugnot(bound, "carol")
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = rogue
+        result = bound.run(
+            "--remote", proxy.url, "send", "--to", "bob", "--amount", "1ugnot", "carol"
+        )
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("Error: the node asks a fee of ")
+        assert "above the 10 GNOT c4 pays without being told; nothing was signed" in result.stderr
+        assert "broadcast_tx_commit" not in proxy.seen
+    assert ugnot(bound, "carol") == before
+
+
+def test_a_refused_call_with_explicit_gas_costs_nothing(bound: Home) -> None:
+    """With --gas-wanted given, the call is still simulated first: the realm's refusal
+    comes back in its words and no fee is paid."""
+    before, entries = ugnot(bound, "carol"), len(journal(bound))
+    result = bound.run("play", "999", "4", *FEE, "carol")
+    assert result.exit_code == 1 and result.stderr == "Error: game not found\n"
+    assert ugnot(bound, "carol") == before
+    assert len(journal(bound)) == entries
+
+
+def test_a_refusal_that_lands_is_reported_and_journaled(bound: Home) -> None:
+    """--simulate skip sends it untested: it lands refused, pays its fee, and c4 says
+    so with its height and hash, exit 1, and lists it in `c4 log`."""
+    before = ugnot(bound, "carol")
+    result = bound.run("play", "999", "4", *FEE, "--simulate", "skip", "carol")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("Error: game not found; the transaction landed in block ")
+    assert result.stderr.rstrip().endswith("and paid its fee of 100000ugnot")
+    assert ugnot(bound, "carol") == before - 100000
+    last = journal(bound)[-1]
+    assert (last["status"], last["func"], last["error"]) == ("refused", "Play", "game not found")
+    assert last["hash"] in result.stderr
+
+
+def test_a_forged_broadcast_answer_is_pending_then_settled(bound: Home, gno_node: Any) -> None:
+    """A proxy answering success without forwarding: c4 finds no such transaction in the
+    block it names, says it was sent and not yet seen (exit 4), and journals it as
+    pending, not as landed. The next transaction of that account sends the same bytes
+    again (the same hash: at most once on chain), then its own."""
+
+    def forged(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        height = gno_node.latest_height()
+        return answer(
+            request,
+            {
+                "check_tx": {"ResponseBase": {"Error": None}},
+                "deliver_tx": {"ResponseBase": {"Error": None, "Data": ""}, "GasUsed": "1"},
+                "hash": tx_hash_of(request),
+                "height": str(height),
+            },
+        )
+
+    bob = ugnot(bound, "bob")
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = forged
+        result = bound.run(
+            "--remote",
+            proxy.url,
+            "send",
+            "--to",
+            "bob",
+            "--amount",
+            "7ugnot",
+            *FEE,
+            "carol",
+            env={"C4_TIMEOUT": "2"},
+        )
+    assert result.exit_code == 4, result.output
+    assert "the transaction was sent (TX HASH " in result.stderr
+    assert "is not yet seen in a block" in result.stderr
+    pending = journal(bound)[-1]
+    assert pending["status"] == "pending" and pending["hash"] in result.stderr
+    assert ugnot(bound, "bob") == bob  # it never reached the node
+    settled = bound.run("send", "--to", "bob", "--amount", "1ugnot", *FEE, "carol")
+    assert settled.exit_code == 0, settled.output
+    assert f"note: transaction {pending['hash']}, sent earlier, landed at height" in settled.stderr
+    assert ugnot(bound, "bob") == bob + 7 + 1
+    statuses = {e["hash"]: e["status"] for e in journal(bound)}
+    assert statuses[pending["hash"]] == "landed"
+
+
+def test_another_transactions_answer_is_not_believed(bound: Home, gno_node: Any) -> None:
+    """The broadcast is forwarded but its answer names another hash: c4 asks the node for
+    its own by hash and reports that one."""
+
+    def swapped(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()
+        document["result"]["hash"] = base64.b64encode(b"\x01" * 32).decode()
+        return document
+
+    bob = ugnot(bound, "bob")
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = swapped
+        result = bound.run(
+            "--remote",
+            proxy.url,
+            "--json",
+            "send",
+            "--to",
+            "bob",
+            "--amount",
+            "3ugnot",
+            *FEE,
+            "carol",
+        )
+    assert result.exit_code == 0, result.output
+    receipt = json.loads(result.stdout)
+    assert receipt["hash"] != base64.b64encode(b"\x01" * 32).decode()
+    assert journal(bound)[-1]["hash"] == receipt["hash"]
+    assert ugnot(bound, "bob") == bob + 3
+
+
+def test_a_signal_while_waiting_for_the_block_says_sent_and_keeps_the_secret(
+    bound: Home, gno_node: Any
+) -> None:
+    """Ctrl-C after the offer left for the node: never "nothing was recorded"; the journal
+    holds it as pending, the secret is kept, and the next command of that account
+    finds it landed."""
+
+    def held(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()  # the node has it, and commits it
+        time.sleep(30)  # the answer is late
+        return document
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = held
+        proc = subprocess.Popen(
+            [c4_bin(), "--remote", proxy.url, "offer", "--stake", "1gnot", *FEE, "alice"],
+            env=c4_env(bound),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while "broadcast_tx_commit" not in proxy.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.startswith("Error: interrupted: the transaction was sent (TX HASH "), err
+    tx_hash = err.split("TX HASH ")[1].split(")")[0]
+    assert "nothing was recorded" not in err
+    entry = next(e for e in journal(bound) if e["hash"] == tx_hash)
+    assert entry["status"] == "pending"
+    secrets = list((bound.path / "secrets" / bound.address("alice")).glob("*"))
+    assert secrets, "the offer's secret was deleted"
+    time.sleep(1.5)  # its block
+    after = bound.run("send", "--to", "bob", "--amount", "1ugnot", *FEE, "alice")
+    assert after.exit_code == 0, after.output
+    entry = next(e for e in journal(bound) if e["hash"] == tx_hash)
+    assert entry["status"] == "landed" and entry["func"] == "Offer"
+
+
+def test_a_full_disk_at_the_journal_after_landing_keeps_the_secret(bound: Home) -> None:
+    """The offer landed; the journal cannot take the line: exit 3 naming the TX HASH,
+    the secret kept, the game on the node."""
+    result = bound.run(
+        "offer", "--stake", "1gnot", *FEE, "bob", env={"C4_FAULT": "journal-landed:ENOSPC"}
+    )
+    assert result.exit_code == 3, result.output
+    assert "the transaction is on the node (TX HASH " in result.stderr
+    assert list((bound.path / "secrets" / bound.address("bob")).glob("*"))
+
+
+def test_a_full_disk_before_the_broadcast_sends_nothing(bound: Home) -> None:
+    before = ugnot(bound, "bob")
+    result = bound.run(
+        "send",
+        "--to",
+        "carol",
+        "--amount",
+        "1ugnot",
+        *FEE,
+        "bob",
+        env={"C4_FAULT": "journal-pending:ENOSPC"},
+    )
+    assert result.exit_code == 3 and "nothing was sent" in result.stderr, result.output
+    assert ugnot(bound, "bob") == before
+
+
+def test_another_chain_behind_the_url_is_refused(bound: Home, gno_node: Any) -> None:
+    def elsewhere(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()
+        document["result"]["node_info"]["network"] = "other-chain"
+        return document
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["status"] = elsewhere
+        result = bound.run("--remote", proxy.url, "lobby")
+    assert result.exit_code == 4
+    assert "is on chain 'other-chain', not 'dev'" in result.stderr
+
+
+def test_a_rolled_back_chain_is_refused(bound: Home, gno_node: Any) -> None:
+    def behind(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()
+        document["result"]["sync_info"]["latest_block_height"] = "1"
+        return document
+
+    assert any(isinstance(e.get("height"), int) and e["height"] > 1 for e in journal(bound))
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["status"] = behind
+        result = bound.run("--remote", proxy.url, "time")
+    assert result.exit_code == 4 and "is at height 1, below height " in result.stderr
+
+
+def test_a_trickling_server_is_cut_off_at_the_deadline(bound: Home, gno_node: Any) -> None:
+    with proxy_for(gno_node.url) as proxy:
+        proxy.trickle_headers = True
+        started = time.monotonic()
+        result = bound.run("--remote", proxy.url, "time", env={"C4_TIMEOUT": "2"})
+        took = time.monotonic() - started
+    assert result.exit_code == 4 and "did not answer within 2 s" in result.stderr
+    assert took < 5, took
+
+
+def test_absurd_answers_are_exit_4_never_a_number(bound: Home, gno_node: Any) -> None:
+    def negative(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        if abci_path(request).startswith("bank/balances/"):
+            return abci_answer(request, b'"-5ugnot"')
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = negative
+        result = bound.run("--remote", proxy.url, "query", "balance", "bob")
+    assert result.exit_code == 4 and "a balance that is not coins" in result.stderr
+    assert "0ugnot" not in result.output
+
+
+def test_credentials_in_a_url_are_sent_as_basic_auth_and_never_printed(
+    bound: Home, gno_node: Any
+) -> None:
+    with proxy_for(gno_node.url) as proxy:
+        port = proxy.server_address[1]
+        url = f"http://user:s3cret@127.0.0.1:{port}/v1/APIKEY42"
+        ok = bound.run("--remote", url, "time")
+        assert ok.exit_code == 0, ok.output
+        assert proxy.authorization == [base64.b64encode(b"user:s3cret").decode()]
+    failed = bound.run("--remote", "http://user:s3cret@127.0.0.1:1/v1/APIKEY42", "time")
+    assert failed.exit_code == 4
+    assert "s3cret" not in failed.output + failed.stderr and "APIKEY42" not in failed.stderr
