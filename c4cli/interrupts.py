@@ -72,3 +72,4 @@ def for_workers() -> None:
     a pool stops its workers) ends a worker quietly, the default way."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, SIGNALS)  # blocked by the parent until now

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 BATCH = 2000
 # Below this much log, starting workers costs more than it saves.
 PARALLEL_FROM_BYTES = 2_000_000
+# `c4 verify` checks in workers once the log holds this much past its genesis.
+PARALLEL_MIN_BYTES = 64 * 1024
 
 
 def _genesis(log: BlockLog, data: bytes) -> tuple[ChainState, int]:
@@ -61,7 +64,10 @@ def replay(
         data = log.read_bytes()
     with naming(log):
         state, offset = _genesis(log, data)
-        parallel = parallel or len(data) >= PARALLEL_FROM_BYTES
+        # Workers pay off only past a few blocks: a short log is checked in this process.
+        parallel = (parallel and len(data) - offset >= PARALLEL_MIN_BYTES) or (
+            len(data) >= PARALLEL_FROM_BYTES
+        )
         workers = (os.cpu_count() or 1) if parallel else 1
         clock = timings if timings is not None else {}
         clock["read"] = time.perf_counter() - started
@@ -136,35 +142,64 @@ def _replay_parallel(
     from c4cli.chain.tx import use_fast_json
 
     use_fast_json()  # before the workers fork, so they encode fast too
-    chain_id = state.genesis.chain_id
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     clock.update(check=0.0, execute=0.0)
-    from c4cli.interrupts import for_workers
+    from c4cli.interrupts import SIGNALS, for_workers
 
-    with context.Pool(workers, initializer=for_workers) as pool:
-        pending: list[Any] = []
+    # The workers are forked with SIGINT and SIGTERM blocked, and unblock them only
+    # once their own handlers are in (for_workers): a pool stopped at once (a short
+    # log, Ctrl-C) can never meet a worker still running this process's handler,
+    # which raised in the worker and could leave the pool waiting for ever.
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        pool = context.Pool(workers, initializer=for_workers)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+    try:
+        _check_and_execute(pool, log, state, data, offset, workers, clock, txs)
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
 
-        def execute_next() -> None:
-            batch, result = pending.pop(0)
-            checked, seconds = result.get()
-            clock["check"] += seconds
-            started = time.perf_counter()
-            _execute(log, state, data, batch, checked, txs)
-            clock["execute"] += time.perf_counter() - started
 
-        try:
-            for batch in _batches(log.spans(data, offset, state.height + 1)):
-                chunks = [data[span.start : span.end] for span in batch]
-                pending.append((batch, pool.apply_async(check_blocks, (chunks, chain_id))))
-                if len(pending) > 2 * workers:
-                    execute_next()
-        except HomeDamaged:
-            # A later block is damaged; an earlier one may still fail first.
-            while pending:
+def _check_and_execute(
+    pool: Any,
+    log: BlockLog,
+    state: ChainState,
+    data: bytes,
+    offset: int,
+    workers: int,
+    clock: dict[str, float],
+    txs: list[TxRow] | None,
+) -> None:
+    """Hand batches of blocks to the workers; execute their results in order."""
+    chain_id = state.genesis.chain_id
+    pending: list[Any] = []
+
+    def execute_next() -> None:
+        batch, result = pending.pop(0)
+        checked, seconds = result.get()
+        clock["check"] += seconds
+        started = time.perf_counter()
+        _execute(log, state, data, batch, checked, txs)
+        clock["execute"] += time.perf_counter() - started
+
+    try:
+        for batch in _batches(log.spans(data, offset, state.height + 1)):
+            chunks = [data[span.start : span.end] for span in batch]
+            pending.append((batch, pool.apply_async(check_blocks, (chunks, chain_id))))
+            if len(pending) > 2 * workers:
                 execute_next()
-            raise
+    except HomeDamaged:
+        # A later block is damaged; an earlier one may still fail first.
         while pending:
             execute_next()
+        raise
+    while pending:
+        execute_next()
 
 
 def _execute(
