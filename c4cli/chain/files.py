@@ -28,13 +28,20 @@ def private_dir(path: Path) -> Path:
 
 
 def write_private(
-    path: Path, data: bytes, *, fault: str = "", consequence: str = "nothing was signed or sent"
+    path: Path,
+    data: bytes,
+    *,
+    fault: str = "",
+    consequence: str = "nothing was signed or sent",
+    exclusive: bool = False,
 ) -> None:
     """Write a 0600 file atomically: a crash leaves the old file or the new, never half.
 
     A file that cannot be written (disk full, read-only, I/O error) stops the
     command with one line before anything is signed or sent; no temporary file
     is left behind. ``fault`` names the point for the tests' fault seam.
+    ``exclusive``: the file must not exist yet, and of two writers at once exactly
+    one wins (the other gets FileExistsError), never a silent replacement.
     """
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -50,8 +57,13 @@ def write_private(
                 os.fsync(fd)
             finally:
                 os.close(fd)
-            os.replace(tmp, path)
+            if exclusive:
+                os.link(tmp, path)  # fails if the name exists: a rename would replace it
+            else:
+                os.replace(tmp, path)
             fsync_dir(path.parent)
+    except FileExistsError:
+        raise
     except OSError as exc:
         raise disk_error(path, exc, consequence) from None
     finally:
@@ -69,7 +81,13 @@ def fsync_dir(path: Path) -> None:
 
 
 def read_private(path: Path) -> bytes:
-    """Read a secret file, refusing one that other users could read."""
+    """Read a secret file, refusing one that other users could read, and a symbolic
+    link (whose advice to chmod would change the file it points at)."""
+    if path.is_symlink():
+        raise HomeDamaged(
+            f"{path} is a symbolic link (to {os.readlink(path)}): c4 reads only plain files "
+            "here; put the file itself in its place"
+        )
     mode = path.stat().st_mode
     if mode & (stat.S_IRWXG | stat.S_IRWXO):
         raise HomeDamaged(
@@ -77,3 +95,21 @@ def read_private(path: Path) -> bytes:
             f"fix it with: chmod 600 {path}"
         )
     return path.read_bytes()
+
+
+def warn_if_exposed(home: Path) -> None:
+    """One warning line when the home others could tamper with holds keys c4 is about
+    to use: writable by every user, or owned by another user."""
+    from c4cli.errors import warn_once
+
+    try:
+        info = home.stat()
+    except OSError:
+        return
+    if info.st_mode & stat.S_IWOTH:
+        warn_once(
+            f"warning: {home} is writable by every user (mode {stat.S_IMODE(info.st_mode):o}): "
+            f"anyone can replace its keys, secrets or chain; fix it with: chmod o-w {home}"
+        )
+    elif hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        warn_once(f"warning: {home} belongs to another user (uid {info.st_uid})")

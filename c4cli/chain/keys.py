@@ -76,12 +76,16 @@ class Keyring:
             record["crypto"] = _seal(private_key, passphrase)
         else:
             record["private_key"] = private_key.hex()
-        write_private(
-            path,
-            (json.dumps(record, indent=2) + "\n").encode(),
-            fault="key-write",
-            consequence=f"the key {name!r} was not added",
-        )
+        try:
+            write_private(
+                path,
+                (json.dumps(record, indent=2) + "\n").encode(),
+                fault="key-write",
+                consequence=f"the key {name!r} was not added",
+                exclusive=True,
+            )
+        except FileExistsError:
+            raise BadInput(f"key {name!r} already exists (delete it first)") from None
         return self._info(record, path)
 
     def _load(self, name: str) -> tuple[dict[str, object], Path]:
@@ -100,13 +104,16 @@ class Keyring:
     @staticmethod
     def _info(record: dict[str, object], path: Path) -> KeyInfo:
         try:
+            fields = (record["name"], record["address"], record["pub_key"])
+            if not all(isinstance(field, str) for field in fields):
+                raise TypeError("not text")
             return KeyInfo(
                 name=str(record["name"]),
                 address=str(record["address"]),
-                pub_key=base64.b64decode(str(record["pub_key"])),
+                pub_key=base64.b64decode(str(record["pub_key"]), validate=True),
                 encrypted="crypto" in record,
             )
-        except (KeyError, ValueError):
+        except (KeyError, ValueError, TypeError):
             raise HomeDamaged(f"{path} is not a key file") from None
 
     def info(self, name: str) -> KeyInfo:
@@ -124,7 +131,13 @@ class Keyring:
         record, path = self._load(name)
         info = self._info(record, path)
         if "private_key" in record:
-            return info, bytes.fromhex(str(record["private_key"]))
+            try:
+                private_key = bytes.fromhex(str(record["private_key"]))
+            except ValueError:
+                raise HomeDamaged(f"{path} is not a key file") from None
+            if len(private_key) != 32:
+                raise HomeDamaged(f"{path} is not a key file")
+            return info, private_key
         passphrase = ask()
         if passphrase is None:
             raise BadInput(f"key {name!r} is encrypted: a passphrase is needed")
@@ -151,8 +164,9 @@ class Keyring:
         return out
 
     def delete(self, name: str) -> None:
+        """Remove a key's file, whatever its state (a damaged file is deletable too)."""
         path = self._path(name)
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             raise BadInput(f"key {name!r} not found in {self.folder}")
         path.unlink()
 

@@ -10,7 +10,7 @@ from c4cli.chain import crypto
 from c4cli.chain.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
 from c4cli.commands.options import common_options, emit_json, group_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, HomeDamaged
 
 
 @click.group()
@@ -134,13 +134,17 @@ def delete(name: str, yes: bool, home: Path, as_json: bool) -> None:
       c4 keys delete bob --yes
     """
     keyring = Keyring(home)
-    info = keyring.info(name)
+    try:
+        info: KeyInfo | None = keyring.info(name)
+        shown = f"{name} ({info.address})" if info is not None else name
+    except HomeDamaged as damaged:  # a damaged file can still be deleted
+        info, shown = None, f"{name} (its file is unreadable: {damaged})"
     if not yes:
         if not stdin_is_terminal():
             raise BadInput("deleting a key needs --yes when there is no terminal to confirm on")
-        click.confirm(f"Delete key {name} ({info.address})?", abort=True)
+        click.confirm(f"Delete key {shown}?", abort=True)
     keyring.delete(name)
     if as_json:
-        emit_json({"deleted": info.to_json()})
+        emit_json({"deleted": info.to_json() if info else {"name": name}})
     else:
         click.echo(f"Key {name} deleted.")

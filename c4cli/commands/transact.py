@@ -74,8 +74,10 @@ def signer_for(
 
     With ``master``, the key signs as a session key on behalf of that account.
     """
+    from c4cli.chain.files import warn_if_exposed
     from c4cli.chain.keys import Keyring
 
+    warn_if_exposed(home)
     info, private_key = Keyring(home).unlock(
         key_name,
         lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
