@@ -137,9 +137,19 @@ static int book_score(uint64_t current, uint64_t mask, int *score)
 /* Values in the table are stored as value - MIN + 1 so that 0 means empty. */
 #define MIN_SCORE (-(CELLS / 2) + 3)
 
+/* Set when a signal handler raised (Ctrl-C, SIGTERM): the search unwinds at once,
+ * storing nothing more in the table, and the call returns with that exception. */
+static int stopped = 0;
+
 static int negamax(uint64_t current, uint64_t mask, int moves, int alpha, int beta)
 {
     nodes++;
+    /* The GIL is held throughout, so Python's handlers run only when asked to:
+     * every 65536 positions, a few microseconds in a second of search. */
+    if ((nodes & 0xFFFF) == 0 && PyErr_CheckSignals() < 0)
+        stopped = 1;
+    if (stopped)
+        return 0;
     uint64_t possible = (mask + BOTTOM) & FULL;
     uint64_t opponent_wins = winning_cells(current ^ mask, mask);
     uint64_t forced = possible & opponent_wins;
@@ -193,6 +203,8 @@ static int negamax(uint64_t current, uint64_t mask, int moves, int alpha, int be
     uint64_t opponent = current ^ mask;
     for (int i = 0; i < count; i++) {
         int score = -negamax(opponent, mask | order[i], moves + 1, -beta, -alpha);
+        if (stopped)
+            return 0;
         if (score >= beta)
             return score;
         if (score > alpha)
@@ -216,6 +228,8 @@ static int solve(uint64_t current, uint64_t mask, int moves)
         else if (med >= 0 && half(high) > med)
             med = half(high);
         int r = negamax(current, mask, moves, med, med + 1);
+        if (stopped)
+            return 0;
         if (r <= med)
             high = r;
         else
@@ -247,7 +261,13 @@ static PyObject *native_solve(PyObject *self, PyObject *args)
             bytes[at] = 0;
     }
     /* The GIL stays held: the table is shared by every call of this process. */
-    return PyLong_FromLong(solve(current, mask, moves));
+    stopped = 0;
+    int score = solve(current, mask, moves);
+    if (stopped) {
+        stopped = 0;
+        return NULL; /* the exception the signal handler raised */
+    }
+    return PyLong_FromLong(score);
 }
 
 /* solve_moves("4453"): the position after those moves (already checked to be

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -174,3 +176,22 @@ def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
     # Every move is printed once, in order, between status lines.
     moves = [line for line in lines if ": column " in line]
     assert moves == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("445533", 1)]
+
+
+@pytest.mark.parametrize("engine", ["native", "python"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_long_search_stops_on_a_signal(c4_bin: str, engine: str, signum: int) -> None:
+    """The empty board without the book takes minutes: Ctrl-C or SIGTERM ends it at
+    once, in one line that claims nothing about transactions (solve only reads)."""
+    env = dict(os.environ, C4_BOOK="off", C4_SOLVER=engine)
+    proc = subprocess.Popen(
+        [c4_bin, "solve", ""], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(1.5)
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 3
+    assert proc.returncode == 128 + signum
+    name = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert err == f"Error: {name}\n"
