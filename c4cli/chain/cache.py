@@ -103,7 +103,7 @@ class Cache:
         """The database; with ``create``, made (or completed) so that it can be written."""
         if self._db is not None and (self._writable or not create):
             return self._db
-        if not create and (self.in_memory or not self.path.exists()):
+        if not create and (self.in_memory or not _exists(self.path)):
             return None
         for attempt in range(2):
             try:
@@ -415,3 +415,12 @@ class Cache:
         assert db is not None
         row = db.execute("SELECT json FROM accounts WHERE address = ?", (address,)).fetchone()
         return None if row is None else str(row[0])
+
+
+def _exists(path: Path) -> bool:
+    """Whether the cache file is there; a folder that cannot be searched (permissions)
+    counts as no cache, never as a failure: a cache is a cache."""
+    try:
+        return path.exists()
+    except OSError:
+        return False

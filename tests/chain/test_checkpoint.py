@@ -7,6 +7,9 @@ import os
 import pickle
 import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from c4cli.chain.local import LocalChain
 from support import PREMINE, Home
@@ -131,3 +134,22 @@ def test_a_touched_log_is_read_once_then_the_checkpoint_is_current(chain: Home) 
     third = LocalChain(chain.path)
     third.state()
     assert third.replayed == 0
+
+
+def test_a_cache_folder_that_cannot_be_opened_is_no_cache(
+    chain: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder this user may not search (its mode, a mount gone bad) makes no
+    reader fail: the log is replayed instead."""
+    chain.ok("send", "--to", "bob", "--amount", "1ugnot", "alice")
+    cache = chain.path / "chain" / "cache" / "state.sqlite"
+    real_exists = Path.exists
+
+    def exists(self: Path, *args: Any, **kwargs: Any) -> bool:
+        if self == cache:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_exists(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "exists", exists)
+    assert chain.json("time")["height"] == 1
+    assert chain.balance("bob") == PREMINE + 1
