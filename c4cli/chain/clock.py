@@ -7,6 +7,21 @@ from datetime import UTC, datetime
 from c4cli.errors import BadInput
 
 MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second RFC 3339 can write
+# The latest time a user may move the clock to: far enough before MAX_TIME that every
+# deadline the realm can set (an offer's hour at most, a move's 90 s) can still pass,
+# and stakes never stay locked behind a clock that cannot run past them.
+CLOCK_ROOM = 366 * 86400
+LAST_SETTABLE = MAX_TIME - CLOCK_ROOM
+
+
+def check_settable(unix: int) -> None:
+    """Refuse a clock the chain could not run a year past (exit 2)."""
+    if unix > LAST_SETTABLE:
+        raise BadInput(
+            f"{format_time(unix)} is too late: the chain's clock must stay a year before "
+            f"{format_time(MAX_TIME)}, so every deadline a game can set can still pass "
+            f"(latest: {format_time(LAST_SETTABLE)})"
+        )
 
 
 def format_time(unix: int) -> str:

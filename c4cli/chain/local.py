@@ -374,7 +374,7 @@ class LocalChain:
 
     def advance(self, seconds: int) -> ChainState:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
-        from c4cli.chain.clock import MAX_TIME
+        from c4cli.chain.clock import MAX_TIME, check_settable
 
         if not 0 < seconds <= MAX_TIME:
             raise BadInput("the duration must be from 1s to the year 9999")
@@ -386,12 +386,14 @@ class LocalChain:
                 block_time = max(
                     int(wallclock.time()) + state.clock_offset + seconds, state.time + 1
                 )
+            check_settable(block_time)
             return self._mine_empty(state, block_time, advance=seconds)
 
     def set_time(self, unix: int) -> ChainState:
         """Mine an empty block at exactly ``unix``, which must be after the last block."""
-        from c4cli.chain.clock import format_time
+        from c4cli.chain.clock import check_settable, format_time
 
+        check_settable(unix)
         with self.log.locked(exclusive=True):
             state = self._current()
             if unix <= state.time:

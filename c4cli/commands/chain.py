@@ -10,7 +10,7 @@ import click
 
 from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
-from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Chain, Head
 from c4cli.chain.keys import Keyring, check_name
 from c4cli.chain.local import LocalChain
@@ -96,6 +96,7 @@ def init(
     if interval < 1:
         raise BadInput("--block-interval must be at least 1s")
     start = parse_time(genesis_time) if genesis_time else int(wallclock.time())
+    check_settable(start)
     if not realm_path.startswith("gno.land/r/"):
         raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
     extra: list[tuple[str, dict[str, int]]] = []

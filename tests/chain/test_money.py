@@ -168,3 +168,15 @@ def test_a_kept_secret_survives_a_failed_read_back(chain: Home) -> None:
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["result"] == [1]
     assert len(kept_secrets(chain, "alice")) == 1
+
+
+def test_a_clock_that_could_not_run_past_a_deadline_is_refused(chain: Home) -> None:
+    """`c4 time set 9999-12-31T23:59:59Z` would lock every live stake for good (no
+    block, not even claim-timeout, could come after it): refused, exit 2."""
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    result = chain.fails(2, "time", "set", "9999-12-31T23:59:59Z")
+    assert "is too late: the chain's clock must stay a year before" in result.stderr
+    chain.fails(2, "time", "advance", "69889848h")  # lands in the last year
+    chain.ok("time", "set", "2100-01-01T00:00:00Z")
+    chain.ok("cancel", "1", "bob")  # expired: anyone may cancel, the stake goes back
+    assert chain.game(1)["status"] == "cancelled"
