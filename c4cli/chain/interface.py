@@ -105,6 +105,13 @@ class Chain(Reader, Protocol):
 
     def head(self) -> Head: ...
 
+    @property
+    def exact_clock(self) -> bool:
+        """Whether next_block_time is what the next block will say (the local chain),
+        or only this machine's estimate (a node dates its blocks itself, and after an
+        idle spell may date one with an earlier commit's time)."""
+        ...
+
     def next_block_time(self, wall_clock: float) -> int:
         """When a block made now would be dated: what a call sent now is judged at."""
         ...

@@ -90,6 +90,10 @@ class LocalChain:
             self._realm_path = str(self.cached().stamp["realm_path"])
         return self._realm_path
 
+    @property
+    def exact_clock(self) -> bool:
+        return True
+
     def head(self) -> Head:
         stamp = self.cached().stamp
         return Head(int(stamp["height"]), int(stamp["time"]))

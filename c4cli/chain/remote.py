@@ -266,6 +266,10 @@ class NodeChain:
         assert self._chain_id is not None
         return self._chain_id
 
+    @property
+    def exact_clock(self) -> bool:
+        return False
+
     def head(self) -> Head:
         if not self._checked:
             self._check_chain()

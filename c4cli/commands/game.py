@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader, Receipt
@@ -334,11 +335,48 @@ def func_name(func: str) -> str:
     return "".join(f"-{c.lower()}" if c.isupper() else c for c in func).lstrip("-")
 
 
-claim_timeout = _simple(
-    "ClaimTimeout",
-    "c4 claim-timeout 1 bob",
-    "Settle a game whose clock ran out (ClaimTimeout); anyone may call it.",
+NOT_RUN_OUT = "move clock has not run out"
+
+
+@click.command("claim-timeout")
+@click.argument("game_id", metavar="GAME")
+@click.option(
+    "--wait",
+    "wait",
+    type=click.IntRange(min=0, max=3600),
+    default=0,
+    metavar="SECONDS",
+    help="If the realm says the clock has not run out yet (on a node, the next block's "
+    "time decides, and it may lag this machine's clock), try again each second for up "
+    "to this long. Each try is simulated first, so a refused one costs nothing.",
 )
+@click.argument("key")
+@tx_options
+@common_options
+def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) -> None:
+    """Settle a game whose clock ran out (ClaimTimeout); anyone may call it.
+
+    \b
+    Example:
+      c4 claim-timeout 1 bob
+      c4 claim-timeout 1 bob --wait 30
+    """
+    import time as wallclock
+
+    gid = _game_arg(game_id)
+    give_up = wallclock.monotonic() + wait
+    while True:
+        try:
+            run_call(home, key, lambda realm: ("ClaimTimeout", [gid], ""), opts=opts)
+            return
+        except Refused as refused:
+            # Only a refusal that cost nothing is tried again (a landed one says so).
+            late = str(refused) == NOT_RUN_OUT and outbox.standing() is None
+            if not late or wallclock.monotonic() + 1 > give_up:
+                raise
+        wallclock.sleep(1)
+
+
 cancel = _simple(
     "Cancel",
     "c4 cancel 1 alice",

@@ -43,9 +43,11 @@ def load_game(home: Path, game_id: str) -> GameView:
     return game
 
 
-def next_block_time(home: Path) -> int:
-    """When the next block would land, for clocks shown "at the next block"."""
-    return open_chain(home).next_block_time(wallclock.time())
+def next_block_time(home: Path) -> tuple[int, bool]:
+    """When the next block would land, for clocks shown "at the next block", and whether
+    that is certain (the local chain) or this machine's estimate (a node)."""
+    chain = open_chain(home)
+    return chain.next_block_time(wallclock.time()), chain.exact_clock
 
 
 @click.command()
@@ -104,7 +106,9 @@ def board(
         click.echo(text, nl=False)
 
 
-def _next_steps(game: GameView, known: dict[str, str], landing: int) -> list[str]:
+def _next_steps(
+    game: GameView, known: dict[str, str], landing: int, *, exact: bool = True
+) -> list[str]:
     creator, acceptor = who(game.creator, known), who(game.acceptor, known)
     if game.status == "open":
         if not game.offer_expired(landing):
@@ -116,8 +120,13 @@ def _next_steps(game: GameView, known: dict[str, str], landing: int) -> list[str
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]
     if game.status != "playing":
         return []
-    if game.clock_ran_out(landing):
+    if game.clock_ran_out(landing) and exact:
         return [f"the clock ran out: anyone may settle it with c4 claim-timeout {game.id} KEY"]
+    if game.clock_ran_out(landing):
+        return [
+            "the deadline has passed by this machine's clock; the node's next block decides: "
+            f"c4 claim-timeout {game.id} KEY --wait 30 tries until a block is dated after it"
+        ]
     if game.turn == 0:
         if not game.revealed:
             return [f"{creator} must reveal: c4 reveal {game.id} KEY"]
@@ -163,7 +172,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         keys = key_names([], game.document, known)
         emit_json({"now": game.now, "game": game.document, "keys": keys})
         return
-    landing = next_block_time(home)
+    landing, exact = next_block_time(home)
     lines = [
         f"Game {game.id}: {game.status}, {game.moves} moves",
         f"  red    {who(game.creator, known)} (creator)",
@@ -172,8 +181,13 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     ]
     if game.status == "playing":
         left = game.deadline - landing
-        clock = f"{left}s left" if left >= 0 else "ran out"
-        lines.append(f"  clock: deadline {format_time(game.deadline)} ({clock} at the next block)")
+        if exact:
+            clock = f"{left}s left" if left >= 0 else "ran out"
+            clock += " at the next block"
+        else:
+            clock = f"about {left}s left" if left >= 0 else "past by this machine's clock"
+            clock += "; the node's next block decides"
+        lines.append(f"  clock: deadline {format_time(game.deadline)} ({clock})")
     if game.offer_expired(landing):
         lines.append(f"  offer expired at {format_time(game.expires_at)}")
     result = _result(game, known)
@@ -181,7 +195,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         lines.append(result)
     text = "\n".join(lines)
     drawing = _mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
-    steps = _next_steps(game, known, landing)
+    steps = _next_steps(game, known, landing, exact=exact)
     if on_terminal():
         from rich.console import Console
 
@@ -249,7 +263,7 @@ def lobby(home: Path, as_json: bool) -> None:
         return
     lobby = realm.lobby(0, 100)
     known = names(home)
-    landing = next_block_time(home)  # what a call sent now would be judged at
+    landing, exact = next_block_time(home)  # what a call sent now would be judged at
     offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(landing)]
     live = [g for g in lobby.games if g.status == "playing"]
     offer_rows = [
@@ -268,7 +282,9 @@ def lobby(home: Path, as_json: bool) -> None:
             str(g.id),
             gnot(2 * g.stake),
             _short(g.player(g.turn), known) if g.turn else "reveal",
-            "ran out" if g.clock_ran_out(landing) else format_time(g.deadline)[11:19],
+            ("ran out" if exact else "past?")
+            if g.clock_ran_out(landing)
+            else format_time(g.deadline)[11:19],
         ]
         for g in live
     ]
