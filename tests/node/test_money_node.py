@@ -313,3 +313,41 @@ def test_credentials_in_a_url_are_sent_as_basic_auth_and_never_printed(
     failed = bound.run("--remote", "http://user:s3cret@127.0.0.1:1/v1/APIKEY42", "time")
     assert failed.exit_code == 4
     assert "s3cret" not in failed.output + failed.stderr and "APIKEY42" not in failed.stderr
+
+
+def test_claim_timeout_waits_for_a_block_dated_after_the_deadline(
+    gno_node: Any, tmp_path: Path
+) -> None:
+    """A realm copy with a 3-second move clock. Once the deadline has passed by the wall
+    clock, `show` does not claim the clock ran out (the node's next block decides);
+    claim-timeout --wait tries (free simulations) until a block dated after the
+    deadline lets it through, while other traffic makes blocks."""
+    path = "gno.land/r/c4cli/quick/connect4"
+    deploy_copy(gno_node, path, tmp_path / "realm", lambda text: text.replace("= 90 //", "= 3 //"))
+    home = home_with_keys(gno_node, tmp_path)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    game = home.json("offer", "--stake", "1gnot", "alice")["result"][0]
+    home.ok("accept", str(game), "bob")
+    home.ok("reveal", str(game), "alice")
+    home.ok("reveal", str(game), "bob")
+    time.sleep(4)
+    shown = home.ok("show", str(game)).stdout
+    assert "the node's next block decides" in shown and "ran out" not in shown
+    traffic = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            "for _ in range(6):\n"
+            "    time.sleep(1)\n"
+            f"    subprocess.run([{c4_bin()!r}, 'send', '--to', 'test1', '--amount', '1ugnot',"
+            " 'carol'], capture_output=True)\n",
+        ],
+        env=c4_env(home),
+    )
+    try:
+        result = home.run("claim-timeout", str(game), "test1", "--wait", "20")
+    finally:
+        traffic.wait(timeout=60)
+    assert result.exit_code == 0, result.output
+    assert home.game(game)["status"] in ("won", "void")
