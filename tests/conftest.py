@@ -74,6 +74,7 @@ def js_client() -> Iterator[Any]:
 
 
 PLAYERS = ("alice", "bob", "carol", "dave")
+WHALE_FUNDS = 2**62 - 10**14  # two of them, and the players, stay within int64
 
 
 @pytest.fixture(scope="session")
@@ -104,12 +105,17 @@ def gno_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     keys = {"test1": crypto.derive_private_key(DEV_MNEMONIC)}
     keys.update({name: player_key(name) for name in PLAYERS})
     keys["alice-session"] = player_key("alice-session")
+    # Two accounts near the int64 edge (gnoland refuses a genesis whose supply passes it).
+    whales = {name: player_key(name) for name in ("whale1", "whale2")}
+    balances = {address_of_key(k): PLAYER_FUNDS for n, k in keys.items() if is_account(n)}
+    balances.update({address_of_key(k): WHALE_FUNDS for k in whales.values()})
     try:
-        node.start({address_of_key(k): PLAYER_FUNDS for n, k in keys.items() if is_account(n)})
+        node.start(balances)
         gno = Path(__file__).resolve().parent.parent / "gno"
         node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
         node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
         node.keys = keys  # type: ignore[attr-defined]
+        node.whales = whales  # type: ignore[attr-defined]
         yield node
     finally:
         node.stop()

@@ -55,10 +55,11 @@ class LocalChain:
         return BadInput(f"a chain already exists in {self.home}: pass --force to replace it")
 
     def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
-        from c4cli.chain.state import ChainState
+        from c4cli.chain.state import ChainState, check_supply
 
+        check_supply(genesis.balances)  # in gno's words, exit 2, before anything is written
         record = genesis.to_record()
-        ChainState(genesis, record["hash"])  # refuses bad balances before anything is written
+        ChainState(genesis, record["hash"])
         with self.log.creating():
             try:
                 self.log.create(record, force=force)

@@ -44,7 +44,7 @@ from c4cli.chain.tx import (
     signature_error,
     tx_hash,
 )
-from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
+from c4cli.coins import MAX_AMOUNT, UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.realm import abi
 from c4cli.realm.connect4 import Context, RealmPanic, RealmState, Store
@@ -109,12 +109,12 @@ class ChainState:
         self.dirty_accounts: set[str] = set()
         self.dirty_games: set[int] = set()
 
+        try:
+            check_supply(genesis.balances)
+        except BadInput as exc:
+            raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
         for address, coins in genesis.balances:
-            try:
-                amounts = parse_coins(coins)
-            except BadInput as exc:
-                raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
-            self._credit(address, amounts)
+            self._credit(address, parse_coins(coins))
 
     # -- checkpoints ------------------------------------------------------------
 
@@ -167,8 +167,14 @@ class ChainState:
         return 0 if account is None else account.coins.get(denom, 0)
 
     def _credit(self, address: str, coins: Coins) -> None:
-        self.dirty_accounts.add(address)
         account = self.accounts.get(address)
+        # gno.land's bank sums every new balance before writing any, and refuses a
+        # balance past int64 (tm2 sdk/bank AddCoins): in its words, all or nothing.
+        for denom, amount in coins.items():
+            old = 0 if account is None else account.coins.get(denom, 0)
+            if old + amount > MAX_AMOUNT:
+                raise Refused(f"coin add overflow: {old}{denom} + {amount}{denom}")
+        self.dirty_accounts.add(address)
         if account is None:
             # An account exists once it holds coins; numbers count up in creation order.
             account = self.accounts[address] = Account(address, self.next_account_number())
@@ -573,6 +579,19 @@ def _msg_coins(msg: dict[str, Any]) -> Coins:
 _GAME_CALLS = frozenset(
     name for name, signature in abi.CALLS.items() if signature.params[:1] == (("id", abi.INT),)
 )
+
+
+def check_supply(balances: tuple[tuple[str, str], ...]) -> None:
+    """Refuse genesis balances gno.land refuses: not coins, or a denomination whose
+    total does not fit in int64 (gnoland v1.7.1 will not start on such a genesis, in
+    these words, so no balance or pot can ever pass int64 on a chain that runs)."""
+    totals: dict[str, int] = {}
+    for _, coins in balances:
+        for denom, amount in parse_coins(coins).items():
+            totals[denom] = totals.get(denom, 0) + amount
+    for denom, total in sorted(totals.items()):
+        if total > MAX_AMOUNT:
+            raise BadInput(f'cannot compute supply: balances of "{denom}" sum past int64')
 
 
 def game_of_call(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:

@@ -45,4 +45,4 @@ def test_a_pool_on_a_short_log_starts_and_stops_300_times(
 def test_verify_of_a_genesis_only_log_runs_in_this_process(chain: Home) -> None:
     """A log with nothing past its genesis starts no pool at all."""
     report = chain.json("verify")
-    assert report["height"] == 0 and "check" not in report["timings"]
+    assert report["height"] == 0 and "check" not in report["timings"]  # no workers

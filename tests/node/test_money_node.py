@@ -351,3 +351,41 @@ def test_claim_timeout_waits_for_a_block_dated_after_the_deadline(
         traffic.wait(timeout=60)
     assert result.exit_code == 0, result.output
     assert home.game(game)["status"] in ("won", "void")
+
+
+def test_a_pot_near_int64_pays_alike_on_both_chains(gno_node: Any, tmp_path: Path) -> None:
+    """Two accounts hold nearly 2^62 ugnot each at genesis, on the node and on a local chain
+    premined the same, and stake nearly all of it: the pot (nearly 2^63) and the payout
+    less the fee are the same to the ugnot on both, as the GnoVM's int64 computes them.
+    A genesis past int64 is refused by gnoland ("cannot compute supply"), so no larger
+    pot can exist; the local chain refuses it in the same words."""
+    from conftest import WHALE_FUNDS
+
+    from c4cli.chain.keys import Keyring
+
+    local = Home(tmp_path / "local")
+    node = Home(tmp_path / "node")
+    for home in (local, node):
+        keyring = Keyring(home.path)
+        for name, key in gno_node.whales.items():
+            keyring.add(name, key, "")
+    deploy_copy(gno_node, "gno.land/r/c4cli/whales/connect4", tmp_path / "realm")
+    node.ok("init", "--remote", gno_node.url, "--realm-path", "gno.land/r/c4cli/whales/connect4")
+    premine = [f"--premine=whale{n}={WHALE_FUNDS}ugnot" for n in (1, 2)]
+    local.ok("init", "--clock", "manual", *premine, "--deployer", "whale1")
+    stake = f"{WHALE_FUNDS - 10**13}ugnot"
+    paid = []
+    for home in (node, local):
+        game = home.json("offer", "--stake", stake, *FEE, "whale1")["result"][0]
+        home.ok("accept", str(game), *FEE, "whale2")
+        home.ok("reveal", str(game), *FEE, "whale1")
+        home.ok("reveal", str(game), *FEE, "whale2")
+        receipt = home.json("resign", str(game), *FEE, "whale1")
+        paid.append(receipt["transfers"])
+    assert paid[0] == paid[1]
+    assert paid[1] == [
+        {"to": local.address("whale2"), "amount": f"{2 * (WHALE_FUNDS - 10**13) - 100000}ugnot"}
+    ]
+    past = local.run("init", "--force", "--premine", f"whale1={2**63 - 1}ugnot")
+    assert past.exit_code == 2
+    assert past.stderr == 'Error: cannot compute supply: balances of "ugnot" sum past int64\n'
