@@ -42,7 +42,10 @@ def unix_time(rfc3339: str) -> int:
     from datetime import datetime
 
     whole = rfc3339.strip().rstrip("Z").split(".")[0]
-    return int(datetime.fromisoformat(whole + "+00:00").timestamp())
+    try:
+        return int(datetime.fromisoformat(whole + "+00:00").timestamp())
+    except (ValueError, OverflowError):
+        raise Unreachable(f"the node answered a time that is not one: {rfc3339[:40]!r}") from None
 
 
 class RefusedInBlock(Refused):
@@ -276,8 +279,11 @@ class NodeChain:
         status, self._status = self._status, None  # the check's own answer, once
         if status is None:
             status = self.rpc("status", {})
-        height = int(_field(self, status, "sync_info", "latest_block_height"))
-        return Head(height, unix_time(str(_field(self, status, "sync_info", "latest_block_time"))))
+        height = str(_field(self, status, "sync_info", "latest_block_height"))
+        if not height.isdigit() or len(height) > 18:
+            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        moment = unix_time(str(_field(self, status, "sync_info", "latest_block_time")))
+        return Head(int(height), moment)
 
     def next_block_time(self, wall_clock: float) -> int:
         """A node stamps its next block about now, and always after its last one."""
@@ -346,13 +352,18 @@ class NodeChain:
 
     def gas_price(self) -> tuple[int, int]:
         """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""
-        document = json.loads(self.query("auth/gasprice").data or "null") or {}
-        price = document.get("price") or {}
-        if isinstance(price, str):
-            amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
-        else:
-            amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0
-        gas = int(document.get("gas") or 1)
+        try:
+            document = json.loads(self.query("auth/gasprice").data or "null") or {}
+            price = document.get("price") or {}
+            if isinstance(price, str):
+                amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
+            else:
+                amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0
+            gas = _int64(document.get("gas") or 1)
+            if amount < 0 or gas < 0 or amount >= 2**63:
+                raise ValueError("negative")
+        except (ValueError, TypeError, AttributeError):
+            raise Unreachable(f"{self.redacted} answered auth/gasprice with no price") from None
         return amount, max(gas, 1)
 
     # -- sending ----------------------------------------------------------------------

@@ -389,3 +389,39 @@ def test_a_pot_near_int64_pays_alike_on_both_chains(gno_node: Any, tmp_path: Pat
     past = local.run("init", "--force", "--premine", f"whale1={2**63 - 1}ugnot")
     assert past.exit_code == 2
     assert past.stderr == 'Error: cannot compute supply: balances of "ugnot" sum past int64\n'
+
+
+def test_a_read_back_that_times_out_after_the_offer_landed_keeps_everything(
+    bound: Home, gno_node: Any
+) -> None:
+    """The offer is in a block; reading the game back then times out. The command
+    still succeeds (a warning names the TX HASH), the journal lists it, the secret is
+    kept."""
+
+    def stalls_after_broadcast(
+        request: dict[str, Any], forward: Callable[[], dict[str, Any]]
+    ) -> Any:
+        if "broadcast_tx_commit" in proxy.seen and abci_path(request) == "vm/qeval":
+            time.sleep(4)
+            return None
+        return forward()
+
+    secrets = bound.path / "secrets" / bound.address("carol")
+    before = set(secrets.glob("*")) if secrets.exists() else set()
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = stalls_after_broadcast
+        result = bound.run(
+            "--remote",
+            proxy.url,
+            "offer",
+            "--stake",
+            "1gnot",
+            *FEE,
+            "carol",
+            env={"C4_TIMEOUT": "2"},
+        )
+    assert result.exit_code == 0, result.output
+    assert "warning: the transaction is recorded (TX HASH " in result.stderr
+    assert "could not be read back" in result.stderr
+    assert journal(bound)[-1]["status"] == "landed"
+    assert len(set(secrets.glob("*")) - before) == 1
