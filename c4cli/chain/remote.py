@@ -116,6 +116,7 @@ class NodeChain:
         # A node named for one command on a home not bound to it: read freely, sign
         # only for a chain id the user gave (--chain-id), never for what it claims.
         self.confirmed = not unbound or chain_id is not None
+        self._expected_from = "--chain-id says" if unbound else "this home's config.toml says"
         self.journal = journal
         self.timeout = timeout if timeout is not None else _timeout()
         self._id = 0
@@ -244,8 +245,8 @@ class NodeChain:
         if self._chain_id is not None and network != self._chain_id:
             raise Unreachable(
                 f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self._chain_id!r} "
-                "as this home's config.toml says: refused (another chain's answers are not "
-                "this chain's)"
+                f"as {self._expected_from}: refused (another chain's answers are not this "
+                "chain's)"
             )
         if int(height) < self.seen_height:
             raise Unreachable(

@@ -333,7 +333,7 @@ def log(
             click.echo("        (empty block)")
         for tx in block_doc["txs"]:
             signer = who(tx["signer"], known)
-            click.echo(f"        {signer}  {_calls_text(tx, known)}  {tx['hash']}")
+            click.echo(printable(f"        {signer}  {_calls_text(tx, known)}  {tx['hash']}"))
 
 
 def _journal(
@@ -432,8 +432,8 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     for key in ("height", "time", "hash"):
         click.echo(f"{key + ':':<10}{doc[key]}")
     click.echo(f"{'signer:':<10}{who(doc['signer'], known)}")
-    click.echo(f"{'call:':<10}{_calls_text(doc, known)}")
-    click.echo(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}")
+    click.echo(printable(f"{'call:':<10}{_calls_text(doc, known)}"))
+    click.echo(printable(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}"))
     for transfer in doc["transfers"]:
         click.echo(f"paid:     {transfer['amount']} to {who(transfer['to'], known)}")
 
@@ -474,11 +474,12 @@ def _node_tx(home: Path, chain: Chain, hash_: str, as_json: bool) -> None:
         click.echo(f"{key + ':':<10}{doc[key]}")
     if sent is not None:
         click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
-        click.echo(f"{'call:':<10}{_calls_text(doc, known)}")
-    click.echo(f"{'result:':<10}{doc['data'].strip() or '-'}")
+        click.echo(printable(f"{'call:':<10}{_calls_text(doc, known)}"))
+    click.echo(printable(f"{'result:':<10}{doc['data'].strip() or '-'}"))
     click.echo(f"{'gas:':<10}{doc['gas_used']} used of {doc['gas_wanted']}")
     if not doc["ok"]:
-        click.echo(f"{'refused:':<10}{doc['log'].splitlines()[0] if doc['log'] else '-'}")
+        refusal = doc["log"].splitlines()[0] if doc["log"] else "-"
+        click.echo(printable(f"{'refused:':<10}{refusal}"))
 
 
 @click.command()

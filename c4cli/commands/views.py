@@ -21,6 +21,7 @@ from c4cli.commands.text import key_names, names, who
 from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
+from c4cli.escape import printable
 
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
@@ -200,18 +201,18 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         from rich.console import Console
 
         console = Console()
-        console.print(text, highlight=False)
+        console.print(printable(text, lines=True), highlight=False, markup=False)
         # Discs in colour only where colour shows (not with NO_COLOR or TERM=dumb):
         # without it, R and Y tell the two players apart.
         coloured = console.color_system is not None and not console.no_color
         console.print(_rich_board(drawing) if coloured else drawing, highlight=False)
         for step in steps:
-            console.print(f"• {step}", highlight=False)
+            console.print(printable(f"• {step}"), highlight=False, markup=False)
         return
-    click.echo(text)
+    click.echo(printable(text, lines=True))
     click.echo(drawing, nl=False)
     for step in steps:
-        click.echo(f"- {step}")
+        click.echo(printable(f"- {step}"))
 
 
 def _mark_four(drawing: str, four: tuple[int, ...]) -> str:
@@ -349,4 +350,4 @@ def _table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
-        click.echo(("  " + "  ".join(cells)).rstrip())
+        click.echo(printable(("  " + "  ".join(cells)).rstrip()))

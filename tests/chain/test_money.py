@@ -180,3 +180,13 @@ def test_a_clock_that_could_not_run_past_a_deadline_is_refused(chain: Home) -> N
     chain.ok("time", "set", "2100-01-01T00:00:00Z")
     chain.ok("cancel", "1", "bob")  # expired: anyone may cancel, the stake goes back
     assert chain.game(1)["status"] == "cancelled"
+
+
+def test_a_config_whose_url_is_not_text_is_damage_not_a_host(home: Home) -> None:
+    """`url = 5` in config.toml is never used as host "5": exit 3 naming the file."""
+    home.path.mkdir(parents=True)
+    (home.path / "config.toml").write_text(
+        '[remote]\nurl = 5\nchain_id = "dev"\nrealm_path = "gno.land/r/x/connect4"\n'
+    )
+    result = home.fails(3, "time")
+    assert "config.toml is not a c4 config" in result.stderr

@@ -425,3 +425,17 @@ def test_a_read_back_that_times_out_after_the_offer_landed_keeps_everything(
     assert "could not be read back" in result.stderr
     assert journal(bound)[-1]["status"] == "landed"
     assert len(set(secrets.glob("*")) - before) == 1
+
+
+def test_a_node_this_home_is_not_bound_to_signs_only_for_a_given_chain_id(
+    gno_node: Any, tmp_path: Path
+) -> None:
+    """--remote on a home bound to no node reads freely; it signs only for the chain id
+    the user names, never for whatever the node says it is."""
+    home = home_with_keys(gno_node, tmp_path)
+    args = ("--remote", gno_node.url, "send", "--to", "bob", "--amount", "1ugnot", *FEE)
+    refused = home.run(*args, "carol")
+    assert refused.exit_code == 2
+    assert "pass --chain-id dev (the chain it reports) to sign for that chain" in refused.stderr
+    assert home.run(*args, "--chain-id", "other", "carol").exit_code == 4
+    assert home.run(*args, "--chain-id", "dev", "carol").exit_code == 0
