@@ -87,6 +87,12 @@ def withdrawn(tx_hash: str) -> None:
             item.fate = Fate.WITHDRAWN
 
 
+def forget(tx_hash: str) -> None:
+    """A transaction of an earlier command, settled by this one: not this command's
+    to report (its fate is in the journal)."""
+    _sent[:] = [item for item in _sent if item.tx_hash != tx_hash]
+
+
 def mark() -> int:
     """A point to ask :func:`may_be_recorded_since` about."""
     return len(_sent)

@@ -622,10 +622,12 @@ class NodeChain:
                 else:
                     receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
             except Refused as refused:
+                outbox.forget(tx_id)
                 warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
                 continue
             except (KeyError, TypeError, ValueError):
                 raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
+            outbox.forget(tx_id)
             warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
 
     def _look_up_once(self, tx_id: str) -> dict[str, Any] | None:
