@@ -231,18 +231,23 @@ def _mark_four(drawing: str, four: tuple[int, ...]) -> str:
 
 def _column_index(line: str, col: int) -> int:
     """Where column ``col``'s disc sits in one line of Board.text()."""
-    cells = [i for i, char in enumerate(line) if char in "RY."]
+    cells = [i for i, char in enumerate(line) if char in "RYry."]  # marked ones too
     return cells[col]
 
 
+_RICH_CELLS = {
+    "R": "[bold red]●[/]",
+    "Y": "[bold yellow]●[/]",
+    "r": "[bold red reverse]●[/]",
+    "y": "[bold yellow reverse]●[/]",
+    ".": "[dim]·[/]",
+}
+
+
 def _rich_board(drawing: str) -> str:
-    return (
-        drawing.replace("R", "[bold red]●[/]")
-        .replace("Y", "[bold yellow]●[/]")
-        .replace("r", "[bold red reverse]●[/]")
-        .replace("y", "[bold yellow reverse]●[/]")
-        .replace(".", "[dim]·[/]")
-    )
+    """The drawing in rich markup, one cell at a time (a replace of ``r`` after ``R``
+    went in would rewrite the ``r`` of ``red`` in the markup itself)."""
+    return "".join(_RICH_CELLS.get(char, char) for char in drawing)
 
 
 @click.command()
