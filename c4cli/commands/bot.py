@@ -71,7 +71,7 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
             _say(
                 opts["as_json"],
                 {"game": number, "move": move, "column": column, "hash": receipt.result.hash},
-                f"game {number}, move {move + 1}: {key} plays {column}",
+                f"game {number}, move {move}: {key} plays {column}",
             )
             if not until_end:
                 return
@@ -164,7 +164,7 @@ def _status(game: GameView, names: dict[str, str], now: int) -> str:
     player = game.player(game.turn)
     disc = "red" if player == game.creator else "yellow"
     mover = f"{_who(player, names)} ({disc})"
-    return f"game {game.id}, move {game.moves + 1}: {mover} to move, {clock}"
+    return f"game {game.id}, move {game.moves}: {mover} to move, {clock}"
 
 
 def _changes(
@@ -190,7 +190,7 @@ def _changes(
     lines = []
     before = "" if shown is None else shown[0]
     for index in range(len(before), len(moves)):
-        lines.append(f"game {game.id}, move {index + 1}: column {moves[index]}")
+        lines.append(f"game {game.id}, move {index}: column {moves[index]}")
     lines.append(_status(game, names, now))
     return lines
 

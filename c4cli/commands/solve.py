@@ -123,7 +123,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
         return
     who = f"{name} ({disc})" if name else f"{address} ({disc})"
     click.echo(
-        f"game {game.id}, move {game.moves + 1}: {who} to move; "
+        f"game {game.id}, move {game.moves}: {who} to move; "
         f"{verdict(score, subject='')} (score {score:+d})"
     )
     click.echo(best_line(best))

@@ -107,15 +107,25 @@ def board(
         click.echo(text, nl=False)
 
 
+def _yellow(game: GameView, known: dict[str, str]) -> str:
+    """Who plays yellow: the acceptor, the one the offer is reserved for, or nobody yet."""
+    if game.acceptor:
+        return who(game.acceptor, known)
+    if game.opponent:
+        return f"{who(game.opponent, known)} (reserved; has not accepted)"
+    return "waiting for an opponent"
+
+
 def _next_steps(
     game: GameView, known: dict[str, str], landing: int, *, exact: bool = True
 ) -> list[str]:
     creator, acceptor = who(game.creator, known), who(game.acceptor, known)
     if game.status == "open":
         if not game.offer_expired(landing):
+            taker = who(game.opponent, known) if game.opponent else "anyone"
             return [
-                f"anyone{' reserved: ' + who(game.opponent, known) if game.opponent else ''} "
-                f"may accept until {format_time(game.expires_at)}: c4 accept {game.id} KEY",
+                f"{taker} may accept until {format_time(game.expires_at)}: "
+                f"c4 accept {game.id} KEY",
                 f"{creator} may cancel: c4 cancel {game.id} KEY",
             ]
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]
@@ -177,7 +187,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     lines = [
         f"Game {game.id}: {game.status}, {game.moves} moves",
         f"  red    {who(game.creator, known)} (creator)",
-        f"  yellow {who(game.acceptor, known) if game.acceptor else 'waiting for an opponent'}",
+        f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
     if game.status == "playing":

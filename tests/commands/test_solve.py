@@ -84,7 +84,7 @@ def test_play_best_plays_the_solvers_column(chain: Home) -> None:
     assert hint["scores"] == [-8, -8, -8, -8, None, 4, -8]
     disc = "red" if game["creator"] == game["turnPlayer"] else "yellow"
     assert chain.ok("hint", gid).stdout.splitlines()[:2] == [
-        f"game {gid}, move 26: {player} ({disc}) to move; wins with its 18th stone (score +4)",
+        f"game {gid}, move 25: {player} ({disc}) to move; wins with its 18th stone (score +4)",
         "best: 6",
     ]
     chain.ok("play", gid, "best", player)
@@ -162,7 +162,7 @@ def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
     )
     assert watcher.stdout is not None
     first = watcher.stdout.readline()  # the state it found, before anything lands
-    assert first.startswith(f"game {gid}, move 1: ")  # the opening's moves, then the status
+    assert first.startswith(f"game {gid}, move 0: ")  # the opening's moves, then the status
     chain.ok("play", gid, "3", on_turn)
     chain.ok("play", gid, "3", other)
     chain.ok("resign", gid, on_turn)
@@ -170,12 +170,12 @@ def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
     assert watcher.wait(timeout=30) == 0
     assert watcher.stderr is not None and watcher.stderr.read() == ""
     lines = [first.rstrip("\n"), *out.splitlines()]
-    assert lines[:4] == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("4455", 1)]
-    assert f"game {gid}, move 5: column 3" in lines and f"game {gid}, move 6: column 3" in lines
+    assert lines[:4] == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("4455")]
+    assert f"game {gid}, move 4: column 3" in lines and f"game {gid}, move 5: column 3" in lines
     assert lines[-1] == f"game {gid}: won by {other}"
     # Every move is printed once, in order, between status lines.
     moves = [line for line in lines if ": column " in line]
-    assert moves == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("445533", 1)]
+    assert moves == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("445533")]
 
 
 @pytest.mark.parametrize("engine", ["native", "python"])

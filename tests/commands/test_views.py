@@ -18,12 +18,21 @@ def play_to_a_win(chain: Home) -> tuple[str, str, str]:
     return gid, first, second
 
 
+def test_show_an_open_offer_to_anyone(chain: Home) -> None:
+    chain.ok("offer", "--stake", "10gnot", "alice")
+    text = chain.ok("show", "1").stdout
+    assert "yellow waiting for an opponent" in text
+    assert "- anyone may accept until " in text
+
+
 def test_show_an_open_offer(chain: Home) -> None:
     chain.ok("offer", "--stake", "10gnot", "--opponent", "bob", "alice")
     text = chain.ok("show", "1").stdout
     assert text.startswith("Game 1: open, 0 moves\n")
     assert f"red    alice ({chain.address('alice')}) (creator)" in text
-    assert "yellow waiting for an opponent" in text
+    assert f"yellow bob ({chain.address('bob')}) (reserved; has not accepted)" in text
+    assert f"- bob ({chain.address('bob')}) may accept until " in text
+    assert "anyone" not in text
     assert "stake 10 GNOT each, fee 0.1 GNOT" in text
     assert "c4 accept 1 KEY" in text and "\x1b[" not in text  # piped: no escape codes
 
