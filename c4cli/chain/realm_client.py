@@ -123,8 +123,10 @@ class GameView(Record):
     def payout(self) -> int:
         return rules.payout(self.stake, self.fee)
 
-    def ending(self) -> Ending | None:
-        return rules.ending(self.status, four_in_a_row=bool(self.four()))
+    def ending(self, settled_by: str | None = None) -> Ending | None:
+        """How the game ended; ``settled_by`` names the settling call where it is known
+        (a receipt, the log), to tell a resignation from a timeout."""
+        return rules.ending(self.status, four_in_a_row=bool(self.four()), settled_by=settled_by)
 
     def offer_expired(self, at: int) -> bool:
         return self.status == Status.OPEN and rules.offer_expired(at, self.expires_at)

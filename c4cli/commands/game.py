@@ -85,26 +85,30 @@ def run_call(
                 f"but game {receipt.result.game_id} could not be read back: {exc}"
             )
     known = names(home)
+    settled_by = receipt.result.funcs[-1] if receipt.result.funcs else None
+    ending = None if game is None else game.ending(settled_by)
     print_receipt(
         receipt,
         as_json=opts["as_json"],
         human=(human or _settled)(game, receipt, known),
         game=None if game is None else game.document,
         known=known,
+        extra={} if ending is None else {"ending": str(ending)},
     )
 
 
 def _settled(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
     """One line on what a call did, for a person reading the terminal."""
-    lines = [_status_line(game, known)] if game is not None else []
+    settled_by = receipt.result.funcs[-1] if receipt.result.funcs else None
+    lines = [_status_line(game, known, settled_by)] if game is not None else []
     lines += [f"paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers]
     return "\n".join(lines)
 
 
-def _status_line(game: GameView, known: dict[str, str]) -> str:
+def _status_line(game: GameView, known: dict[str, str], settled_by: str | None = None) -> str:
     line = f"game {game.id}: {game.status}"
     if game.status == "won":
-        line += f", winner {who(game.winner, known)} ({game.ending()})"
+        line += f", winner {who(game.winner, known)} ({game.ending(settled_by)})"
     elif game.status == "playing" and game.turn:
         line += f", move {game.moves}, {who(game.player(game.turn), known)} to play"
     elif game.status == "playing":

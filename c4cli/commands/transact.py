@@ -380,9 +380,10 @@ def print_receipt(
     human: str = "",
     game: Any = None,
     known: dict[str, str] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     if as_json:
-        emit_json(receipt_json(receipt, game, known=known))
+        emit_json({**receipt_json(receipt, game, known=known), **(extra or {})})
         return
     click.echo(gnokey_receipt(receipt))
     if receipt.simulated:

@@ -124,8 +124,7 @@ def _next_steps(
         if not game.offer_expired(landing):
             taker = who(game.opponent, known) if game.opponent else "anyone"
             return [
-                f"{taker} may accept until {format_time(game.expires_at)}: "
-                f"c4 accept {game.id} KEY",
+                f"{taker} may accept until {format_time(game.expires_at)}: c4 accept {game.id} KEY",
                 f"{creator} may cancel: c4 cancel {game.id} KEY",
             ]
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]

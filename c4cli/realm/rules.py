@@ -50,18 +50,26 @@ class Ending(enum.StrEnum):
     """How a settled game ended, as far as its published state tells."""
 
     FOUR_IN_A_ROW = "four in a row"
+    RESIGNATION = "resignation"
+    TIMEOUT = "timeout"
     # GameJSON keeps no record of which it was: the winner either saw the other
-    # resign or claimed the other's clock.
+    # resign or claimed the other's clock. Said only where the settling call is
+    # not known.
     FORFEIT = "resignation or timeout"
     DRAW = "a full board"
     VOID = "void"
     CANCELLED = "cancelled"
 
 
-def ending(status: str, *, four_in_a_row: bool) -> Ending | None:
-    """How a game with ``status`` ended; None while it is live."""
+def ending(status: str, *, four_in_a_row: bool, settled_by: str | None = None) -> Ending | None:
+    """How a game with ``status`` ended; None while it is live. ``settled_by``: the
+    realm function whose call settled it, where the caller knows it."""
     if status == Status.WON:
-        return Ending.FOUR_IN_A_ROW if four_in_a_row else Ending.FORFEIT
+        if four_in_a_row:
+            return Ending.FOUR_IN_A_ROW
+        return {"Resign": Ending.RESIGNATION, "ClaimTimeout": Ending.TIMEOUT}.get(
+            settled_by or "", Ending.FORFEIT
+        )
     return {
         Status.DRAW: Ending.DRAW,
         Status.VOID: Ending.VOID,

@@ -92,7 +92,10 @@ def test_show_of_a_resigned_game(chain: Home) -> None:
     chain.ok("accept", "1", "bob")
     chain.ok("reveal", "1", "alice")
     chain.ok("reveal", "1", "bob")
-    chain.ok("resign", "1", "bob")
+    receipt = chain.run("resign", "1", "bob").stdout
+    assert receipt.splitlines()[-2] == (
+        f"game 1: won, winner alice ({chain.address('alice')}) (resignation)"
+    )
     text = chain.ok("show", "1").stdout
     assert (
         f"winner alice ({chain.address('alice')}): paid 19.9 GNOT, by resignation or timeout"
@@ -131,3 +134,13 @@ def test_key_names_in_json(chain: Home) -> None:
     assert receipt["keys"][turn] in ("alice", "bob")
     shown = chain.json("show", "1")
     assert shown["keys"] == {chain.address("alice"): "alice", chain.address("bob"): "bob"}
+
+
+def test_the_json_receipt_of_a_settling_call_says_how_the_game_ended(chain: Home) -> None:
+    play_to_a_win(chain)
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("accept", "2", "bob")
+    chain.ok("reveal", "2", "alice")
+    chain.ok("reveal", "2", "bob")
+    assert chain.json("resign", "2", "alice")["ending"] == "resignation"
+    assert chain.json("query", "game", "1")["game"]["status"] == "won"
