@@ -33,6 +33,8 @@ def normalize_mnemonic(words: str) -> str:
     from mnemonic import Mnemonic
 
     phrase = " ".join(words.lower().split())
+    if not phrase:
+        raise BadInput("no mnemonic given: type the 12 or 24 words, or pipe them on one line")
     if not Mnemonic("english").check(phrase):
         raise BadInput("invalid mnemonic: a word is not in the BIP39 list or the checksum fails")
     return phrase

@@ -15,6 +15,7 @@ from c4cli.chain.local import LocalChain
 from c4cli.chain.realm_client import GameView, RealmClient
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.commands.options import common_options, game_id_arg
+from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
 from c4cli.errors import Refused
 
@@ -54,10 +55,13 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
         if me not in (game.creator, game.acceptor) and game.status != "open":
             raise Refused(f"{key} is not a player in game {number}")
         if game.status not in ("open", "playing"):
+            outcome = f"game {number}: {game.status}"
+            if game.status == "won":
+                outcome += f", winner {_who(game.winner, names(home))}"
             _say(
                 opts["as_json"],
-                {"game": number, "over": game.status},
-                f"game {number}: {game.status}",
+                {"game": number, "over": game.status, "winner": game.winner or None},
+                outcome,
             )
             return
         if game.status == "playing" and game.turn and game.player(game.turn) == me:

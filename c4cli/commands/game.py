@@ -264,6 +264,8 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
         value = secret
         if value is None:
             value = store.find(signer, game.seed_commitment if acceptor else game.commitment)
+        if value is None and signer not in (game.creator, game.acceptor):
+            raise BadInput(f"{key} is not a player in game {gid}: it has nothing to reveal")
         if value is None:
             raise BadInput(f"no kept secret for game {gid} and key {key}: pass --secret")
         return ("RevealSeed" if acceptor else "Reveal"), [gid, value], ""

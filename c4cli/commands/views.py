@@ -184,7 +184,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         return
     landing, exact = next_block_time(home)
     lines = [
-        f"Game {game.id}: {game.status}, {game.moves} moves",
+        f"Game {game.id}: {game.status}, {game.moves} move{'' if game.moves == 1 else 's'}",
         f"  red    {who(game.creator, known)} (creator)",
         f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",

@@ -131,7 +131,7 @@ def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bi
     outputs = [bot.communicate(timeout=120) for bot in bots]
     for bot, (out, err) in zip(bots, outputs, strict=True):
         assert bot.returncode == 0 and err == "", err
-        assert out.splitlines()[-1] == f"game {gid}: won"
+        assert out.splitlines()[-1] == f"game {gid}: won, winner {on_turn}"
     game = chain.game(int(gid))
     winner = chain.address(on_turn)
     # 18 stones for the winner: the second player's 18th is the 36th move.

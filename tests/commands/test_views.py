@@ -144,3 +144,17 @@ def test_the_json_receipt_of_a_settling_call_says_how_the_game_ended(chain: Home
     chain.ok("reveal", "2", "bob")
     assert chain.json("resign", "2", "alice")["ending"] == "resignation"
     assert chain.json("query", "game", "1")["game"]["status"] == "won"
+
+
+def test_small_words(chain: Home) -> None:
+    """One move is "1 move"; a non-player's reveal says so; an empty mnemonic says so."""
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    result = chain.fails(2, "reveal", "1", "carol")
+    assert result.stderr == "Error: carol is not a player in game 1: it has nothing to reveal\n"
+    chain.ok("reveal", "1", "alice")
+    game = chain.json("reveal", "1", "bob")["game"]
+    chain.ok("play", "1", "4", "alice" if game["turn"] == 1 else "bob")
+    assert chain.ok("show", "1").stdout.startswith("Game 1: playing, 1 move\n")
+    empty = chain.run("keys", "add", "dora", "--recover", input="\n")
+    assert empty.exit_code == 2 and "no mnemonic given" in empty.stderr
