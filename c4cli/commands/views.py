@@ -347,20 +347,22 @@ def _table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     if on_terminal():
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(title=title, title_justify="left")
         for header in headers:
             table.add_column(header)
-        for row in rows:
-            table.add_row(*row)
-        Console().print(table if rows else f"{title}: none")
+        for row in rows:  # cells as plain text: a realm's text is never markup
+            table.add_row(*(Text(printable(cell)) for cell in row))
+        Console().print(table if rows else Text(f"{title}: none"))
         return
     click.echo(f"{title}:")
     if not rows:
         click.echo("  none")
         return
-    # Piped: one line per row, each column padded to its widest cell so the
-    # columns stay aligned (a script splits on runs of two spaces).
+    # Piped: a header line, then one line per row, each column padded to its widest
+    # cell so the columns stay aligned (a script splits on runs of two spaces).
+    rows = [headers, *rows]
     widths = [max(len(cell) for cell in column) for column in zip(*rows, strict=True)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
