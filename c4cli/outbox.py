@@ -13,8 +13,10 @@ both backends report here, at the moment it becomes true:
 - :func:`landed` once it is known to be in a block (fsynced in the local log;
   found in a block on the node), refused or not;
 - :func:`withdrawn` once it is known that it was *not* recorded: the local
-  append was cut back, or the node refused it before it reached a block (the
-  ante handler's check).
+  append was cut back;
+- :func:`denied` when a node says it refused it before a block (the ante
+  handler's check): c4 reports the refusal, but keeps any secret, since only the
+  node's word says the bytes went nowhere.
 
 Anything between ``sending`` and one of the other two stays "sent, fate
 unknown", and is treated as recorded wherever money is at stake.
@@ -30,6 +32,9 @@ class Fate(Enum):
     SENT = "sent"  # the bytes may have left; not known to be in a block
     LANDED = "landed"  # in a block (the realm may still have refused it)
     WITHDRAWN = "withdrawn"  # known not to be in any block, and never to be
+    # A node said it refused it before a block (its check): believed for what c4
+    # says, but not for deleting a secret, since only the node's word says so.
+    DENIED = "denied"
 
 
 @dataclass
@@ -87,6 +92,12 @@ def withdrawn(tx_hash: str) -> None:
             item.fate = Fate.WITHDRAWN
 
 
+def denied(tx_hash: str) -> None:
+    for item in _sent:
+        if item.tx_hash == tx_hash and item.fate is Fate.SENT:
+            item.fate = Fate.DENIED
+
+
 def forget(tx_hash: str) -> None:
     """A transaction of an earlier command, settled by this one: not this command's
     to report (its fate is in the journal)."""
@@ -106,7 +117,7 @@ def may_be_recorded_since(point: int) -> bool:
 def standing() -> Outgoing | None:
     """The last transaction this command let go of that is, or may be, in a block."""
     for item in reversed(_sent):
-        if item.fate is not Fate.WITHDRAWN:
+        if item.fate not in (Fate.WITHDRAWN, Fate.DENIED):
             return item
     return None
 

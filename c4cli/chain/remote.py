@@ -544,8 +544,9 @@ class NodeChain:
                 f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
             )
         if refusal is not None:
-            # Refused by the ante handler: not in the mempool, never in a block.
-            outbox.withdrawn(tx_id)
+            # Refused by the ante handler: not in the mempool, never in a block (the
+            # node's word: reported as such, but no secret is deleted on it).
+            outbox.denied(tx_id)
             if self.journal is not None:
                 self.journal.dropped(tx_id, f"refused before a block: {refusal}")
             raise Refused(refusal)

@@ -46,8 +46,8 @@ class SecretStore:
         The secret is on disk before the transaction is, so an acknowledged
         commitment can always be revealed. It is forgotten again only when the
         command fails and it is *known* that no transaction carrying the
-        commitment was recorded: refused before signing, by the local chain or
-        the node's checks, or a local append that was cut back (see
+        commitment was recorded: refused before signing, by the local chain or a
+        node's simulation, or a local append that was cut back (see
         :mod:`c4cli.outbox`). Whatever fails after the bytes may have left (the
         read-back, the printing, a closed pipe, a signal, the journal) keeps it.
         """
