@@ -96,7 +96,9 @@ def _node_sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
                 "account_number": int(base.get("account_number") or 0),
                 "pub_key": key.get("value", "") if isinstance(key, dict) else "",
                 "expires_at": int(session.get("expires_at") or 0),
-                "allow_paths": list(session.get("allow_paths") or []),
+                # gno.land's GnoSessionAccount keeps allow_paths beside the embedded
+                # BaseSessionAccount, not inside it.
+                "allow_paths": list(item.get("allow_paths") or session.get("allow_paths") or []),
                 "spend_limit": session.get("spend_limit") or "",
                 "spend_period": int(session.get("spend_period") or 0),
                 "spent": session.get("spend_used") or "",

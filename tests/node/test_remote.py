@@ -193,6 +193,8 @@ def test_session_keys_on_the_node(remote: Home) -> None:
     listed = remote.json("session", "list", "alice")
     session = remote.address("alice-s")
     assert [entry["address"] for entry in listed] == [session]
+    assert listed[0]["allow_paths"] == [f"vm/exec:{REALM_PATH}"]  # beside, not inside
+    assert f"paths vm/exec:{REALM_PATH}  " in remote.ok("session", "list", "alice").stdout
     game = str(remote.json("offer", "--stake", "1gnot", "alice")["result"][0])
     remote.ok("accept", game, "bob")
     remote.ok("reveal", game, "alice")
