@@ -98,18 +98,37 @@ class Session(Record):
         session.sequence = int(data["sequence"])
         return session
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "address": self.address,
-            "account_number": self.number,
-            "pub_key": base64.b64encode(self.pub_key).decode(),
-            "expires_at": self.expires_at,
-            "allow_paths": list(self.allow_paths),
-            "spend_limit": format_coins(self.spend_limit),
-            "spend_period": self.spend_period,
-            "spent": format_coins(self.spent),
-            "sequence": self.sequence,
+    def node_json(self, master: str, *, typed: bool = False) -> dict[str, Any]:
+        """The session as gno.land's auth queries give it (amino JSON of its
+        GnoSessionAccount: the BaseSessionAccount embedded, allow_paths beside it;
+        empty optional fields left out). ``typed``: with the ``@type`` a list of
+        sessions carries."""
+        session: dict[str, Any] = {
+            "BaseAccount": {
+                "address": self.address,
+                "coins": "",
+                "public_key": {
+                    "@type": crypto.PUBKEY_TYPE,
+                    "value": base64.b64encode(self.pub_key).decode(),
+                },
+                "account_number": str(self.number),
+                "sequence": str(self.sequence),
+            },
+            "master_address": master,
+            "expires_at": str(self.expires_at),
         }
+        optional = {
+            "spend_limit": format_coins(self.spend_limit),
+            "spend_period": str(self.spend_period) if self.spend_period else "",
+            "spend_used": format_coins(self.spent),
+            "spend_reset": str(self.period_start) if self.period_start else "",
+        }
+        session.update({key: value for key, value in optional.items() if value})
+        document: dict[str, Any] = {"@type": SESSION_TYPE} if typed else {}
+        document["BaseSessionAccount"] = session
+        if self.allow_paths:
+            document["allow_paths"] = list(self.allow_paths)
+        return document
 
 
 class Account(Record):
@@ -160,6 +179,9 @@ class Account(Record):
                 "sequence": str(self.sequence),
             }
         }
+
+
+SESSION_TYPE = "/gno.SessionAccount"
 
 
 def unknown_account(address: str) -> Refused:

@@ -22,6 +22,7 @@ from c4cli.errors import BadInput, Refused
 from c4cli.gotext import quote
 
 if TYPE_CHECKING:
+    from c4cli.chain.accounts import Account
     from c4cli.chain.cache import Cache
     from c4cli.chain.state import ChainState
 
@@ -172,10 +173,32 @@ class StateReader:
             coins = "" if account is None else format_coins(account.coins)
             return Answer(state.height, json.dumps(coins))
         if path.startswith(ACCOUNTS):
-            account = state.account(_address(path, ACCOUNTS))
+            address, _, sub = path[len(ACCOUNTS) :].partition("/")
+            account = state.account(_address(ACCOUNTS + address, ACCOUNTS))
+            if sub:
+                return Answer(state.height, _sessions(account, sub, path))
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
         raise BadInput(f"unknown query path {path!r}")
+
+
+def _sessions(account: Account | None, sub: str, path: str) -> str:
+    """``auth/accounts/<addr>/sessions`` and ``…/session/<addr>``, in the node's words."""
+    if sub == "sessions":
+        if account is None or not account.sessions:
+            return "null"
+        listed = [s.node_json(account.address, typed=True) for s in account.sessions.values()]
+        return json.dumps(listed, indent=2)
+    kind, _, session_addr = sub.partition("/")
+    if kind == "session":
+        found = canonical(session_addr)
+        if found is None:
+            raise Refused(f"invalid session query address {session_addr}")
+        session = None if account is None else account.sessions.get(found)
+        if session is None or account is None:
+            raise Refused("session not found")
+        return json.dumps(session.node_json(account.address), indent=2)
+    raise Refused(f"unknown account sub-query: {kind}")
 
 
 def _functions() -> str:
@@ -217,6 +240,8 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
 
     stamp = cache.stamp
     height, now = int(stamp["height"]), int(stamp["time"])
+    if path.startswith(ACCOUNTS) and "/" in path[len(ACCOUNTS) :]:
+        return None  # sessions: from the state
     if path.startswith((BALANCES, ACCOUNTS)):
         prefix = BALANCES if path.startswith(BALANCES) else ACCOUNTS
         text = cache.account_json(_address(path, prefix))

@@ -14,7 +14,6 @@ from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
-from c4cli.chain.local import LocalChain
 from c4cli.chain.queries import StateReader
 from c4cli.chain.remote import NodeChain
 from c4cli.chain.tx import (
@@ -66,20 +65,16 @@ def _landing(reader: Reader) -> int:
 
 def _session_key(reader: Reader, master: str, session_addr: str) -> bytes:
     """The public key of one of ``master``'s sessions, as the chain knows it."""
-    if isinstance(reader, StateReader):
-        account = reader.state.account(master)
-        found = None if account is None else account.sessions.get(session_addr)
-        if found is None:
-            raise session_not_found(session_addr, master)
-        return found.pub_key
-    for entry in _node_sessions(reader, master):
+    for entry in _sessions(reader, master):
         if entry["address"] == session_addr:
             return base64.b64decode(entry["pub_key"])
     raise session_not_found(session_addr, master)
 
 
-def _node_sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
-    """A node's sessions of ``master``, in the fields `c4 session list` shows."""
+def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
+    """``master``'s sessions, read as gno.land answers them (``auth/accounts/<addr>/
+    sessions``, on a node and on the local chain alike), in the fields `c4 session
+    list` shows."""
     import json
 
     answer = reader.query(f"auth/accounts/{master}/sessions")
@@ -242,12 +237,7 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
       c4 session list bob --json
     """
     address = resolve(home, master)
-    chain = open_chain(home)
-    if isinstance(chain, LocalChain):
-        account = chain.state().account(address)
-        sessions = [] if account is None else [s.to_json() for s in account.sessions.values()]
-    else:
-        sessions = _node_sessions(chain, address)
+    sessions = _sessions(open_chain(home), address)
     if as_json:
         emit_json(sessions)
         return

@@ -283,3 +283,19 @@ def test_a_session_is_an_account_with_a_number_of_its_own(chain: Home) -> None:
     dave = chain.json("keys", "add", "dave")["address"]
     chain.ok("send", "--to", dave, "--amount", "1gnot", "alice")
     assert chain.json("query", "account", dave)["BaseAccount"]["account_number"] == "6"
+
+
+def test_the_session_query_paths_answer_as_a_node_does(chain: Home) -> None:
+    """auth/accounts/ADDR/sessions and …/session/S: gno.land's paths and shapes (the
+    differential test holds them equal to a node's); `session list` reads them."""
+    alice, bob = chain.address("alice"), chain.address("bob")
+    assert chain.json("query", f"auth/accounts/{alice}/sessions")["data"] is None
+    session(chain, "alice", "bob")
+    listed = chain.json("query", f"auth/accounts/{alice}/sessions")["data"]
+    assert [item["@type"] for item in listed] == ["/gno.SessionAccount"]
+    one = chain.json("query", f"auth/accounts/{alice}/session/{bob}")["data"]
+    assert one["BaseSessionAccount"]["master_address"] == alice
+    assert one["BaseSessionAccount"]["BaseAccount"]["address"] == bob
+    assert one["allow_paths"] == listed[0]["allow_paths"]
+    chain.fails(1, "query", f"auth/accounts/{alice}/session/{alice}", message="session not found")
+    assert [entry["address"] for entry in chain.json("session", "list", "alice")] == [bob]

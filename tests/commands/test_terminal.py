@@ -20,9 +20,7 @@ from support import Home
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def on_terminal(
-    c4_bin: str, home: Home, *args: str, coloured: bool = True
-) -> tuple[int, str]:
+def on_terminal(c4_bin: str, home: Home, *args: str, coloured: bool = True) -> tuple[int, str]:
     """Run c4 on a pty with colour; its exit code and what it wrote, escapes removed."""
     leader, follower = pty.openpty()
     env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="", TERM="xterm-256color")

@@ -7,6 +7,7 @@ order, each scenario starting from where the previous one left the chains.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import pytest
@@ -266,6 +267,21 @@ def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
         alice, session_pub, expires, [f"vm/exec:{REALM}"], "20000000ugnot", 0
     )
     assert twin.submit("alice creates a session", "alice", create).accepted
+    session = crypto.address_of(session_pub)
+    # The session queries, answered alike by the node and by the local chain.
+    for path in (f"auth/accounts/{alice}/sessions", f"auth/accounts/{alice}/session/{session}"):
+        node_data, node_log = twin.node.query(path)
+        assert not node_log, node_log
+        local = twin.local.query(path)
+        # Byte for byte, but for the account number: the node holds more accounts
+        # (the deployed packages', the whales') than the local chain that mirrors it.
+        number = re.compile(r'"account_number": "[0-9]+"')
+        twin._same(
+            "session queries",
+            path,
+            number.sub('"account_number": N', node_data),
+            number.sub('"account_number": N', local.data),
+        )
     game, first, _ = started(twin, 1_000_000, "session")
     g = str(game)
     move = 0
