@@ -408,7 +408,7 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         return
     found = chain.find_tx(hash_)
     if found is None:
-        raise BadInput(f"no transaction with hash {hash_!r} in the log")
+        raise Refused(f"no transaction with hash {hash_!r} in the log")
     record, index, outcome = found
     entry = record["txs"][index]
     doc = {"height": record["height"], "time": record["time"]}
