@@ -176,13 +176,13 @@ class StateReader:
             address, _, sub = path[len(ACCOUNTS) :].partition("/")
             account = state.account(_address(ACCOUNTS + address, ACCOUNTS))
             if sub:
-                return Answer(state.height, _sessions(account, sub, path))
+                return Answer(state.height, _sessions(account, sub))
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
         raise BadInput(f"unknown query path {path!r}")
 
 
-def _sessions(account: Account | None, sub: str, path: str) -> str:
+def _sessions(account: Account | None, sub: str) -> str:
     """``auth/accounts/<addr>/sessions`` and ``…/session/<addr>``, in the node's words."""
     if sub == "sessions":
         if account is None or not account.sessions:
