@@ -102,6 +102,19 @@ def parse_ugnot(text: str) -> int:
     return coins.get(UGNOT, 0)
 
 
+def ugnot_in(coins: str) -> int:
+    """The ugnot of a coins text read from a chain's answer (``5ugnot,3foo``, an event's
+    ``fee_delta``), 0 when it holds none or is not coins: for showing, never for paying.
+
+    >>> ugnot_in("3foo,5ugnot"), ugnot_in(""), ugnot_in("xugnot")
+    (5, 0, 0)
+    """
+    for coin in coins.strip().split(","):
+        if coin.endswith(UGNOT) and coin[: -len(UGNOT)].isdigit():
+            return int(coin[: -len(UGNOT)])
+    return 0
+
+
 def format_coins(coins: Coins) -> str:
     """Canonical coin text: denominations sorted, zero amounts left out.
 

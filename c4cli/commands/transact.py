@@ -24,7 +24,7 @@ from c4cli.chain.interface import (
 )
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
-from c4cli.coins import format_coins, parse_amount, parse_ugnot
+from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands.options import emit_json, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
@@ -273,12 +273,7 @@ def gas_wanted(receipt: Receipt) -> int:
 
 def gas_fee_ugnot(receipt: Receipt) -> int:
     """The gas fee the transaction was signed with, in ugnot."""
-    return parse_fee(str(receipt.result.tx["fee"]["gas_fee"] or "0ugnot"))
-
-
-def parse_fee(coins: str) -> int:
-    coin = coins.strip()
-    return int(coin.removesuffix("ugnot")) if coin.endswith("ugnot") else 0
+    return ugnot_in(str(receipt.result.tx["fee"]["gas_fee"]))
 
 
 def storage(receipt: Receipt) -> tuple[int, int] | None:
@@ -292,14 +287,22 @@ def storage(receipt: Receipt) -> tuple[int, int] | None:
     for event in events if isinstance(events, list) else []:
         kind = event.get("@type") if isinstance(event, dict) else None
         if kind == "/tm.StorageDepositEvent":
-            delta = (int(event.get("bytes_delta") or 0), parse_fee(str(event.get("fee_delta"))))
+            delta = (_int(event.get("bytes_delta")), ugnot_in(str(event.get("fee_delta"))))
         elif kind == "/tm.StorageUnlockEvent":
-            refund = 0 if event.get("refund_withheld") else parse_fee(str(event.get("fee_refund")))
-            delta = (int(event.get("bytes_delta") or 0), -refund)
+            refund = 0 if event.get("refund_withheld") else ugnot_in(str(event.get("fee_refund")))
+            delta = (_int(event.get("bytes_delta")), -refund)
         else:
             continue
         moved = delta if moved is None else (moved[0] + delta[0], moved[1] + delta[1])
     return moved
+
+
+def _int(value: Any) -> int:
+    """A number of a node's event, 0 when it is not one (the receipt is shown, not paid)."""
+    try:
+        return int(str(value or 0))
+    except ValueError:
+        return 0
 
 
 def total_cost(receipt: Receipt) -> int:
