@@ -27,6 +27,7 @@ from typing import Any
 from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Receipt, Signer
+from c4cli.chain.tx import msg_names
 from c4cli.errors import DiskError, HomeDamaged
 from c4cli.interrupts import deferred
 
@@ -41,17 +42,8 @@ DROPPED = "dropped"
 def _calls(tx: dict[str, Any]) -> dict[str, Any]:
     """What the journal says of a transaction's messages, for `c4 log`."""
     msgs = tx.get("msg", [])
-    funcs = []
-    for msg in msgs:
-        kind = str(msg.get("@type", ""))
-        if kind == "/vm.m_call":
-            funcs.append(str(msg.get("func")))
-        elif kind == "/bank.MsgSend":
-            funcs.append("send")
-        else:
-            funcs.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
     return {
-        "func": ",".join(funcs),
+        "func": ",".join(msg_names(tx)),
         "args": [list(m.get("args") or []) for m in msgs],
         "send": [m.get("send") or m.get("amount") or "" for m in msgs],
         "to": [m.get("to_address") for m in msgs],

@@ -25,6 +25,25 @@ AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 DEFAULT_GAS_WANTED = 2_000_000
 
 
+def msg_names(tx: Tx) -> list[str]:
+    """What each message of a transaction does, as receipts and the journal name it:
+    a call's function, ``send``, ``create_session``….
+
+    >>> msg_names({"msg": [{"@type": MSG_CALL, "func": "Play"}, {"@type": MSG_SEND}]})
+    ['Play', 'send']
+    """
+    names = []
+    for msg in tx.get("msg", []):
+        kind = str(msg.get("@type", ""))
+        if kind == MSG_CALL:
+            names.append(str(msg.get("func")))
+        elif kind == MSG_SEND:
+            names.append("send")
+        else:
+            names.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
+    return names
+
+
 def call_msg(caller: str, pkg_path: str, func: str, args: list[str], send: str = "") -> Msg:
     """A ``/vm.m_call``; ``args`` is left out when empty, as amino does."""
     msg: Msg = {
