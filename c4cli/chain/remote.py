@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from c4cli import outbox
 from c4cli.chain.interface import DEFAULT_POLICY, Answer, Build, Head, Receipt, SendPolicy, Signer
+from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 from c4cli.escape import printable
 
@@ -426,9 +427,8 @@ class NodeChain:
         number, sequence = self.account_numbers(signer)
         chosen = fee
         if not fee.get("gas_wanted"):
-            chosen = self._estimate(signer, msgs, fee, memo, number, sequence, policy)
+            chosen, gas_used = self._estimate(signer, msgs, fee, memo, number, sequence, policy)
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
-            gas_used = self._last_simulated
         else:
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
             gas_used = 0
@@ -442,9 +442,10 @@ class NodeChain:
         """What a simulation says, as a receipt that was never sent (height 0)."""
         from c4cli.chain.amino import tx_hash
         from c4cli.chain.state import TxResult
+        from c4cli.chain.tx import msg_names
 
         result = TxResult(tx, signer.address, tx_hash(tx))
-        result.funcs = _funcs(tx)
+        result.funcs = msg_names(tx)
         return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
 
     def _sign(
@@ -469,8 +470,6 @@ class NodeChain:
             session_addr=signer.session_addr,
         )
 
-    _last_simulated = 0
-
     def _estimate(
         self,
         signer: Signer,
@@ -480,16 +479,17 @@ class NodeChain:
         number: int,
         sequence: int,
         policy: SendPolicy,
-    ) -> dict[str, str]:
+    ) -> tuple[dict[str, str], int]:
+        """The fee to sign (the gas the simulation used plus a margin, and what the
+        node's gas price asks for it, bounded), and the gas the simulation used."""
         from c4cli.chain.amino import encode_tx
         from c4cli.chain.tx import fee as make_fee
 
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
         used = self.simulate(encode_tx(self._sign(signer, msgs, trial, memo, number, sequence)))
-        self._last_simulated = used
         wanted = math.ceil(used * GAS_MARGIN)
         if fee.get("gas_fee"):
-            return make_fee(wanted, fee["gas_fee"])
+            return make_fee(wanted, fee["gas_fee"]), used
         amount, per = self.gas_price()
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
@@ -500,7 +500,7 @@ class NodeChain:
                 f"{per} gas), above the {gnot(policy.fee_cap)} c4 pays without being told; "
                 "nothing was signed: pass --gas-fee to pay it, or raise --fee-cap"
             )
-        return make_fee(wanted, f"{asked}ugnot")
+        return make_fee(wanted, f"{asked}ugnot"), used
 
     def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
         """Send a signed transaction and wait for its block.
@@ -604,11 +604,11 @@ class NodeChain:
             return
         for entry in self.journal.unsettled(signer.address, signer.session_addr):
             tx_id = str(entry["hash"])
-            found = self._look_up_once(tx_id)
+            found = self.transaction(tx_id)
             if found is None:
                 _, sequence = self.account_numbers(signer)
                 if sequence > int(entry.get("sequence", 0)):
-                    found = self._look_up_once(tx_id)  # it may have just been indexed
+                    found = self.transaction(tx_id)  # it may have just been indexed
                     if found is None:
                         self.journal.dropped(tx_id, "another transaction took its sequence")
                         warn_once(f"note: transaction {tx_id}, sent earlier, never landed")
@@ -630,9 +630,6 @@ class NodeChain:
                 raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
             outbox.forget(tx_id)
             warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
-
-    def _look_up_once(self, tx_id: str) -> dict[str, Any] | None:
-        return self.transaction(tx_id)
 
     def _resend(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
         """The same bytes once more, for a pending transaction the node does not have."""
@@ -671,7 +668,7 @@ class NodeChain:
 
         realm = package_address(self.realm_path)
         return [
-            (str(event.get("to")), _ugnot(str(event.get("coins", ""))))
+            (str(event.get("to")), ugnot_in(str(event.get("coins", ""))))
             for event in events
             if isinstance(event, dict)
             and event.get("@type") == "/bank.TransferEvent"
@@ -694,7 +691,7 @@ class NodeChain:
         """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer
         is believed only if the block it names has the transaction in it."""
         block = self.rpc("block", {"height": str(height)})
-        txs = _field(self, block, "block", "data", "txs") if _has_txs(block) else None
+        txs = _field(self, block, "block", "data", "txs")
         if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
             raise Unreachable(
                 f"{self.redacted} said the transaction is in block {height}, "
@@ -709,6 +706,7 @@ class NodeChain:
         realm or the VM refused it there ("" if not)."""
         from c4cli.chain.amino import encode_tx
         from c4cli.chain.state import TxResult, game_of_call
+        from c4cli.chain.tx import msg_names
 
         try:
             deliver = found["tx_result"]
@@ -727,7 +725,7 @@ class NodeChain:
         result = TxResult(tx, signer.address, tx_id)
         result.data = data
         result.values = _values(result.data)
-        result.funcs = _funcs(tx)
+        result.funcs = msg_names(tx)
         for msg in tx["msg"]:
             if msg.get("@type") == "/vm.m_call":
                 game = game_of_call(
@@ -758,24 +756,6 @@ def _hang_up(connection: Any) -> None:
             sock.shutdown(socket.SHUT_RDWR)
 
 
-def _has_txs(block: Any) -> bool:
-    return isinstance(block, dict) and isinstance(block.get("block"), dict)
-
-
-def _funcs(tx: dict[str, Any]) -> list[str]:
-    """What each message of a transaction does, as receipts name it."""
-    out = []
-    for msg in tx["msg"]:
-        kind = str(msg.get("@type"))
-        if kind == "/vm.m_call":
-            out.append(str(msg["func"]))
-        elif kind == "/bank.MsgSend":
-            out.append("send")
-        else:
-            out.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
-    return out
-
-
 def _int64(value: Any) -> int:
     """An int64 of a node's answer (a JSON string or number), refused outside int64."""
     number = int(str(value))
@@ -787,13 +767,6 @@ def _int64(value: Any) -> int:
 def _hash_text(value: Any) -> str:
     """A hash as a node's JSON gives it: base64 of the bytes (tm2's []byte)."""
     return value if isinstance(value, str) else ""
-
-
-def _ugnot(coins: str) -> int:
-    for coin in coins.split(","):
-        if coin.endswith("ugnot") and coin[: -len("ugnot")].isdigit():
-            return int(coin[: -len("ugnot")])
-    return 0
 
 
 def _timeout() -> float:
