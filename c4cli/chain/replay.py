@@ -146,62 +146,58 @@ def _replay_parallel(
     use_fast_json()  # before the workers fork, so they encode fast too
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     clock.update(check=0.0, execute=0.0)
+    chain_id = state.genesis.chain_id
+    with _pool(context, workers) as pool:
+        pending: list[Any] = []
+
+        def execute_next() -> None:
+            batch, result = pending.pop(0)
+            checked, seconds = result.get()
+            clock["check"] += seconds
+            started = time.perf_counter()
+            _execute(log, state, data, batch, checked, txs)
+            clock["execute"] += time.perf_counter() - started
+
+        try:
+            for batch in _batches(log.spans(data, offset, state.height + 1)):
+                chunks = [data[span.start : span.end] for span in batch]
+                pending.append((batch, pool.apply_async(check_blocks, (chunks, chain_id))))
+                if len(pending) > 2 * workers:
+                    execute_next()
+        except HomeDamaged:
+            # A later block is damaged; an earlier one may still fail first.
+            while pending:
+                execute_next()
+            raise
+        while pending:
+            execute_next()
+
+
+@contextmanager
+def _pool(context: Any, workers: int) -> Iterator[Any]:
+    """A pool of checkers that starts and stops cleanly whenever it is stopped.
+
+    The workers are forked with SIGINT and SIGTERM blocked, and unblock them only
+    once their own handlers are in (for_workers): a pool stopped at once (a short
+    log, Ctrl-C) can never meet a worker still running this process's handler,
+    which raised in the worker and could leave the pool waiting for ever. A pool
+    that finished is closed and joined; only a failure terminates it.
+    """
     from c4cli.interrupts import SIGNALS, for_workers
 
-    # The workers are forked with SIGINT and SIGTERM blocked, and unblock them only
-    # once their own handlers are in (for_workers): a pool stopped at once (a short
-    # log, Ctrl-C) can never meet a worker still running this process's handler,
-    # which raised in the worker and could leave the pool waiting for ever.
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         pool = context.Pool(workers, initializer=for_workers)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     try:
-        _check_and_execute(pool, log, state, data, offset, workers, clock, txs)
+        yield pool
     except BaseException:
         pool.terminate()
         pool.join()
         raise
     pool.close()
     pool.join()
-
-
-def _check_and_execute(
-    pool: Any,
-    log: BlockLog,
-    state: ChainState,
-    data: bytes,
-    offset: int,
-    workers: int,
-    clock: dict[str, float],
-    txs: list[TxRow] | None,
-) -> None:
-    """Hand batches of blocks to the workers; execute their results in order."""
-    chain_id = state.genesis.chain_id
-    pending: list[Any] = []
-
-    def execute_next() -> None:
-        batch, result = pending.pop(0)
-        checked, seconds = result.get()
-        clock["check"] += seconds
-        started = time.perf_counter()
-        _execute(log, state, data, batch, checked, txs)
-        clock["execute"] += time.perf_counter() - started
-
-    try:
-        for batch in _batches(log.spans(data, offset, state.height + 1)):
-            chunks = [data[span.start : span.end] for span in batch]
-            pending.append((batch, pool.apply_async(check_blocks, (chunks, chain_id))))
-            if len(pending) > 2 * workers:
-                execute_next()
-    except HomeDamaged:
-        # A later block is damaged; an earlier one may still fail first.
-        while pending:
-            execute_next()
-        raise
-    while pending:
-        execute_next()
 
 
 def _execute(
