@@ -31,8 +31,9 @@ class Remote(NamedTuple):
     realm_path: str
 
 
-def read_remote(home: Path) -> Remote | None:
-    """The node this home is bound to, or None for a local home."""
+def _document(home: Path, what: str) -> dict[str, object] | None:
+    """config.toml parsed, or None for a home without one; ``what`` says what a file
+    that is not TOML fails to be."""
     path = home / CONFIG
     try:
         text = path.read_text(encoding="utf-8")
@@ -43,39 +44,39 @@ def read_remote(home: Path) -> Remote | None:
     import tomllib  # only for a home that has a config: the local path stays light
 
     try:
-        table = tomllib.loads(text).get("remote")
-        if table is None:
-            return None
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise HomeDamaged(f"{path} is not {what}") from None
+
+
+_NOT_A_CONFIG = "a c4 config (a [remote] with url, chain_id, realm_path, each a non-empty string)"
+
+
+def read_remote(home: Path) -> Remote | None:
+    """The node this home is bound to, or None for a local home."""
+    document = _document(home, _NOT_A_CONFIG)
+    table = None if document is None else document.get("remote")
+    if table is None:
+        return None
+    try:
+        if not isinstance(table, dict):
+            raise TypeError("not a table")
         values = (table["url"], table["chain_id"], table["realm_path"])
         if not all(isinstance(value, str) and value for value in values):
             raise TypeError("not text")
         return Remote(*values)
-    except (tomllib.TOMLDecodeError, KeyError, TypeError, AttributeError):
-        raise HomeDamaged(
-            f"{path} is not a c4 config (a [remote] with url, chain_id, realm_path, "
-            "each a non-empty string)"
-        ) from None
+    except (KeyError, TypeError):
+        raise HomeDamaged(f"{home / CONFIG} is not {_NOT_A_CONFIG}") from None
 
 
 def read_fee_cap(home: Path) -> str | None:
     """config.toml's ``fee_cap`` (top level): the most gas fee c4 pays unasked."""
-    path = home / CONFIG
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
-    import tomllib
-
-    try:
-        value = tomllib.loads(text).get("fee_cap")
-    except tomllib.TOMLDecodeError:
-        raise HomeDamaged(f"{path} is not TOML") from None
+    document = _document(home, "TOML")
+    value = None if document is None else document.get("fee_cap")
     if value is None:
         return None
     if not isinstance(value, str):
-        raise HomeDamaged(f'{path}: fee_cap must be a string of coins, e.g. "10gnot"')
+        raise HomeDamaged(f'{home / CONFIG}: fee_cap must be a string of coins, e.g. "10gnot"')
     return value
 
 
