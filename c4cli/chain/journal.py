@@ -55,9 +55,13 @@ class Journal:
 
     def __init__(self, home: Path) -> None:
         self.path = home / JOURNAL
+        # The file as last read: a command asks for the seen height and the pending
+        # entries, and reads it once for both (until it writes a line).
+        self._read: list[dict[str, Any]] | None = None
 
     def _write(self, entry: dict[str, Any], consequence: str) -> None:
         line = json.dumps(entry, separators=(",", ":")) + "\n"
+        self._read = None
         try:
             with deferred(), open(self.path, "a", encoding="utf-8") as handle:
                 faults.check(f"journal-{entry['status']}")
@@ -118,6 +122,11 @@ class Journal:
     def entries(self) -> list[dict[str, Any]]:
         """One entry per transaction, in the order they were first sent; each as its
         latest line says (a pending one's ``tx`` bytes kept until it lands)."""
+        if self._read is None:
+            self._read = self._parse()
+        return [dict(entry) for entry in self._read]
+
+    def _parse(self) -> list[dict[str, Any]]:
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
