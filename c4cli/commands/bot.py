@@ -102,11 +102,9 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
       c4 watch 1
       c4 watch 1 | tee game-1.txt
     """
-    from c4cli.commands.text import names as names_of
-
     number = game_id_arg(game_id)
     chain = open_chain(home)
-    names = names_of(home)
+    known = names(home)
     live = sys.stdout.isatty() and not as_json
     shown: tuple[str, str, int] | None = None
     while True:
@@ -118,9 +116,9 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
         moves = _moves(game, "" if shown is None else shown[0])
         view = (moves, game.status, game.turn)
         if live:
-            click.echo("\x1b[H\x1b[2J" + _picture(game, names, now), nl=False)
+            click.echo("\x1b[H\x1b[2J" + _picture(game, known, now), nl=False)
         elif view != shown:
-            for line in _changes(game, moves, names, now, shown, as_json):
+            for line in _changes(game, moves, known, now, shown, as_json):
                 click.echo(line)
         shown = view
         if game.status not in ("open", "playing"):

@@ -85,8 +85,7 @@ def run_call(
                 f"but game {receipt.result.game_id} could not be read back: {exc}"
             )
     known = names(home)
-    settled_by = receipt.result.funcs[-1] if receipt.result.funcs else None
-    ending = None if game is None else game.ending(settled_by)
+    ending = None if game is None else game.ending(_settling_call(receipt))
     print_receipt(
         receipt,
         as_json=opts["as_json"],
@@ -99,10 +98,14 @@ def run_call(
 
 def _settled(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
     """One line on what a call did, for a person reading the terminal."""
-    settled_by = receipt.result.funcs[-1] if receipt.result.funcs else None
-    lines = [_status_line(game, known, settled_by)] if game is not None else []
+    lines = [_status_line(game, known, _settling_call(receipt))] if game is not None else []
     lines += [f"paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers]
     return "\n".join(lines)
+
+
+def _settling_call(receipt: Receipt) -> str | None:
+    """The realm function a transaction called last: what settled a game it ended."""
+    return receipt.result.funcs[-1] if receipt.result.funcs else None
 
 
 def _status_line(game: GameView, known: dict[str, str], settled_by: str | None = None) -> str:
