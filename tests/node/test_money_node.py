@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from node.proxy import abci_answer, abci_path, answer, proxy_for, tx_hash_of
-from node.test_remote import deploy_copy, home_with_keys
+from node.test_remote import bound_home, deploy_copy, home_with_keys
 
 from support import Home
 
@@ -34,10 +34,7 @@ FEE = ("--gas-wanted", "50000000", "--gas-fee", "100000ugnot")
 @pytest.fixture(scope="module")
 def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     """A home bound to the node, on a realm of its own."""
-    deploy_copy(gno_node, REALM_PATH, tmp_path_factory.mktemp("realm"))
-    home = home_with_keys(gno_node, tmp_path_factory.mktemp("money"))
-    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
-    return home
+    return bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("money"))
 
 
 def ugnot(home: Home, name: str) -> int:
@@ -323,9 +320,7 @@ def test_claim_timeout_waits_for_a_block_dated_after_the_deadline(
     claim-timeout --wait tries (free simulations) until a block dated after the
     deadline lets it through, while other traffic makes blocks."""
     path = "gno.land/r/c4cli/quick/connect4"
-    deploy_copy(gno_node, path, tmp_path / "realm", lambda text: text.replace("= 90 //", "= 3 //"))
-    home = home_with_keys(gno_node, tmp_path)
-    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    home = bound_home(gno_node, path, tmp_path, lambda text: text.replace("= 90 //", "= 3 //"))
     game = home.json("offer", "--stake", "1gnot", "alice")["result"][0]
     home.ok("accept", str(game), "bob")
     home.ok("reveal", str(game), "alice")

@@ -11,7 +11,6 @@ import json
 import socket
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -55,13 +54,24 @@ def home_with_keys(gno_node: Any, folder: Path) -> Home:
     return home
 
 
+def bound_home(
+    gno_node: Any,
+    path: str,
+    folder: Path,
+    patch: Callable[[str], str] = lambda text: text,
+) -> Home:
+    """The realm deployed once more at ``path`` (its connect4.gno through ``patch``), and
+    a home in ``folder`` bound to the node on it, holding the funded keys."""
+    deploy_copy(gno_node, path, folder / "realm", patch)
+    home = home_with_keys(gno_node, folder)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    return home
+
+
 @pytest.fixture(scope="module")
 def remote(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     """A home bound to the node, holding the keys the node's genesis funded."""
-    deploy_copy(gno_node, REALM_PATH, tmp_path_factory.mktemp("realm"))
-    home = home_with_keys(gno_node, tmp_path_factory.mktemp("remote"))
-    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
-    return home
+    return bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("remote"))
 
 
 def ugnot(home: Home, name: str) -> int:
@@ -294,48 +304,28 @@ def test_a_hostile_node_is_one_line_and_exit_4(
     assert remote.json("log") == before  # nothing was recorded as sent
 
 
-class _Dropping(http.server.BaseHTTPRequestHandler):
-    """A proxy to the node that loses the answer to every broadcast after the node has it."""
-
-    def do_POST(self) -> None:
-        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        node = self.server.node_url  # type: ignore[attr-defined]
-        request = urllib.request.Request(node, body, {"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=60) as answer:
-            data = answer.read()
-        if json.loads(body).get("method") == "broadcast_tx_commit":
-            self.server.dropped += 1  # type: ignore[attr-defined]
-            self.close_connection = True  # the node committed it; the answer never arrives
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
 def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_node: Any) -> None:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Dropping)
-    server.node_url = gno_node.url  # type: ignore[attr-defined]
-    server.dropped = 0  # type: ignore[attr-defined]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}"
+    """A proxy that loses the answer to every broadcast after the node has it."""
+    from node.proxy import proxy_for
+
+    dropped = []
+
+    def drop(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> None:
+        forward()  # the node committed it; the answer never arrives
+        dropped.append(request["id"])
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = drop
         _, sequence = gno_node.account(remote.address("carol"))
         balance = ugnot(remote, "bob")
-        result = remote.run("--remote", url, "send", "--to", "bob", "--amount", "7ugnot", "carol")
+        args = ("send", "--to", "bob", "--amount", "7ugnot", "carol")
+        result = remote.run("--remote", proxy.url, *args)
         assert result.exit_code == 0, result.output
-        assert server.dropped == 1  # type: ignore[attr-defined]
+        assert len(dropped) == 1
         assert "TX HASH:" in result.stdout
         assert gno_node.account(remote.address("carol"))[1] == sequence + 1  # sent once
         assert ugnot(remote, "bob") == balance + 7
         assert remote.json("log")[-1]["func"] == "send"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) -> None:
@@ -412,9 +402,7 @@ def test_a_realm_whose_offer_takes_no_max_fee(gno_node: Any, tmp_path: Path) -> 
         end = patched.index("\n", patched.index("panic(", start)) + 1
         return patched[:start] + patched[end:]
 
-    deploy_copy(gno_node, path, tmp_path / "realm", without_max_fee)
-    home = home_with_keys(gno_node, tmp_path / "home")
-    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    home = bound_home(gno_node, path, tmp_path, without_max_fee)
     funcs = json.loads(home.ok("query", "vm/qfuncs", "--data", path, "--json").stdout)["data"]
     offer = next(f for f in json.loads(funcs) if f["FuncName"] == "Offer")
     assert [p["Name"] for p in offer["Params"]] == ["cur", "opponent", "validFor", "commitment"]
