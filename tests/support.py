@@ -58,6 +58,10 @@ class Home:
         path = self.path / "chain" / "blocks.toml"
         return path.read_bytes() if path.exists() else b""
 
+    def sent(self) -> list[dict[str, Any]]:
+        """Every transaction `c4 log --json` lists, oldest first (its blocks flattened)."""
+        return [tx for block in self.json("log") for tx in block["txs"]]
+
     def address(self, name: str) -> str:
         return str(self.json("keys", "show", name)["address"])
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from c4cli.realm.connect4 import Game
 
 # The format of everything below; a cache of any other version is not read.
-CACHE_VERSION = "6"
+CACHE_VERSION = "7"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled TEXT);
@@ -51,12 +51,14 @@ CREATE TABLE IF NOT EXISTS commitments (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS txs (
-    hash TEXT PRIMARY KEY, height INTEGER NOT NULL, outcome TEXT NOT NULL
+    hash TEXT PRIMARY KEY, height INTEGER NOT NULL, game INTEGER, outcome TEXT NOT NULL
 );
+CREATE INDEX IF NOT EXISTS txs_by_game ON txs (game, height) WHERE game IS NOT NULL;
 """
 
-# A transaction as the cache keeps it: (tx hash, height, outcome as JSON).
-TxRow = tuple[str, int, str]
+# A transaction as the cache keeps it: (tx hash, height, the game it is about or
+# None, outcome as JSON).
+TxRow = tuple[str, int, int | None, str]
 
 
 def log_identity(path: Path) -> list[int]:
@@ -330,7 +332,7 @@ class Cache:
                 sorted(commitments),
             )
             db.executemany(
-                "INSERT OR REPLACE INTO txs (hash, height, outcome) VALUES (?, ?, ?)", txs
+                "INSERT OR REPLACE INTO txs (hash, height, game, outcome) VALUES (?, ?, ?, ?)", txs
             )
             rows: list[tuple[str, str]] = []
             for address in accounts:
@@ -408,6 +410,18 @@ class Cache:
         assert db is not None
         row = db.execute("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
         return None if row is None else (int(row[0]), dict(json.loads(row[1])))
+
+    def game_txs(self, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
+        """The transactions about one game (its offer, accept, reveals, moves, ending),
+        oldest first: height, hash and outcome."""
+        db = self._connect(create=False)
+        assert db is not None
+        rows = db.execute(
+            "SELECT height, hash, outcome FROM txs WHERE game = ? ORDER BY height", (game_id,)
+        ).fetchall()
+        return [
+            (int(height), str(hash_), dict(json.loads(outcome))) for height, hash_, outcome in rows
+        ]
 
     def account_json(self, address: str) -> str | None:
         """The account's JSON as ``auth/accounts`` gives it, or None for no account."""

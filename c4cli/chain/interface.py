@@ -11,7 +11,7 @@ Nothing here knows what a game is: the realm's part is read through
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from c4cli.chain.state import TxResult
@@ -84,6 +84,17 @@ class Head(NamedTuple):
     time: int
 
 
+class GameCall(NamedTuple):
+    """A transaction about one game, as the chain recorded it: its block, its hash, its
+    signer, and each message's function and arguments."""
+
+    height: int
+    hash: str
+    signer: str
+    funcs: list[str]
+    args: list[list[str]]
+
+
 class Reader(Protocol):
     """Queries by gno.land's paths: a chain answers at its last block, a state in hand
     (the one a transaction is built from, inside the lock) at its own height."""
@@ -118,6 +129,25 @@ class Chain(Reader, Protocol):
 
     def chain_time(self, wall_clock: float) -> int:
         """The chain's time now, for clocks counted down as a person watches."""
+        ...
+
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+        """Blocks ``first``..``last`` (the last ``tail`` of them) and their transactions,
+        in the shape of :mod:`c4cli.chain.listing`: every block of the local chain; on
+        a node, the transactions this home sent (its journal)."""
+        ...
+
+    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+        """One transaction by its TX HASH, in the listing's shape with its signed
+        ``tx`` (null where the chain gives only its bytes), and its amino bytes;
+        None if the chain has none with that hash."""
+        ...
+
+    def game_calls(self, game_id: int) -> list[GameCall]:
+        """The transactions about one game (the realm call's first argument) that landed
+        and that this chain can list, oldest first: every one on the local chain (its
+        log indexes them); on a node, which lists transactions by hash only, those this
+        home sent (its journal)."""
         ...
 
     def submit(

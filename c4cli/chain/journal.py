@@ -26,8 +26,8 @@ from typing import Any
 
 from c4cli import faults
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.tx import msg_names
+from c4cli.chain.interface import GameCall, Receipt, Signer
+from c4cli.chain.listing import messages
 from c4cli.errors import DiskError, HomeDamaged
 from c4cli.interrupts import deferred
 
@@ -37,17 +37,6 @@ PENDING = "pending"
 LANDED = "landed"
 REFUSED = "refused"
 DROPPED = "dropped"
-
-
-def _calls(tx: dict[str, Any]) -> dict[str, Any]:
-    """What the journal says of a transaction's messages, for `c4 log`."""
-    msgs = tx.get("msg", [])
-    return {
-        "func": ",".join(msg_names(tx)),
-        "args": [list(m.get("args") or []) for m in msgs],
-        "send": [m.get("send") or m.get("amount") or "" for m in msgs],
-        "to": [m.get("to_address") for m in msgs],
-    }
 
 
 class Journal:
@@ -84,7 +73,7 @@ class Journal:
             "session": signer.session_addr,
             "sequence": sequence,
             "sent_at": format_time(int(wallclock.time())),
-            **_calls(tx),
+            **messages(tx),
             "tx": base64.b64encode(raw).decode(),
             "signed": tx,
         }
@@ -99,8 +88,9 @@ class Journal:
             "time": format_time(receipt.time),
             "hash": result.hash,
             "signer": result.signer,
-            **_calls(result.tx),
+            **messages(result.tx),
             "result": [value for value, _ in result.values],
+            "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in result.transfers],
             "gas_used": receipt.gas_used,
             "gas_fee": fee,
         }
@@ -158,6 +148,25 @@ class Journal:
         below it is on a chain rolled back, or another chain."""
         heights = [int(e["height"]) for e in self.entries() if isinstance(e.get("height"), int)]
         return max(heights, default=0)
+
+    def game_calls(self, game_id: int) -> list[GameCall]:
+        """The landed transactions about one game (an offer by its result), oldest first."""
+        calls = []
+        for entry in self.entries():
+            if entry["status"] != LANDED or not isinstance(entry.get("height"), int):
+                continue
+            funcs = str(entry.get("func", "")).split(",")
+            args = [[str(arg) for arg in msg] for msg in entry.get("args", [])]
+            result = entry.get("result") or []
+            about = [
+                (result[:1] == [str(game_id)]) if func == "Offer" else msg[:1] == [str(game_id)]
+                for func, msg in zip(funcs, args, strict=False)
+            ]
+            if any(about):
+                calls.append(
+                    GameCall(entry["height"], entry["hash"], str(entry["signer"]), funcs, args)
+                )
+        return calls
 
     def unsettled(self, address: str, session: str | None) -> list[dict[str, Any]]:
         """Pending transactions signed for this account (and session)."""

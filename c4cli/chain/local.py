@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.cache import Cache, Mark, TxRow
-from c4cli.chain.interface import DEFAULT_POLICY, Answer, Build, Head, Receipt, SendPolicy, Signer
+from c4cli.chain.interface import (
+    DEFAULT_POLICY,
+    Answer,
+    Build,
+    GameCall,
+    Head,
+    Receipt,
+    SendPolicy,
+    Signer,
+)
 from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
 
@@ -249,6 +258,43 @@ class LocalChain:
                     outcomes.append(found[1])
                 out.append(Block(record, outcomes))
             return out
+
+    def game_calls(self, game_id: int) -> list[GameCall]:
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            rows = self.cache.game_txs(game_id)
+        return [
+            GameCall(
+                height,
+                hash_,
+                str(outcome["signer"]),
+                str(outcome["func"]).split(","),
+                [[str(arg) for arg in args] for args in outcome.get("args", [])],
+            )
+            for height, hash_, outcome in rows
+        ]
+
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+        from c4cli.chain.listing import local_blocks
+
+        if tail is not None:
+            top = last if last is not None else self.head().height
+            first = max(first, top - tail + 1)
+        return local_blocks(self.blocks(first, last))
+
+    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+        from c4cli.chain.amino import encode_tx
+        from c4cli.chain.listing import local_tx
+
+        found = self.find_tx(tx_hash)
+        if found is None:
+            return None
+        record, index, outcome = found
+        entry = record["txs"][index]
+        doc = local_tx(entry, outcome, record["height"], record["time"])
+        doc["tx"] = entry["tx"]
+        return doc, encode_tx(entry["tx"])
 
     def find_tx(self, tx_hash: str) -> tuple[dict[str, Any], int, dict[str, Any]] | None:
         """A transaction by hash: its block, its index there and its outcome."""

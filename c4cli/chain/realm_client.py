@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from c4cli.chain.interface import Reader
+from c4cli.chain.interface import GameCall, Reader
 from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result
@@ -152,6 +152,47 @@ class Fees(NamedTuple):
     collected: int
     owner: str
     pending_owner: str
+
+
+class History(NamedTuple):
+    """A game as a record of its transactions tells it: the column of each move the
+    record holds (by move number), and the last call about the game (for a settled
+    game, the one that settled it, when the record holds it)."""
+
+    columns: dict[int, str]
+    last_call: str | None
+
+    def order(self, moves: int) -> str | None:
+        """The first ``moves`` columns in the order played, if the record holds them all."""
+        if any(number not in self.columns for number in range(moves)):
+            return None
+        return "".join(self.columns[number] for number in range(moves))
+
+
+def history(calls: list[GameCall], game_id: int) -> History:
+    """What a chain's record of one game's transactions says (see ``Chain.game_calls``).
+
+    A move's number is the Play call's own argument: the realm takes a move only at
+    that number, so a partial record (a node's journal) still places each move.
+    """
+    columns: dict[int, str] = {}
+    last: str | None = None
+    for call in calls:
+        for func, args in zip(call.funcs, call.args, strict=False):
+            if func != "Offer" and _int_arg(args, 0) != game_id:
+                continue  # another message of the same transaction
+            number = _int_arg(args, 2)
+            if func == "Play" and number is not None:
+                columns[number] = args[1]
+            last = func
+    return History(columns, last)
+
+
+def _int_arg(args: list[str], index: int) -> int | None:
+    try:
+        return int(args[index])
+    except (IndexError, ValueError):
+        return None
 
 
 class RealmClient:

@@ -22,7 +22,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from c4cli import outbox
-from c4cli.chain.interface import DEFAULT_POLICY, Answer, Build, Head, Receipt, SendPolicy, Signer
+from c4cli.chain.interface import (
+    DEFAULT_POLICY,
+    Answer,
+    Build,
+    GameCall,
+    Head,
+    Receipt,
+    SendPolicy,
+    Signer,
+)
 from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 from c4cli.escape import printable
@@ -674,6 +683,55 @@ class NodeChain:
             and event.get("@type") == "/bank.TransferEvent"
             and event.get("to") != realm
         ]
+
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+        """What this home sent (its journal): a node lists no account's transactions."""
+        from c4cli.chain.listing import journal_blocks
+
+        entries = [] if self.journal is None else self.journal.entries()
+        return journal_blocks(entries, first, last, tail)
+
+    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+        """The node's record of any transaction, checked against its hash, with the
+        journal's where this home sent it."""
+        import hashlib
+
+        from c4cli.chain.clock import format_time
+        from c4cli.chain.listing import node_tx
+
+        found = self.transaction(tx_hash)
+        if found is None:
+            return None
+        try:
+            raw = base64.b64decode(str(found["tx"]), validate=True)
+            height = _int64(found["height"])
+            deliver = found["tx_result"]
+            base = deliver.get("ResponseBase", deliver)
+            data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
+            events = base.get("Events") or []
+            if not isinstance(events, list):
+                raise TypeError("events")
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise Unreachable(
+                f"{self.redacted} answered tx {tx_hash} in a shape it never has"
+            ) from None
+        if base64.b64encode(hashlib.sha256(raw).digest()).decode() != tx_hash:
+            raise Unreachable(f"{self.redacted} answered tx {tx_hash} with another transaction")
+        error = _refusal(base) if base.get("Error") else ""
+        values = [value for value, _ in _values(data)]
+        transfers = [] if error else self._transfers(events)
+        journal = [] if self.journal is None else self.journal.entries()
+        sent = next((entry for entry in journal if entry.get("hash") == tx_hash), None)
+        doc = node_tx(found, format_time(self.block_time(height)), (values, transfers, error), sent)
+        doc.update(hash=tx_hash, height=height, tx=None)
+        return doc, raw
+
+    def game_calls(self, game_id: int) -> list[GameCall]:
+        """The calls about the game this home sent and saw land (its journal): a node
+        indexes transactions by hash only, so another client's are not to be had."""
+        if self.journal is None:
+            return []
+        return self.journal.game_calls(game_id)
 
     def transaction(self, tx_id: str, *, timeout: float | None = None) -> dict[str, Any] | None:
         """A transaction by hash, as the node's ``tx`` gives it; None if it has none."""

@@ -98,7 +98,7 @@ def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxRe
     if txs is not None:
         import json
 
-        txs.extend((r.hash, state.height, json.dumps(r.outcome())) for r in results)
+        txs.extend((r.hash, state.height, r.game_id, json.dumps(r.outcome())) for r in results)
 
 
 @contextmanager

@@ -82,13 +82,17 @@ class TxResult(Record):
         self.game_id: int | None = None
 
     def outcome(self) -> dict[str, Any]:
-        """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`."""
-        return {
+        """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`,
+        and, for a call about a game, its arguments (a game's history is read from them)."""
+        outcome: dict[str, Any] = {
             "signer": self.signer,
             "func": ",".join(self.funcs),
             "result": [value for value, _ in self.values],
             "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in self.transfers],
         }
+        if self.game_id is not None:
+            outcome["args"] = [list(msg.get("args") or []) for msg in self.tx["msg"]]
+        return outcome
 
 
 class ChainState:

@@ -6,18 +6,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
 from c4cli.chain.interface import Reader
 from c4cli.chain.local import LocalChain
-from c4cli.chain.realm_client import GameView, RealmClient
+from c4cli.chain.realm_client import GameView, History, RealmClient, history
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
+from c4cli.commands.views import coloured, mark_four, rich_board
 from c4cli.errors import Refused
+from c4cli.escape import printable
 
 POLL = 0.1  # seconds between two looks at the local chain's height: no busy loop
 NODE_POLL = 1.0  # a node makes a block a second at most: ask it once a second
@@ -95,7 +97,13 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     """Follow GAME as blocks land: the board, whose turn, the time left; ends with the game.
 
     On a terminal the view is redrawn in place (and the clock counts down); piped,
-    it prints one line per change (one JSON document per line with --json).
+    it prints one line per move and change of state (one JSON document per line
+    with --json), and the final board with the winning four in lower case.
+
+    Moves are listed in the order they were played: the local chain's log keeps
+    it. A node publishes the position but not its history: there, moves made
+    before the watch began are listed only if this home sent them all; after
+    that, each is seen as it lands.
 
     \b
     Example:
@@ -106,19 +114,22 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     chain = open_chain(home)
     known = names(home)
     live = sys.stdout.isatty() and not as_json
-    shown: tuple[str, str, int] | None = None
+    seen: _Seen | None = None
+    shown: tuple[int, str, int] | None = None
     while True:
         before = chain.head().height
         game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
         now = chain.chain_time(time.time())
-        moves = _moves(game, "" if shown is None else shown[0])
-        view = (moves, game.status, game.turn)
+        story = history(chain.game_calls(number), number)
+        was = seen
+        seen = _Seen.look(game, story, was)
+        view = (game.moves, game.status, game.turn)
         if live:
-            click.echo("\x1b[H\x1b[2J" + _picture(game, known, now), nl=False)
+            _draw(game, known, now, story)
         elif view != shown:
-            for line in _changes(game, moves, known, now, shown, as_json):
+            for line in _changes(game, seen, was, known, now, story, as_json):
                 click.echo(line)
         shown = view
         if game.status not in ("open", "playing"):
@@ -131,31 +142,53 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
             waited += pause
 
 
-def _moves(game: GameView, before: str) -> str:
-    """The moves as this watcher saw them land, ``before`` plus the discs new since.
+class _Seen(NamedTuple):
+    """The moves a watcher knows, in the order they were played: ``moves`` from move
+    number ``first`` on (0 when the whole game is known), when the board held
+    ``base`` discs in each column."""
 
-    GameJSON publishes the position, not its history: a first look takes one
-    order that reaches it; after that each new disc is a move, and when a look
-    finds several, the last disc (lastCol) is the last of them.
-    """
-    if not before:
-        return game.board().encode()
-    counts = [game.cells[col * 6 : col * 6 + 6].rstrip("0") for col in range(7)]
-    seen = [before.count(str(col + 1)) for col in range(7)]
-    new = [col for col in range(7) for _ in range(len(counts[col]) - seen[col])]
-    if game.last_col in new:
-        new.remove(game.last_col)
-        new.append(game.last_col)
-    return before + "".join(str(col + 1) for col in new)
+    first: int
+    moves: str
+    base: tuple[int, ...] = (0,) * 7
+    unordered: str = ""  # discs that landed between two looks, in an order not seen
+
+    @property
+    def upto(self) -> int:
+        return self.first + len(self.moves)
+
+    @classmethod
+    def look(cls, game: GameView, story: History, was: _Seen | None) -> _Seen:
+        played = story.order(game.moves)
+        if played is not None:
+            return cls(0, played)  # the chain's record holds every move
+        counts = _counts(game)
+        if was is None:
+            return cls(game.moves, "", counts)  # a node: what came before is not listed
+        known = list(was.base)
+        for col in was.moves:
+            known[int(col) - 1] += 1
+        new = [col + 1 for col in range(7) for _ in range(counts[col] - known[col])]
+        if len(new) > 2:
+            return cls(game.moves, "", counts, "".join(str(col) for col in new))
+        # One disc, or one of each side: the last disc (lastCol) came last.
+        if len(new) == 2 and new[0] == game.last_col + 1:
+            new.reverse()
+        return was._replace(moves=was.moves + "".join(str(col) for col in new), unordered="")
+
+
+def _counts(game: GameView) -> tuple[int, ...]:
+    """The number of discs in each column."""
+    return tuple(len(game.cells[col * 6 : col * 6 + 6].rstrip("0")) for col in range(7))
 
 
 def _who(address: str, names: dict[str, str]) -> str:
     return names.get(address, address)
 
 
-def _status(game: GameView, names: dict[str, str], now: int) -> str:
+def _status(game: GameView, names: dict[str, str], now: int, story: History) -> str:
     if game.status == "won":
-        return f"game {game.id}: won by {_who(game.winner, names)}"
+        ending = game.ending(story.last_call)
+        return f"game {game.id}: won by {_who(game.winner, names)} ({ending})"
     if game.status != "playing":
         return f"game {game.id}: {game.status}"
     left = game.deadline - now
@@ -171,32 +204,66 @@ def _status(game: GameView, names: dict[str, str], now: int) -> str:
 
 def _changes(
     game: GameView,
-    moves: str,
+    seen: _Seen,
+    was: _Seen | None,
     names: dict[str, str],
     now: int,
-    shown: tuple[str, str, int] | None,
+    story: History,
     as_json: bool,
 ) -> list[str]:
+    over = game.status not in ("open", "playing")
     if as_json:
+        ending = game.ending(story.last_call)
         document = {
             "game": game.id,
-            "moves": moves,
+            # The moves in the order played, when the whole game was seen (null when
+            # moves made before the watch began are not known in order: a node).
+            "moves": seen.moves if seen.first == 0 else None,
+            "seen_from": seen.first,  # "seen": the moves from that move number on
+            "seen": seen.moves,
+            "position": game.board().encode(),  # one order that reaches the board
             "status": game.status,
             "turn_player": game.turn_player,
             "turn_key": names.get(game.turn_player),
             "winner": game.winner,
+            "ending": None if ending is None else ending.value,
+            "four": list(game.four()),
             "deadline": game.deadline if game.status == "playing" else 0,
             "now": now,
         }
         return [json.dumps(document)]
     lines = []
-    before = "" if shown is None else shown[0]
-    for index in range(len(before), len(moves)):
-        lines.append(f"game {game.id}, move {index}: column {moves[index]}")
-    lines.append(_status(game, names, now))
+    if was is None and seen.first:
+        lines.append(
+            f"game {game.id}: {seen.first} move{'' if seen.first == 1 else 's'} made before "
+            "this watch began (a node does not list another client's moves)"
+        )
+    if seen.unordered:
+        lines.append(
+            f"game {game.id}, moves {was.upto if was else 0} to {seen.first - 1}: columns "
+            f"{', '.join(seen.unordered)} landed between two looks, in an order not seen"
+        )
+    start = 0 if was is None or was.first != seen.first else was.upto
+    for index in range(max(start, seen.first), seen.upto):
+        lines.append(f"game {game.id}, move {index}: column {seen.moves[index - seen.first]}")
+    lines.append(_status(game, names, now, story))
+    if over and game.moves:
+        lines.append(_drawing(game).rstrip("\n"))
     return lines
 
 
-def _picture(game: GameView, names: dict[str, str], now: int) -> str:
-    board = game.board().text(swap_colors=game.creator_is_yellow)
-    return f"{board}\n{_status(game, names, now)}\n"
+def _drawing(game: GameView) -> str:
+    """The board as `c4 show` draws it: the winning four in lower case."""
+    return mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
+
+
+def _draw(game: GameView, names: dict[str, str], now: int, story: History) -> None:
+    """The live view on a terminal, redrawn in place: the board (in colour where colour
+    shows, the winning four in reverse video) and the status line."""
+    from rich.console import Console
+
+    console = Console()
+    click.echo("\x1b[H\x1b[2J", nl=False)
+    drawing = _drawing(game)
+    console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)
+    console.print(printable(_status(game, names, now, story)), highlight=False, markup=False)

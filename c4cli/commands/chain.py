@@ -11,13 +11,13 @@ import click
 from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import check_settable, format_time, parse_time
-from c4cli.chain.interface import Chain, Head
+from c4cli.chain.interface import Head
 from c4cli.chain.keys import Keyring, check_name
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import send_msg
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.options import common_options, emit_json, remote_url
-from c4cli.commands.text import call_text, names, parse_duration, who
+from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import (
     acting_address,
     local_chain,
@@ -27,8 +27,7 @@ from c4cli.commands.transact import (
     submit,
     tx_options,
 )
-from c4cli.errors import BadInput, Refused
-from c4cli.escape import printable
+from c4cli.errors import BadInput
 
 DEV_MNEMONIC = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
@@ -257,229 +256,6 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
         as_json=opts["as_json"],
         human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to {target}",
     )
-
-
-def _tx_summary(
-    entry: dict[str, Any], outcome: dict[str, Any], known: dict[str, str]
-) -> dict[str, Any]:
-    msgs = entry["tx"]["msg"]
-    return {
-        "hash": entry["hash"],
-        "signer": outcome["signer"],
-        "signer_key": known.get(outcome["signer"]),
-        "func": outcome["func"],
-        "args": [list(m.get("args", [])) for m in msgs],
-        "send": [m.get("send") or m.get("amount") or "" for m in msgs],
-        "to": [m.get("to_address") for m in msgs],
-        "result": outcome["result"],
-        "transfers": outcome["transfers"],
-    }
-
-
-def _calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
-    """Each message of a listed tx: ``Play(1, 4, 0)``, ``send 1ugnot to bob (g1…)``."""
-    shown = []
-    for args, sent, to in zip(tx["args"], tx["send"], tx["to"], strict=True):
-        if to is not None:
-            shown.append(f"send {sent} to {who(to, known)}")
-        else:
-            shown.append(call_text(tx["func"], args) + (f" sending {sent}" if sent else ""))
-    return "; ".join(shown)
-
-
-@click.command()
-@click.option(
-    "--from", "from_height", type=click.IntRange(min=1), default=1, help="First height to list."
-)
-@click.option("--to", "to_height", type=click.IntRange(min=1), help="Last height to list.")
-@click.option(
-    "--tail", type=click.IntRange(min=1), metavar="N", help="Only the last N blocks (of those)."
-)
-@common_options
-def log(
-    from_height: int, to_height: int | None, tail: int | None, home: Path, as_json: bool
-) -> None:
-    """List blocks and their transactions (height, time, signer, call, TX HASH).
-
-    \b
-    Example:
-      c4 log --from 1 --to 10
-      c4 log --tail 5
-    """
-    known = names(home)
-    chain = open_chain(home)
-    if not isinstance(chain, LocalChain):
-        _journal(home, from_height, to_height, tail, known, as_json)
-        return
-    if tail is not None:
-        last = to_height if to_height is not None else chain.head().height
-        from_height = max(from_height, last - tail + 1)
-    shown = []
-    for block in chain.blocks(from_height, to_height):
-        record = block.record
-        txs = [
-            _tx_summary(entry, outcome, known)
-            for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
-        ]
-        shown.append(
-            {"height": record["height"], "time": record["time"], "hash": record["hash"], "txs": txs}
-        )
-    if as_json:
-        emit_json(shown)
-        return
-    for block_doc in shown:
-        click.echo(f"{block_doc['height']:>6}  {block_doc['time']}  {block_doc['hash'][:16]}")
-        if not block_doc["txs"]:
-            click.echo("        (empty block)")
-        for tx in block_doc["txs"]:
-            signer = who(tx["signer"], known)
-            click.echo(printable(f"        {signer}  {_calls_text(tx, known)}  {tx['hash']}"))
-
-
-def _journal(
-    home: Path,
-    from_height: int,
-    to_height: int | None,
-    tail: int | None,
-    known: dict[str, str],
-    as_json: bool,
-) -> None:
-    """`c4 log` on a node: the transactions this home sent, from its journal.
-
-    A transaction whose block was never seen (its answer lost, a signal while
-    waiting) is listed as pending, whatever the heights asked for: it may have
-    landed, and the next transaction of its account settles it.
-    """
-    from c4cli.chain import journal
-
-    shown = []
-    for entry in journal.entries(home):
-        entry.pop("tx", None)
-        entry.pop("signed", None)
-        height = entry.get("height")
-        if not isinstance(height, int) or (
-            from_height <= height and (to_height is None or height <= to_height)
-        ):
-            shown.append(entry)
-    if tail is not None:
-        shown = shown[-tail:]
-    for entry in shown:
-        entry["signer_key"] = known.get(str(entry.get("signer")))
-    if as_json:
-        emit_json(shown)
-        return
-    if not shown:
-        click.echo("no transactions sent from this home")
-    for entry in shown:
-        signer = who(str(entry.get("signer", "")), known)
-        status = entry.get("status", "landed")
-        calls = "-" if "args" not in entry else printable(_calls_text(entry, known))
-        if isinstance(entry.get("height"), int):
-            where = f"{entry['height']:>6}  {entry.get('time', '')}"
-        else:
-            where = f"{status:>6}  {entry.get('sent_at', '-'):<20}"
-        note = (
-            f"  ({status}: {printable(str(entry.get('error', '')))})" if status == "refused" else ""
-        )
-        if status == "dropped":
-            note = f"  (dropped: {printable(str(entry.get('reason', '')))})"
-        click.echo(f"{where}  {signer}  {calls}  {entry['hash']}{note}")
-
-
-@click.command("tx")
-@click.argument("hash_", metavar="HASH")
-@click.option(
-    "--binary",
-    is_flag=True,
-    help="Print the tx's amino bytes in base64, as a node receives them (for gnokey broadcast).",
-)
-@common_options
-def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
-    """Show one transaction, its block and its result, by its TX HASH.
-
-    \b
-    Example:
-      c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
-      c4 tx --binary 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU=' | base64 -d > tx.bin
-    """
-    chain = open_chain(home)
-    if not isinstance(chain, LocalChain):
-        _node_tx(home, chain, hash_, as_json)
-        return
-    found = chain.find_tx(hash_)
-    if found is None:
-        raise Refused(f"no transaction with hash {hash_!r} in the log")
-    record, index, outcome = found
-    entry = record["txs"][index]
-    doc = {"height": record["height"], "time": record["time"]}
-    known = names(home)
-    doc.update(_tx_summary(entry, outcome, known))
-    doc["tx"] = entry["tx"]
-    if binary:
-        import base64
-
-        from c4cli.chain.amino import encode_tx
-
-        encoded = base64.b64encode(encode_tx(entry["tx"])).decode()
-        if as_json:
-            emit_json({"hash": doc["hash"], "tx": encoded})
-        else:
-            click.echo(encoded)
-        return
-    if as_json:
-        emit_json(doc)
-        return
-    for key in ("height", "time", "hash"):
-        click.echo(f"{key + ':':<10}{doc[key]}")
-    click.echo(f"{'signer:':<10}{who(doc['signer'], known)}")
-    click.echo(printable(f"{'call:':<10}{_calls_text(doc, known)}"))
-    click.echo(printable(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}"))
-    for transfer in doc["transfers"]:
-        click.echo(f"paid:     {transfer['amount']} to {who(transfer['to'], known)}")
-
-
-def _node_tx(home: Path, chain: Chain, hash_: str, as_json: bool) -> None:
-    """`c4 tx HASH` on a node: the node's record of it, with the journal's if this home sent it."""
-    import base64
-
-    from c4cli.chain import journal
-    from c4cli.chain.remote import NodeChain
-
-    assert isinstance(chain, NodeChain)
-    found = chain.transaction(hash_)
-    if found is None:
-        raise Refused(f"no transaction with hash {hash_!r} on the node")
-    result = found.get("tx_result") or {}
-    base = result.get("ResponseBase", result)
-    height = int(found.get("height") or 0)
-    doc: dict[str, Any] = {
-        "hash": hash_,
-        "height": height,
-        "time": format_time(chain.block_time(height)),
-        "ok": not base.get("Error"),
-        "data": base64.b64decode(base.get("Data") or "").decode("utf-8", "replace"),
-        "log": str(base.get("Log") or ""),
-        "gas_wanted": int(result.get("GasWanted") or 0),
-        "gas_used": int(result.get("GasUsed") or 0),
-        "tx": found.get("tx"),
-    }
-    sent = next((e for e in journal.entries(home) if e.get("hash") == hash_), None)
-    known = names(home)
-    if sent is not None:
-        doc.update({k: sent[k] for k in ("signer", "func", "args", "send", "to", "result")})
-    if as_json:
-        emit_json(doc)
-        return
-    for key in ("height", "time", "hash"):
-        click.echo(f"{key + ':':<10}{doc[key]}")
-    if sent is not None:
-        click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
-        click.echo(printable(f"{'call:':<10}{_calls_text(doc, known)}"))
-    click.echo(printable(f"{'result:':<10}{doc['data'].strip() or '-'}"))
-    click.echo(f"{'gas:':<10}{doc['gas_used']} used of {doc['gas_wanted']}")
-    if not doc["ok"]:
-        refusal = doc["log"].splitlines()[0] if doc["log"] else "-"
-        click.echo(printable(f"{'refused:':<10}{refusal}"))
 
 
 @click.command()

@@ -10,11 +10,12 @@ import json
 import sys
 import time as wallclock
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.realm_client import GameView, RealmClient
+from c4cli.chain.realm_client import GameView, History, RealmClient, history
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.text import key_names, names, who
@@ -22,6 +23,9 @@ from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
@@ -42,6 +46,13 @@ def load_game(home: Path, game_id: str) -> GameView:
     if game is None:
         raise Refused("game not found")
     return game
+
+
+def game_history(home: Path, game: GameView) -> History:
+    """The game's moves and settling call as far as the chain's record holds them: all
+    of them on the local chain; on a node, whose GameJSON gives the position but not
+    its history, what this home sent."""
+    return history(open_chain(home).game_calls(game.id), game.id)
 
 
 def next_block_time(home: Path) -> tuple[int, bool]:
@@ -81,19 +92,24 @@ def board(
     if game_id is not None:
         game = load_game(home, game_id)
         position, swap = game.board(), game.creator_is_yellow
+        played = game_history(home, game).order(game.moves)
     else:
         assert moves is not None
         try:
             position = Board.decode(moves)
         except EngineError as exc:
             raise BadInput(f"--moves {moves!r}: {exc}") from None
+        played = position.encode()
     text = render_board(position, fmt, swap_colors=swap)
     if out is not None:
         out.write_text(text, encoding="utf-8")
     if as_json:
         emit_json(
             {
-                "moves": position.encode(),
+                # The columns in the order they were played, where the chain keeps it
+                # (null on a node); "position": one order that reaches the board.
+                "moves": played,
+                "position": position.encode(),
                 # null, not "empty", when nobody won: a drawn board says so in "draw".
                 "winner": str(position.winner) if position.winner else None,
                 "line": list(position.line),
@@ -149,9 +165,9 @@ def _next_steps(
     ]
 
 
-def _result(game: GameView, known: dict[str, str]) -> str | None:
+def _result(game: GameView, known: dict[str, str], settled_by: str | None) -> str | None:
     """How a settled game ended, in one line."""
-    ending = game.ending()
+    ending = game.ending(settled_by)
     if ending is None:
         return None
     if game.status == "won":
@@ -178,9 +194,20 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     """
     game = load_game(home, game_id)
     known = names(home)
+    story = game_history(home, game)
+    settled_by, played = story.last_call, story.order(game.moves)
     if as_json:
         keys = key_names([], game.document, known)
-        emit_json({"now": game.now, "game": game.document, "keys": keys})
+        ending = game.ending(settled_by)
+        emit_json(
+            {
+                "now": game.now,
+                "game": game.document,
+                "keys": keys,
+                "moves": played,
+                "ending": None if ending is None else ending.value,
+            }
+        )
         return
     landing, exact = next_block_time(home)
     lines = [
@@ -200,21 +227,20 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({clock})")
     if game.offer_expired(landing):
         lines.append(f"  offer expired at {format_time(game.expires_at)}")
-    result = _result(game, known)
+    if played:
+        lines.append(f"  moves {played}")
+    result = _result(game, known, settled_by)
     if result is not None:
         lines.append(result)
     text = "\n".join(lines)
-    drawing = _mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
+    drawing = mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
     steps = _next_steps(game, known, landing, exact=exact)
     if on_terminal():
         from rich.console import Console
 
         console = Console()
         console.print(printable(text, lines=True), highlight=False, markup=False)
-        # Discs in colour only where colour shows (not with NO_COLOR or TERM=dumb):
-        # without it, R and Y tell the two players apart.
-        coloured = console.color_system is not None and not console.no_color
-        console.print(_rich_board(drawing) if coloured else drawing, highlight=False)
+        console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)
         for step in steps:
             console.print(printable(f"• {step}"), highlight=False, markup=False)
         return
@@ -224,7 +250,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         click.echo(printable(f"- {step}"))
 
 
-def _mark_four(drawing: str, four: tuple[int, ...]) -> str:
+def mark_four(drawing: str, four: tuple[int, ...]) -> str:
     """The drawing with the winning four's discs in lower case (r, y)."""
     if not four:
         return drawing
@@ -253,7 +279,13 @@ _RICH_CELLS = {
 }
 
 
-def _rich_board(drawing: str) -> str:
+def coloured(console: Console) -> bool:
+    """Discs in colour only where colour shows (not with NO_COLOR or TERM=dumb):
+    without it, R and Y tell the two players apart."""
+    return console.color_system is not None and not console.no_color
+
+
+def rich_board(drawing: str) -> str:
     """The drawing in rich markup, one cell at a time (a replace of ``r`` after ``R``
     went in would rewrite the ``r`` of ``red`` in the markup itself)."""
     return "".join(_RICH_CELLS.get(char, char) for char in drawing)

@@ -192,7 +192,7 @@ def test_log_and_tx(chain: Home) -> None:
     assert shown["height"] == 1 and shown["func"] == "send"
     assert shown["signer"] == chain.address("alice")
     # As on a node: the chain has no such transaction (exit 1, the same on both backends).
-    chain.fails(1, "tx", "nope", message="no transaction with hash 'nope' in the log")
+    chain.fails(1, "tx", "nope", message="no transaction with hash 'nope' on this chain")
 
 
 def test_gnokey_style_queries(chain: Home) -> None:

@@ -172,7 +172,9 @@ def test_watch_prints_the_moves_as_they_land(chain: Home, c4_bin: str) -> None:
     lines = [first.rstrip("\n"), *out.splitlines()]
     assert lines[:4] == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("4455")]
     assert f"game {gid}, move 4: column 3" in lines and f"game {gid}, move 5: column 3" in lines
-    assert lines[-1] == f"game {gid}: won by {other}"
+    # How it ended (the log says by which call), then the final board.
+    assert lines[-8] == f"game {gid}: won by {other} (resignation)"
+    assert lines[-1] == "1234567" and len(lines[-7]) == 7
     # Every move is printed once, in order, between status lines.
     moves = [line for line in lines if ": column " in line]
     assert moves == [f"game {gid}, move {n}: column {c}" for n, c in enumerate("445533")]

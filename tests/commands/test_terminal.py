@@ -20,8 +20,11 @@ from support import Home
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
-def on_terminal(c4_bin: str, home: Home, *args: str, coloured: bool = True) -> tuple[int, str]:
-    """Run c4 on a pty with colour; its exit code and what it wrote, escapes removed."""
+def on_terminal(
+    c4_bin: str, home: Home, *args: str, coloured: bool = True, escapes: bool = False
+) -> tuple[int, str]:
+    """Run c4 on a pty with colour; its exit code and what it wrote, escapes removed
+    (kept with ``escapes``)."""
     leader, follower = pty.openpty()
     env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="", TERM="xterm-256color")
     env.pop("NO_COLOR", None)
@@ -47,7 +50,8 @@ def on_terminal(c4_bin: str, home: Home, *args: str, coloured: bool = True) -> t
     raw = b"".join(chunks).decode("utf-8", "replace")
     if coloured:
         assert "\x1b[" in raw, "no colour: not a terminal view"
-    return code, ANSI.sub("", raw).replace("\r\n", "\n")
+    text = raw if escapes else ANSI.sub("", raw)
+    return code, text.replace("\r\n", "\n")
 
 
 def game_of(chain: Home, moves: str) -> str:
@@ -102,3 +106,15 @@ def test_lobby_leaders_and_board_on_a_colour_terminal(chain: Home, c4_bin: str) 
     for args in (("lobby",), ("leaders",), ("board", "1"), ("show", "2")):
         code, text = on_terminal(c4_bin, chain, *args, coloured=args[0] != "board")
         assert code == 0 and "Error" not in text, (args, text)
+
+
+def test_watch_draws_the_board_and_its_four_in_colour(chain: Home, c4_bin: str) -> None:
+    gid = game_of(chain, "4455667")
+    code, raw = on_terminal(c4_bin, chain, "watch", gid, escapes=True)
+    assert code == 0, raw
+    text = ANSI.sub("", raw)
+    assert "Error" not in text and f"game {gid}: won by " in text
+    assert text.count("●") == 7  # every disc drawn
+    # The four discs in reverse video (SGR 7), and only those.
+    reversed_discs = re.findall(r"\x1b\[[0-9;]*\b7\b[0-9;]*m●", raw)
+    assert len(reversed_discs) == 4, raw

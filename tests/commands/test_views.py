@@ -18,6 +18,18 @@ def play_to_a_win(chain: Home) -> tuple[str, str, str]:
     return gid, first, second
 
 
+def play_moves(chain: Home, moves: str) -> str:
+    """A game between alice and bob whose moves are ``moves``, first mover first."""
+    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    chain.ok("accept", gid, "bob")
+    chain.ok("reveal", gid, "alice")
+    game = chain.json("reveal", gid, "bob")["game"]
+    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
+    for number, column in enumerate(moves):
+        chain.ok("play", gid, column, first if number % 2 == 0 else second)
+    return gid
+
+
 def test_show_an_open_offer_to_anyone(chain: Home) -> None:
     chain.ok("offer", "--stake", "10gnot", "alice")
     text = chain.ok("show", "1").stdout
@@ -98,11 +110,56 @@ def test_show_of_a_resigned_game(chain: Home) -> None:
         f"game 1: won, winner alice ({chain.address('alice')}) (resignation)"
     )
     text = chain.ok("show", "1").stdout
-    assert (
-        f"winner alice ({chain.address('alice')}): paid 19.9 GNOT, by resignation or timeout"
-        in text
-    )
+    # The log says which call settled it: a resignation, not "resignation or timeout".
+    assert f"winner alice ({chain.address('alice')}): paid 19.9 GNOT, by resignation\n" in text
     assert "r" not in text.split("\n", 5)[-1] and "y" not in text.split("\n", 5)[-1]
+    assert chain.json("show", "1")["ending"] == "resignation"
+
+
+def test_show_of_a_game_won_on_time(chain: Home) -> None:
+    chain.ok("offer", "--stake", "10gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    chain.ok("reveal", "1", "alice")
+    game = chain.json("reveal", "1", "bob")["game"]
+    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
+    chain.ok("play", "1", "4", first)
+    chain.ok("time", "advance", "91s")
+    chain.ok("claim-timeout", "1", "carol")  # anyone may settle it
+    text = chain.ok("show", "1").stdout
+    assert f"winner {first} ({chain.address(first)}): paid 19.9 GNOT, by timeout\n" in text
+    assert chain.json("show", "1")["ending"] == "timeout"
+    watched = chain.ok("watch", "1").stdout.splitlines()
+    assert f"game 1: won by {first} (timeout)" in watched
+
+
+def test_the_moves_in_the_order_they_were_played(chain: Home) -> None:
+    """GameJSON holds the position only; the log holds the order, and the views give it."""
+    moves = "4444413"
+    gid = play_moves(chain, moves)
+    chain.ok("resign", gid, "alice")
+    board = chain.json("board", gid)
+    assert board["moves"] == moves  # as played
+    assert board["position"] == "3144444"  # one order that reaches the board
+    assert "  moves 4444413\n" in chain.ok("show", gid).stdout
+    assert chain.json("show", gid)["moves"] == moves
+    watched = chain.ok("watch", gid).stdout.splitlines()
+    assert [line for line in watched if ": column " in line] == [
+        f"game {gid}, move {n}: column {c}" for n, c in enumerate(moves)
+    ]
+    (document,) = [json.loads(line) for line in chain.ok("watch", gid, "--json").stdout.splitlines()]
+    assert (document["moves"], document["seen_from"], document["position"]) == (moves, 0, "3144444")
+    assert document["ending"] == "resignation"
+
+
+def test_watch_ends_with_the_board_and_its_four(chain: Home) -> None:
+    gid = play_moves(chain, "1122334")
+    lines = chain.ok("watch", gid).stdout.splitlines()
+    assert lines[-1] == "1234567"
+    # The first mover's bottom row is the four, in lower case; the other's row is not.
+    assert lines[-2] in ("rrrr...", "yyyy...")
+    assert lines[-3] == ("YYY...." if lines[-2][0] == "r" else "RRR....")
+    (document,) = [json.loads(line) for line in chain.ok("watch", gid, "--json").stdout.splitlines()]
+    assert document["four"] == [0, 1, 2, 3]
 
 
 def test_lobby_and_show_mark_a_clock_that_ran_out(chain: Home) -> None:

@@ -42,7 +42,7 @@ def ugnot(home: Home, name: str) -> int:
 
 
 def journal(home: Home) -> list[dict[str, Any]]:
-    return list(home.json("log"))
+    return home.sent()
 
 
 def c4_env(home: Home, **extra: str) -> dict[str, str]:

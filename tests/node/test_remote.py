@@ -140,7 +140,7 @@ def test_a_staked_game_on_the_node(remote: Home) -> None:
     assert remote.json("query", "game", str(game))["game"]["status"] == "won"
     leaders = remote.json("leaders")
     assert any(entry["addr"] == remote.address(first) for entry in leaders["wins"])
-    sent = remote.json("log")
+    sent = remote.sent()
     assert [entry["func"] for entry in sent[-11:]] == (
         ["Offer", "Accept", "Reveal", "RevealSeed"] + ["Play"] * 7
     )
@@ -176,8 +176,8 @@ def test_a_node_that_does_not_answer(remote: Home) -> None:
         result = remote.run("--remote", url, *args)
         assert result.exit_code == 4, (args, result.output)
         assert result.stderr.count("\n") == 1 and url in result.stderr, result.stderr
-    assert remote.json("log")  # the journal lists only what landed: nothing was added
-    assert not any(entry.get("height") == 0 for entry in remote.json("log"))
+    assert remote.sent()  # the journal lists only what landed: nothing was added
+    assert not any(entry.get("height") == 0 for entry in remote.sent())
 
 
 def test_a_json_error_names_the_node(remote: Home, tmp_path: Path) -> None:
@@ -292,7 +292,7 @@ def test_a_hostile_node_is_one_line_and_exit_4(
 ) -> None:
     hostile.mode = mode  # type: ignore[attr-defined]
     url = f"http://127.0.0.1:{hostile.server_address[1]}"
-    before = remote.json("log")
+    before = remote.sent()
     for args in (["query", "game", "1"], ["play", "1", "4", "alice"]):
         started = time.monotonic()
         result = remote.run("--remote", url, *args, env={"C4_TIMEOUT": "2"})
@@ -301,7 +301,7 @@ def test_a_hostile_node_is_one_line_and_exit_4(
         assert result.stderr.count("\n") == 1 and url in result.stderr, (mode, result.stderr)
         assert "Traceback" not in result.output
         assert took < 8, (mode, args, took)  # bounded by the deadline, not by the server
-    assert remote.json("log") == before  # nothing was recorded as sent
+    assert remote.sent() == before  # nothing was recorded as sent
 
 
 def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_node: Any) -> None:
@@ -325,7 +325,7 @@ def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_n
         assert "TX HASH:" in result.stdout
         assert gno_node.account(remote.address("carol"))[1] == sequence + 1  # sent once
         assert ugnot(remote, "bob") == balance + 7
-        assert remote.json("log")[-1]["func"] == "send"
+        assert remote.sent()[-1]["func"] == "send"
 
 
 def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) -> None:
@@ -497,7 +497,7 @@ def test_tx_asks_the_node(remote: Home) -> None:
     unknown = "A" * 43 + "="
     result = remote.run("tx", unknown)
     assert result.exit_code == 1, result.output
-    assert result.stderr == f"Error: no transaction with hash {unknown!r} on the node\n"
+    assert result.stderr == f"Error: no transaction with hash {unknown!r} on this chain\n"
 
 
 def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
@@ -508,7 +508,7 @@ def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
     remote.ok("reveal", game, "alice")
     turn = remote.json("reveal", game, "bob")["game"]["turnPlayer"]
     mover = "alice" if turn == remote.address("alice") else "bob"
-    sent = len(remote.json("log"))
+    sent = len(remote.sent())
     gno_node.stop()
     try:
         for args in (["play", game, "4", mover], ["show", game], ["time"]):
@@ -517,8 +517,8 @@ def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
             assert result.stderr.count("\n") == 1 and gno_node.url in result.stderr
     finally:
         gno_node.restart()
-    assert len(remote.json("log")) == sent  # nothing recorded while it was down
+    assert len(remote.sent()) == sent  # nothing recorded while it was down
     played = remote.json("play", game, "4", mover)
     assert played["game"]["moves"] == 1 and played["game"]["status"] == "playing"
-    log = remote.json("log")
+    log = remote.sent()
     assert len(log) == sent + 1 and log[-1]["hash"] == played["hash"]

@@ -1,0 +1,184 @@
+"""Transactions as `c4 log` and `c4 tx` list them: one shape, whichever chain holds them.
+
+A listed transaction is a JSON object with the same keys on the local chain and on
+a node; a value a chain's record does not hold is null. Its keys:
+
+``hash``, ``height``, ``time``
+    gno.land's TX HASH, the block it is in and that block's time (RFC 3339);
+    null height and time for a node transaction not (or never) seen in a block.
+``status``
+    ``landed``; on a node also ``refused`` (in a block, the realm or the VM
+    refused it, its fee paid), ``pending`` (sent, not yet seen in a block) and
+    ``dropped`` (known never to land). ``ok`` is true for ``landed`` only, and
+    ``error`` holds a refusal's words.
+``signer``, ``func``, ``args``, ``send``, ``to``
+    the account it acts for, the messages' functions (``Play``, ``send``,
+    ``create_session``…, joined by commas) and each message's arguments, coins
+    sent and recipient (null for a call). On a node c4 knows these for the
+    transactions its home sent; for another's, they are null.
+``result``, ``transfers``
+    the call's results as text, and the coins the chain paid out (``{"to",
+    "amount"}``: a winner's payout, a refund, a fee withdrawal; stakes paid in
+    are not listed).
+``gas_wanted``, ``gas_used``, ``gas_fee``
+    the gas asked for and used (the local chain meters none: 0) and the fee paid.
+
+`c4 log --json` is a list of blocks, ``{"height", "time", "hash", "txs": [...]}``:
+on the local chain every block in the range (``hash``: the log's hash chain);
+on a node, the blocks holding this home's transactions (``hash`` null: the node's
+block ids are not the log's), then, if there are any, one more with null height,
+time and hash holding the pending and dropped ones.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from c4cli.chain.tx import msg_names
+
+if TYPE_CHECKING:
+    from c4cli.chain.blocks import Block
+
+LANDED = "landed"
+
+
+def messages(tx: dict[str, Any]) -> dict[str, Any]:
+    """What a tx's messages are: function names, arguments, coins sent, recipients."""
+    msgs = tx.get("msg", [])
+    return {
+        "func": ",".join(msg_names(tx)),
+        "args": [list(m.get("args") or []) for m in msgs],
+        "send": [m.get("send") or m.get("amount") or "" for m in msgs],
+        "to": [m.get("to_address") for m in msgs],
+    }
+
+
+def _fee(tx: dict[str, Any]) -> tuple[int, str]:
+    fee = tx.get("fee") or {}
+    return int(fee.get("gas_wanted") or 0), str(fee.get("gas_fee") or "") or "0ugnot"
+
+
+def local_tx(
+    entry: dict[str, Any], outcome: dict[str, Any], height: int, time: str
+) -> dict[str, Any]:
+    """A transaction of the local log, with what the cache says it did."""
+    gas_wanted, gas_fee = _fee(entry["tx"])
+    return {
+        "hash": entry["hash"],
+        "height": height,
+        "time": time,
+        "status": LANDED,
+        "ok": True,
+        "error": None,
+        "signer": outcome["signer"],
+        **messages(entry["tx"]),
+        "result": outcome["result"],
+        "transfers": outcome["transfers"],
+        "gas_wanted": gas_wanted,
+        "gas_used": 0,
+        "gas_fee": gas_fee,
+    }
+
+
+def local_blocks(blocks: list[Block]) -> list[dict[str, Any]]:
+    """Blocks of the local log in the listing's shape."""
+    shown = []
+    for block in blocks:
+        record = block.record
+        txs = [
+            local_tx(entry, outcome, record["height"], record["time"])
+            for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
+        ]
+        shown.append(
+            {"height": record["height"], "time": record["time"], "hash": record["hash"], "txs": txs}
+        )
+    return shown
+
+
+def journal_tx(entry: dict[str, Any]) -> dict[str, Any]:
+    """A transaction of a node home's journal (see :mod:`c4cli.chain.journal`)."""
+    status = str(entry.get("status", LANDED))
+    height = entry.get("height") if isinstance(entry.get("height"), int) else None
+    signed = entry.get("signed")
+    gas_wanted, fee = _fee(signed) if isinstance(signed, dict) else (0, "")
+    error = entry.get("error") or entry.get("reason")
+    return {
+        "hash": entry["hash"],
+        "height": height,
+        "time": entry.get("time") if height is not None else None,
+        "status": status,
+        "ok": status == LANDED,
+        "error": None if error is None else str(error),
+        "signer": entry.get("signer"),
+        "func": entry.get("func"),
+        "args": entry.get("args"),
+        "send": entry.get("send"),
+        "to": entry.get("to"),
+        "result": entry.get("result", []),
+        "transfers": entry.get("transfers", []),
+        "gas_wanted": int(entry.get("gas_wanted") or gas_wanted),
+        "gas_used": int(entry.get("gas_used") or 0),
+        "gas_fee": str(entry.get("gas_fee") or fee or "0ugnot"),
+    }
+
+
+def journal_blocks(
+    entries: list[dict[str, Any]], first: int, last: int | None, tail: int | None
+) -> list[dict[str, Any]]:
+    """A node home's journal as blocks: those in ``first``..``last`` (the last ``tail``
+    of them), then the transactions seen in no block, whatever the range (a pending
+    one may have landed: the next transaction of its account settles it)."""
+    by_height: dict[int, dict[str, Any]] = {}
+    unplaced = []
+    for entry in entries:
+        tx = journal_tx(entry)
+        height = tx["height"]
+        if height is None:
+            unplaced.append(tx)
+        elif first <= height and (last is None or height <= last):
+            block = by_height.setdefault(
+                height, {"height": height, "time": tx["time"], "hash": None, "txs": []}
+            )
+            block["txs"].append(tx)
+    shown = [by_height[height] for height in sorted(by_height)]
+    if tail is not None:
+        shown = shown[-tail:]
+    if unplaced:
+        shown.append({"height": None, "time": None, "hash": None, "txs": unplaced})
+    return shown
+
+
+def node_tx(
+    found: dict[str, Any],
+    time: str,
+    outcome: tuple[list[str], list[tuple[str, int]], str],
+    sent: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """A transaction as a node's ``tx`` answer gives it (``found``: its results, its
+    payouts and its refusal's words, "" if none, in ``outcome``), with what this
+    home's journal says of it (``sent``) where this home sent it."""
+    result = found.get("tx_result") or {}
+    values, transfers, error = outcome
+    doc = {
+        "hash": found.get("hash"),
+        "height": int(found.get("height") or 0),
+        "time": time,
+        "status": "refused" if error else LANDED,
+        "ok": not error,
+        "error": error or None,
+        "signer": None,
+        "func": None,
+        "args": None,
+        "send": None,
+        "to": None,
+        "result": values,
+        "transfers": [{"to": to, "amount": f"{amount}ugnot"} for to, amount in transfers],
+        "gas_wanted": int(result.get("GasWanted") or 0),
+        "gas_used": int(result.get("GasUsed") or 0),
+        "gas_fee": None,
+    }
+    if sent is not None:
+        mine = journal_tx(sent)
+        for key in ("signer", "func", "args", "send", "to", "gas_fee"):
+            doc[key] = mine[key]
+    return doc

@@ -1,0 +1,144 @@
+"""c4 log and c4 tx: the transactions a chain holds, in one shape on every backend.
+
+The shape (documented in :mod:`c4cli.chain.listing` and the README) is the
+chain's; these commands add key names (``signer_key``) and draw it for a person.
+"""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.text import call_text, names, who
+from c4cli.commands.transact import open_chain
+from c4cli.errors import Refused
+from c4cli.escape import printable
+
+
+def calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
+    """Each message of a listed tx: ``Play(1, 4, 0)``, ``send 1ugnot to bob (g1…)``;
+    ``-`` where the chain's record does not say (another client's tx on a node)."""
+    if tx.get("func") is None or tx.get("args") is None:
+        return "-"
+    funcs = str(tx["func"]).split(",")
+    shown = []
+    for index, args in enumerate(tx["args"]):
+        func = funcs[index] if index < len(funcs) else funcs[-1]
+        sent, to = tx["send"][index], tx["to"][index]
+        if to is not None:
+            shown.append(f"send {sent} to {who(to, known)}")
+        else:
+            shown.append(call_text(func, args) + (f" sending {sent}" if sent else ""))
+    return "; ".join(shown)
+
+
+def _named(tx: dict[str, Any], known: dict[str, str]) -> dict[str, Any]:
+    signer = tx.get("signer")
+    return {**tx, "signer_key": None if signer is None else known.get(str(signer))}
+
+
+def _note(tx: dict[str, Any]) -> str:
+    status = tx["status"]
+    if status == "landed":
+        return ""
+    if tx.get("error"):
+        return f"  ({status}: {tx['error']})"
+    return f"  ({status})"
+
+
+@click.command()
+@click.option(
+    "--from", "from_height", type=click.IntRange(min=1), default=1, help="First height to list."
+)
+@click.option("--to", "to_height", type=click.IntRange(min=1), help="Last height to list.")
+@click.option(
+    "--tail", type=click.IntRange(min=1), metavar="N", help="Only the last N blocks (of those)."
+)
+@common_options
+def log(
+    from_height: int, to_height: int | None, tail: int | None, home: Path, as_json: bool
+) -> None:
+    """List blocks and their transactions (height, time, signer, call, TX HASH).
+
+    On the local chain, every block; on a node, the transactions this home sent
+    (its journal), with those not seen in a block (pending, dropped) last.
+
+    \b
+    Example:
+      c4 log --from 1 --to 10
+      c4 log --tail 5 --json | jq -r '.[-1].txs[0].hash'
+    """
+    known = names(home)
+    blocks = open_chain(home).listing(from_height, to_height, tail)
+    for block in blocks:
+        block["txs"] = [_named(tx, known) for tx in block["txs"]]
+    if as_json:
+        emit_json(blocks)
+        return
+    if not blocks:
+        click.echo("no transactions")
+    for block in blocks:
+        if block["height"] is None:
+            click.echo(f"{'-':>6}  not in a block")
+        else:
+            digest = f"  {block['hash'][:16]}" if block["hash"] else ""
+            click.echo(f"{block['height']:>6}  {block['time']}{digest}")
+        if not block["txs"]:
+            click.echo("        (empty block)")
+        for tx in block["txs"]:
+            signer = "-" if tx["signer"] is None else who(str(tx["signer"]), known)
+            line = f"        {signer}  {calls_text(tx, known)}  {tx['hash']}{_note(tx)}"
+            click.echo(printable(line))
+
+
+@click.command("tx")
+@click.argument("hash_", metavar="HASH")
+@click.option(
+    "--binary",
+    is_flag=True,
+    help="Print the tx's amino bytes in base64, as a node receives them (for gnokey broadcast).",
+)
+@common_options
+def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
+    """Show one transaction, its block and its result, by its TX HASH.
+
+    On a node, any transaction the node has; its signer and call are shown for
+    those this home sent.
+
+    \b
+    Example:
+      c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
+      c4 tx --binary 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU=' | base64 -d > tx.bin
+    """
+    found = open_chain(home).listed_tx(hash_)
+    if found is None:
+        raise Refused(f"no transaction with hash {hash_!r} on this chain")
+    doc, raw = found
+    if binary:
+        encoded = base64.b64encode(raw).decode()
+        if as_json:
+            emit_json({"hash": hash_, "tx": encoded})
+        else:
+            click.echo(encoded)
+        return
+    known = names(home)
+    doc = _named(doc, known)
+    if as_json:
+        emit_json(doc)
+        return
+    for key in ("height", "time", "hash"):
+        click.echo(f"{key + ':':<10}{doc[key]}")
+    if doc["status"] != "landed":
+        click.echo(printable(f"{'status:':<10}{doc['status']}: {doc['error'] or '-'}"))
+    if doc["signer"] is not None:
+        click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
+    click.echo(printable(f"{'call:':<10}{calls_text(doc, known)}"))
+    click.echo(printable(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}"))
+    if doc["gas_used"]:
+        click.echo(f"{'gas:':<10}{doc['gas_used']} used of {doc['gas_wanted']}")
+    for transfer in doc["transfers"]:
+        click.echo(f"{'paid:':<10}{transfer['amount']} to {who(transfer['to'], known)}")
