@@ -22,6 +22,29 @@ TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 REALM = "g1k6gkjudkl2tls7mfzhctrgre2ltjlxtgp635n0"
 
 
+# The keys of a transaction as `c4 log --json` and `c4 tx --json` list it, on every
+# backend (c4cli/chain/listing.py); `c4 tx` adds the signed "tx".
+LISTED_TX_KEYS = {
+    "hash",
+    "height",
+    "time",
+    "status",
+    "ok",
+    "error",
+    "signer",
+    "signer_key",
+    "func",
+    "args",
+    "send",
+    "to",
+    "result",
+    "transfers",
+    "gas_wanted",
+    "gas_used",
+    "gas_fee",
+}
+
+
 @dataclass
 class Home:
     """A home folder and a CliRunner-backed ``c4`` that runs in it."""

@@ -7,7 +7,7 @@ import tomllib
 
 import pytest
 
-from support import GENESIS, GENESIS_UNIX, PREMINE, TEST1, Home
+from support import GENESIS, GENESIS_UNIX, LISTED_TX_KEYS, PREMINE, TEST1, Home
 
 
 def test_init_premines_every_key_and_the_deployer(chain: Home) -> None:
@@ -189,6 +189,7 @@ def test_log_and_tx(chain: Home) -> None:
     assert blocks[1]["txs"] == []
     assert chain.json("log", "--from", "2")[0]["height"] == 2
     shown = chain.json("tx", receipt["hash"])
+    assert set(blocks[0]["txs"][0]) == LISTED_TX_KEYS and set(shown) == LISTED_TX_KEYS | {"tx"}
     assert shown["height"] == 1 and shown["func"] == "send"
     assert shown["signer"] == chain.address("alice")
     # As on a node: the chain has no such transaction (exit 1, the same on both backends).

@@ -121,7 +121,7 @@ def test_show_of_a_game_won_on_time(chain: Home) -> None:
     chain.ok("accept", "1", "bob")
     chain.ok("reveal", "1", "alice")
     game = chain.json("reveal", "1", "bob")["game"]
-    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
+    first = "alice" if game["turn"] == 1 else "bob"
     chain.ok("play", "1", "4", first)
     chain.ok("time", "advance", "91s")
     chain.ok("claim-timeout", "1", "carol")  # anyone may settle it
@@ -146,9 +146,13 @@ def test_the_moves_in_the_order_they_were_played(chain: Home) -> None:
     assert [line for line in watched if ": column " in line] == [
         f"game {gid}, move {n}: column {c}" for n, c in enumerate(moves)
     ]
-    (document,) = [json.loads(line) for line in chain.ok("watch", gid, "--json").stdout.splitlines()]
+    (document,) = watched_json(chain, gid)
     assert (document["moves"], document["seen_from"], document["position"]) == (moves, 0, "3144444")
     assert document["ending"] == "resignation"
+
+
+def watched_json(chain: Home, gid: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in chain.ok("watch", gid, "--json").stdout.splitlines()]
 
 
 def test_watch_ends_with_the_board_and_its_four(chain: Home) -> None:
@@ -158,7 +162,7 @@ def test_watch_ends_with_the_board_and_its_four(chain: Home) -> None:
     # The first mover's bottom row is the four, in lower case; the other's row is not.
     assert lines[-2] in ("rrrr...", "yyyy...")
     assert lines[-3] == ("YYY...." if lines[-2][0] == "r" else "RRR....")
-    (document,) = [json.loads(line) for line in chain.ok("watch", gid, "--json").stdout.splitlines()]
+    (document,) = watched_json(chain, gid)
     assert document["four"] == [0, 1, 2, 3]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from c4cli.chain.keys import Keyring
-from support import Home
+from support import LISTED_TX_KEYS, Home
 
 # A deployment of the realm of its own, so these games start at id 1 and never
 # meet the differential test's.
@@ -498,6 +498,52 @@ def test_tx_asks_the_node(remote: Home) -> None:
     result = remote.run("tx", unknown)
     assert result.exit_code == 1, result.output
     assert result.stderr == f"Error: no transaction with hash {unknown!r} on this chain\n"
+
+
+def test_log_tx_and_a_games_history_on_the_node(
+    remote: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """`c4 log` and `c4 tx` in the local chain's shape; the moves this home sent in the
+    order played; another home, which sent none of them, says it does not know it."""
+    game = str(remote.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    remote.ok("accept", game, "bob")
+    remote.ok("reveal", game, "alice")
+    turn = remote.json("reveal", game, "bob")["game"]["turnPlayer"]
+    first, second = ("alice", "bob") if turn == remote.address("alice") else ("bob", "alice")
+    remote.ok("play", game, "4", first)
+    remote.ok("play", game, "3", second)
+    resigned = remote.json("resign", game, first)
+    blocks = remote.json("log")
+    last = blocks[-1]["txs"][-1]
+    assert set(blocks[-1]) == {"height", "time", "hash", "txs"}
+    assert set(last) == LISTED_TX_KEYS and last["hash"] == resigned["hash"]
+    assert (last["status"], last["func"], last["signer_key"]) == ("landed", "Resign", first)
+    paid = {"to": remote.address(second), "amount": "1900000ugnot"}
+    assert last["transfers"] == [paid]
+    shown = remote.json("tx", resigned["hash"])
+    assert set(shown) == LISTED_TX_KEYS | {"tx"} and shown["transfers"] == [paid]
+    assert f"paid:     1900000ugnot to {second} (" in remote.ok("tx", resigned["hash"]).stdout
+    # This home sent every move: the order is known, and how the game ended.
+    assert remote.json("board", game)["moves"] == "43"
+    assert remote.json("show", game)["ending"] == "resignation"
+    watched = remote.ok("watch", game).stdout.splitlines()
+    assert watched[:2] == [f"game {game}, move 0: column 4", f"game {game}, move 1: column 3"]
+    assert f"game {game}: won by {second} (resignation)" in watched
+    # A home bound to the same node that sent nothing of it: the position, no order.
+    other = home_with_keys(gno_node, tmp_path)
+    other.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    board = other.json("board", game)
+    assert board["moves"] is None and board["position"] in ("43", "34")
+    assert other.json("show", game)["ending"] == "resignation or timeout"
+    watched = other.ok("watch", game).stdout.splitlines()
+    assert watched[0] == (
+        f"game {game}: 2 moves made before this watch began "
+        "(a node does not list another client's moves)"
+    )
+    assert not any(": column " in line for line in watched)
+    foreign = other.json("tx", resigned["hash"])
+    assert set(foreign) == LISTED_TX_KEYS | {"tx"} and foreign["signer"] is None
+    assert foreign["transfers"] == [paid] and other.json("log") == []
 
 
 def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
