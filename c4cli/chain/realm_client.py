@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader
 from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
-from c4cli.errors import Unreachable
+from c4cli.errors import Refused, Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending, Status
@@ -202,12 +202,26 @@ class RealmClient:
         self.reader = reader
 
     def _value(self, expression: str) -> str:
+        return self._typed(expression)[0]
+
+    def _typed(self, expression: str) -> tuple[str, str]:
+        """A value of the realm and its type, as ``vm/qeval`` prints them."""
         answer = self.reader.query(QEVAL, f"{self.reader.realm_path}.{expression}")
         try:
-            value, _ = parse_result(answer.data)
+            return parse_result(answer.data)
         except ValueError:
             raise Unreachable(f"the chain answered {expression} with garbage") from None
-        return value
+
+    def _declared(self, *names: str) -> str:
+        """The value of the first of ``names`` the realm declares: versions of the realm
+        name the same variable differently (``collected``, ``feesCollected``)."""
+        for name in names[:-1]:
+            try:
+                return self._value(name)
+            except Refused as exc:
+                if f"name {name} not declared" not in str(exc):
+                    raise
+        return self._value(names[-1])
 
     def _document(self, expression: str) -> Any:
         text = self._value(expression)
@@ -246,7 +260,10 @@ class RealmClient:
         with self._shape("ActiveJSON"):
             now = int(document["now"])
             games = [GameView(game, now) for game in document["games"]]
-            return Lobby(now, int(document["fee"]), games)
+            # The design record's realm gives the fee for new offers beside the games;
+            # the one deployed on gno.land does not: its `fee` variable says it.
+            fee = document.get("fee")
+        return Lobby(now, self.fee() if fee is None else int(fee), games)
 
     def leaders_json(self) -> str:
         return self._value("LeadersJSON()")
@@ -267,10 +284,18 @@ class RealmClient:
         with self._shape("its fee variables"):
             return Fees(
                 fee=int(self._value("fee")),
-                collected=int(self._value("collected")),
-                owner=self._value("owner"),
+                collected=int(self._declared("collected", "feesCollected")),
+                owner=self._owner(),
                 pending_owner=self._value("pendingOwner"),
             )
+
+    def _owner(self) -> str:
+        """The owner's address: an ``address`` variable, or (the realm deployed on
+        gno.land) a ``*ownable.Ownable``, whose Owner() says it ("" for none)."""
+        value, kind = self._typed("owner")
+        if kind.endswith("address"):
+            return value
+        return self._value("owner.Owner()")
 
     def fee(self) -> int:
         """The house fee for new offers (what an Offer's maxFee defaults to)."""

@@ -305,10 +305,13 @@ def lobby(home: Path, as_json: bool) -> None:
       c4 lobby
     """
     realm = RealmClient(open_chain(home))
-    if as_json:
-        emit_json(json.loads(realm.active_json(0, 100)))
-        return
     lobby = realm.lobby(0, 100)
+    if as_json:
+        # ActiveJSON as the realm gives it, with the fee for new offers in it whatever
+        # the realm's version (the one deployed on gno.land leaves it out).
+        document = json.loads(realm.active_json(0, 100))
+        emit_json({"now": document["now"], "fee": lobby.fee, **document})
+        return
     known = names(home)
     landing, exact = next_block_time(home)  # what a call sent now would be judged at
     offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(landing)]

@@ -320,7 +320,9 @@ def test_claim_timeout_waits_for_a_block_dated_after_the_deadline(
     claim-timeout --wait tries (free simulations) until a block dated after the
     deadline lets it through, while other traffic makes blocks."""
     path = "gno.land/r/c4cli/quick/connect4"
-    home = bound_home(gno_node, path, tmp_path, lambda text: text.replace("= 90 //", "= 3 //"))
+    home = bound_home(
+        gno_node, path, tmp_path, lambda name, text: text.replace("= 90 //", "= 3 //")
+    )
     game = home.json("offer", "--stake", "1gnot", "alice")["result"][0]
     home.ok("accept", str(game), "bob")
     home.ok("reveal", str(game), "alice")

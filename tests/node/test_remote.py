@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import socket
 import threading
 import time
@@ -27,11 +28,16 @@ REALM_DIR = Path(__file__).resolve().parents[2] / "gno" / "r" / "c4cli" / "conne
 KEYS = ("test1", "alice", "bob", "carol")
 
 
-def deploy_copy(
-    gno_node: Any, path: str, folder: Path, patch: Callable[[str], str] = lambda text: text
-) -> None:
-    """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4), its
-    connect4.gno passed through ``patch``."""
+Patch = Callable[[str, str], str]  # (file name, its text) -> the text to deploy
+
+
+def unchanged(name: str, text: str) -> str:
+    return text
+
+
+def deploy_copy(gno_node: Any, path: str, folder: Path, patch: Patch = unchanged) -> None:
+    """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4), each
+    source file passed through ``patch``."""
     from support import DEV_MNEMONIC
 
     package = folder / "connect4"
@@ -39,9 +45,7 @@ def deploy_copy(
     for source in REALM_DIR.glob("*.gno"):
         if not source.name.endswith(("_test.gno", "_filetest.gno")):
             text = source.read_text()
-            (package / source.name).write_text(
-                patch(text) if source.name == "connect4.gno" else text
-            )
+            (package / source.name).write_text(patch(source.name, text))
     (package / "gnomod.toml").write_text(f'module = "{path}"\ngno = "0.9"\n')
     gno_node.deploy(package, path, DEV_MNEMONIC)
 
@@ -58,7 +62,7 @@ def bound_home(
     gno_node: Any,
     path: str,
     folder: Path,
-    patch: Callable[[str], str] = lambda text: text,
+    patch: Patch = unchanged,
 ) -> Home:
     """The realm deployed once more at ``path`` (its connect4.gno through ``patch``), and
     a home in ``folder`` bound to the node on it, holding the funded keys."""
@@ -391,26 +395,86 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
         assert node.ok(*view).stdout == local.ok(*view).stdout, view
 
 
-def test_a_realm_whose_offer_takes_no_max_fee(gno_node: Any, tmp_path: Path) -> None:
-    """The samcrew realm's Offer has no maxFee: c4 reads the realm's functions and sends
-    the arguments it takes."""
-    path = "gno.land/r/c4cli/nomaxfee/connect4"
+def as_deployed_on_gno_land(name: str, text: str) -> str:
+    """The realm in `gno/` made into the version deployed on gno.land as the samcrew
+    realm (samouraiworld/gnoland-packages at ae5eb87e) publishes it: no maxFee in
+    Offer, no "fee" in ActiveJSON, the fees in `feesCollected`, the owner a
+    `*ownable.Ownable`."""
+    if name == "json.gno":
+        return text.replace('`,"fee":` + jsonInt(fee) + ', "")
+    if name != "connect4.gno":
+        return text
+    text = text.replace(", maxFee int) int {", ") int {")
+    start = text.index("\tcase fee > int64(maxFee):")
+    end = text.index("\n", text.index("panic(", start)) + 1
+    text = text[:start] + text[end:]
+    text = re.sub(r"\bcollected\b", "feesCollected", text)
+    text = text.replace("\towner         address", "\towner         *ownable.Ownable")
+    text = text.replace(
+        "owner = unsafe.OriginCaller()", "owner = ownable.NewWithAddress(unsafe.OriginCaller())"
+    )
+    text = text.replace("caller(cur) != owner {", "caller(cur) != owner.Owner() {")
+    text = text.replace("\towner = me\n", "\towner = ownable.NewWithAddress(me)\n")
+    gno4 = '\t"gno.land/p/c4cli/gno4"'
+    return text.replace(gno4, f'{gno4}\n\t"{OWNABLE}"')
 
-    def without_max_fee(text: str) -> str:
-        patched = text.replace(", maxFee int) int {", ") int {")
-        start = patched.index("\tcase fee > int64(maxFee):")
-        end = patched.index("\n", patched.index("panic(", start)) + 1
-        return patched[:start] + patched[end:]
 
-    home = bound_home(gno_node, path, tmp_path, without_max_fee)
+OWNABLE = "gno.land/p/nt/ownable/v0"
+
+
+def deploy_ownable(gno_node: Any, folder: Path) -> None:
+    """gno's own ownable package, from gno's examples (the test node's genesis loads none)."""
+    import shutil
+
+    from support import DEV_MNEMONIC
+
+    source = Path(gno_node.gnoroot) / "examples" / OWNABLE
+    folder.mkdir(parents=True)
+    for item in source.iterdir():
+        if item.name == "gnomod.toml" or (
+            item.suffix == ".gno" and not item.name.endswith("_test.gno")
+        ):
+            shutil.copy(item, folder / item.name)
+    gno_node.deploy(folder, OWNABLE, DEV_MNEMONIC)
+
+
+def test_the_realm_as_deployed_on_gno_land(gno_node: Any, tmp_path: Path) -> None:
+    """c4 reads the realm's functions and variables as each version declares them:
+    the Offer without maxFee, the lobby's fee from `fee`, `feesCollected`, an
+    ownable owner."""
+    path = "gno.land/r/c4cli/deployed/connect4"
+    deploy_ownable(gno_node, tmp_path / "ownable")
+    home = bound_home(gno_node, path, tmp_path, as_deployed_on_gno_land)
     funcs = json.loads(home.ok("query", "vm/qfuncs", "--data", path, "--json").stdout)["data"]
     offer = next(f for f in json.loads(funcs) if f["FuncName"] == "Offer")
     assert [p["Name"] for p in offer["Params"]] == ["cur", "opponent", "validFor", "commitment"]
+    assert "fee" not in home.json("query", "active")  # ActiveJSON as that realm has it
     receipt = home.json("offer", "--stake", "2gnot", "alice")
     assert receipt["result"] == [1] and receipt["game"]["stake"] == 2_000_000
     result = home.run("offer", "--stake", "2gnot", "--max-fee", "0.1gnot", "alice")
     assert result.exit_code == 2
     assert result.stderr == f"Error: --max-fee: the realm at {path} takes no maxFee\n"
+    lobby = home.ok("lobby").stdout
+    assert "Open offers (new offers pay a fee of 0.1 GNOT):" in lobby
+    assert home.json("lobby")["fee"] == 100_000
+    # A game won, then the owner's calls, read back through the ownable owner.
+    home.ok("accept", "1", "bob")
+    home.ok("reveal", "1", "alice")
+    home.ok("reveal", "1", "bob")
+    home.ok("resign", "1", "bob")
+    fees = home.json("query", "fees")
+    owner = home.address("test1")
+    assert (fees["fee"], fees["collected"], fees["owner"]) == (100_000, 100_000, owner)
+    home.ok("set-fee", "0.2gnot", "test1")
+    home.ok("transfer-ownership", "carol", "test1")
+    assert home.json("query", "fees")["pending_owner"] == home.address("carol")
+    home.ok("accept-ownership", "carol")
+    fees = home.json("query", "fees")
+    carol = home.address("carol")
+    assert (fees["fee"], fees["owner"], fees["pending_owner"]) == (200_000, carol, "")
+    withdrawn = home.ok("withdraw-fees", "--to", "carol", "carol").stdout
+    assert withdrawn.splitlines()[-1].startswith("fees withdrawn: 0.1 GNOT to carol")
+    assert home.json("query", "fees")["collected"] == 0
 
 
 def test_the_readme_ci_recipe_on_the_node(
