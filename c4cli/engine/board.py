@@ -326,8 +326,18 @@ class Board:
 
     def image(self, alt: str, *, swap_colors: bool = False) -> str:
         """The board as a markdown image with the SVG inline as a data URI."""
-        data = base64.b64encode(self.svg(swap_colors=swap_colors).encode()).decode()
-        return f"![{alt}](data:image/svg+xml;base64,{data})"
+        return _image(alt, self.svg(swap_colors=swap_colors))
+
+    def column_image(self, col: int, alt: str, *, swap_colors: bool = False) -> str:
+        """Column ``col`` (0-6) as a markdown image, its number on top."""
+        from c4cli.engine.drawing import column_svg
+
+        return _image(alt, column_svg(self, col, swap_colors=swap_colors))
+
+    def disc_names(self, col: int, *, swap_colors: bool = False) -> list[str]:
+        """Column ``col``'s cells bottom up, as an image's alt text names them."""
+        name = _glyphs("empty", "red", "yellow", swap_colors)
+        return [name[self.at(col, row)] for row in range(ROWS)]
 
     # -- value semantics ------------------------------------------------------
 
@@ -339,6 +349,12 @@ class Board:
 
     def __repr__(self) -> str:
         return f"Board.decode({self.encode()!r})"
+
+
+def _image(alt: str, svg: str) -> str:
+    """A markdown image with the SVG inline as a data URI, the one inline image gnoweb
+    shows."""
+    return f"![{alt}](data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()})"
 
 
 def _glyphs(empty: str, red: str, yellow: str, swap: bool) -> dict[Disc, str]:

@@ -1,7 +1,10 @@
 """Render(path): the realm's markdown pages for gnoweb.
 
 Pages are drawn from realm state only. The raw path is never echoed back, so
-nothing a visitor types can end up in the page.
+nothing a visitor types can end up in the page. Their layout is the one of the
+realm deployed on gno.land (headings, tables with full addresses, a board of
+seven linked column images while a move can be played), with this realm's
+additions: each offer's fee, and the offer link's ``maxFee``.
 """
 
 from __future__ import annotations
@@ -46,10 +49,6 @@ def action(state: RealmState, func: str, args: list[tuple[str, str]], send: str 
     if send:
         link += f"&.send={send}"
     return link
-
-
-def short(address: str) -> str:
-    return f"{address[:8]}…{address[-4:]}" if address else ""
 
 
 def clock(seconds: int) -> str:
@@ -97,15 +96,30 @@ def render(state: RealmState, now: int, path: str) -> str:
     return "# Not found\n"
 
 
+def _game_link(state: RealmState, game: Game) -> str:
+    return f"[#{game.id}]({web_path(state)}:game/{game.id})"
+
+
+def _accept_link(state: RealmState, game: Game) -> str:
+    args = [("id", str(game.id)), ("seedCommitment", "")]
+    return action(state, "Accept", args, f"{game.stake}ugnot")
+
+
+def _open_to(game: Game) -> str:
+    return game.opponent or "anyone"
+
+
 def _lobby(state: RealmState, now: int) -> str:
+    base = web_path(state)
     out = [
-        "# Connect Four, staked\n\n",
-        "Both players stake the same amount; the winner takes the pot minus the offer's "
-        f"own house fee (new offers: {gnot(state.fee)}). Each move has 90 s of block "
-        "time; if the first mover never moves, both stakes are refunded.\n\n",
-        f"[Make an offer]({web_path(state)}:new)\n\n",
+        "# Connect 4\n\n",
+        "Two players stake the same amount of GNOT. The winner is paid the pot less the "
+        f"house fee named on the offer (new offers: {gnot(state.fee)}). A player who "
+        "lets the 90-second move clock run out forfeits; if the first mover never "
+        "moves, both stakes go back.\n\n",
+        f"**[Post an offer]({base}:new)** · or open a game below\n\n",
     ]
-    # The 50 rows go to the listed games in id order, open offers and live games alike.
+    # The rows go to the listed games in id order, open offers and live games alike.
     listed = [
         game
         for game in (state.games[game_id] for game_id in state.active)
@@ -117,66 +131,80 @@ def _lobby(state: RealmState, now: int) -> str:
     live = [game for game in shown if game.status == PLAYING]
     out.append("## Open offers\n\n")
     if offers:
-        out.append("| game | stake | fee | creator | open to | expires in | |\n")
+        out.append("| Game | Stake | Fee | Creator | For | Expires in | |\n")
         out.append("|---|---|---|---|---|---|---|\n")
         for game in offers:
-            accept = action(
-                state,
-                "Accept",
-                [("id", str(game.id)), ("seedCommitment", "")],
-                f"{game.stake}ugnot",
-            )
             out.append(
-                f"| [#{game.id}]({web_path(state)}:game/{game.id}) | {gnot(game.stake)} "
-                f"| {gnot(game.fee)} | {short(game.creator)} "
-                f"| {short(game.opponent) or 'anyone'} | {clock(game.expires_at - now)} "
-                f"| [Accept]({accept}) |\n"
+                f"| {_game_link(state, game)} | {gnot(game.stake)} | {gnot(game.fee)} "
+                f"| {game.creator} | {_open_to(game)} | {clock(game.expires_at - now)} "
+                f"| [Accept]({_accept_link(state, game)}) |\n"
             )
         out.append("\n")
     else:
         out.append("No open offers.\n\n")
     out.append("## Live games\n\n")
     if live:
-        out.append("| game | pot | on turn | time left |\n|---|---|---|---|\n")
+        out.append("| Game | Pot | Turn | Time left |\n|---|---|---|---|\n")
         for game in live:
             out.append(
-                f"| [#{game.id}]({web_path(state)}:game/{game.id}) "
-                f"| {gnot(2 * game.stake)} | {_waiting_on(game)} "
+                f"| {_game_link(state, game)} | {gnot(2 * game.stake)} | {_on_turn(game)} "
                 f"| {clock(game.deadline - now)} |\n"
             )
         out.append("\n")
     else:
-        out.append("No live games.\n\n")
+        out.append("No games in progress.\n\n")
     if len(shown) < len(listed):
-        out.append(f"Showing {len(shown)} of {len(listed)}; page with ActiveJSON.\n\n")
-    out.append(_leaders(state))
+        out.append(f"Showing the first {LOBBY_ROWS} games; ActiveJSON pages through all.\n\n")
+    out.append("## Most games won\n\n")
+    out.append(_leaderboard([(a, str(score)) for a, score in state.wins_board]))
+    out.append("## Most gnot won\n\n")
+    out.append(_leaderboard([(a, gnot(score)) for a, score in state.gnot_board]))
     return "".join(out)
 
 
-def _waiting_on(game: Game) -> str:
-    if game.turn == 0:
-        who = game.acceptor if game.revealed else game.creator
-        return f"{short(who)} must reveal"
-    return short(game.player(game.turn))
+def _on_turn(game: Game) -> str:
+    """Who the game waits for."""
+    if game.turn != 0:
+        return game.player(game.turn)
+    if game.revealed:
+        return f"{game.acceptor} (reveal seed)"
+    return f"{game.creator} (reveal)"
 
 
-def _leaders(state: RealmState) -> str:
-    if not state.wins_board:
-        return "No finished games yet.\n"
-    out = ["## Most games won\n\n| # | player | wins |\n|---|---|---|\n"]
-    out += [f"| {i} | {short(a)} | {s} |\n" for i, (a, s) in enumerate(state.wins_board, 1)]
-    out.append("\n## Most gnot won\n\n| # | player | net won |\n|---|---|---|\n")
-    out += [f"| {i} | {short(a)} | {gnot(s)} |\n" for i, (a, s) in enumerate(state.gnot_board, 1)]
+def _leaderboard(rows: list[tuple[str, str]]) -> str:
+    if not rows:
+        return "No finished games yet.\n\n"
+    out = ["| # | Player | |\n|---|---|---|\n"]
+    out += [f"| {rank} | {address} | {score} |\n" for rank, (address, score) in enumerate(rows, 1)]
+    out.append("\n")
     return "".join(out)
+
+
+_FORM = (
+    '<gno-form path="new">\n'
+    '<gno-input name="stake" type="text" placeholder="Stake in GNOT (at least 1), e.g. 5" />\n'
+    '<gno-input name="validFor" type="number" '
+    'placeholder="Minutes the offer stays open: 1 to 60 (15 if empty)" />\n'
+    '<gno-input name="opponent" type="text" '
+    'placeholder="Opponent address (empty: open to anyone)" />\n'
+    '<gno-input name="commitment" type="text" '
+    'placeholder="sha256 of your passphrase, 64 hex characters" />\n'
+    "</gno-form>\n\n"
+)
 
 
 def _new(state: RealmState, query: str) -> str:
     out = [
-        "# New offer\n\n",
-        "Generate a fresh random passphrase (`openssl rand -hex 32`), keep it, and paste "
-        "only its sha256 as the commitment: you reveal the passphrase after your offer "
-        "is accepted, and the first mover is drawn from both players' secrets.\n\n",
-        f"The house fee for new offers is {gnot(state.fee)}.\n\n",
+        f"# Post an offer\n\n[← Lobby]({web_path(state)})\n\n",
+        "Make a new random passphrase for each offer and keep it safe: once your offer "
+        "is accepted you have 90 seconds to reveal it, or you forfeit, and the first "
+        "mover is drawn from it and your opponent's seed. Give only its sha256 here:\n\n"
+        '    pass=$(openssl rand -hex 32); echo "$pass"\n'
+        '    printf %s "$pass" | sha256sum\n\n',
+        f"New offers pay a house fee of {gnot(state.fee)}; the offer link carries it as "
+        "maxFee, so a fee raised before the offer lands refuses it instead of charging "
+        "more.\n\n",
+        _FORM,
     ]
     if not query:
         return "".join(out)
@@ -198,7 +226,7 @@ def _new(state: RealmState, query: str) -> str:
     if not is_commitment(commitment):
         problems.append("commitment must be 64 lowercase hex chars (sha256 of your passphrase)")
     if problems:
-        out.append("This offer would be refused:\n\n")
+        out.append("**Fix the following:**\n\n")
         out += [f"- {p}\n" for p in problems]
         return "".join(out)
     link = action(
@@ -212,7 +240,13 @@ def _new(state: RealmState, query: str) -> str:
         ],
         f"{stake}ugnot",
     )
-    out.append(f"[Offer {gnot(stake)}]({link})\n")
+    out.append("## Ready\n\n")
+    out.append(
+        f"Stake {gnot(stake)}, open to {opponent or 'anyone'} for {valid} min, fee at most "
+        f"{gnot(state.fee)}, commitment `{commitment}`: make sure it is the sha256 of "
+        "your own passphrase before you sign.\n\n"
+    )
+    out.append(f"**[Post offer for {gnot(stake)}]({link})**\n")
     return "".join(out)
 
 
@@ -234,51 +268,81 @@ _GNOT = re.compile(r"([0-9]{1,13})(?:\.([0-9]{1,6}))?")
 DEFAULT_VALID_FOR = 15
 
 
+def _board_view(state: RealmState, now: int, game: Game) -> str:
+    """The board: while a move can be played, seven column images side by side, each
+    the link that plays its column; otherwise one image. Alt texts name each disc."""
+    board, swap = game.board(), game.first == ACCEPTOR
+    columns = [
+        f"column {col + 1}: " + " ".join(board.disc_names(col, swap_colors=swap))
+        for col in range(7)
+    ]
+    playable = game.status == PLAYING and game.turn != 0 and not clock_ran_out(now, game.deadline)
+    if not playable:
+        return board.image("board: " + "; ".join(columns) + ";", swap_colors=swap)
+    move = str(len(game.moves))
+    links = []
+    for col in range(7):
+        args = [("id", str(game.id)), ("column", str(col + 1)), ("move", move)]
+        image = board.column_image(col, columns[col], swap_colors=swap)
+        links.append(f"[{image}]({action(state, 'Play', args)})")
+    return "".join(links)
+
+
 def _game(state: RealmState, now: int, game: Game) -> str:
     gid = str(game.id)
-    out = [f"# Game #{game.id}: {game.status}\n\n"]
-    out.append(f"- 🔴 {game.creator} (creator)\n")
-    out.append(f"- 🟡 {game.acceptor or 'waiting for opponent'}\n")
-    out.append(f"- stake {gnot(game.stake)} each, fee {gnot(game.fee)}\n\n")
-    out.append(game.board().image(f"game {game.id}", swap_colors=game.first == ACCEPTOR) + "\n\n")
+    out = [f"# Game #{game.id} — {game.status}\n\n[← Lobby]({web_path(state)})\n\n"]
+    out.append(f"🔴 {game.creator}  \n🟡 {game.acceptor or 'waiting for opponent'}  \n")
+    out.append(f"Stake: {gnot(game.stake)} each · fee {gnot(game.fee)}\n\n")
+    out.append(_board_view(state, now, game) + "\n\n")
     if game.status == OPEN:
+        cancel = f"[Cancel offer]({action(state, 'Cancel', [('id', gid)])})"
         if not offer_expired(now, game.expires_at):
-            accept = action(
-                state, "Accept", [("id", gid), ("seedCommitment", "")], f"{game.stake}ugnot"
+            out.append(
+                f"Open offer for {_open_to(game)}, expires in {clock(game.expires_at - now)}.\n\n"
             )
-            out.append(f"Open for {clock(game.expires_at - now)}. [Accept]({accept}) · ")
+            out.append(
+                f"**[Accept for {gnot(game.stake)}]({_accept_link(state, game)})** with the "
+                "sha256 of a new random seed, which you keep: you reveal it after the "
+                "creator's passphrase, within 90 seconds, or forfeit.\n\n"
+            )
+            out.append(f"{cancel} (creator)\n")
         else:
-            out.append("This offer has expired. ")
-        out.append(f"[Cancel]({action(state, 'Cancel', [('id', gid)])})\n")
+            out.append(f"This offer expired: anyone may {cancel}, refunding the creator.\n")
     elif game.status == PLAYING:
         left = game.deadline - now
+        claim = (
+            "Clock ran out: "
+            f"**[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])})**\n\n"
+        )
         if game.turn == 0:
-            who, func, arg = (
-                (game.acceptor, "RevealSeed", "seed")
-                if game.revealed
-                else (game.creator, "Reveal", "passphrase")
-            )
-            out.append(f"Waiting for {who} to reveal: {clock(left)}. ")
-            out.append(f"[{func}]({action(state, func, [('id', gid), (arg, '')])})\n\n")
+            if not game.revealed:
+                out.append("Waiting for the creator's passphrase.\n\n")
+            else:
+                out.append("Passphrase revealed; waiting for the acceptor's seed.\n\n")
+            if left >= 0:
+                out.append(f"Time left: {clock(left)}\n\n")
+                if not game.revealed:
+                    link = action(state, "Reveal", [("id", gid), ("passphrase", "")])
+                    out.append(f"**[Reveal]({link})** (creator)\n\n")
+                else:
+                    link = action(state, "RevealSeed", [("id", gid), ("seed", "")])
+                    out.append(f"**[Reveal seed]({link})** (acceptor)\n\n")
+            else:
+                out.append(claim)
         else:
             disc = "🔴" if game.turn == CREATOR else "🟡"
-            out.append(f"{disc} {game.player(game.turn)} to move: {clock(left)}.\n\n")
-            if not clock_ran_out(now, game.deadline):
-                move = str(len(game.moves))
-                links = []
-                for col in game.board().legal():
-                    args = [("id", gid), ("column", str(col + 1)), ("move", move)]
-                    links.append(f"[{col + 1}]({action(state, 'Play', args)})")
-                out.append("Play: " + " ".join(links) + "\n\n")
-        if clock_ran_out(now, game.deadline):
-            out.append(f"[Claim timeout]({action(state, 'ClaimTimeout', [('id', gid)])}) · ")
+            out.append(f"Turn: {disc} {game.player(game.turn)}\n\n")
+            if left >= 0:
+                out.append(f"Time left: {clock(left)} · click a column to play it\n\n")
+            else:
+                out.append(claim)
         out.append(f"[Resign]({action(state, 'Resign', [('id', gid)])})\n")
     elif game.status == WON:
-        out.append(f"Won by {game.winner}: paid {gnot(game.payout())}.\n")
+        out.append(f"Winner: {game.winner}, paid {gnot(game.payout())}.\n")
     elif game.status == DRAW:
         out.append("Draw: both stakes refunded.\n")
     elif game.status == VOID:
-        out.append("Void: the clock ran out before the first move; both stakes refunded.\n")
+        out.append("Void: the first mover never moved; both stakes refunded.\n")
     elif game.status == CANCELLED:
         out.append("Cancelled: the stake went back to the creator.\n")
     return "".join(out)

@@ -26,9 +26,9 @@ def test_qeval_and_qrender_in_gnokey_format(chain: Home) -> None:
     assert out.startswith('height: 1\ndata: ("{\\"now\\":')
     assert out.endswith('}" string)\n')
     out = chain.ok("query", "vm/qeval", "--data", f'{REALM_PATH}.Render("")').stdout
-    assert out.startswith('height: 1\ndata: ("# Connect Four, staked\\n')
+    assert out.startswith('height: 1\ndata: ("# Connect 4\\n')
     out = chain.ok("query", "vm/qrender", "--data", f"{REALM_PATH}:game/1").stdout
-    assert out.startswith("height: 1\ndata: # Game #1: open\n")
+    assert out.startswith("height: 1\ndata: # Game #1 — open\n")
     assert chain.ok("query", "render", "nope").stdout == "# Not found\n"
     chain.fails(
         1,

@@ -114,17 +114,32 @@ def test_bump_keeps_earlier_holder_first_and_cuts_at_ten() -> None:
 def test_render_pages() -> None:
     state = playing()
     lobby = render(state, T0 + 20, "")
-    assert lobby.startswith("# Connect Four, staked\n")
-    assert "## Live games" in lobby and "[#1](/r/samcrew/connect4:game/1)" in lobby
-    assert "No finished games yet." in lobby
+    # The layout of the realm deployed on gno.land: its headings, its tables, full addresses.
+    assert lobby.startswith("# Connect 4\n\n")
+    assert "**[Post an offer](/r/samcrew/connect4:new)**" in lobby
+    assert "## Live games\n\n| Game | Pot | Turn | Time left |\n|---|---|---|---|\n" in lobby
+    game = state.games[1]
+    turn = game.player(game.turn)
+    assert f"| [#1](/r/samcrew/connect4:game/1) | 20 GNOT | {turn} | 1m25s |\n" in lobby
+    assert "## Most games won\n\nNo finished games yet.\n\n## Most gnot won\n\n" in lobby
     page = render(state, T0 + 20, "game/1")
-    assert page.startswith("# Game #1: playing\n")
-    assert "data:image/svg+xml;base64," in page
-    assert "/r/samcrew/connect4$help&func=Play&id=1&column=4&move=0" in page
-    assert "Claim timeout" not in page
-    assert "[Claim timeout](/r/samcrew/connect4$help&func=ClaimTimeout&id=1)" in render(
-        state, T0 + 200, "game/1"
+    assert page.startswith("# Game #1 — playing\n\n[← Lobby](/r/samcrew/connect4)\n\n")
+    assert f"🔴 {A}  \n🟡 {B}  \nStake: 10 GNOT each · fee 0.1 GNOT\n\n" in page
+    # A move can be played: seven column images, each the link that plays it.
+    assert page.count("](data:image/svg+xml;base64,") == 7
+    for col in range(1, 8):
+        link = f"/r/samcrew/connect4$help&func=Play&id=1&column={col}&move=0"
+        assert f"[![column {col}: empty empty empty empty empty empty](data:" in page
+        assert f")]({link})" in page
+    assert f"Turn: {'🔴' if turn == A else '🟡'} {turn}\n\n" in page
+    assert "Time left: 1m25s · " in page and "Claim timeout" not in page
+    late = render(state, T0 + 200, "game/1")
+    assert (
+        "Clock ran out: **[Claim timeout](/r/samcrew/connect4$help&func=ClaimTimeout&id=1)**"
+        in late
     )
+    assert late.count("](data:image/svg+xml;base64,") == 1  # no move to play: one image
+    assert "![board: column 1: empty empty empty empty empty empty; column 2:" in late
     assert render(state, T0, "game/99") == "# Not found\n"
     assert render(state, T0, "<script>") == "# Not found\n"
 
@@ -141,7 +156,9 @@ def test_render_new_lists_broken_rules_or_a_ready_link() -> None:
     ):
         assert f"- {rule}\n" in broken
     assert "G1X" not in broken and "nope" not in broken  # raw input is never echoed
+    assert broken.count("**Fix the following:**\n\n") == 1
     ready = render(state, T0, f"new?stake=2&validFor=15&opponent={C}&commitment={h('p')}")
+    assert "## Ready\n\n" in ready and "**[Post offer for 2 GNOT](" in ready
     assert (
         f"/r/samcrew/connect4$help&func=Offer&opponent={C}&validFor=15&commitment={h('p')}"
         "&maxFee=100000&.send=2000000ugnot" in ready
@@ -205,7 +222,7 @@ def test_render_durations_are_written_as_go_writes_them() -> None:
     call(state, A, T0, "Offer", "", "60", h("p"), "100000", send=10_000_000)
     assert "| 1h0m0s |" in render(state, T0, "")
     assert "| 5m0s |" in render(state, T0 + 3300, "")
-    assert "Open for 59m59s." in render(state, T0 + 1, "game/1")
+    assert "Open offer for anyone, expires in 59m59s.\n" in render(state, T0 + 1, "game/1")
 
 
 def test_lobby_gives_its_50_rows_to_games_in_id_order() -> None:
@@ -218,5 +235,5 @@ def test_lobby_gives_its_50_rows_to_games_in_id_order() -> None:
     lobby = render(state, T0 + 1, "")
     offers, live = lobby.split("## Live games")
     assert offers.count("[Accept]") == 20 and "[#50](" in offers and "[#51](" not in offers
-    assert live.count("must reveal") == 30
-    assert "Showing 50 of 60; page with ActiveJSON." in lobby
+    assert live.count(" (reveal) |") == 30
+    assert "Showing the first 50 games; ActiveJSON pages through all." in lobby
