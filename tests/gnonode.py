@@ -1,7 +1,8 @@
 """A real gno.land node for the tests: gnoland on 127.0.0.1, and a small RPC client.
 
 The binaries come from ``scripts/install-gno.sh`` (gno's own, at the pinned
-version, built from the Go module proxy and cached). The node runs in a
+version, built from the Go module proxy and cached). The node is the one
+`c4 node start` runs (c4cli/chain/devnode.py), here a child of the session: it runs in a
 temporary folder with a genesis that funds the keys the tests sign with; it
 makes a block only when a transaction arrives, at least one second after the
 previous one, so every transaction has a block (and a block time, in whole
@@ -15,14 +16,13 @@ import contextlib
 import json
 import os
 import shutil
-import socket
 import subprocess
-import time
-import urllib.error
-import urllib.request
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from c4cli.chain.devnode import DevNode
+from c4cli.errors import Unreachable
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL = ROOT / "scripts" / "install-gno.sh"
@@ -31,7 +31,7 @@ GAS_FEE = "1000000ugnot"  # what every test transaction pays, on both chains
 GAS_WANTED = 50_000_000
 
 
-class NodeError(RuntimeError):
+class NodeError(Unreachable):
     """The node did something a test did not expect (not a realm refusal)."""
 
 
@@ -46,13 +46,6 @@ def install_gno() -> tuple[Path, Path]:
     return Path(env["GNO_BIN"]), Path(env["GNOROOT"])
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def unix_time(rfc3339: str) -> int:
     """Whole seconds of a tm2 block time (nanosecond RFC 3339), as the realm reads it."""
     text = rfc3339.rstrip("Z")
@@ -60,190 +53,44 @@ def unix_time(rfc3339: str) -> int:
     return int(datetime.fromisoformat(whole + "+00:00").timestamp())
 
 
-class GnoNode:
-    """One gnoland process and what the tests ask of it."""
+class GnoNode(DevNode):
+    """The node `c4 node start` runs (c4cli/chain/devnode.py), as a child of the test
+    session, and what the tests ask of it."""
 
     def __init__(self, bin_dir: Path, gnoroot: Path, workdir: Path) -> None:
-        self.bin = bin_dir
-        self.gnoroot = gnoroot
-        self.dir = workdir
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.rpc_port = free_port()
-        self.url = f"http://127.0.0.1:{self.rpc_port}"
-        self._id = 0
+        super().__init__(workdir, bin_dir, gnoroot)
         self.stopped_at = 1
-
-    # -- life ---------------------------------------------------------------------
 
     def start(self, balances: dict[str, int]) -> None:
         """Start a fresh chain whose genesis gives each address its ugnot."""
-        self._gnoroot()
-        data = self.dir / "data"
-        config = data / "config" / "config.toml"
-        config.parent.mkdir(parents=True)
-        self._gnoland("config", "init", "--config-path", str(config))
-        for key, value in (
-            ("rpc.laddr", f"tcp://127.0.0.1:{self.rpc_port}"),
-            ("p2p.laddr", f"tcp://127.0.0.1:{free_port()}"),
-            ("consensus.create_empty_blocks", "false"),
-            ("consensus.timeout_commit", "1s"),
-            ("consensus.timeout_propose", "1s"),
-        ):
-            self._gnoland("config", "set", "--config-path", str(config), key, value)
-        balances_file = self.dir / "balances.txt"
-        balances_file.write_text(
-            "".join(f"{addr}={amount}ugnot\n" for addr, amount in balances.items())
-        )
-        txs_file = self.dir / "txs.jsonl"
-        txs_file.write_text("")
-        self._launch()
-
-    def _launch(self, at_least: int = 1) -> None:
-        """Run gnoland on this folder's data, and wait until it has block ``at_least``."""
-        root = self.dir / "gnoroot"
-        data = self.dir / "data"
-        self.log = (self.dir / "gnoland.log").open("ab")
-        self.proc = subprocess.Popen(
-            [
-                str(self.bin / "gnoland"),
-                "start",
-                "-lazy",
-                "-chainid",
-                CHAIN_ID,
-                "-data-dir",
-                str(data),
-                "-gnoroot-dir",
-                str(root),
-                "-genesis",
-                str(self.dir / "genesis.json"),
-                "-genesis-balances-file",
-                str(self.dir / "balances.txt"),
-                "-genesis-txs-file",
-                str(self.dir / "txs.jsonl"),
-                "-log-level",
-                "error",
-            ],
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            cwd=self.dir,
-        )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise NodeError(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
-            try:
-                if self.latest_height() >= at_least:
-                    return
-            except (OSError, NodeError, KeyError, ValueError):
-                pass
-            time.sleep(0.2)
-        raise NodeError(f"gnoland did not answer within 120 s: {self.tail()}")
+        try:
+            self.create(balances)
+            self.launch()
+        except Unreachable as exc:
+            raise NodeError(str(exc)) from None
 
     def restart(self) -> None:
         """Start the stopped node again on its own data: the chain goes on where it was."""
-        self._launch(at_least=self.stopped_at)
+        self.launch(at_least=self.stopped_at)
 
     def stop(self) -> None:
-        with contextlib.suppress(OSError, NodeError, KeyError, ValueError):
+        with contextlib.suppress(OSError, Unreachable, KeyError, ValueError):
             self.stopped_at = self.latest_height()
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if getattr(self, "log", None) is not None:
-            self.log.close()
-
-    def tail(self) -> str:
-        path = self.dir / "gnoland.log"
-        return path.read_text(errors="replace")[-2000:] if path.exists() else ""
-
-    def _gnoroot(self) -> Path:
-        """A GNOROOT with gno's standard libraries and no example packages.
-
-        Genesis loads every package under ``examples/``; the tests deploy their
-        own two, so an empty one keeps the node's start to a second.
-        """
-        root = self.dir / "gnoroot"
-        (root / "examples").mkdir(parents=True)
-        for name in ("gnovm", "tm2"):
-            (root / name).symlink_to(self.gnoroot / name)
-        genesis = root / "gno.land" / "genesis"
-        genesis.mkdir(parents=True)
-        shutil.copy(self.gnoroot / "gno.land" / "genesis" / "genesis_params.toml", genesis)
-        return root
-
-    def _gnoland(self, *args: str) -> None:
-        subprocess.run(
-            [str(self.bin / "gnoland"), *args], check=True, capture_output=True, timeout=60
-        )
-
-    # -- deploying with gnokey -------------------------------------------------------
+        super().stop()
 
     def deploy(self, pkgdir: Path, pkgpath: str, mnemonic: str) -> None:
-        """``gnokey maketx addpkg`` a package folder as the README shows it, signed by
-        ``mnemonic``'s key (the deployer, who owns the realm)."""
-        keyhome = self.dir / "gnokey"
-        if not (keyhome / "data").exists():
-            self._gnokey(["add", "deployer", "--recover"], f"{mnemonic}\n\n\n")
-        self._gnokey(
-            [
-                "maketx",
-                "addpkg",
-                "-pkgpath",
-                pkgpath,
-                "-pkgdir",
-                str(pkgdir),
-                "-gas-fee",
-                "10000000ugnot",
-                "-gas-wanted",
-                "200000000",
-                "-broadcast",
-                "-chainid",
-                CHAIN_ID,
-                "-remote",
-                f"127.0.0.1:{self.rpc_port}",
-                "deployer",
-            ],
-            "\n",
-        )
-
-    def _gnokey(self, args: list[str], stdin: str) -> str:
-        proc = subprocess.run(
-            [
-                str(self.bin / "gnokey"),
-                *args,
-                "-home",
-                str(self.dir / "gnokey"),
-                "-insecure-password-stdin",
-            ],
-            input=stdin,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if proc.returncode != 0:
-            raise NodeError(f"gnokey {' '.join(args[:2])} failed: {proc.stderr.strip()}")
-        return proc.stdout
+        try:
+            super().deploy(pkgdir, pkgpath, mnemonic)
+        except Unreachable as exc:
+            raise NodeError(str(exc)) from None
 
     # -- JSON-RPC ---------------------------------------------------------------------
 
     def rpc(self, method: str, **params: Any) -> Any:
-        self._id += 1
-        body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
-        request = urllib.request.Request(
-            self.url, body.encode(), {"Content-Type": "application/json"}
-        )
         try:
-            with urllib.request.urlopen(request, timeout=60) as answer:
-                document = json.loads(answer.read())
-        except urllib.error.URLError as exc:
-            raise NodeError(f"{method}: {exc}") from None
-        if document.get("error"):
-            raise NodeError(f"{method}: {document['error']}")
-        return document["result"]
+            return super().rpc(method, **params)
+        except Unreachable as exc:
+            raise NodeError(str(exc)) from None
 
     def query(self, path: str, data: str = "") -> tuple[str, str]:
         """abci_query: (the answer's data as text, its error log or "")."""
@@ -301,9 +148,6 @@ class GnoNode:
             "broadcast_tx_commit", tx=base64.b64encode(tx_bytes).decode()
         )
         return result
-
-    def latest_height(self) -> int:
-        return int(self.rpc("status")["sync_info"]["latest_block_height"])
 
     def block_time(self, height: int) -> int:
         header = self.rpc("block", height=str(height))["block"]["header"]

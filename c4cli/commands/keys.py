@@ -8,13 +8,13 @@ import click
 
 from c4cli.chain import crypto
 from c4cli.chain.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
-from c4cli.commands.options import common_options, emit_json, group_options
+from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput, HomeDamaged
 
 
 @click.group()
-@group_options
+@local_group_options
 def keys() -> None:
     """Manage the local keys (as `gnokey add|list|delete`).
 
@@ -35,7 +35,7 @@ def _describe(info: KeyInfo) -> str:
 @click.option("--account", type=int, default=0, show_default=True, help="BIP44 account.")
 @click.option("--index", type=int, default=0, show_default=True, help="BIP44 address index.")
 @click.option("--password-stdin", is_flag=True, help="Read the passphrase from stdin.")
-@common_options
+@local_options
 def add(
     name: str,
     recover: bool,
@@ -89,7 +89,7 @@ def add(
 
 
 @keys.command("list")
-@common_options
+@local_options
 def list_keys(home: Path, as_json: bool) -> None:
     """List the local keys: name, address, public key.
 
@@ -107,7 +107,7 @@ def list_keys(home: Path, as_json: bool) -> None:
 
 @keys.command("show")
 @click.argument("name")
-@common_options
+@local_options
 def show(name: str, home: Path, as_json: bool) -> None:
     """Show one key's address and public key.
 
@@ -125,7 +125,7 @@ def show(name: str, home: Path, as_json: bool) -> None:
 @keys.command("delete")
 @click.argument("name")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
-@common_options
+@local_options
 def delete(name: str, yes: bool, home: Path, as_json: bool) -> None:
     """Delete a key file (the mnemonic is the only way back).
 

@@ -31,6 +31,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "leaders": ("c4cli.commands.views", "leaders"),
     "lobby": ("c4cli.commands.views", "lobby"),
     "log": ("c4cli.commands.history", "log"),
+    "node": ("c4cli.commands.node", "node"),
     "offer": ("c4cli.commands.game", "offer"),
     "play": ("c4cli.commands.game", "play"),
     "query": ("c4cli.commands.query", "query"),

@@ -96,6 +96,16 @@ def common_options(func: F) -> F:
     return home_option(json_option(_remote()(func)))
 
 
+def local_options(func: F) -> F:
+    """--home and --json, for commands that act on the home and never on a node (keys)."""
+    return home_option(json_option(func))
+
+
+def local_group_options(func: F) -> F:
+    """--home and --json on a group whose commands never reach a node."""
+    return _home(expose=False)(_json(expose=False)(func))
+
+
 def group_options(func: F) -> F:
     """--home, --json and --remote on a group, for the commands below it (``c4 --home X lobby``)."""
     return _home(expose=False)(_json(expose=False)(_remote()(func)))

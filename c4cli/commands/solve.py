@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import common_options, emit_json, json_option
 from c4cli.errors import BadInput
 
 
@@ -40,8 +40,8 @@ def best_line(best: list[int]) -> str:
 @click.command()
 @click.argument("moves", metavar="MOVES", default="")
 @click.option("--all", "every", is_flag=True, help="Also print every column's score.")
-@common_options
-def solve(moves: str, every: bool, home: Path, as_json: bool) -> None:
+@json_option
+def solve(moves: str, every: bool, as_json: bool) -> None:
     """Solve a position exactly: its score for the side to move, and the best columns.
 
     MOVES are 1-based columns from the empty board, as in Pascal Pons' test sets

@@ -477,32 +477,6 @@ def test_the_realm_as_deployed_on_gno_land(gno_node: Any, tmp_path: Path) -> Non
     assert home.json("query", "fees")["collected"] == 0
 
 
-def test_the_readme_ci_recipe_on_the_node(
-    remote: Home, gno_node: Any, c4_bin: str, tmp_path: Path
-) -> None:
-    """The README's CI recipe with its one init line changed, against the node."""
-    from recipe import INIT_LINE, ci_recipe, run_recipe
-
-    from c4cli.chain import crypto
-    from support import DEV_MNEMONIC
-
-    path = "gno.land/r/c4cli/recipe/connect4"
-    deploy_copy(gno_node, path, tmp_path / "realm")
-    secrets = {"ALICE_MNEMONIC": crypto.new_mnemonic(), "BOB_MNEMONIC": crypto.new_mnemonic()}
-    for mnemonic in secrets.values():
-        address = crypto.address_of(crypto.public_key(crypto.derive_private_key(mnemonic)))
-        remote.ok("send", "--to", address, "--amount", "50gnot", "test1")  # CI's funded keys
-    secrets["OWNER_MNEMONIC"] = DEV_MNEMONIC  # the key that deployed the realm
-    script = ci_recipe().replace(
-        INIT_LINE, 'c4 init --remote "$NODE" --realm-path "$REALM" >/dev/null'
-    )
-    env = {**secrets, "NODE": gno_node.url, "REALM": path}
-    proc = run_recipe(script, c4_bin, env, tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    owner = crypto.address_of(crypto.public_key(crypto.derive_private_key(DEV_MNEMONIC)))
-    assert proc.stdout.splitlines()[-1] == f"fees withdrawn: 0.1 GNOT to owner ({owner})"
-
-
 def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_node: Any) -> None:
     """Another client sends from the same account between c4's read of the sequence and
     its broadcast: the node refuses c4's, which signs again with the new sequence, once."""

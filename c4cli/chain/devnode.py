@@ -1,0 +1,347 @@
+"""A gnoland node of one's own: gno's real node and GnoVM on 127.0.0.1, for `c4 node`.
+
+`c4 node start` runs ``gnoland`` (gno's binaries at the pinned version, built
+by ``scripts/install-gno.sh``, or found on ``$PATH``) in ``<home>/node``: a chain
+of its own whose genesis funds every key of the home, on free ports, with a
+block each second (as gno.land makes them, so block time follows the clock). It
+deploys the realm in ``gno/`` with ``gnokey maketx addpkg`` (signed by test1,
+the public dev key) and binds the home to the node, so that every c4 command of
+that home acts on the real GnoVM. The test suite's node is the same code (its
+blocks come only with transactions).
+
+Nothing is downloaded: gnoland, gnokey and gno's standard library must be on
+this machine already.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import IO, Any
+
+from c4cli.errors import BadInput, Unreachable
+
+GNO_VERSION = "v1.7.1"  # as scripts/install-gno.sh builds it
+GNO_MODULE = "github.com/gnolang/gno"
+CHAIN_ID = "dev"
+NODE_DIR = "node"
+PID_FILE = "gnoland.pid"
+URL_FILE = "url"
+START_TIMEOUT = 120.0
+
+# The packages `c4 node start` deploys, in order: the rules, then the realm.
+RULES_PATH = "gno.land/p/c4cli/gno4"
+
+
+class NodeFailed(Unreachable):
+    """gnoland or gnokey did not do what was asked (exit 4, with their words)."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def gno_sources() -> Path:
+    """The ``gno/`` folder of this checkout: the rules package and the realm in Gno."""
+    folder = Path(__file__).resolve().parents[2] / "gno"
+    if not (folder / "r" / "c4cli" / "connect4" / "connect4.gno").is_file():
+        raise BadInput(
+            f"the realm's Gno sources are not beside this c4 ({folder}): "
+            "`c4 node` runs from a checkout installed with pip install -e"
+        )
+    return folder
+
+
+def find_gno() -> tuple[Path, Path]:
+    """The folder of gnoland and gnokey, and the GNOROOT (gno's standard library).
+
+    ``$GNO_BIN`` and ``$GNOROOT`` first; else the install script's cache and Go's
+    module cache; else ``$PATH``.
+    """
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    candidates = [
+        os.environ.get("GNO_BIN", ""),
+        str(cache / "c4cli" / f"gno-{GNO_VERSION}" / "bin"),
+    ]
+    found = shutil.which("gnoland")
+    if found is not None:
+        candidates.append(str(Path(found).parent))
+    bin_dir = next(
+        (
+            Path(c)
+            for c in candidates
+            if c and (Path(c) / "gnoland").is_file() and (Path(c) / "gnokey").is_file()
+        ),
+        None,
+    )
+    if bin_dir is None:
+        raise BadInput(
+            "gnoland and gnokey not found: run scripts/install-gno.sh (it builds gno "
+            f"{GNO_VERSION} with Go), or set GNO_BIN to their folder"
+        )
+    roots = [os.environ.get("GNOROOT", "")]
+    gopath = os.environ.get("GOMODCACHE") or str(Path.home() / "go" / "pkg" / "mod")
+    roots.append(str(Path(gopath) / f"{GNO_MODULE}@{GNO_VERSION}"))
+    gnoroot = next((Path(r) for r in roots if r and (Path(r) / "gnovm" / "stdlibs").is_dir()), None)
+    if gnoroot is None:
+        raise BadInput(
+            f"gno's standard library not found: run scripts/install-gno.sh, or set GNOROOT "
+            f"to gno {GNO_VERSION}'s source folder"
+        )
+    return bin_dir, gnoroot
+
+
+class DevNode:
+    """One gnoland in ``folder``: its genesis, its data, its log and its process."""
+
+    def __init__(self, folder: Path, bin_dir: Path, gnoroot: Path) -> None:
+        self.dir = folder
+        self.bin = bin_dir
+        self.gnoroot = gnoroot
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.log: IO[bytes] | None = None
+        self.rpc_port = free_port()
+        self.url = f"http://127.0.0.1:{self.rpc_port}"
+        self._id = 0
+
+    @property
+    def started_before(self) -> bool:
+        return (self.dir / "data" / "config" / "config.toml").is_file()
+
+    def create(self, balances: dict[str, int], *, empty_blocks: bool = False) -> None:
+        """A new chain whose genesis gives each address its ugnot. Its blocks come only
+        with transactions, at least a second apart; with ``empty_blocks``, also once a
+        second without any, so block time follows the clock as on gno.land (a move
+        clock runs out, and `c4 claim-timeout --wait` sees it, with nobody sending)."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self._gnoroot()
+        config = self.dir / "data" / "config" / "config.toml"
+        config.parent.mkdir(parents=True)
+        self._gnoland("config", "init", "--config-path", str(config))
+        for key, value in (
+            ("consensus.create_empty_blocks", "true" if empty_blocks else "false"),
+            ("consensus.create_empty_blocks_interval", "1s"),
+            ("consensus.timeout_commit", "1s"),
+            ("consensus.timeout_propose", "1s"),
+        ):
+            self._gnoland("config", "set", "--config-path", str(config), key, value)
+        (self.dir / "balances.txt").write_text(
+            "".join(f"{addr}={amount}ugnot\n" for addr, amount in balances.items())
+        )
+        (self.dir / "txs.jsonl").write_text("")
+
+    def launch(self, *, at_least: int = 1, detach: bool = False) -> None:
+        """Run gnoland on this folder's chain, on fresh free ports, and wait until it
+        has block ``at_least``. ``detach``: in a session of its own, to outlive c4."""
+        config = str(self.dir / "data" / "config" / "config.toml")
+        self._gnoland(
+            "config",
+            "set",
+            "--config-path",
+            config,
+            "rpc.laddr",
+            f"tcp://127.0.0.1:{self.rpc_port}",
+        )
+        p2p = f"tcp://127.0.0.1:{free_port()}"
+        self._gnoland("config", "set", "--config-path", config, "p2p.laddr", p2p)
+        self.log = (self.dir / "gnoland.log").open("ab")
+        self.proc = subprocess.Popen(
+            [
+                str(self.bin / "gnoland"),
+                "start",
+                "-lazy",
+                "-chainid",
+                CHAIN_ID,
+                "-data-dir",
+                str(self.dir / "data"),
+                "-gnoroot-dir",
+                str(self.dir / "gnoroot"),
+                "-genesis",
+                str(self.dir / "genesis.json"),
+                "-genesis-balances-file",
+                str(self.dir / "balances.txt"),
+                "-genesis-txs-file",
+                str(self.dir / "txs.jsonl"),
+                "-log-level",
+                "error",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            cwd=self.dir,
+            start_new_session=detach,
+        )
+        (self.dir / PID_FILE).write_text(f"{self.proc.pid}\n")
+        (self.dir / URL_FILE).write_text(f"{self.url}\n")
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise NodeFailed(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
+            with contextlib.suppress(OSError, Unreachable, KeyError, ValueError, TypeError):
+                if self.latest_height() >= at_least:
+                    return
+            time.sleep(0.2)
+        self.stop()
+        raise NodeFailed(f"gnoland did not answer within {START_TIMEOUT:.0f} s: {self.tail()}")
+
+    def stop(self) -> None:
+        """Stop the gnoland this object launched."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+        with contextlib.suppress(FileNotFoundError):
+            (self.dir / PID_FILE).unlink()
+
+    def tail(self) -> str:
+        path = self.dir / "gnoland.log"
+        return path.read_text(errors="replace")[-2000:].strip() if path.exists() else ""
+
+    def _gnoroot(self) -> None:
+        """A GNOROOT with gno's standard libraries and no example packages: genesis
+        loads every package under ``examples/``, and an empty one starts in a second."""
+        root = self.dir / "gnoroot"
+        (root / "examples").mkdir(parents=True)
+        for name in ("gnovm", "tm2"):
+            (root / name).symlink_to(self.gnoroot / name)
+        genesis = root / "gno.land" / "genesis"
+        genesis.mkdir(parents=True)
+        shutil.copy(self.gnoroot / "gno.land" / "genesis" / "genesis_params.toml", genesis)
+
+    def _gnoland(self, *args: str) -> None:
+        proc = subprocess.run(
+            [str(self.bin / "gnoland"), *args], capture_output=True, text=True, timeout=60
+        )
+        if proc.returncode != 0:
+            raise NodeFailed(f"gnoland {args[0]} {args[1]} failed: {proc.stderr.strip()}")
+
+    # -- deploying ---------------------------------------------------------------------
+
+    def deploy(self, pkgdir: Path, pkgpath: str, mnemonic: str) -> None:
+        """``gnokey maketx addpkg`` a package folder, signed by ``mnemonic``'s key (the
+        deployer, who owns a realm)."""
+        keyhome = self.dir / "gnokey"
+        if not (keyhome / "data").exists():
+            self._gnokey(["add", "deployer", "--recover"], f"{mnemonic}\n\n\n")
+        self._gnokey(
+            [
+                "maketx",
+                "addpkg",
+                "-pkgpath",
+                pkgpath,
+                "-pkgdir",
+                str(pkgdir),
+                "-gas-fee",
+                "10000000ugnot",
+                "-gas-wanted",
+                "200000000",
+                "-broadcast",
+                "-chainid",
+                CHAIN_ID,
+                "-remote",
+                f"127.0.0.1:{self.rpc_port}",
+                "deployer",
+            ],
+            "\n",
+        )
+
+    def deploy_package(self, source: Path, pkgpath: str, mnemonic: str) -> None:
+        """A package folder of ``gno/`` deployed at ``pkgpath``: its sources without the
+        tests, with a gnomod.toml naming that path."""
+        package = self.dir / "packages" / pkgpath.replace("/", "_")
+        if package.exists():
+            shutil.rmtree(package)
+        package.mkdir(parents=True)
+        for item in source.glob("*.gno"):
+            if not item.name.endswith(("_test.gno", "_filetest.gno")):
+                shutil.copy(item, package / item.name)
+        (package / "gnomod.toml").write_text(f'module = "{pkgpath}"\ngno = "0.9"\n')
+        self.deploy(package, pkgpath, mnemonic)
+
+    def _gnokey(self, args: list[str], stdin: str) -> str:
+        proc = subprocess.run(
+            [
+                str(self.bin / "gnokey"),
+                *args,
+                "-home",
+                str(self.dir / "gnokey"),
+                "-insecure-password-stdin",
+            ],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if proc.returncode != 0:
+            words = proc.stderr.strip().replace("Enter password.", "").strip()
+            raise NodeFailed(f"gnokey {' '.join(args[:2])} failed: {words}")
+        return proc.stdout
+
+    # -- JSON-RPC ----------------------------------------------------------------------
+
+    def rpc(self, method: str, **params: Any) -> Any:
+        self._id += 1
+        body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
+        request = urllib.request.Request(
+            self.url, body.encode(), {"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as answer:
+                document = json.loads(answer.read())
+        except urllib.error.URLError as exc:
+            raise Unreachable(f"{method}: {exc}") from None
+        if document.get("error"):
+            raise Unreachable(f"{method}: {document['error']}")
+        return document["result"]
+
+    def latest_height(self) -> int:
+        return int(self.rpc("status")["sync_info"]["latest_block_height"])
+
+
+def running_pid(folder: Path) -> int | None:
+    """The pid of the gnoland `c4 node start` left running in ``folder``, if it runs."""
+    try:
+        pid = int((folder / PID_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        return pid
+    return pid
+
+
+def stop_pid(folder: Path, pid: int) -> None:
+    """SIGTERM the node and wait for it to go (SIGKILL after 20 s)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and running_pid(folder) == pid:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    if running_pid(folder) == pid:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(FileNotFoundError):
+        (folder / PID_FILE).unlink()

@@ -1,0 +1,120 @@
+"""`c4 node start|stop`: gno's own node for a home, run as a user runs it.
+
+Each test starts its own gnoland through the installed `c4` (a block a second,
+as on gno.land), and stops it however the test ends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from c4cli.chain import crypto
+
+
+@pytest.fixture(scope="module")
+def gno_env() -> dict[str, str]:
+    """Where gno's binaries and standard library are (the install script builds them)."""
+    from gnonode import install_gno, node_available
+    from oracles import missing
+
+    reason = node_available()
+    if reason is not None:
+        missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
+    bin_dir, gnoroot = install_gno()
+    return {"GNO_BIN": str(bin_dir), "GNOROOT": str(gnoroot)}
+
+
+def c4(
+    c4_bin: str, home: Path, env: dict[str, str], *args: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [c4_bin, *args],
+        env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD="", **env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def stopper(c4_bin: str, gno_env: dict[str, str]) -> Iterator[list[Path]]:
+    """Homes whose node is stopped at the end of the test, whatever happened."""
+    homes: list[Path] = []
+    yield homes
+    for home in homes:
+        c4(c4_bin, home, gno_env, "node", "stop")
+
+
+def test_node_start_binds_the_home_and_stop_keeps_the_chain(
+    c4_bin: str, gno_env: dict[str, str], tmp_path: Path, stopper: list[Path]
+) -> None:
+    home = tmp_path / "home"
+    assert c4(c4_bin, home, gno_env, "keys", "add", "alice").returncode == 0
+    stopper.append(home)
+    started = c4(c4_bin, home, gno_env, "node", "start", "--json")
+    assert started.returncode == 0, started.stderr
+    doc = json.loads(started.stdout)
+    assert doc["new"] and doc["realm_path"] == "gno.land/r/samcrew/connect4"
+    assert doc["url"].startswith("http://127.0.0.1:")
+    config = (home / "config.toml").read_text()
+    assert doc["url"] in config  # the home is bound to it
+    again = c4(c4_bin, home, gno_env, "node", "start")
+    assert again.returncode == 2 and "a node already runs for" in again.stderr
+    # alice and test1 were funded at genesis; test1 owns the realm it deployed.
+    fees = json.loads(c4(c4_bin, home, gno_env, "query", "fees", "--json").stdout)
+    test1 = json.loads(c4(c4_bin, home, gno_env, "keys", "show", "test1", "--json").stdout)
+    assert fees["owner"] == test1["address"]
+    offer = c4(c4_bin, home, gno_env, "offer", "--stake", "2gnot", "alice", "--json")
+    assert offer.returncode == 0, offer.stderr
+    stopped = c4(c4_bin, home, gno_env, "node", "stop")
+    assert stopped.returncode == 0 and stopped.stdout.startswith("stopped gnoland (pid ")
+    down = c4(c4_bin, home, gno_env, "lobby")
+    assert down.returncode == 4 and down.stderr.count("\n") == 1
+    none = c4(c4_bin, home, gno_env, "node", "stop")
+    assert none.returncode == 1 and "no node runs for" in none.stderr
+    # Started again: the same chain, where it was (the offer is still there).
+    restarted = json.loads(c4(c4_bin, home, gno_env, "node", "start", "--json").stdout)
+    assert not restarted["new"] and restarted["height"] >= json.loads(offer.stdout)["height"]
+    shown = c4(c4_bin, home, gno_env, "show", "1")
+    assert shown.returncode == 0 and shown.stdout.startswith("Game 1: open, 0 moves\n")
+
+
+def test_node_start_leaves_a_local_chain_alone_without_force(
+    c4_bin: str, gno_env: dict[str, str], tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    assert c4(c4_bin, home, gno_env, "init").returncode == 0
+    refused = c4(c4_bin, home, gno_env, "node", "start")
+    assert refused.returncode == 2 and "pass --force" in refused.stderr
+    assert not (home / "node").exists() and not (home / "config.toml").exists()
+
+
+def test_the_ci_recipe_on_a_node_started_by_c4(
+    c4_bin: str, gno_env: dict[str, str], tmp_path: Path, stopper: list[Path]
+) -> None:
+    """The README's CI recipe with its init line made `c4 node start --deployer owner`:
+    the four endings and their payouts on gno's own GnoVM, the timeout in real time."""
+    from recipe import INIT_LINE, ci_recipe, run_recipe
+
+    script = ci_recipe().replace(INIT_LINE, "c4 node start --deployer owner >/dev/null")
+    secrets = {f"{name}_MNEMONIC": crypto.new_mnemonic() for name in ("ALICE", "BOB", "OWNER")}
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    try:
+        # mktemp -d makes the script's home under TMPDIR, where the node is found to stop.
+        proc = run_recipe(script, c4_bin, {**secrets, **gno_env, "TMPDIR": str(scratch)}, tmp_path)
+    finally:
+        stopper.extend(scratch.iterdir())
+    assert proc.returncode == 0, proc.stderr
+    owner = crypto.address_of(
+        crypto.public_key(crypto.derive_private_key(secrets["OWNER_MNEMONIC"]))
+    )
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "ClaimTimeout" and "OK!" in lines
+    assert lines[-1] == f"fees withdrawn: 0.3 GNOT to owner ({owner})"
