@@ -107,7 +107,7 @@ class DevNode:
     """One gnoland in ``folder``: its genesis, its data, its log and its process."""
 
     def __init__(self, folder: Path, bin_dir: Path, gnoroot: Path) -> None:
-        self.dir = folder
+        self.dir = folder.resolve()  # gnoland runs in it: no path may be relative
         self.bin = bin_dir
         self.gnoroot = gnoroot
         self.proc: subprocess.Popen[bytes] | None = None

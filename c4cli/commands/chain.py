@@ -17,7 +17,7 @@ from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import send_msg
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.options import common_options, emit_json, remote_url
-from c4cli.commands.text import parse_duration
+from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import (
     acting_address,
     local_chain,
@@ -254,7 +254,8 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     print_receipt(
         receipt,
         as_json=opts["as_json"],
-        human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to {target}",
+        human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to "
+        f"{who(target, names(home))}",
     )
 
 

@@ -24,7 +24,7 @@ from c4cli.chain.tx import (
 )
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands.options import common_options, emit_json, group_options
-from c4cli.commands.text import parse_duration
+from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import (
     open_chain,
     passphrase,
@@ -222,7 +222,7 @@ def revoke(
             return [revoke_session_msg(creator, pub_key)]
 
         receipt = submit(home, master_key, msgs, opts)
-        human = f"session {session_addr} revoked"
+        human = f"session {who(session_addr, names(home))} revoked"
     print_receipt(receipt, as_json=opts["as_json"], human=human)
 
 
@@ -243,9 +243,11 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
         return
     if not sessions:
         click.echo("no sessions")
+    known = names(home)
     for entry in sessions:
         expiry = "never" if not entry["expires_at"] else format_time(entry["expires_at"])
         click.echo(
-            f"{entry['address']}  expires {expiry}  paths {','.join(entry['allow_paths'])}  "
+            f"{who(entry['address'], known)}  expires {expiry}  "
+            f"paths {','.join(entry['allow_paths'])}  "
             f"limit {entry['spend_limit'] or 'none'} (spent {entry['spent'] or '0'})"
         )

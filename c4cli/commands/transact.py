@@ -360,7 +360,7 @@ def receipt_json(
             {"to": to, "amount": f"{amount}ugnot"} for to, amount in receipt.result.transfers
         ],
         "gas_wanted": gas_wanted(receipt),
-        "gas_fee": receipt.result.tx["fee"]["gas_fee"],
+        "gas_fee": receipt.result.tx["fee"]["gas_fee"] or "0ugnot",  # "" is how 0 is signed
         "gas_used": receipt.gas_used,
         "total_cost": total_cost(receipt),
         "events": json.loads(receipt.events),

@@ -1,0 +1,166 @@
+"""Every console example of the README runs as written and prints what the README shows.
+
+See tests/readme_examples.py for how a block is run and compared. Where a
+section starts from a state its text describes (the walkthrough's game played,
+a game at a given position), the test makes that state first with c4 itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from readme_examples import Failed, run, section
+from recipe import jq_folder
+
+from support import DEV_MNEMONIC
+
+ROOT = Path(__file__).resolve().parents[2]
+PONS = "5554224333234511764415115"  # the README's position: alice to move, 18th stone wins
+
+
+@pytest.fixture
+def env(c4_bin: str, tmp_path: Path) -> dict[str, str]:
+    """A shell user's environment: c4 and jq on PATH, keys unencrypted, no C4_* set."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("C4_")}
+    environment["PATH"] = os.pathsep.join(
+        [os.path.dirname(c4_bin), jq_folder(), os.environ.get("PATH", "")]
+    )
+    environment["C4_PASSWORD"] = ""
+    environment["TMPDIR"] = str(tmp_path)
+    environment.pop("NO_COLOR", None)
+    return environment
+
+
+def c4(folder: Path, env: dict[str, str], *args: str) -> str:
+    proc = subprocess.run(
+        ["c4", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, (args, proc.stderr)
+    return proc.stdout
+
+
+def address(folder: Path, env: dict[str, str], name: str) -> str:
+    import json
+
+    return str(json.loads(c4(folder, env, "keys", "show", name, "--json"))["address"])
+
+
+def bob_first(folder: Path, env: dict[str, str], game: int) -> tuple[str, str]:
+    """A passphrase and a seed that draw bob (the acceptor) to move first in ``game``."""
+    from c4cli.realm.connect4 import first_mover
+    from c4cli.realm.rules import ACCEPTOR
+
+    alice, bob = address(folder, env, "alice"), address(folder, env, "bob")
+    for n in range(100):
+        if first_mover(f"readme-p{n}", f"readme-s{n}", game, alice, bob) == ACCEPTOR:
+            return f"readme-p{n}", f"readme-s{n}"
+    raise AssertionError("no draw for bob in 100 tries")
+
+
+def bob_moves_first(folder: Path, env: dict[str, str], game: int, stake: str) -> None:
+    """Game ``game``: alice offers, bob accepts, both reveal, and bob is on turn."""
+    passphrase, seed = bob_first(folder, env, game)
+    c4(folder, env, "offer", "--stake", stake, "--passphrase", passphrase, "alice")
+    c4(folder, env, "accept", str(game), "--seed", seed, "bob")
+    c4(folder, env, "reveal", str(game), "alice")
+    c4(folder, env, "reveal", str(game), "bob")
+
+
+def walkthrough(folder: Path, env: dict[str, str]) -> None:
+    """"A game between two keys", as written. Its moves are bob's first, as in the
+    README's run: a run whose secrets draw alice is started again."""
+    (block,) = section("A game between two keys")
+    for _ in range(20):
+        shutil.rmtree(folder / "state", ignore_errors=True)
+        try:
+            run(block, folder, env)
+            return
+        except Failed as failed:
+            if "not your turn" not in failed.err:
+                raise
+    raise AssertionError("the secrets drew alice 20 times in a row")
+
+
+def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
+    """The README shows a run whose secrets drew alice: a run drawing bob is made again."""
+    (block,) = section("The demo")
+    for _ in range(20):
+        try:
+            run(block, tmp_path, env)
+            return
+        except AssertionError as differs:
+            if "bob moves first" not in str(differs).split("the README shows:")[0]:
+                raise
+    raise AssertionError("the secrets drew bob 20 times in a row")
+
+
+def test_the_walkthrough_the_operators_and_session_keys(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    walkthrough(tmp_path, env)
+    (operators,) = section("Operators")
+    run(operators, tmp_path, env)
+    # "Session keys": game 2 waits for alice's move (bob, drawn first, played column 1).
+    bob_moves_first(tmp_path, env, 2, "2gnot")
+    c4(tmp_path, env, "play", "2", "1", "bob")
+    (sessions,) = section("Session keys")
+    run(sessions, tmp_path, env)
+
+
+def test_the_chain_and_the_clock(tmp_path: Path, env: dict[str, str]) -> None:
+    walkthrough(tmp_path, env)
+    for block in section("The chain and the clock"):
+        run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
+
+
+def test_queries(tmp_path: Path, env: dict[str, str]) -> None:
+    walkthrough(tmp_path, env)
+    (block,) = section("Queries")
+    run(block, tmp_path, env)
+
+
+def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
+    solve, hint, bots, watch = section("Solving a position")
+    run(solve, tmp_path, env)
+    # "In a game on the chain": game 1 at the position above, alice (red) to move.
+    c4(tmp_path, env, "keys", "add", "alice")
+    c4(tmp_path, env, "keys", "add", "bob")
+    c4(tmp_path, env, "init", "--clock", "manual", "--genesis-time", "2026-01-01T00:00:00Z")
+    bob_moves_first(tmp_path, env, 1, "10gnot")
+    for number, column in enumerate(PONS):
+        c4(tmp_path, env, "play", "1", column, "bob" if number % 2 == 0 else "alice")
+    for block in (hint, bots, watch):
+        run(block, tmp_path, env)
+
+
+@pytest.fixture
+def gno_env(env: dict[str, str]) -> dict[str, str]:
+    from gnonode import install_gno, node_available
+    from oracles import missing
+
+    reason = node_available()
+    if reason is not None:
+        missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
+    install_gno()  # builds what the README's commands find
+    return env
+
+
+def test_the_realm_in_gno(gno_env: dict[str, str]) -> None:
+    (block,) = section("The realm in Gno")
+    run(block, ROOT, gno_env)
+
+
+@pytest.fixture
+def node_home(tmp_path: Path, gno_env: dict[str, str]) -> Iterator[Path]:
+    yield tmp_path
+    subprocess.run(["c4", "node", "stop"], cwd=tmp_path, env=gno_env, capture_output=True)
+
+
+def test_a_node_of_your_own(node_home: Path, gno_env: dict[str, str]) -> None:
+    (block,) = section("A node of your own")
+    run(block, node_home, gno_env)
