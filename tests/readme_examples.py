@@ -171,8 +171,9 @@ def _run(
         if not command.shown:
             continue
         lines = text.splitlines()
-        assert matches(command.shown, lines), f"`{command.line}` printed:\n{text}\nthe README shows:\n" + "\n".join(
-            command.shown
+        readme = "\n".join(command.shown)
+        assert matches(command.shown, lines), (
+            f"`{command.line}` printed:\n{text}\nthe README shows:\n{readme}"
         )
     return printed
 

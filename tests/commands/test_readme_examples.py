@@ -72,7 +72,7 @@ def bob_moves_first(folder: Path, env: dict[str, str], game: int, stake: str) ->
 
 
 def walkthrough(folder: Path, env: dict[str, str]) -> None:
-    """"A game between two keys", as written. Its moves are bob's first, as in the
+    """ "A game between two keys", as written. Its moves are bob's first, as in the
     README's run: a run whose secrets draw alice is started again."""
     (block,) = section("A game between two keys")
     for _ in range(20):
