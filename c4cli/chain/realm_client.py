@@ -262,8 +262,8 @@ class RealmClient:
             games = [GameView(game, now) for game in document["games"]]
             # The design record's realm gives the fee for new offers beside the games;
             # the one deployed on gno.land does not: its `fee` variable says it.
-            fee = document.get("fee")
-        return Lobby(now, self.fee() if fee is None else int(fee), games)
+            fee = None if document.get("fee") is None else int(document["fee"])
+        return Lobby(now, self.fee() if fee is None else fee, games)
 
     def leaders_json(self) -> str:
         return self._value("LeadersJSON()")

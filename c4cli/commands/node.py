@@ -53,6 +53,11 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
     then hands the realm over (TransferOwnership, AcceptOwnership signed by NAME).
     A node stopped with `c4 node stop` starts again on its own chain, from where
     it was. gnoland runs in the background, its data and log in HOME/node.
+
+    \b
+    Example:
+      c4 node start
+      c4 node start --deployer owner --json
     """
     from c4cli.chain import crypto, devnode
     from c4cli.chain.config import Remote, read_remote, write_remote
@@ -162,7 +167,12 @@ def _set_aside_journal(home: Path) -> None:
 @node.command()
 @local_options
 def stop(home: Path, as_json: bool) -> None:
-    """Stop this home's gnoland; its chain stays in HOME/node for the next start."""
+    """Stop this home's gnoland; its chain stays in HOME/node for the next start.
+
+    \b
+    Example:
+      c4 node stop
+    """
     from c4cli.chain import devnode
 
     folder = home / devnode.NODE_DIR

@@ -77,6 +77,29 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
     )
 
 
+def _realm_path_from_env() -> str | None:
+    return os.environ.get("C4_REALM_PATH") or None
+
+
+def _realm_path(func: F) -> F:
+    return click.option(
+        "--realm-path",
+        "group_realm_path",
+        metavar="PATH",
+        default=from_group("group_realm_path", _realm_path_from_env),
+        show_default="$C4_REALM_PATH, else the home's config, else gno.land/r/samcrew/connect4",
+        callback=_remember,
+        expose_value=False,
+        help="The realm --remote acts on, for a home bound to no node.",
+    )(func)
+
+
+def remote_realm_path() -> str | None:
+    """The realm --realm-path (or $C4_REALM_PATH) names for --remote on an unbound home."""
+    path: str | None = from_group("group_realm_path", _realm_path_from_env)()
+    return path
+
+
 def remote_url() -> str | None:
     """The node --remote (or $C4_REMOTE) names for this command line, if any."""
     url: str | None = from_group("remote", _remote_from_env)()
@@ -107,8 +130,9 @@ def local_group_options(func: F) -> F:
 
 
 def group_options(func: F) -> F:
-    """--home, --json and --remote on a group, for the commands below it (``c4 --home X lobby``)."""
-    return _home(expose=False)(_json(expose=False)(_remote()(func)))
+    """--home, --json and --remote on a group, for the commands below it (``c4 --home X lobby``),
+    and --realm-path, the realm that --remote acts on for a home bound to no node."""
+    return _home(expose=False)(_json(expose=False)(_remote()(_realm_path(func))))
 
 
 def game_id_arg(text: str) -> int:

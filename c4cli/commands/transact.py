@@ -25,7 +25,7 @@ from c4cli.chain.interface import (
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
-from c4cli.commands.options import emit_json, remote_url
+from c4cli.commands.options import emit_json, remote_realm_path, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 from c4cli.escape import printable
@@ -204,7 +204,12 @@ def node_for(home: Path, *, chain_id: str | None = None) -> NodeChain | None:
     from c4cli.chain.remote import NodeChain
 
     confirmed = chain_id or os.environ.get("C4_CHAIN_ID") or None
+    realm_path = remote_realm_path()
     if config is not None:
+        if realm_path is not None and realm_path != config.realm_path:
+            raise BadInput(
+                f"--realm-path {realm_path!r}: this home is bound to the realm {config.realm_path}"
+            )
         if confirmed is not None and confirmed != config.chain_id:
             raise BadInput(
                 f"--chain-id {confirmed!r}: this home is bound to chain {config.chain_id!r}"
@@ -217,7 +222,9 @@ def node_for(home: Path, *, chain_id: str | None = None) -> NodeChain | None:
             journal=journal,
             seen_height=journal.seen_height(),
         )
-    return NodeChain(str(url), realm_path=DEFAULT_REALM_PATH, chain_id=confirmed, unbound=True)
+    return NodeChain(
+        str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=confirmed, unbound=True
+    )
 
 
 def local_chain(home: Path, what: str) -> LocalChain:

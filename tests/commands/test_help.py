@@ -37,9 +37,21 @@ def test_help_has_an_example(name: str, command: click.Command) -> None:
     assert f"c4 {name}" in README, f"`c4 {name}` is not in the README"
 
 
-def test_every_command_takes_home_and_json() -> None:
+# Commands that never reach a chain do not offer --remote; solve uses no home either.
+NO_REMOTE = {"demo", "keys add", "keys delete", "keys list", "keys show", "node start", "node stop"}
+
+
+def test_each_command_offers_the_options_that_apply_to_it() -> None:
     for name, command in all_commands():
         if isinstance(command, click.Group):
             continue
         options = {opt for param in command.params for opt in getattr(param, "opts", [])}
-        assert {"--json", "--home"} <= options, name
+        assert "--json" in options, name
+        if name == "solve":
+            assert not options & {"--home", "--remote"}, name
+        elif name in NO_REMOTE:
+            assert "--home" in options and "--remote" not in options, name
+        else:
+            assert {"--home", "--remote"} <= options, name
+        help_text = CliRunner().invoke(cli, [*name.split(), "--help"]).output
+        assert ("--remote" in help_text) == ({"--remote"} <= options), name

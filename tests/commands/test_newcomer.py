@@ -197,28 +197,6 @@ def test_board_json_of_a_drawn_game(home: Home) -> None:
 
 
 # 12. The README's operator commands run as written.
-def test_the_readmes_operator_session_runs_as_written(chain: Home) -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("\n## Operators\n", 1)[1].split("\n## ", 1)[0]
-    block = section.split("```console\n", 1)[1].split("```", 1)[0]
-    commands = [
-        line[2:].split(" #")[0].split(" > ")[0].split()
-        for line in block.split("\n")
-        if line.startswith("$ ")
-    ]
-    assert len(commands) >= 5
-    # Fees to withdraw: one game, won (the first mover's column 4 after 4/5, 4/5, 4/5).
-    gid = started(chain)
-    for column in "45454":
-        mover = "alice" if chain.game(int(gid))["turn"] == 1 else "bob"
-        chain.ok("play", gid, column, mover)
-    assert chain.game(int(gid))["status"] == "won"
-    for argv in commands:
-        assert argv[0] == "c4", argv
-        chain.ok(*argv[1:])
-    assert chain.balance("treasury") == 100_000  # the one game's fee
-
-
 # What a user expected of `c4 log`: key names, a send's amount and recipient,
 # calls written as everywhere else, --tail, and a negative --from refused.
 def test_log_names_keys_and_shows_sends_and_calls(chain: Home) -> None:

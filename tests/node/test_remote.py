@@ -110,6 +110,22 @@ def test_the_home_is_bound_to_the_node(remote: Home, gno_node: Any) -> None:
     assert result.exit_code == 2 and "--premine has no meaning on a node" in result.stderr
 
 
+def test_remote_on_an_unbound_home_takes_a_realm_path(
+    remote: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    free = Home(tmp_path / "free")
+    test1 = remote.address("test1")
+    fees = free.run("--remote", gno_node.url, "--realm-path", REALM_PATH, "query", "fees", "--json")
+    assert fees.exit_code == 0 and json.loads(fees.stdout)["owner"] == test1, fees.output
+    by_env = free.run("--remote", gno_node.url, "lobby", env={"C4_REALM_PATH": REALM_PATH})
+    assert by_env.exit_code == 0, by_env.output
+    # Without it, the default realm path: not deployed on this node (the node says so).
+    assert free.run("--remote", gno_node.url, "query", "fees").exit_code == 1
+    # A bound home's realm is its own.
+    other = remote.run("--realm-path", "gno.land/r/other/connect4", "lobby")
+    assert other.exit_code == 2 and "this home is bound to the realm" in other.stderr
+
+
 def test_a_staked_game_on_the_node(remote: Home) -> None:
     start = {name: ugnot(remote, name) for name in ("alice", "bob")}
     spent = {"alice": 0, "bob": 0}
