@@ -327,8 +327,14 @@ def running_pid(folder: Path) -> int | None:
     except ProcessLookupError:
         return None
     except PermissionError:
+        return None  # another user's process: the pid was reused, not our node
+    # A pid is reused once its process is gone: where the system says what runs
+    # under it, only a gnoland is ours to stop.
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
         return pid
-    return pid
+    return pid if b"gnoland" in command else None
 
 
 def stop_pid(folder: Path, pid: int) -> None:

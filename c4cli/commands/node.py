@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time as wallclock
 from pathlib import Path
 from typing import Any
@@ -91,15 +92,18 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
         if not keyring.exists(DEV_KEY):
             keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
         balances = {info.address: PREMINE_UGNOT for info in keyring.list()}
-        running.create(balances, empty_blocks=True)
-        running.launch(detach=True)
         try:
+            running.create(balances, empty_blocks=True)
+            running.launch(detach=True)
             running.deploy_package(
                 sources / "p" / "c4cli" / "gno4", devnode.RULES_PATH, DEV_MNEMONIC
             )
             running.deploy_package(sources / "r" / "c4cli" / "connect4", realm_path, DEV_MNEMONIC)
         except BaseException:
+            # A chain that never got its realm holds nothing of anyone's: gone, so that
+            # the next start makes a whole one instead of running this one again.
             running.stop()
+            shutil.rmtree(folder, ignore_errors=True)
             raise
         _set_aside_journal(home)
         fresh = True

@@ -118,3 +118,15 @@ def test_the_ci_recipe_on_a_node_started_by_c4(
     lines = proc.stdout.splitlines()
     assert lines[0] == "ClaimTimeout" and "OK!" in lines
     assert lines[-1] == f"fees withdrawn: 0.3 GNOT to owner ({owner})"
+
+
+def test_node_stop_never_signals_a_process_that_is_not_the_node(
+    c4_bin: str, tmp_path: Path
+) -> None:
+    """A pid file left behind names a pid the system may have given to another
+    process since: that process is left alone."""
+    home = tmp_path / "home"
+    (home / "node").mkdir(parents=True)
+    (home / "node" / "gnoland.pid").write_text(f"{os.getpid()}\n")  # this test's own pid
+    result = c4(c4_bin, home, {}, "node", "stop")
+    assert result.returncode == 1 and "no node runs for" in result.stderr
