@@ -141,3 +141,16 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"differential (node vs local chain): {made.steps} steps, "
             f"{made.comparisons} comparisons, {made.differences} differences"
         )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Whatever runs gno (a gnoland, gno test, c4 node) is marked ``node``, so that
+    ``pytest -m "not node"`` runs the rest without Go."""
+    for item in items:
+        fixtures = getattr(item, "fixturenames", ())
+        if (
+            "node" in Path(str(item.fspath)).parts
+            or "gno_node" in fixtures
+            or "gno_env" in fixtures
+        ):
+            item.add_marker(pytest.mark.node)

@@ -17,7 +17,7 @@ from pathlib import Path
 from support import Home
 
 WORKERS = int(os.environ.get("C4_LOAD_WORKERS", "8"))
-PER_WORKER = int(os.environ.get("C4_LOAD_TXS", "50"))
+PER_WORKER = int(os.environ.get("C4_LOAD_TXS", "30"))
 
 WORKER = r"""
 import json, subprocess, sys

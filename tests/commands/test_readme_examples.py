@@ -23,17 +23,33 @@ ROOT = Path(__file__).resolve().parents[2]
 PONS = "5554224333234511764415115"  # the README's position: alice to move, 18th stone wins
 
 
-@pytest.fixture
-def env(c4_bin: str, tmp_path: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def user_env(c4_bin: str) -> dict[str, str]:
     """A shell user's environment: c4 and jq on PATH, keys unencrypted, no C4_* set."""
     environment = {k: v for k, v in os.environ.items() if not k.startswith("C4_")}
     environment["PATH"] = os.pathsep.join(
         [os.path.dirname(c4_bin), jq_folder(), os.environ.get("PATH", "")]
     )
     environment["C4_PASSWORD"] = ""
-    environment["TMPDIR"] = str(tmp_path)
     environment.pop("NO_COLOR", None)
     return environment
+
+
+@pytest.fixture
+def env(user_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    return {**user_env, "TMPDIR": str(tmp_path)}
+
+
+@pytest.fixture(scope="module")
+def walked(user_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder where the walkthrough ran as written, for the sections that follow it."""
+    folder = tmp_path_factory.mktemp("walked")
+    walkthrough(folder, user_env)
+    return folder
+
+
+def after_walkthrough(walked: Path, folder: Path) -> None:
+    shutil.copytree(walked / "state", folder / "state")
 
 
 def c4(folder: Path, env: dict[str, str], *args: str) -> str:
@@ -100,9 +116,9 @@ def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
 
 
 def test_the_walkthrough_the_operators_and_session_keys(
-    tmp_path: Path, env: dict[str, str]
+    tmp_path: Path, env: dict[str, str], walked: Path
 ) -> None:
-    walkthrough(tmp_path, env)
+    after_walkthrough(walked, tmp_path)
     (operators,) = section("Operators")
     run(operators, tmp_path, env)
     # "Session keys": game 2 waits for alice's move (bob, drawn first, played column 1).
@@ -112,14 +128,14 @@ def test_the_walkthrough_the_operators_and_session_keys(
     run(sessions, tmp_path, env)
 
 
-def test_the_chain_and_the_clock(tmp_path: Path, env: dict[str, str]) -> None:
-    walkthrough(tmp_path, env)
+def test_the_chain_and_the_clock(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    after_walkthrough(walked, tmp_path)
     for block in section("The chain and the clock"):
         run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
 
 
-def test_queries(tmp_path: Path, env: dict[str, str]) -> None:
-    walkthrough(tmp_path, env)
+def test_queries(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    after_walkthrough(walked, tmp_path)
     (block,) = section("Queries")
     run(block, tmp_path, env)
 
