@@ -35,7 +35,6 @@ GNO_MODULE = "github.com/gnolang/gno"
 CHAIN_ID = "dev"
 NODE_DIR = "node"
 PID_FILE = "gnoland.pid"
-URL_FILE = "url"
 START_TIMEOUT = 120.0
 
 # The packages `c4 node start` deploys, in order: the rules, then the realm.
@@ -184,7 +183,6 @@ class DevNode:
             start_new_session=detach,
         )
         (self.dir / PID_FILE).write_text(f"{self.proc.pid}\n")
-        (self.dir / URL_FILE).write_text(f"{self.url}\n")
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
