@@ -1,18 +1,28 @@
 """The ``c4`` console script: Ctrl-C and SIGTERM handled from the first moment.
 
-The first handlers go in through ``_signal`` (the C module beneath ``signal``,
-which builds no enums on import) before anything else of c4, click or the
-standard library is loaded; a signal while c4 is still loading then ends it in
-one line, as one that comes later does. What runs before this module (the
-interpreter's own start-up) is Python's.
+The module's first statements put in handlers through ``_signal`` (the C module
+beneath ``signal``, which builds no enums on import) that only note the signal,
+before anything else of c4, click or the standard library is loaded; ``main``
+then ends in one line for a signal noted while c4 was loading, as for one that
+comes later. What runs before this module (the interpreter's own start-up) is
+Python's.
 """
 
-from __future__ import annotations
-
 import _signal
-import os
-import sys
-from types import FrameType
+
+_noted: list[int] = []  # signals that came while c4 was loading
+
+
+def _note(signum: int, frame: object) -> None:
+    _noted.append(signum)
+
+
+_signal.signal(_signal.SIGINT, _note)
+_signal.signal(_signal.SIGTERM, _note)
+
+import os  # noqa: E402  (after the handlers, on purpose)
+import sys  # noqa: E402
+from types import FrameType  # noqa: E402
 
 
 class _Stopped(BaseException):
@@ -28,6 +38,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 def main() -> None:
     _signal.signal(_signal.SIGINT, _stop)
     _signal.signal(_signal.SIGTERM, _stop)
+    if _noted:
+        _stopped_early(_noted[0])
     try:
         from c4cli.interrupts import install
 

@@ -75,6 +75,7 @@ def section(title: str) -> list[Block]:
 _VARYING = [
     (re.compile(r"g1[02-9ac-hj-np-z]{38}"), "ADDR"),
     (re.compile(r"[A-Za-z0-9+/]{43}="), "HASH"),
+    (re.compile(r"\b[0-9a-f]{8}…"), "HEX…"),  # a commitment's prefix, digits only or not
     (re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "HEX"),
     (re.compile(r"\d+\.\d+ ?s\b"), "N s"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
