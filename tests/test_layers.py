@@ -62,3 +62,22 @@ def test_no_command_reads_the_realms_memory() -> None:
         if memory.search(path.read_text().replace("c4cli.realm", ""))
     ]
     assert readers == []
+
+
+BACKENDS = {"LocalChain", "NodeChain", "StateReader"}
+
+
+def test_commands_never_ask_which_backend_they_have() -> None:
+    """A command asks the Chain interface what it needs (its clock, its poll interval,
+    whether it fills in the fee), never isinstance of a backend: the same command
+    works on any chain the interface describes."""
+    for path in sorted((PACKAGE / "commands").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id == "isinstance"
+                and len(node.args) == 2
+            ):
+                named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                assert not named & BACKENDS, f"{path.name}:{node.lineno} tests the backend"

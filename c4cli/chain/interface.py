@@ -104,6 +104,11 @@ class Reader(Protocol):
 
     def query(self, path: str, data: str = "") -> Answer: ...
 
+    def next_block_time(self, wall_clock: float) -> int:
+        """When a block made now would be dated: what a call sent now is judged at (a
+        state in hand: its next block; a node: this machine's estimate)."""
+        ...
+
 
 # The messages of a transaction, built from what the chain says at the moment
 # it is signed (the stake to match, the move count, the fee): on the local
@@ -123,8 +128,17 @@ class Chain(Reader, Protocol):
         idle spell may date one with an earlier commit's time)."""
         ...
 
-    def next_block_time(self, wall_clock: float) -> int:
-        """When a block made now would be dated: what a call sent now is judged at."""
+    @property
+    def poll_interval(self) -> float:
+        """Seconds between two looks for a new block, for a command that waits for one
+        (the local chain: a tenth of a second; a node makes a block a second at most)."""
+        ...
+
+    @property
+    def fills_in_fee(self) -> bool:
+        """Whether gas and a fee left unsaid are filled in when the transaction is
+        built (a node: simulated gas, at its gas price, within the fee cap), rather
+        than set to c4's defaults (the local chain meters no gas)."""
         ...
 
     def chain_time(self, wall_clock: float) -> int:

@@ -104,6 +104,14 @@ class LocalChain:
     def exact_clock(self) -> bool:
         return True
 
+    @property
+    def poll_interval(self) -> float:
+        return 0.1  # a look at the log's size: cheap, and no busy loop
+
+    @property
+    def fills_in_fee(self) -> bool:
+        return False
+
     def head(self) -> Head:
         stamp = self.cached().stamp
         return Head(int(stamp["height"]), int(stamp["time"]))

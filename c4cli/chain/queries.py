@@ -137,6 +137,9 @@ class StateReader:
     def realm_path(self) -> str:
         return self.state.genesis.realm_path
 
+    def next_block_time(self, wall_clock: float) -> int:
+        return self.state.next_block_time(wall_clock)
+
     def query(self, path: str, data: str = "") -> Answer:
         from c4cli.realm import abi
 

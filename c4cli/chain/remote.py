@@ -284,6 +284,14 @@ class NodeChain:
     def exact_clock(self) -> bool:
         return False
 
+    @property
+    def poll_interval(self) -> float:
+        return 1.0  # a node makes a block a second at most: ask it once a second
+
+    @property
+    def fills_in_fee(self) -> bool:
+        return True
+
     def head(self) -> Head:
         if not self._checked:
             self._check_chain()

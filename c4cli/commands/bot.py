@@ -11,7 +11,6 @@ from typing import Any, NamedTuple
 import click
 
 from c4cli.chain.interface import Reader
-from c4cli.chain.local import LocalChain
 from c4cli.chain.realm_client import GameView, History, RealmClient, history
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.commands.options import common_options, game_id_arg
@@ -20,9 +19,6 @@ from c4cli.commands.transact import acting_address, open_chain, submit, tx_optio
 from c4cli.commands.views import coloured, mark_four, rich_board
 from c4cli.errors import Refused
 from c4cli.escape import printable
-
-POLL = 0.1  # seconds between two looks at the local chain's height: no busy loop
-NODE_POLL = 1.0  # a node makes a block a second at most: ask it once a second
 
 
 @click.command()
@@ -83,7 +79,7 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
                 return
             continue
         while chain.head().height == before:  # wait for a new block, sleeping
-            time.sleep(POLL if isinstance(chain, LocalChain) else NODE_POLL)
+            time.sleep(chain.poll_interval)
 
 
 def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
@@ -137,7 +133,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
         # Wait for a block; on a terminal, redraw once a second for the countdown.
         waited = 0.0
         while chain.head().height == before and not (live and waited >= 1.0):
-            pause = POLL if isinstance(chain, LocalChain) else NODE_POLL
+            pause = chain.poll_interval
             time.sleep(pause)
             waited += pause
 

@@ -14,8 +14,6 @@ from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
 from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
-from c4cli.chain.queries import StateReader
-from c4cli.chain.remote import NodeChain
 from c4cli.chain.tx import (
     Msg,
     create_session_msg,
@@ -57,9 +55,6 @@ def _own_key_only(opts: dict[str, Any]) -> None:
 def _landing(reader: Reader) -> int:
     """When the transaction being built will land: on the local chain, the next block
     of the state inside the lock; on a node, about now."""
-    if isinstance(reader, StateReader):
-        return reader.state.next_block_time(wallclock.time())
-    assert isinstance(reader, NodeChain)
     return reader.next_block_time(wallclock.time())
 
 

@@ -248,8 +248,7 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
-    remote = not isinstance(chain, LocalChain)
-    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=remote)
+    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=chain.fills_in_fee)
     policy = SendPolicy(
         simulate=opts.get("simulate") or "test", fee_cap=fee_cap(home, opts.get("fee_cap"))
     )
