@@ -132,7 +132,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
         f"gnoland {devnode.GNO_VERSION} runs {what} at {running.url} "
         f"(chain {devnode.CHAIN_ID}, pid {pid})"
     )
-    click.echo(f"realm: {realm_path}, owned by {owner}")
+    click.echo(f"realm: {realm_path}" + (f", owned by {owner}" if fresh else ""))
     click.echo(f"{home} now uses it; stop it with: c4 node stop --home {home}")
 
 
