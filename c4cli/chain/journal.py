@@ -91,6 +91,7 @@ class Journal:
             **messages(result.tx),
             "result": [value for value, _ in result.values],
             "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in result.transfers],
+            "gas_wanted": int(result.tx.get("fee", {}).get("gas_wanted") or 0),
             "gas_used": receipt.gas_used,
             "gas_fee": fee,
         }

@@ -572,6 +572,7 @@ def test_log_tx_and_a_games_history_on_the_node(
     assert set(blocks[-1]) == {"height", "time", "hash", "txs"}
     assert set(last) == LISTED_TX_KEYS and last["hash"] == resigned["hash"]
     assert (last["status"], last["func"], last["signer_key"]) == ("landed", "Resign", first)
+    assert last["gas_used"] > 0 and last["gas_wanted"] >= last["gas_used"]
     paid = {"to": remote.address(second), "amount": "1900000ugnot"}
     assert last["transfers"] == [paid]
     shown = remote.json("tx", resigned["hash"])
