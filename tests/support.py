@@ -97,3 +97,16 @@ class Home:
 
     def realm_balance(self) -> int:
         return int(self.json("query", "balance", REALM)["ugnot"])
+
+
+def game_of(chain: Home, moves: str) -> str:
+    """A 1 GNOT game between alice (creator) and bob whose moves are ``moves`` (columns,
+    first mover first); its id."""
+    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    chain.ok("accept", gid, "bob")
+    chain.ok("reveal", gid, "alice")
+    game = chain.json("reveal", gid, "bob")["game"]
+    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
+    for number, column in enumerate(moves):
+        chain.ok("play", gid, column, first if number % 2 == 0 else second)
+    return gid

@@ -713,12 +713,7 @@ class NodeChain:
         try:
             raw = base64.b64decode(str(found["tx"]), validate=True)
             height = _int64(found["height"])
-            deliver = found["tx_result"]
-            base = deliver.get("ResponseBase", deliver)
-            data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
-            events = base.get("Events") or []
-            if not isinstance(events, list):
-                raise TypeError("events")
+            base, data, events = _delivered(found)
         except (KeyError, TypeError, AttributeError, ValueError):
             raise Unreachable(
                 f"{self.redacted} answered tx {tx_hash} in a shape it never has"
@@ -775,13 +770,8 @@ class NodeChain:
         from c4cli.chain.tx import msg_names
 
         try:
-            deliver = found["tx_result"]
-            base = deliver.get("ResponseBase", deliver)
-            gas_used = _int64(deliver.get("GasUsed") or 0)
-            events = base.get("Events") or []
-            data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
-            if not isinstance(events, list):
-                raise TypeError("events")
+            base, data, events = _delivered(found)
+            gas_used = _int64(found["tx_result"].get("GasUsed") or 0)
         except (KeyError, TypeError, AttributeError, ValueError):
             raise Unreachable(
                 f"{self.redacted} answered with a transaction in a shape it never has"
@@ -809,6 +799,18 @@ class NodeChain:
             info=str(base.get("Info") or ""),
         )
         return receipt, error
+
+
+def _delivered(found: dict[str, Any]) -> tuple[dict[str, Any], str, list[Any]]:
+    """A node's ``tx`` answer's deliver result: its base, its data as text, its events
+    (KeyError, TypeError, AttributeError or ValueError for a shape it never has)."""
+    deliver = found["tx_result"]
+    base: dict[str, Any] = deliver.get("ResponseBase", deliver)
+    data = base64.b64decode(base.get("Data") or "").decode("utf-8", "replace")
+    events = base.get("Events") or []
+    if not isinstance(events, list):
+        raise TypeError("events")
+    return base, data, events
 
 
 def _hang_up(connection: Any) -> None:

@@ -10,6 +10,14 @@ _LABEL = 24
 _FILL = {0: "#e8eef7", 1: "#e23b3b", 2: "#f5c518"}
 
 
+def _fills(swap_colors: bool) -> dict[int, str]:
+    """Each disc's colour; ``swap_colors`` gives red's to yellow and back."""
+    fill = dict(_FILL)
+    if swap_colors:
+        fill[1], fill[2] = fill[2], fill[1]
+    return fill
+
+
 def _mark(board: Board, col: int, row: int, win: set[int]) -> str:
     """The ring a disc gets: green in the winning four, dark on the last disc before a win."""
     if row * COLS + col in win:
@@ -23,9 +31,7 @@ def column_svg(board: Board, col: int, *, swap_colors: bool = False) -> str:
     """One column, its number on top: a realm's page puts seven side by side, each
     wrapped in the link that plays it."""
     height = _LABEL + ROWS * _CELL
-    fill = dict(_FILL)
-    if swap_colors:
-        fill[1], fill[2] = fill[2], fill[1]
+    fill = _fills(swap_colors)
     win = set(board.line)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_CELL} {height}" '
@@ -49,9 +55,7 @@ def board_svg(board: Board, *, swap_colors: bool = False) -> str:
     """Draw ``board``: 42 holes, 7 column labels, the winning four or the last disc marked."""
     width = COLS * _CELL + 2 * _MARGIN
     height = ROWS * _CELL + 2 * _MARGIN + _LABEL
-    fill = dict(_FILL)
-    if swap_colors:
-        fill[1], fill[2] = fill[2], fill[1]
+    fill = _fills(swap_colors)
     win = set(board.line)
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from support import Home
+from support import Home, game_of
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -52,18 +52,6 @@ def on_terminal(
         assert "\x1b[" in raw, "no colour: not a terminal view"
     text = raw if escapes else ANSI.sub("", raw)
     return code, text.replace("\r\n", "\n")
-
-
-def game_of(chain: Home, moves: str) -> str:
-    """A game whose moves are ``moves`` (columns, first mover first)."""
-    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    chain.ok("accept", gid, "bob")
-    chain.ok("reveal", gid, "alice")
-    game = chain.json("reveal", gid, "bob")["game"]
-    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
-    for number, column in enumerate(moves):
-        chain.ok("play", gid, column, first if number % 2 == 0 else second)
-    return gid
 
 
 # Each game ends with the first mover's four: (moves, the four's cells as (row from

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from support import Home
+from support import Home, game_of
 
 
 def play_to_a_win(chain: Home) -> tuple[str, str, str]:
@@ -16,18 +16,6 @@ def play_to_a_win(chain: Home) -> tuple[str, str, str]:
     for move in range(7):
         chain.ok("play", gid, "4" if move % 2 == 0 else "5", first if move % 2 == 0 else second)
     return gid, first, second
-
-
-def play_moves(chain: Home, moves: str) -> str:
-    """A game between alice and bob whose moves are ``moves``, first mover first."""
-    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    chain.ok("accept", gid, "bob")
-    chain.ok("reveal", gid, "alice")
-    game = chain.json("reveal", gid, "bob")["game"]
-    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
-    for number, column in enumerate(moves):
-        chain.ok("play", gid, column, first if number % 2 == 0 else second)
-    return gid
 
 
 def test_show_an_open_offer_to_anyone(chain: Home) -> None:
@@ -135,7 +123,7 @@ def test_show_of_a_game_won_on_time(chain: Home) -> None:
 def test_the_moves_in_the_order_they_were_played(chain: Home) -> None:
     """GameJSON holds the position only; the log holds the order, and the views give it."""
     moves = "4444413"
-    gid = play_moves(chain, moves)
+    gid = game_of(chain, moves)
     chain.ok("resign", gid, "alice")
     board = chain.json("board", gid)
     assert board["moves"] == moves  # as played
@@ -156,7 +144,7 @@ def watched_json(chain: Home, gid: str) -> list[dict[str, object]]:
 
 
 def test_watch_ends_with_the_board_and_its_four(chain: Home) -> None:
-    gid = play_moves(chain, "1122334")
+    gid = game_of(chain, "1122334")
     lines = chain.ok("watch", gid).stdout.splitlines()
     assert lines[-1] == "1234567"
     # The first mover's bottom row is the four, in lower case; the other's row is not.
