@@ -26,10 +26,10 @@ from typing import Any
 from c4cli.chain import crypto
 from c4cli.chain.blocks import Genesis, block_hash, tx_entry
 from c4cli.chain.clock import format_time, parse_time
-from c4cli.chain.keys import Keyring
 from c4cli.chain.local import LocalChain
 from c4cli.chain.log import render_block
 from c4cli.chain.tx import call_msg, fee, signed_tx
+from c4cli.home.keys import Keyring
 from c4cli.realm.connect4 import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH
 

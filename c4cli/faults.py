@@ -7,12 +7,26 @@ Points: ``append-write`` (after writing part of the block), ``append-fsync``,
 home bound to a node: ``journal-pending`` (before a broadcast), ``journal-landed``,
 ``journal-refused``, ``journal-dropped``. Unset, it costs
 one lookup.
+
+The crash and signal tests name a moment of the block log's append instead:
+``before-append``, ``mid-append`` (after a random part of the block) and
+``after-append`` kill the process outright (SIGKILL, as a power cut would);
+``pause-before-append`` and ``pause-mid-append`` hold it there for 0.4 s, so that a
+signal sent meanwhile lands at that moment. The append calls :func:`reached` and
+:func:`writing` at those moments and reads straight through otherwise.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import random
+import signal
+import time
+
+PAUSE = 0.4  # seconds: wide enough for a test to send its signal inside the window
+
+BLOCK_MARK_LEN = len(b"\n[[block]]\n")  # the block log's mark: a shorter cut leaves no block
 
 
 def check(point: str) -> None:
@@ -24,3 +38,41 @@ def check(point: str) -> None:
         if not isinstance(number, int):
             raise ValueError(f"C4_FAULT={fault}: unknown errno {code}")
         raise OSError(number, os.strerror(number))
+
+
+def reached(moment: str) -> None:
+    """At a named moment of an append (``before-append``, ``after-append``): die there,
+    or pause there, if $C4_FAULT says so."""
+    fault = os.environ.get("C4_FAULT")
+    if fault == moment:
+        _die()
+    elif fault == f"pause-{moment}":
+        time.sleep(PAUSE)
+
+
+def writing(fd: int, data: bytes) -> bytes:
+    """Inside an append, before its bytes are written: what is left for the append to
+    write once $C4_FAULT has done its part (``mid-append``: write a random part of the
+    block and die; ``pause-mid-append``: write half and pause; ``append-write:ERRNO``:
+    write half and fail as a full disk would)."""
+    fault = os.environ.get("C4_FAULT")
+    if not fault:
+        return data
+    if fault == "mid-append":
+        # At least the block's first line: a cut inside its leading newline leaves only
+        # a blank line, which is no block at all (harmless, and not what is tested).
+        os.write(fd, data[: random.randrange(BLOCK_MARK_LEN, len(data))])
+        _die()
+    half = len(data) // 2
+    if fault == "pause-mid-append":
+        os.write(fd, data[:half])
+        time.sleep(PAUSE)
+        return data[half:]
+    if fault.startswith("append-write:"):
+        os.write(fd, data[:half])  # the disk fills up mid-block
+        check("append-write")
+    return data
+
+
+def _die() -> None:
+    os.kill(os.getpid(), signal.SIGKILL)

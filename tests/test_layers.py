@@ -1,4 +1,4 @@
-"""Arrows point one way: commands → chain → realm → engine → base."""
+"""Arrows point one way: commands → client → home → chain → realm → engine → base."""
 
 from __future__ import annotations
 
@@ -18,22 +18,29 @@ BASE = {
     "gotext",
     "records",
     "faults",
+    "files",
     "interrupts",
     "outbox",
 }
-# What each layer may import of ours, besides the base and itself.
+# What each layer may import of ours, besides the base and itself. The home (keys,
+# secrets, config, the journal) stands beside the chain: it uses the chain's value
+# types and signing, and no chain code uses it (a node client is handed its journal).
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},
     "chain": {"realm", "engine"},
-    "commands": {"chain", "engine"},
+    "home": {"chain"},
+    "client": {"home", "chain", "realm", "engine"},
+    "commands": {"client", "home", "chain", "engine"},
 }
 
 
 def imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("c4cli"):
+        if isinstance(node, ast.ImportFrom) and node.module == "c4cli":
+            found.update(f"c4cli.{alias.name}" for alias in node.names)  # from c4cli import realm
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("c4cli"):
             found.add(node.module)
         elif isinstance(node, ast.Import):
             found.update(a.name for a in node.names if a.name.startswith("c4cli"))

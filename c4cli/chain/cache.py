@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli import faults
-from c4cli.chain.files import private_dir
 from c4cli.errors import HomeDamaged
+from c4cli.files import private_dir
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState

@@ -5,16 +5,18 @@ A command signs and submits messages, asks queries by gno.land's own paths
 reads the last block's height and time. :class:`~c4cli.chain.local.LocalChain`
 answers from the log in the home; a node client answers from a gno.land node.
 Nothing here knows what a game is: the realm's part is read through
-:mod:`c4cli.chain.realm_client`, from what any gno.land client can read.
+:mod:`c4cli.client.realm_client`, from what any gno.land client can read. The
+interface owns its value types; the backends build them, nothing here imports a
+backend.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
-    from c4cli.chain.state import TxResult
     from c4cli.chain.tx import Msg
 
 
@@ -30,6 +32,24 @@ class Signer(NamedTuple):
     session_addr: str | None = None
 
 
+class TxOutcome(NamedTuple):
+    """What one delivered transaction did, as both backends report it.
+
+    ``values`` are the realm calls' results as the VM types them (``("7", "int")``);
+    ``data`` is the deliver result's data as gno.land writes it (each call's results
+    as ``(value type)`` lines, then a blank line); ``transfers`` the ugnot the
+    transaction moved out of the realm, in order.
+    """
+
+    tx: dict[str, Any]
+    hash: str
+    signer: str
+    funcs: tuple[str, ...] = ()
+    values: tuple[tuple[str, str], ...] = ()
+    data: str = ""
+    transfers: tuple[tuple[str, int], ...] = ()
+
+
 class Receipt(NamedTuple):
     """A delivered transaction, as a node's receipt reports it.
 
@@ -39,7 +59,7 @@ class Receipt(NamedTuple):
 
     height: int
     time: int
-    result: TxResult
+    result: TxOutcome
     gas_used: int = 0
     events: str = "[]"
     info: str = ""
@@ -93,6 +113,28 @@ class GameCall(NamedTuple):
     signer: str
     funcs: list[str]
     args: list[list[str]]
+
+
+class SentLog(Protocol):
+    """Where a node client records what it sends, so that nothing acknowledged is lost:
+    the home's journal (:mod:`c4cli.home.journal`), handed in by whoever opens the node."""
+
+    @property
+    def path(self) -> Path: ...
+
+    def pending(
+        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int
+    ) -> None: ...
+
+    def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None: ...
+
+    def dropped(self, tx_id: str, reason: str) -> None: ...
+
+    def entries(self) -> list[dict[str, Any]]: ...
+
+    def unsettled(self, address: str, session: str | None) -> list[dict[str, Any]]: ...
+
+    def game_calls(self, game_id: int) -> list[GameCall]: ...
 
 
 class Reader(Protocol):

@@ -96,7 +96,7 @@ def local_blocks(blocks: list[Block]) -> list[dict[str, Any]]:
 
 
 def journal_tx(entry: dict[str, Any]) -> dict[str, Any]:
-    """A transaction of a node home's journal (see :mod:`c4cli.chain.journal`)."""
+    """A transaction of a node home's journal (see :mod:`c4cli.home.journal`)."""
     status = str(entry.get("status", LANDED))
     height = entry.get("height") if isinstance(entry.get("height"), int) else None
     signed = entry.get("signed")

@@ -396,9 +396,9 @@ class LocalChain:
         if dry_run:
             # Only this copy of the state holds the block: the log and the checkpoint
             # were not touched, and every later read loads the state afresh.
-            return Receipt(height=0, time=0, result=results[0], simulated=True)
+            return Receipt(height=0, time=0, result=results[0].delivered(), simulated=True)
         self._append(state, record, results)
-        return Receipt(height=state.height, time=state.time, result=results[0])
+        return Receipt(height=state.height, time=state.time, result=results[0].delivered())
 
     def _append(self, state: ChainState, record: dict[str, Any], results: list[TxResult]) -> None:
         from c4cli.chain.replay import keep_outcomes

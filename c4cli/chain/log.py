@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from c4cli import faults, outbox
-from c4cli.chain.files import fsync_dir, private_dir
 from c4cli.errors import DiskError, HomeDamaged, disk_error
+from c4cli.files import fsync_dir, private_dir
 from c4cli.interrupts import deferred
 
 BLOCK_MARK = b"\n[[block]]\n"
@@ -270,11 +270,7 @@ class BlockLog:
         block, which the next command detects and `c4 verify --repair` cuts.
         """
         data = render_block(record)
-        fault = os.environ.get("C4_FAULT")
-        if fault == "pause-before-append":  # signal tests: a wide window just before
-            import time
-
-            time.sleep(0.4)
+        faults.reached("before-append")
         hashes = [str(tx.get("hash")) for tx in record.get("txs", [])]
         height = int(record.get("height") or 0)
         with deferred():
@@ -288,14 +284,10 @@ class BlockLog:
                 for tx_hash in hashes:
                     outbox.sending(tx_hash)
                 try:
-                    if fault:
-                        data = _inject(fault, fd, data)
-                    if fault and fault.startswith("append-write:"):
-                        os.write(fd, data[: len(data) // 2])  # the disk fills up mid-block
-                        faults.check("append-write")
+                    rest = faults.writing(fd, data)
                     written = 0
-                    while written < len(data):
-                        written += os.write(fd, data[written:])
+                    while written < len(rest):
+                        written += os.write(fd, rest[written:])
                     faults.check("append-fsync")
                     os.fsync(fd)
                 except OSError as exc:
@@ -305,8 +297,7 @@ class BlockLog:
                     outbox.landed(tx_hash, height)
             finally:
                 os.close(fd)
-        if fault == "after-append":
-            _die()
+        faults.reached("after-append")
         return data
 
     def _roll_back(self, fd: int, size: int, exc: OSError, hashes: list[str]) -> DiskError:
@@ -350,37 +341,3 @@ def parse_toml(data: bytes) -> dict[str, Any]:
         raise ValueError(str(exc)) from None
     assert isinstance(document, dict)
     return document
-
-
-def _die() -> None:
-    import signal
-
-    os.kill(os.getpid(), signal.SIGKILL)
-
-
-def _inject(fault: str, fd: int, data: bytes) -> bytes:
-    """Crash tests: $C4_FAULT kills the process before, inside or after an append.
-
-    ``mid-append`` writes a random part of the block first (at least its
-    ``[[block]]`` line), as a power cut or a kill between two writes would leave
-    it; ``pause-mid-append`` stops halfway for a moment, so that a signal sent
-    then lands inside the append
-    (``pause-before-append``, just before it: in append() itself).
-    """
-    if fault == "before-append":
-        _die()
-    if fault == "mid-append":
-        import random
-
-        # At least the block's first line: a cut inside its leading newline leaves
-        # only a blank line, which is no block at all (harmless, and not this test).
-        os.write(fd, data[: random.randrange(len(BLOCK_MARK), len(data))])
-        _die()
-    if fault == "pause-mid-append":  # signal tests: a wide window inside an append
-        import time
-
-        half = len(data) // 2
-        os.write(fd, data[:half])
-        time.sleep(0.4)
-        return data[half:]
-    return data

@@ -18,7 +18,7 @@ import base64
 import json
 import math
 import time as wallclock
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from c4cli import outbox
@@ -30,14 +30,13 @@ from c4cli.chain.interface import (
     Head,
     Receipt,
     SendPolicy,
+    SentLog,
     Signer,
+    TxOutcome,
 )
 from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 from c4cli.escape import printable
-
-if TYPE_CHECKING:
-    from c4cli.chain.journal import Journal
 
 TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
 BROADCAST_TIMEOUT = 60.0  # broadcast_tx_commit waits for the block
@@ -101,7 +100,7 @@ class NodeChain:
         realm_path: str,
         chain_id: str | None = None,
         timeout: float | None = None,
-        journal: Journal | None = None,
+        journal: SentLog | None = None,
         seen_height: int = 0,
         unbound: bool = False,
     ) -> None:
@@ -458,11 +457,9 @@ class NodeChain:
     def _simulated(self, signer: Signer, tx: dict[str, Any], gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
         from c4cli.chain.amino import tx_hash
-        from c4cli.chain.state import TxResult
         from c4cli.chain.tx import msg_names
 
-        result = TxResult(tx, signer.address, tx_hash(tx))
-        result.funcs = msg_names(tx)
+        result = TxOutcome(tx, tx_hash(tx), signer.address, funcs=tuple(msg_names(tx)))
         return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
 
     def _sign(
@@ -766,7 +763,6 @@ class NodeChain:
         """The receipt of a transaction found in a block, and the refusal's words if the
         realm or the VM refused it there ("" if not)."""
         from c4cli.chain.amino import encode_tx
-        from c4cli.chain.state import TxResult, game_of_call
         from c4cli.chain.tx import msg_names
 
         try:
@@ -778,18 +774,15 @@ class NodeChain:
             ) from None
         time = self._block_holding(height, encode_tx(tx))
         error = _refusal(base) if base.get("Error") else ""
-        result = TxResult(tx, signer.address, tx_id)
-        result.data = data
-        result.values = _values(result.data)
-        result.funcs = msg_names(tx)
-        for msg in tx["msg"]:
-            if msg.get("@type") == "/vm.m_call":
-                game = game_of_call(
-                    str(msg["func"]), list(msg.get("args") or []), tuple(result.values)
-                )
-                if game is not None:
-                    result.game_id = game
-        result.transfers = [] if error else self._transfers(events)
+        result = TxOutcome(
+            tx,
+            tx_id,
+            signer.address,
+            funcs=tuple(msg_names(tx)),
+            values=tuple(_values(data)),
+            data=data,
+            transfers=() if error else tuple(self._transfers(events)),
+        )
         receipt = Receipt(
             height=height,
             time=time,

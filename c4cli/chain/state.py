@@ -31,6 +31,7 @@ from c4cli.chain.accounts import (
 from c4cli.chain.amino import EncodeError
 from c4cli.chain.blocks import BlockContext, Genesis, block_hash
 from c4cli.chain.clock import parse_time
+from c4cli.chain.interface import TxOutcome
 from c4cli.chain.tx import (
     AUTH_MSGS,
     MSG_CALL,
@@ -46,7 +47,7 @@ from c4cli.chain.tx import (
 )
 from c4cli.coins import MAX_AMOUNT, UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, HomeDamaged, Refused
-from c4cli.realm import abi
+from c4cli.realm import abi, rules
 from c4cli.realm.connect4 import Context, RealmPanic, RealmState, Store
 from c4cli.records import Record
 
@@ -80,6 +81,18 @@ class TxResult(Record):
         self.data = ""
         self.transfers: list[tuple[str, int]] = []
         self.game_id: int | None = None
+
+    def delivered(self) -> TxOutcome:
+        """What a receipt reports of it (the interface's value, frozen)."""
+        return TxOutcome(
+            tx=self.tx,
+            hash=self.hash,
+            signer=self.signer,
+            funcs=tuple(self.funcs),
+            values=tuple(self.values),
+            data=self.data,
+            transfers=tuple(self.transfers),
+        )
 
     def outcome(self) -> dict[str, Any]:
         """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`,
@@ -498,7 +511,7 @@ class ChainState:
         result.values.extend(call.values)
         result.data += "\n".join(f"({value} {kind})" for value, kind in call.values) + "\n\n"
         result.transfers.extend(call.transfers)
-        game_arg = game_of_call(func, args, call.values)
+        game_arg = rules.game_of_call(func, args, [value for value, _ in call.values])
         if game_arg is not None:
             result.game_id = game_arg
 
@@ -579,12 +592,6 @@ def _msg_coins(msg: dict[str, Any]) -> Coins:
     return coins
 
 
-# The realm calls whose first parameter is the game they act on.
-_GAME_CALLS = frozenset(
-    name for name, signature in abi.CALLS.items() if signature.params[:1] == (("id", abi.INT),)
-)
-
-
 def check_supply(balances: tuple[tuple[str, str], ...]) -> None:
     """Refuse genesis balances gno.land refuses: not coins, or a denomination whose
     total does not fit in int64 (gnoland v1.7.1 will not start on such a genesis, in
@@ -596,12 +603,3 @@ def check_supply(balances: tuple[tuple[str, str], ...]) -> None:
     for denom, total in sorted(totals.items()):
         if total > MAX_AMOUNT:
             raise BadInput(f'cannot compute supply: balances of "{denom}" sum past int64')
-
-
-def game_of_call(func: str, args: list[str], values: tuple[tuple[str, str], ...]) -> int | None:
-    """The game a realm call is about, for receipts that show it (args already parsed)."""
-    if func == "Offer" and values:
-        return int(values[0][0])
-    if args and func in _GAME_CALLS:
-        return int(args[0])
-    return None

@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 import click
 
 from c4cli.chain.interface import Reader
-from c4cli.chain.realm_client import GameView, History, RealmClient, history
 from c4cli.chain.tx import Msg, call_msg
+from c4cli.client.realm_client import GameView, History, RealmClient, history
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options

@@ -12,7 +12,6 @@ from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Head
-from c4cli.chain.keys import Keyring, check_name
 from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import send_msg
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
@@ -28,6 +27,7 @@ from c4cli.commands.transact import (
     tx_options,
 )
 from c4cli.errors import BadInput
+from c4cli.home.keys import Keyring, check_name
 
 DEV_MNEMONIC = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
@@ -84,7 +84,7 @@ def init(
         return
     chain = LocalChain(home)
     chain.refuse_existing(force=force)  # before the dev key is created
-    from c4cli.chain.config import forget_remote, read_remote
+    from c4cli.home.config import forget_remote, read_remote
 
     if read_remote(home) is not None:
         if not force:
@@ -155,8 +155,8 @@ def _init_remote(
     as_json: bool,
 ) -> None:
     """`c4 init --remote URL`: bind the home to a node; no log, no genesis of our own."""
-    from c4cli.chain.config import Remote, read_remote, write_remote
     from c4cli.chain.remote import NodeChain
+    from c4cli.home.config import Remote, read_remote, write_remote
 
     if premine:
         raise BadInput("--premine has no meaning on a node: its genesis is the node's own")

@@ -13,16 +13,16 @@ from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.keys import Keyring
 from c4cli.chain.local import LocalChain
-from c4cli.chain.realm_client import RealmClient
-from c4cli.chain.secrets import SecretStore, new_secret
 from c4cli.chain.tx import call_msg, fee
+from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot
 from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.commands.options import from_group
 from c4cli.commands.text import call_text
 from c4cli.errors import BadInput
+from c4cli.home.keys import Keyring
+from c4cli.home.secrets import SecretStore, new_secret
 
 STAKE = 10_000_000
 GENESIS_TIME = "2026-01-01T00:00:00Z"

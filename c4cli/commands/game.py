@@ -12,16 +12,16 @@ from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader, Receipt
-from c4cli.chain.keys import Keyring
-from c4cli.chain.realm_client import GameView, RealmClient
-from c4cli.chain.secrets import SecretStore, new_secret
 from c4cli.chain.tx import Msg, call_msg
+from c4cli.client.realm_client import GameView, RealmClient, game_of
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit, tx_options
 from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, C4Error, Refused, warn_once
+from c4cli.home.keys import Keyring
+from c4cli.home.secrets import SecretStore, new_secret
 
 # A call as built from the chain at the moment it is signed: (function, string
 # args, coins sent). On the local chain that is inside the lock it runs under.
@@ -76,13 +76,14 @@ def run_call(
     receipt = submit(home, key, msgs, opts)
     # From here on the transaction is in a block: nothing below may fail the command.
     game = None
-    if receipt.result.game_id is not None and not receipt.simulated:
+    about = game_of(receipt.result)
+    if about is not None and not receipt.simulated:
         try:
-            game = RealmClient(open_chain(home)).game(receipt.result.game_id)
+            game = RealmClient(open_chain(home)).game(about)
         except C4Error as exc:
             warn_once(
                 f"warning: the transaction is recorded (TX HASH {receipt.result.hash}), "
-                f"but game {receipt.result.game_id} could not be read back: {exc}"
+                f"but game {about} could not be read back: {exc}"
             )
     known = names(home)
     ending = None if game is None else game.ending(_settling_call(receipt))
@@ -204,7 +205,7 @@ def offer(
 
     def human(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
         if game is None:  # recorded, but not read back (a warning said why)
-            return f"game {receipt.result.game_id} offered"
+            return f"game {game_of(receipt.result)} offered"
         return (
             f"game {game.id} offered: stake {gnot(game.stake)}, fee {gnot(game.fee)}, "
             f"open until {format_time(game.expires_at)}"

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from c4cli.chain import crypto
-from c4cli.chain.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
 from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput, HomeDamaged
+from c4cli.home.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
 
 
 @click.group()

@@ -61,10 +61,10 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
       c4 node start --deployer owner --json
     """
     from c4cli.chain import crypto, devnode
-    from c4cli.chain.config import Remote, read_remote, write_remote
-    from c4cli.chain.keys import Keyring, check_name
     from c4cli.chain.local import LocalChain
     from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
+    from c4cli.home.config import Remote, read_remote, write_remote
+    from c4cli.home.keys import Keyring, check_name
 
     folder = home / devnode.NODE_DIR
     pid = devnode.running_pid(folder)
@@ -159,7 +159,7 @@ def _hand_over(home: Path, deployer: str) -> None:
 def _set_aside_journal(home: Path) -> None:
     """A journal of another chain would name heights and pending transactions this one
     never had: it is renamed, never deleted (a pending entry may still land there)."""
-    from c4cli.chain.journal import JOURNAL
+    from c4cli.home.journal import JOURNAL
 
     journal = home / JOURNAL
     if journal.exists():

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QFUNCS, QRENDER
-from c4cli.chain.realm_client import RealmClient
+from c4cli.client.realm_client import RealmClient
 from c4cli.coins import parse_coins
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.transact import open_chain, resolve

@@ -13,7 +13,6 @@ from c4cli.chain import crypto
 from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
-from c4cli.chain.keys import UNENCRYPTED_WARNING, Keyring
 from c4cli.chain.tx import (
     Msg,
     create_session_msg,
@@ -32,6 +31,7 @@ from c4cli.commands.transact import (
     tx_options,
 )
 from c4cli.errors import BadInput
+from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
 
 
 @click.group()

@@ -74,8 +74,8 @@ def signer_for(
 
     With ``master``, the key signs as a session key on behalf of that account.
     """
-    from c4cli.chain.files import warn_if_exposed
-    from c4cli.chain.keys import Keyring
+    from c4cli.files import warn_if_exposed
+    from c4cli.home.keys import Keyring
 
     warn_if_exposed(home)
     info, private_key = Keyring(home).unlock(
@@ -89,14 +89,14 @@ def signer_for(
 
 def acting_address(home: Path, key_name: str, master: str | None) -> str:
     """The account a command acts for: the master's with --master, else the key's own."""
-    from c4cli.chain.keys import Keyring
+    from c4cli.home.keys import Keyring
 
     return resolve(home, master) if master else Keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
     """A key name's address, or an address as typed (bad input is exit 2)."""
-    from c4cli.chain.keys import Keyring
+    from c4cli.home.keys import Keyring
 
     return Keyring(home).resolve(name_or_address)
 
@@ -193,15 +193,15 @@ def node_for(home: Path, *, chain_id: str | None = None) -> NodeChain | None:
     On a home bound to no node, ``--remote`` reads the node as it is, and signs
     only for the chain id given with ``--chain-id`` (or $C4_CHAIN_ID).
     """
-    from c4cli.chain.config import read_remote
+    from c4cli.home.config import read_remote
 
     url = remote_url()
     config = read_remote(home)
     if url is None and config is None:
         return None
     from c4cli.chain.blocks import DEFAULT_REALM_PATH
-    from c4cli.chain.journal import Journal
     from c4cli.chain.remote import NodeChain
+    from c4cli.home.journal import Journal
 
     confirmed = chain_id or os.environ.get("C4_CHAIN_ID") or None
     realm_path = remote_realm_path()
@@ -258,7 +258,7 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
 
 def fee_cap(home: Path, given: str | None) -> int:
     """--fee-cap, else $C4_FEE_CAP, else the home's config.toml, else the default."""
-    from c4cli.chain.config import read_fee_cap
+    from c4cli.home.config import read_fee_cap
 
     text = given if given is not None else os.environ.get("C4_FEE_CAP")
     where = "--fee-cap" if given is not None else "$C4_FEE_CAP"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.realm_client import GameView, History, RealmClient, history
+from c4cli.client.realm_client import GameView, History, RealmClient, history
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.text import key_names, names, who

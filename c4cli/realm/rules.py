@@ -100,3 +100,26 @@ def offer_expired(now: int, expires_at: int) -> bool:
 def other(side: int) -> int:
     """The other player's side: CREATOR for ACCEPTOR and back."""
     return CREATOR + ACCEPTOR - side
+
+
+# The realm's calls whose first parameter is the game they act on (its ABI says so,
+# and a test holds the two together); Offer names its new game in its result.
+GAME_CALLS = frozenset(
+    {"Accept", "Cancel", "ClaimTimeout", "Play", "Resign", "Reveal", "RevealSeed"}
+)
+
+
+def game_of_call(func: str, args: list[str], results: list[str]) -> int | None:
+    """The game a realm call is about: an offer's by the id it returned, any other
+    game call's by its first argument; None for a call about no game.
+
+    >>> game_of_call("Offer", ["", "5", "c0ffee", "100000"], ["7"])
+    7
+    >>> game_of_call("Play", ["7", "3", "1"], []), game_of_call("SetFee", ["0"], [])
+    (7, None)
+    """
+    if func == "Offer":
+        return int(results[0]) if results else None
+    if args and func in GAME_CALLS:
+        return int(args[0])
+    return None

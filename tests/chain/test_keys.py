@@ -8,8 +8,8 @@ import stat
 import pytest
 
 from c4cli.chain import crypto
-from c4cli.chain.keys import Keyring
 from c4cli.errors import BadInput
+from c4cli.home.keys import Keyring
 
 DEV = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from c4cli.chain.interface import Answer
-from c4cli.chain.realm_client import RealmClient
+from c4cli.client.realm_client import RealmClient
 from c4cli.errors import Unreachable
 from c4cli.gotext import quote
 from support import Home

@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from c4cli.chain.keys import Keyring
+from c4cli.home.keys import Keyring
 from support import Home
 
 KEY_PASSPHRASE = "correct horse battery staple"

@@ -358,7 +358,7 @@ def test_a_pot_near_int64_pays_alike_on_both_chains(gno_node: Any, tmp_path: Pat
     pot can exist; the local chain refuses it in the same words."""
     from conftest import WHALE_FUNDS
 
-    from c4cli.chain.keys import Keyring
+    from c4cli.home.keys import Keyring
 
     local = Home(tmp_path / "local")
     node = Home(tmp_path / "node")

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from c4cli.chain.keys import Keyring
+from c4cli.home.keys import Keyring
 from support import LISTED_TX_KEYS, Home
 
 # A deployment of the realm of its own, so these games start at id 1 and never

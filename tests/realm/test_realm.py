@@ -104,3 +104,12 @@ def test_endings_from_published_state() -> None:
     assert ending("draw", four_in_a_row=False) is Ending.DRAW
     assert ending("playing", four_in_a_row=False) is None
     assert payout(STAKE, 0) == 2 * STAKE
+
+
+def test_the_game_calls_are_those_whose_first_parameter_is_the_game() -> None:
+    """rules.GAME_CALLS (what a client uses to tell which game a receipt is about)
+    says what the realm's own signatures say."""
+    from c4cli.realm import rules
+
+    by_abi = {name for name, sig in abi.CALLS.items() if sig.params[:1] == (("id", abi.INT),)}
+    assert by_abi == rules.GAME_CALLS

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from c4cli.chain.interface import GameCall, Reader
+from c4cli.chain.interface import GameCall, Reader, TxOutcome
 from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Refused, Unreachable
 from c4cli.gotext import parse_result
@@ -186,6 +186,18 @@ def history(calls: list[GameCall], game_id: int) -> History:
                 columns[number] = args[1]
             last = func
     return History(columns, last)
+
+
+def game_of(result: TxOutcome) -> int | None:
+    """The game a delivered transaction is about (its last realm call about one), or
+    None: what the client knows of the realm's calls, not what the chain recorded."""
+    game = None
+    results = [value for value, _ in result.values]
+    for msg in result.tx.get("msg", []):
+        if msg.get("@type") == "/vm.m_call":
+            found = rules.game_of_call(str(msg["func"]), list(msg.get("args") or []), results)
+            game = found if found is not None else game
+    return game
 
 
 def _int_arg(args: list[str], index: int) -> int | None:

@@ -83,7 +83,7 @@ def read_fee_cap(home: Path) -> str | None:
 def write_remote(home: Path, remote: Remote) -> None:
     import tomli_w
 
-    from c4cli.chain.files import write_private
+    from c4cli.files import write_private
 
     document: dict[str, object] = {}
     cap = read_fee_cap(home) if (home / CONFIG).exists() else None

@@ -17,8 +17,8 @@ from typing import NamedTuple
 
 from c4cli.address import canonical
 from c4cli.chain import crypto
-from c4cli.chain.files import read_private, write_private
 from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
+from c4cli.files import read_private, write_private
 
 NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
 _SCRYPT_N = 2**15

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from c4cli import outbox
-from c4cli.chain.files import read_private, write_private
 from c4cli.commitment import commitment_of, is_commitment
+from c4cli.files import read_private, write_private
 
 
 def new_secret() -> str:
