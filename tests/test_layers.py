@@ -88,3 +88,26 @@ def test_commands_never_ask_which_backend_they_have() -> None:
             ):
                 named = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
                 assert not named & BACKENDS, f"{path.name}:{node.lineno} tests the backend"
+
+
+BACKEND_MODULES = {
+    "c4cli.chain.local",
+    "c4cli.chain.remote",
+    "c4cli.chain.state",
+    "c4cli.chain.cache",
+}
+
+
+def test_commands_open_a_chain_only_through_the_door() -> None:
+    """Commands get a chain from c4cli.client.connect, typed by the interface: no
+    backend module, no backend class by name."""
+    found = []
+    for path in sorted((PACKAGE / "commands").glob("*.py")):
+        found += [f"{path.name} imports {m}" for m in sorted(imports(path) & BACKEND_MODULES)]
+        names = {n.id for n in ast.walk(ast.parse(path.read_text())) if isinstance(n, ast.Name)}
+        found += [f"{path.name} names {name}" for name in sorted(names & BACKENDS)]
+    assert found == []
+
+
+def test_the_interface_stands_above_its_implementations() -> None:
+    assert imports(PACKAGE / "chain" / "interface.py") <= {"c4cli.chain.blocks", "c4cli.chain.tx"}

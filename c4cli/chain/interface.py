@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from c4cli.chain.blocks import Genesis
     from c4cli.chain.tx import Msg
 
 
@@ -215,3 +216,39 @@ class Chain(Reader, Protocol):
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Receipt: ...
+
+
+class Verified(NamedTuple):
+    """What a replay from genesis with every check found: the last block, its hash, and
+    how many transactions the chain holds."""
+
+    height: int
+    last_hash: str
+    transactions: int
+
+
+class LocalControls(Chain, Protocol):
+    """What only a chain in a folder has, as anvil has beside its RPC: making it, moving
+    its clock, and checking or repairing its log."""
+
+    def exists(self) -> bool: ...
+
+    def refuse_existing(self, *, force: bool) -> None:
+        """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
+        ...
+
+    def init(self, genesis: Genesis, *, force: bool = False) -> object: ...
+
+    def advance(self, seconds: int) -> Head:
+        """Mine an empty block ``seconds`` after the last one."""
+        ...
+
+    def set_time(self, unix: int) -> Head:
+        """Mine an empty block at exactly ``unix`` (after the last block)."""
+        ...
+
+    def verify(self, timings: dict[str, float] | None = None) -> Verified: ...
+
+    def repair(self) -> int | None:
+        """Cut a torn final block off the log: the height kept, or None if it was whole."""
+        ...

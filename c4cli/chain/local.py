@@ -30,6 +30,7 @@ from c4cli.chain.interface import (
     Receipt,
     SendPolicy,
     Signer,
+    Verified,
 )
 from c4cli.chain.log import BlockLog, TornLog, chain_digest
 from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
@@ -54,6 +55,9 @@ class LocalChain:
         self._realm_path: str | None = None
 
     # -- genesis ----------------------------------------------------------------
+
+    def exists(self) -> bool:
+        return self.log.exists()
 
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
@@ -319,10 +323,11 @@ class LocalChain:
                 return block.record, index, outcome
         return None
 
-    def verify(self, timings: dict[str, float] | None = None) -> ChainState:
+    def verify(self, timings: dict[str, float] | None = None) -> Verified:
         """Everything from genesis, ignoring the cache: hashes, signatures, execution."""
         with self.log.locked(exclusive=False):
-            return self.replay(verify=True, timings=timings)
+            state = self.replay(verify=True, timings=timings)
+        return Verified(state.height, state.last_hash, state.transactions())
 
     # -- writing ------------------------------------------------------------------
 
@@ -431,7 +436,7 @@ class LocalChain:
         record["hash"] = block_hash(record)
         return record
 
-    def advance(self, seconds: int) -> ChainState:
+    def advance(self, seconds: int) -> Head:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
         from c4cli.chain.clock import MAX_TIME, check_settable
 
@@ -448,7 +453,7 @@ class LocalChain:
             check_settable(block_time)
             return self._mine_empty(state, block_time, advance=seconds)
 
-    def set_time(self, unix: int) -> ChainState:
+    def set_time(self, unix: int) -> Head:
         """Mine an empty block at exactly ``unix``, which must be after the last block."""
         from c4cli.chain.clock import check_settable, format_time
 
@@ -462,10 +467,10 @@ class LocalChain:
                 )
             return self._mine_empty(state, unix, advance=0)
 
-    def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> ChainState:
+    def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> Head:
         record = self._block_record(state, block_time, txs=[], advance=advance)
         self._append(state, record, state.apply_block(record))
-        return state
+        return Head(state.height, state.time)
 
     def repair(self) -> int | None:
         """Cut a torn final block off the log; returns the height kept, or None if whole."""

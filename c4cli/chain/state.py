@@ -133,6 +133,13 @@ class ChainState:
         for address, coins in genesis.balances:
             self._credit(address, parse_coins(coins))
 
+    def transactions(self) -> int:
+        """How many transactions the chain holds: every account's and session's sequence."""
+        return sum(
+            account.sequence + sum(session.sequence for session in account.sessions.values())
+            for account in self.accounts.values()
+        )
+
     # -- checkpoints ------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:

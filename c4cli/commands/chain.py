@@ -8,12 +8,13 @@ from typing import Any
 
 import click
 
+from c4cli.address import package_address
 from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Head
-from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import send_msg
+from c4cli.client import connect
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.options import common_options, emit_json, remote_url
 from c4cli.commands.text import names, parse_duration, who
@@ -82,14 +83,7 @@ def init(
     if url is not None:
         _init_remote(home, url, chain_id, realm_path, premine, force, as_json)
         return
-    chain = LocalChain(home)
-    chain.refuse_existing(force=force)  # before the dev key is created
-    from c4cli.home.config import forget_remote, read_remote
-
-    if read_remote(home) is not None:
-        if not force:
-            raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
-        forget_remote(home)
+    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
     keyring = Keyring(home)
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
@@ -122,7 +116,8 @@ def init(
         deployer=owner,
         balances=tuple((a, format_coins(c)) for a, c in balances.items()),
     )
-    state = chain.init(genesis, force=force)
+    chain.init(genesis, force=force)
+    realm_address = package_address(realm_path)
     if as_json:
         emit_json(
             {
@@ -131,7 +126,7 @@ def init(
                 "clock": clock,
                 "block_interval": interval,
                 "realm_path": realm_path,
-                "realm_address": state.realm_address,
+                "realm_address": realm_address,
                 "owner": owner,
                 "balances": {a: format_coins(c) for a, c in balances.items()},
             }
@@ -139,7 +134,7 @@ def init(
         return
     click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
     click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
-    click.echo(f"realm: {realm_path} ({state.realm_address}), owner {owner}")
+    click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
     for address, held in balances.items():
         others = format_coins({d: a for d, a in held.items() if d != UGNOT})
         click.echo(f"  {address}  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else ""))
@@ -155,23 +150,13 @@ def _init_remote(
     as_json: bool,
 ) -> None:
     """`c4 init --remote URL`: bind the home to a node; no log, no genesis of our own."""
-    from c4cli.chain.remote import NodeChain
-    from c4cli.home.config import Remote, read_remote, write_remote
-
     if premine:
         raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
-    bound = LocalChain(home).log.exists() or read_remote(home) is not None
-    if bound and not force:
-        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
-    node = NodeChain(url, realm_path=realm_path, chain_id=chain_id if given else None)
-    head = node.head()  # the node answers, or exit 4 and nothing is written
-    if given and node.rpc("status", {}).get("node_info", {}).get("network") != chain_id:
-        raise BadInput(f"the node at {url} is not chain {chain_id!r}")
-    node.query("vm/qfuncs", realm_path)  # the realm is there, or the node says so (exit 1)
-    remote = Remote(url, node.chain_id, realm_path)
-    write_remote(home, remote)
+    remote, head = connect.bind(
+        home, url, realm_path, chain_id=chain_id if given else None, force=force
+    )
     if as_json:
         emit_json({**remote._asdict(), "height": head.height, "time": format_time(head.time)})
         return
@@ -213,8 +198,7 @@ def advance(duration: str, home: Path, as_json: bool) -> None:
       c4 time advance 91s
     """
     chain = local_chain(home, "`c4 time advance`")
-    state = chain.advance(parse_duration(duration))
-    _print_time(Head(state.height, state.time), as_json)
+    _print_time(chain.advance(parse_duration(duration)), as_json)
 
 
 @time.command("set")
@@ -228,8 +212,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
       c4 time set 2026-01-01T01:00:00Z
     """
     chain = local_chain(home, "`c4 time set`")
-    state = chain.set_time(parse_time(when))
-    _print_time(Head(state.height, state.time), as_json)
+    _print_time(chain.set_time(parse_time(when)), as_json)
 
 
 @click.command()
@@ -278,9 +261,7 @@ def verify(repair: bool, home: Path, as_json: bool) -> None:
     started = wallclock.perf_counter()
     state = chain.verify(timings)
     elapsed = wallclock.perf_counter() - started
-    txs = sum(
-        a.sequence + sum(s.sequence for s in a.sessions.values()) for a in state.accounts.values()
-    )
+    txs = state.transactions
     if as_json:
         emit_json(
             {

@@ -13,8 +13,8 @@ from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import call_msg, fee
+from c4cli.client import connect
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot
 from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
@@ -76,7 +76,7 @@ def _play(home: Path, as_json: bool) -> None:
         keyring.add(name, crypto.derive_private_key(crypto.new_mnemonic()), "")
     alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
     names = {alice.address: "alice", bob.address: "bob", owner.address: DEV_KEY}
-    chain = LocalChain(home)
+    chain = connect.new_local_chain(home, force=False)
     chain.init(
         Genesis(
             chain_id="dev",

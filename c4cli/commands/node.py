@@ -61,7 +61,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
       c4 node start --deployer owner --json
     """
     from c4cli.chain import crypto, devnode
-    from c4cli.chain.local import LocalChain
+    from c4cli.client import connect
     from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
     from c4cli.home.config import Remote, read_remote, write_remote
     from c4cli.home.keys import Keyring, check_name
@@ -82,7 +82,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
     else:
         if not realm_path.startswith("gno.land/r/"):
             raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
-        if (bound is not None or LocalChain(home).log.exists()) and not force:
+        if connect.has_chain(home) and not force:
             raise BadInput(
                 f"a chain already exists in {home}: pass --force to bind it to a new node"
             )

@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -18,20 +18,18 @@ from c4cli.chain.interface import (
     SIMULATE_MODES,
     Build,
     Chain,
+    LocalControls,
     Receipt,
     SendPolicy,
     Signer,
 )
-from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
+from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands.options import emit_json, remote_realm_path, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 from c4cli.escape import printable
-
-if TYPE_CHECKING:
-    from c4cli.chain.remote import NodeChain
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -175,65 +173,19 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
 
 def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
     """The chain this command line uses: the node --remote (or $C4_REMOTE, or the home's
-    config) names, else the home's own log; a home with neither is exit 3."""
-    remote = node_for(home, chain_id=chain_id)
-    if remote is not None:
-        return remote
-    chain = LocalChain(home)
-    chain.log.require()
-    return chain
-
-
-def node_for(home: Path, *, chain_id: str | None = None) -> NodeChain | None:
-    """The node this command line talks to, or None for the home's local chain.
-
-    A home bound to a node keeps its realm path, chain id and journal when
-    ``--remote`` names another URL for one command (another RPC server of the same
-    chain): the chain id is checked against the node before anything is read.
-    On a home bound to no node, ``--remote`` reads the node as it is, and signs
-    only for the chain id given with ``--chain-id`` (or $C4_CHAIN_ID).
-    """
-    from c4cli.home.config import read_remote
-
-    url = remote_url()
-    config = read_remote(home)
-    if url is None and config is None:
-        return None
-    from c4cli.chain.blocks import DEFAULT_REALM_PATH
-    from c4cli.chain.remote import NodeChain
-    from c4cli.home.journal import Journal
-
-    confirmed = chain_id or os.environ.get("C4_CHAIN_ID") or None
-    realm_path = remote_realm_path()
-    if config is not None:
-        if realm_path is not None and realm_path != config.realm_path:
-            raise BadInput(
-                f"--realm-path {realm_path!r}: this home is bound to the realm {config.realm_path}"
-            )
-        if confirmed is not None and confirmed != config.chain_id:
-            raise BadInput(
-                f"--chain-id {confirmed!r}: this home is bound to chain {config.chain_id!r}"
-            )
-        journal = Journal(home)
-        return NodeChain(
-            config.url if url is None else url,
-            realm_path=config.realm_path,
-            chain_id=config.chain_id,
-            journal=journal,
-            seen_height=journal.seen_height(),
-        )
-    return NodeChain(
-        str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=confirmed, unbound=True
+    config) names, else the home's own log; a home with neither is exit 3. A chain id
+    comes from --chain-id, else $C4_CHAIN_ID."""
+    return connect.open_chain(
+        home,
+        url=remote_url(),
+        realm_path=remote_realm_path(),
+        chain_id=chain_id or os.environ.get("C4_CHAIN_ID") or None,
     )
 
 
-def local_chain(home: Path, what: str) -> LocalChain:
+def local_chain(home: Path, what: str) -> LocalControls:
     """The home's local chain, for what only a chain in a folder has (exit 2 on a node)."""
-    if node_for(home) is not None:
-        raise BadInput(f"{what} has no meaning on a node: it works on the local chain only")
-    chain = LocalChain(home)
-    chain.log.require()
-    return chain
+    return connect.local_chain(home, what, url=remote_url())
 
 
 def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Receipt:

@@ -1,0 +1,119 @@
+"""The one door to a chain: which backend a home uses, opened behind the `Chain` interface.
+
+A home holds either a local chain (``chain/``, its block log) or a binding to a node
+(``config.toml``'s ``[remote]``); ``--remote`` may name a node for one command line.
+Commands ask here and get a :class:`~c4cli.chain.interface.Chain` (or, for what only
+a chain in a folder can do, :class:`~c4cli.chain.interface.LocalControls`), never a
+backend class, so the same command works on both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import NamedTuple
+
+from c4cli.chain.blocks import DEFAULT_REALM_PATH
+from c4cli.chain.interface import Chain, Head, LocalControls
+from c4cli.chain.local import LocalChain
+from c4cli.chain.queries import QFUNCS
+from c4cli.chain.remote import NodeChain
+from c4cli.errors import BadInput
+from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
+from c4cli.home.journal import Journal
+
+
+def open_chain(
+    home: Path,
+    *,
+    url: str | None = None,
+    realm_path: str | None = None,
+    chain_id: str | None = None,
+) -> Chain:
+    """The chain a command line uses: the node ``url`` names (a node this home is bound
+    to when it names none), else the home's own log; a home with neither is exit 3.
+
+    A home bound to a node keeps its realm path, chain id and journal when ``url``
+    names another RPC server of the same chain: the chain id is checked against the
+    node before anything is read. For a home bound to no node, ``url`` is read as it
+    is, at ``realm_path`` (default the deployed realm's), and signs only for the
+    ``chain_id`` given.
+    """
+    node = _node(home, url=url, realm_path=realm_path, chain_id=chain_id)
+    if node is not None:
+        return node
+    chain = LocalChain(home)
+    chain.log.require()
+    return chain
+
+
+def local_chain(home: Path, what: str, *, url: str | None = None) -> LocalControls:
+    """The home's chain in a folder, for ``what`` only such a chain has (exit 2 on a
+    node, exit 3 without a chain)."""
+    if url is not None or read_remote(home) is not None:
+        raise BadInput(f"{what} has no meaning on a node: it works on the local chain only")
+    chain = LocalChain(home)
+    chain.log.require()
+    return chain
+
+
+def new_local_chain(home: Path, *, force: bool) -> LocalControls:
+    """A chain to create in the home (`c4 init`, the demo): refused, with nothing
+    touched, where a chain or a binding exists and ``force`` is not given."""
+    chain = LocalChain(home)
+    chain.refuse_existing(force=force)
+    if read_remote(home) is not None:
+        if not force:
+            raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
+        forget_remote(home)
+    return chain
+
+
+def has_chain(home: Path) -> bool:
+    """Whether the home holds a chain of either kind."""
+    return read_remote(home) is not None or LocalChain(home).exists()
+
+
+class Binding(NamedTuple):
+    remote: Remote
+    head: Head
+
+
+def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: bool) -> Binding:
+    """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
+    ``chain_id`` (when given) and holds the realm; nothing is written before that."""
+    if has_chain(home) and not force:
+        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+    node = NodeChain(url, realm_path=realm_path, chain_id=chain_id)
+    head = node.head()  # the node answers, or exit 4 and nothing is written
+    if chain_id is not None and node.chain_id != chain_id:
+        raise BadInput(f"the node at {url} is not chain {chain_id!r}")
+    node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
+    remote = Remote(url, node.chain_id, realm_path)
+    write_remote(home, remote)
+    return Binding(remote, head)
+
+
+def _node(
+    home: Path, *, url: str | None, realm_path: str | None, chain_id: str | None
+) -> NodeChain | None:
+    config = read_remote(home)
+    if url is None and config is None:
+        return None
+    if config is None:
+        return NodeChain(
+            str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=chain_id, unbound=True
+        )
+    if realm_path is not None and realm_path != config.realm_path:
+        raise BadInput(
+            f"--realm-path {realm_path!r}: this home is bound to the realm {config.realm_path}"
+        )
+    if chain_id is not None and chain_id != config.chain_id:
+        raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
+    journal = Journal(home)
+    return NodeChain(
+        config.url if url is None else url,
+        realm_path=config.realm_path,
+        chain_id=config.chain_id,
+        journal=journal,
+        seen_height=journal.seen_height(),
+    )
