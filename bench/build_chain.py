@@ -28,13 +28,15 @@ from c4cli.chain.blocks import Genesis, block_hash, tx_entry
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.local import LocalChain
 from c4cli.chain.log import render_block
-from c4cli.chain.tx import call_msg, fee, signed_tx
+from c4cli.chain.tx import fee, signed_tx
+from c4cli.client import workflow
+from c4cli.commitment import commitment_of
 from c4cli.home.keys import Keyring
 from c4cli.realm.connect4 import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH
 
 PLAYERS = 16
-STAKE = "1000000ugnot"
+STAKE = 1_000_000  # ugnot
 FEE = fee(2_000_000, "0ugnot")
 
 
@@ -53,31 +55,21 @@ def game_txs(game: int, addresses: list[str], moves: str) -> list[tuple[int, dic
     b = a + 1
     creator, acceptor = addresses[a], addresses[b]
     passphrase, seed = f"pass-{game}", f"seed-{game}"
-    gid = str(game)
-    commitment = hashlib.sha256(passphrase.encode()).hexdigest()
-    steps: list[tuple[int, dict[str, Any]]] = [
-        (a, call_msg(creator, DEFAULT_PATH, "Offer", ["", "60", commitment, "500000"], STAKE)),
-        (
-            b,
-            call_msg(
-                acceptor,
-                DEFAULT_PATH,
-                "Accept",
-                [gid, hashlib.sha256(seed.encode()).hexdigest()],
-                STAKE,
-            ),
-        ),
-        (a, call_msg(creator, DEFAULT_PATH, "Reveal", [gid, passphrase])),
-        (b, call_msg(acceptor, DEFAULT_PATH, "RevealSeed", [gid, seed])),
+    commitment = commitment_of(passphrase)
+    seed_commitment = commitment_of(seed)
+    calls = [
+        (a, workflow.offer_call(STAKE, commitment, valid_for=60, max_fee=500_000)),
+        (b, workflow.accept_call(game, seed_commitment, STAKE)),
+        (a, workflow.reveal_call(game, passphrase, acceptor=False)),
+        (b, workflow.reveal_call(game, seed, acceptor=True)),
     ]
     first = first_mover(passphrase, seed, game, creator, acceptor)
     movers = (a, b) if first == CREATOR else (b, a)
-    for number, column in enumerate(moves):
-        player = movers[number % 2]
-        steps.append(
-            (player, call_msg(addresses[player], DEFAULT_PATH, "Play", [gid, column, str(number)]))
-        )
-    return steps
+    calls += [
+        (movers[number % 2], workflow.play_call(game, column, number))
+        for number, column in enumerate(moves)
+    ]
+    return [(player, call.msg(addresses[player], DEFAULT_PATH)) for player, call in calls]
 
 
 def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:

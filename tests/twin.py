@@ -29,7 +29,8 @@ from c4cli.chain.amino import encode_tx
 from c4cli.chain.blocks import Genesis
 from c4cli.chain.interface import Signer
 from c4cli.chain.local import LocalChain
-from c4cli.chain.tx import call_msg, fee, signed_tx
+from c4cli.chain.tx import fee, signed_tx
+from c4cli.client import workflow
 from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import Refused
 
@@ -122,19 +123,25 @@ class Twin:
 
         ``session`` names a key in ``keys`` that signs as a session of ``who``.
         """
-        args = list(args)
+        return self.send(
+            who, workflow.Call(func, list(args), workflow.coins(send)), session=session
+        )
+
+    def send(self, who: str, call: workflow.Call, *, session: str = "") -> Outcome:
+        """One call, as the game workflow builds it, on both chains; then compare."""
         label = (
-            f"{who} {func}({', '.join(map(repr, args))})"
-            + (f" sending {send}ugnot" if send else "")
+            f"{who} {call.func}({', '.join(map(repr, call.args))})"
+            + (f" sending {call.send}" if call.send else "")
             + (f" signed by the session {session}" if session else "")
         )
-        msg = call_msg(self.address(who), REALM_PATH, func, args, f"{send}ugnot" if send else "")
+        msg = call.msg(self.address(who), REALM_PATH)
         outcome = self.submit(label, who, msg, session=session, realm_texts=True)
         touched = set()
-        if outcome.accepted and func == "Offer":
+        if outcome.accepted and call.func == "Offer":
             touched.add(int(outcome.data.split()[0].lstrip("(")))
-        if func in GAME_FUNCS and args and args[0].isdigit() and int(args[0]) < 2**31:
-            touched.add(int(args[0]))
+        first = call.args[0] if call.args else ""
+        if call.func in GAME_FUNCS and first.isdigit() and int(first) < 2**31:
+            touched.add(int(first))
         self.compare(f"step {self.steps}: {label}", touched)
         return outcome
 

@@ -13,16 +13,15 @@ from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_REALM_PATH, Genesis
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.tx import call_msg, fee
-from c4cli.client import connect
-from c4cli.client.realm_client import RealmClient
+from c4cli.client import connect, workflow
+from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot
 from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.commands.options import from_group
 from c4cli.commands.text import call_text
 from c4cli.errors import BadInput
 from c4cli.home.keys import Keyring
-from c4cli.home.secrets import SecretStore, new_secret
+from c4cli.home.secrets import SecretStore
 
 STAKE = 10_000_000
 GENESIS_TIME = "2026-01-01T00:00:00Z"
@@ -90,54 +89,43 @@ def _play(home: Path, as_json: bool) -> None:
     )
     say(f"A fresh chain in {home}: manual clock from {GENESIS_TIME}, 5 s per block.")
     say(f"alice and bob each hold {gnot(PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
-    realm = RealmClient(chain)
 
     def balance(address: str) -> int:
         coins = json.loads(chain.query(f"bank/balances/{address}").data)
         return int(coins.removesuffix("ugnot") or 0)
 
     start = {a: balance(a) for a in names}
-    secrets = SecretStore(home)
+    table = workflow.Table(chain, SecretStore(home))
 
-    def call(who: Signer, func: str, args: list[str], send: str = "") -> Receipt:
-        receipt = chain.submit(
-            who,
-            lambda reader: [call_msg(who.address, reader.realm_path, func, args, send)],
-            fee(2_000_000, "0ugnot"),
-            "",
-        )
+    def shown(who: Signer, receipt: Receipt) -> Receipt:
+        msg = receipt.result.tx["msg"][0]
         say(
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
-            f"{names[who.address]:<5} {call_text(func, args, short=True)}"
+            f"{names[who.address]:<5} {call_text(msg['func'], msg['args'], short=True)}"
         )
         return receipt
 
-    passphrase, seed = new_secret(), new_secret()
-    commitment = secrets.keep(alice.address, passphrase)
-    seed_commitment = secrets.keep(bob.address, seed)
     say(f"alice offers {gnot(STAKE)}, committing to a secret she keeps; bob accepts:")
-    offered = call(alice, "Offer", ["", "15", commitment, str(realm.fee())], f"{STAKE}ugnot")
-    game_id = offered.result.values[0][0]
-    call(bob, "Accept", [game_id, seed_commitment], f"{STAKE}ugnot")
+    game_id = game_of(shown(alice, table.offer(alice, STAKE)).result)
+    assert game_id is not None
+    shown(bob, table.accept(bob, game_id))
     say("both reveal; the first mover is drawn from the two secrets:")
-    call(alice, "Reveal", [game_id, passphrase])
-    call(bob, "RevealSeed", [game_id, seed])
-    game = realm.game(int(game_id))
-    assert game is not None
+    shown(alice, table.reveal(alice, game_id))
+    shown(bob, table.reveal(bob, game_id))
+    game = table.game(game_id)
     first = alice if game.player(game.turn) == alice.address else bob
     second = bob if first is alice else alice
     say(f"{names[first.address]} moves first and stacks column 4; the other answers in 5:")
     for move in range(7):
-        mover, column = (first, "4") if move % 2 == 0 else (second, "5")
-        call(mover, "Play", [game_id, column, str(move)])
-    game = realm.game(int(game_id))
-    assert game is not None
+        mover, column = (first, 4) if move % 2 == 0 else (second, 5)
+        shown(mover, table.play(mover, game_id, column))
+    game = table.game(game_id)
     say("\n" + game.board().text(swap_colors=game.creator_is_yellow))
-    fees = realm.fees()
-    wins, won = realm.leaders()
+    fees = table.realm_client.fees()
+    wins, won = table.realm_client.leaders()
     height = chain.head().height
     summary = {
-        "game": int(game_id),
+        "game": game_id,
         "winner": names[game.winner],
         "payout_ugnot": game.payout(),
         "fee_collected_ugnot": fees.collected,
@@ -161,7 +149,7 @@ def _play(home: Path, as_json: bool) -> None:
     say(f"fee collected by the realm: {gnot(fees.collected)}")
     say("leaderboards:")
     for title, board in (("wins", wins), ("gnot", won)):
-        shown = ", ".join(f"{names[a]} {s if title == 'wins' else gnot(s)}" for a, s in board)
-        say(f"  {title}: {shown}")
+        ranks = ", ".join(f"{names[a]} {s if title == 'wins' else gnot(s)}" for a, s in board)
+        say(f"  {title}: {ranks}")
     say(f"\n{height} blocks, kept in {home}; replay and check every one with:")
     say(f"  c4 verify --home {shlex.quote(str(home))}")

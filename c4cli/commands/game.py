@@ -12,9 +12,10 @@ from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader, Receipt
-from c4cli.chain.tx import Msg, call_msg
+from c4cli.chain.tx import Msg
+from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, game_of
-from c4cli.coins import UGNOT, format_coins, gnot, parse_amount, parse_ugnot
+from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit, tx_options
@@ -23,14 +24,9 @@ from c4cli.errors import BadInput, C4Error, Refused, warn_once
 from c4cli.home.keys import Keyring
 from c4cli.home.secrets import SecretStore, new_secret
 
-# A call as built from the chain at the moment it is signed: (function, string
-# args, coins sent). On the local chain that is inside the lock it runs under.
-Call = tuple[str, list[str], str]
-BuildCall = Callable[[RealmClient], Call]
 
-
-def _game_arg(text: str) -> str:
-    return str(game_id_arg(text))
+def _game_arg(text: str) -> int:
+    return game_id_arg(text)
 
 
 def address_arg(home: Path, text: str) -> str:
@@ -43,20 +39,13 @@ def address_arg(home: Path, text: str) -> str:
     raise BadInput(f"{text!r} is neither a local key nor a g1 address")
 
 
-def _game(realm: RealmClient, game_id: str) -> GameView:
-    game = realm.game(int(game_id))
-    if game is None:
-        raise Refused("game not found")
-    return game
-
-
 Human = Callable[[GameView | None, Receipt, dict[str, str]], str]
 
 
 def run_call(
     home: Path,
     key: str,
-    build: BuildCall,
+    build: workflow.BuildCall,
     *,
     opts: dict[str, Any],
     human: Human | None = None,
@@ -70,8 +59,7 @@ def run_call(
     signer = acting_address(home, key, opts["master"])
 
     def msgs(reader: Reader) -> list[Msg]:
-        func, args, send = build(RealmClient(reader))
-        return [call_msg(signer, reader.realm_path, func, args, send)]
+        return [build(RealmClient(reader)).msg(signer, reader.realm_path)]
 
     receipt = submit(home, key, msgs, opts)
     # From here on the transaction is in a block: nothing below may fail the command.
@@ -125,17 +113,7 @@ def _status_line(game: GameView, known: dict[str, str], settled_by: str | None =
     return line
 
 
-def _owner_line(text: str) -> Human:
-    """The human line of an owner command: what changed, in one line."""
-    return lambda game, receipt, known: (
-        text
-        + "".join(
-            f"; paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers
-        )
-    )
-
-
-def _valid_for_minutes(text: str) -> str:
+def _valid_for_minutes(text: str) -> int:
     """--valid-for: whole minutes, as ``15m``, ``1h`` or a bare number of minutes."""
     why = f"invalid --valid-for {text!r}: whole minutes, e.g. 15m or 1h (a bare number is minutes)"
     try:
@@ -144,7 +122,7 @@ def _valid_for_minutes(text: str) -> str:
         raise BadInput(why) from None
     if seconds % 60:
         raise BadInput(why)
-    return str(seconds // 60)
+    return seconds // 60
 
 
 @click.command()
@@ -181,27 +159,12 @@ def offer(
     stake_ugnot = parse_ugnot(stake)
     minutes = _valid_for_minutes(valid_for)
     rival = address_arg(home, opponent) if opponent else ""
-    cap = None if max_fee is None else str(parse_ugnot(max_fee))
+    cap = None if max_fee is None else parse_ugnot(max_fee)
     signer = acting_address(home, key, opts["master"])
     secret = passphrase if passphrase is not None else new_secret()
     commitment = commitment_of(secret)
 
-    def build(realm: RealmClient) -> Call:
-        # The realm's own parameters, by name: a realm without maxFee (the samcrew
-        # realm on gno.land) is sent the arguments it takes, in its order.
-        params = realm.params("Offer")
-        if params is None:
-            raise Refused(f"function Offer not found in {realm.reader.realm_path}")
-        if "maxFee" not in params and cap is not None:
-            raise BadInput(f"--max-fee: the realm at {realm.reader.realm_path} takes no maxFee")
-        values = {"opponent": rival, "validFor": minutes, "commitment": commitment}
-        if "maxFee" in params:
-            values["maxFee"] = cap if cap is not None else str(realm.fee())
-        unknown = [name for name in params if name not in values]
-        if unknown:
-            raise BadInput(f"the realm's Offer takes {', '.join(unknown)}, which c4 cannot fill in")
-        sent = f"{stake_ugnot}{UGNOT}" if stake_ugnot else ""
-        return "Offer", [values[name] for name in params], sent
+    build = workflow.offer(stake_ugnot, commitment, valid_for=minutes, opponent=rival, max_fee=cap)
 
     def human(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
         if game is None:  # recorded, but not read back (a warning said why)
@@ -237,12 +200,8 @@ def accept(
     secret = seed if seed is not None else new_secret()
     commitment = commitment_of(secret)
 
-    def build(realm: RealmClient) -> Call:
-        sent = coins if coins is not None else f"{_game(realm, gid).stake}{UGNOT}"
-        return "Accept", [gid, commitment], sent
-
     with SecretStore(home).kept(signer, secret):
-        run_call(home, key, build, opts=opts)
+        run_call(home, key, workflow.accept(gid, commitment, send=coins), opts=opts)
 
 
 @click.command()
@@ -260,20 +219,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
     """
     gid = _game_arg(game_id)
     signer = acting_address(home, key, opts["master"])
-    store = SecretStore(home)
-
-    def build(realm: RealmClient) -> Call:
-        game = _game(realm, gid)
-        acceptor = signer == game.acceptor
-        value = secret
-        if value is None:
-            value = store.find(signer, game.seed_commitment if acceptor else game.commitment)
-        if value is None and signer not in (game.creator, game.acceptor):
-            raise BadInput(f"{key} is not a player in game {gid}: it has nothing to reveal")
-        if value is None:
-            raise BadInput(f"no kept secret for game {gid} and key {key}: pass --secret")
-        return ("RevealSeed" if acceptor else "Reveal"), [gid, value], ""
-
+    build = workflow.reveal(gid, signer, secret=secret, secrets=SecretStore(home), key=key)
     run_call(home, key, build, opts=opts)
 
 
@@ -304,20 +250,15 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
     if column == "best":
         # Solved outside the chain's lock (an early position may take a while),
         # so other writers are not held up; the pinned move count keeps it honest.
-        game = RealmClient(open_chain(home)).game(int(gid))
+        game = RealmClient(open_chain(home)).game(gid)
         column = str(best_column(gid, game))
         if move is None and game is not None:
             move = game.moves
 
-    def build(realm: RealmClient) -> Call:
-        game = realm.game(int(gid))
-        seen = move if move is not None else (game.moves if game else 0)
-        return "Play", [gid, column, str(seen)], ""
-
-    run_call(home, key, build, opts=opts)
+    run_call(home, key, workflow.play(gid, column, move=move), opts=opts)
 
 
-def best_column(gid: str, game: GameView | None) -> int:
+def best_column(gid: int, game: GameView | None) -> int:
     """The solver's choice for the side to move in a game that is being played."""
     from c4cli.engine import solver
 
@@ -335,7 +276,7 @@ def _simple(func: str, example: str, summary: str) -> click.Command:
     @common_options
     def command(game_id: str, key: str, home: Path, **opts: Any) -> None:
         gid = _game_arg(game_id)
-        run_call(home, key, lambda realm: (func, [gid], ""), opts=opts)
+        run_call(home, key, workflow.given(workflow.game_call(func, gid)), opts=opts)
 
     command.__doc__ = f"{summary}\n\n\b\nExample:\n  {example}"
     return click.command(func_name(func))(command)
@@ -377,7 +318,8 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) ->
     give_up = wallclock.monotonic() + wait
     while True:
         try:
-            run_call(home, key, lambda realm: ("ClaimTimeout", [gid], ""), opts=opts)
+            claim = workflow.given(workflow.game_call("ClaimTimeout", gid))
+            run_call(home, key, claim, opts=opts)
             return
         except Refused as refused:
             # Only a refusal that cost nothing is tried again (a landed one says so).
@@ -393,96 +335,6 @@ cancel = _simple(
     "Cancel an open offer (Cancel): the creator any time, anyone once expired.",
 )
 resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resign).")
-
-
-@click.command("set-fee")
-@click.argument("amount", metavar="COINS")
-@click.argument("key")
-@tx_options
-@common_options
-def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
-    """Set the house fee for new offers (SetFee, owner only).
-
-    \b
-    Example:
-      c4 set-fee 0.2gnot test1
-    """
-    ugnot = parse_ugnot(amount)
-    run_call(
-        home,
-        key,
-        lambda realm: ("SetFee", [str(ugnot)], ""),
-        opts=opts,
-        human=_owner_line(f"house fee for new offers set to {gnot(ugnot)}"),
-    )
-
-
-@click.command("withdraw-fees")
-@click.option("--to", "to", metavar="ADDR_OR_NAME", help="Default: the signer.")
-@click.argument("key")
-@tx_options
-@common_options
-def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
-    """Send the collected fees, never stakes, to an address (WithdrawFees, owner only).
-
-    \b
-    Example:
-      c4 withdraw-fees --to treasury test1
-    """
-    target = address_arg(home, to) if to else acting_address(home, key, opts["master"])
-    run_call(
-        home,
-        key,
-        lambda realm: ("WithdrawFees", [target], ""),
-        opts=opts,
-        human=lambda game, receipt, known: (
-            "; ".join(
-                f"fees withdrawn: {gnot(amount)} to {who(to, known)}"
-                for to, amount in receipt.result.transfers
-            )
-            or "fees withdrawn: nothing was collected"
-        ),
-    )
-
-
-@click.command("transfer-ownership")
-@click.argument("new_owner", metavar="ADDR_OR_NAME")
-@click.argument("key")
-@tx_options
-@common_options
-def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> None:
-    """Name a new owner (TransferOwnership); it takes over once it accepts.
-
-    \b
-    Example:
-      c4 transfer-ownership carol test1
-    """
-    target = address_arg(home, new_owner)
-    line = f"ownership offered to {who(target, names(home))}; it takes over once it accepts"
-    run_call(
-        home,
-        key,
-        lambda realm: ("TransferOwnership", [target], ""),
-        opts=opts,
-        human=_owner_line(line),
-    )
-
-
-@click.command("accept-ownership")
-@click.argument("key")
-@tx_options
-@common_options
-def accept_ownership(key: str, home: Path, **opts: Any) -> None:
-    """Become the owner you were named as (AcceptOwnership).
-
-    \b
-    Example:
-      c4 accept-ownership carol
-    """
-    line = f"{key} now owns the realm"
-    run_call(
-        home, key, lambda realm: ("AcceptOwnership", [], ""), opts=opts, human=_owner_line(line)
-    )
 
 
 @click.command("call")
@@ -501,4 +353,4 @@ def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, **op
       c4 call Offer "" 15 "$COMMITMENT" 100000 --send 10gnot alice
     """
     coins = format_coins(parse_amount(send)) if send else ""
-    run_call(home, key, lambda realm: (func, list(args), coins), opts=opts)
+    run_call(home, key, workflow.given(workflow.Call(func, list(args), coins)), opts=opts)

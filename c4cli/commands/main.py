@@ -19,7 +19,7 @@ from c4cli.interrupts import install as install_signal_handlers
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
 _COMMANDS: dict[str, tuple[str, str]] = {
     "accept": ("c4cli.commands.game", "accept"),
-    "accept-ownership": ("c4cli.commands.game", "accept_ownership"),
+    "accept-ownership": ("c4cli.commands.owner", "accept_ownership"),
     "board": ("c4cli.commands.views", "board"),
     "bot": ("c4cli.commands.bot", "bot"),
     "call": ("c4cli.commands.game", "call"),
@@ -39,16 +39,16 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "reveal": ("c4cli.commands.game", "reveal"),
     "send": ("c4cli.commands.chain", "send"),
     "session": ("c4cli.commands.session", "session"),
-    "set-fee": ("c4cli.commands.game", "set_fee"),
+    "set-fee": ("c4cli.commands.owner", "set_fee"),
     "show": ("c4cli.commands.views", "show"),
     "solve": ("c4cli.commands.solve", "solve"),
     "demo": ("c4cli.commands.demo", "demo"),
     "time": ("c4cli.commands.chain", "time"),
-    "transfer-ownership": ("c4cli.commands.game", "transfer_ownership"),
+    "transfer-ownership": ("c4cli.commands.owner", "transfer_ownership"),
     "tx": ("c4cli.commands.history", "tx_cmd"),
     "verify": ("c4cli.commands.chain", "verify"),
     "watch": ("c4cli.commands.bot", "watch"),
-    "withdraw-fees": ("c4cli.commands.game", "withdraw_fees"),
+    "withdraw-fees": ("c4cli.commands.owner", "withdraw_fees"),
 }
 
 

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from c4cli.client import workflow
+
 REALM = "gno.land/r/c4cli/connect4"
 
 pytestmark = pytest.mark.node
@@ -52,7 +54,10 @@ def offer(
     valid: str = "15",
     max_fee: str = "500000",
 ) -> int:
-    outcome = twin.call(who, "Offer", [opponent, valid, sha(secret), max_fee], stake)
+    call = workflow.offer_call(
+        stake, sha(secret), valid_for=int(valid), opponent=opponent, max_fee=int(max_fee)
+    )
+    outcome = twin.send(who, call)
     assert outcome.accepted, outcome.text
     return int(outcome.data.split()[0].lstrip("("))
 
@@ -60,9 +65,9 @@ def offer(
 def started(twin: Any, stake: int, tag: str) -> tuple[int, str, str]:
     """A game alice offers and bob accepts, both secrets revealed; (id, first, second)."""
     game = offer(twin, "alice", stake, f"pass {tag}")
-    assert twin.call("bob", "Accept", [str(game), sha(f"seed {tag}")], stake).accepted
-    assert twin.call("alice", "Reveal", [str(game), f"pass {tag}"]).accepted
-    assert twin.call("bob", "RevealSeed", [str(game), f"seed {tag}"]).accepted
+    assert twin.send("bob", workflow.accept_call(game, sha(f"seed {tag}"), stake)).accepted
+    assert twin.send("alice", workflow.reveal_call(game, f"pass {tag}", acceptor=False)).accepted
+    assert twin.send("bob", workflow.reveal_call(game, f"seed {tag}", acceptor=True)).accepted
     state = twin.local.state()
     turn = state.realm.games[game].turn
     return (game, "alice", "bob") if turn == 1 else (game, "bob", "alice")

@@ -1,0 +1,119 @@
+"""The owner's commands: the house fee, the collected fees, and handing the realm over."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.client import workflow
+from c4cli.coins import gnot, parse_ugnot
+from c4cli.commands.game import Human, address_arg, run_call
+from c4cli.commands.options import common_options
+from c4cli.commands.text import names, who
+from c4cli.commands.transact import acting_address, tx_options
+
+
+def _owner_line(text: str) -> Human:
+    """The human line of an owner command: what changed, in one line."""
+    return lambda game, receipt, known: (
+        text
+        + "".join(
+            f"; paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers
+        )
+    )
+
+
+@click.command("set-fee")
+@click.argument("amount", metavar="COINS")
+@click.argument("key")
+@tx_options
+@common_options
+def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
+    """Set the house fee for new offers (SetFee, owner only).
+
+    \b
+    Example:
+      c4 set-fee 0.2gnot test1
+    """
+    ugnot = parse_ugnot(amount)
+    run_call(
+        home,
+        key,
+        workflow.given(workflow.Call("SetFee", [str(ugnot)])),
+        opts=opts,
+        human=_owner_line(f"house fee for new offers set to {gnot(ugnot)}"),
+    )
+
+
+@click.command("withdraw-fees")
+@click.option("--to", "to", metavar="ADDR_OR_NAME", help="Default: the signer.")
+@click.argument("key")
+@tx_options
+@common_options
+def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
+    """Send the collected fees, never stakes, to an address (WithdrawFees, owner only).
+
+    \b
+    Example:
+      c4 withdraw-fees --to treasury test1
+    """
+    target = address_arg(home, to) if to else acting_address(home, key, opts["master"])
+    run_call(
+        home,
+        key,
+        workflow.given(workflow.Call("WithdrawFees", [target])),
+        opts=opts,
+        human=lambda game, receipt, known: (
+            "; ".join(
+                f"fees withdrawn: {gnot(amount)} to {who(to, known)}"
+                for to, amount in receipt.result.transfers
+            )
+            or "fees withdrawn: nothing was collected"
+        ),
+    )
+
+
+@click.command("transfer-ownership")
+@click.argument("new_owner", metavar="ADDR_OR_NAME")
+@click.argument("key")
+@tx_options
+@common_options
+def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> None:
+    """Name a new owner (TransferOwnership); it takes over once it accepts.
+
+    \b
+    Example:
+      c4 transfer-ownership carol test1
+    """
+    target = address_arg(home, new_owner)
+    line = f"ownership offered to {who(target, names(home))}; it takes over once it accepts"
+    run_call(
+        home,
+        key,
+        workflow.given(workflow.Call("TransferOwnership", [target])),
+        opts=opts,
+        human=_owner_line(line),
+    )
+
+
+@click.command("accept-ownership")
+@click.argument("key")
+@tx_options
+@common_options
+def accept_ownership(key: str, home: Path, **opts: Any) -> None:
+    """Become the owner you were named as (AcceptOwnership).
+
+    \b
+    Example:
+      c4 accept-ownership carol
+    """
+    line = f"{key} now owns the realm"
+    run_call(
+        home,
+        key,
+        workflow.given(workflow.Call("AcceptOwnership", [])),
+        opts=opts,
+        human=_owner_line(line),
+    )
