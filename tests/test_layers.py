@@ -91,10 +91,7 @@ def test_commands_never_ask_which_backend_they_have() -> None:
 
 
 BACKEND_MODULES = {
-    "c4cli.chain.local",
-    "c4cli.chain.remote",
-    "c4cli.chain.state",
-    "c4cli.chain.cache",
+    f"c4cli.chain.{name}" for name in ("local", "remote", "node_reads", "rpc", "state", "cache")
 }
 
 

@@ -1,0 +1,287 @@
+"""A gno.land node, read: the chain behind a URL, its head and times, queries, accounts.
+
+tm2 JSON-RPC (``wire.md`` §4): ``status`` and ``block`` for the chain's head and
+times, ``abci_query`` for every read (the realm's paths, ``auth/accounts``,
+``bank/balances``, the gas price), ``tx`` for a transaction by hash. The first
+call of a command checks that the node is on the home's chain and not behind it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any
+
+from c4cli.chain import answers
+from c4cli.chain.clock import format_time
+from c4cli.chain.interface import Answer, GameCall, Head, SentLog, Signer
+from c4cli.chain.listing import journal_blocks, node_tx
+from c4cli.chain.rpc import Rpc
+from c4cli.coins import ugnot_in
+from c4cli.errors import Refused, Unreachable
+from c4cli.escape import printable
+
+
+class NodeReader(Rpc):
+    """The chain at ``url`` (``http://127.0.0.1:26657``, ``https://rpc.gno.land:443``,
+    gnokey's ``tcp://127.0.0.1:26657``).
+
+    ``chain_id``, when given (the home's), is checked against the node's before
+    anything is read or signed, and ``seen_height`` (the highest block this home
+    saw a transaction land in) against its height: a URL that now leads to
+    another chain, or to one rolled back, is refused in one line.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        realm_path: str,
+        chain_id: str | None = None,
+        timeout: float | None = None,
+        journal: SentLog | None = None,
+        seen_height: int = 0,
+        unbound: bool = False,
+    ) -> None:
+        super().__init__(url, timeout=timeout)
+        self._realm_path = realm_path
+        self._chain_id = chain_id
+        self._checked = False
+        self._status: Any = None
+        self.seen_height = seen_height
+        # A node named for one command on a home not bound to it: read freely, sign
+        # only for a chain id the user gave (--chain-id), never for what it claims.
+        self.confirmed = not unbound or chain_id is not None
+        self._expected_from = "--chain-id says" if unbound else "this home's config.toml says"
+        self.journal = journal
+
+    def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+        """One JSON-RPC call; the first of a command checks the chain behind the URL."""
+        if not self._checked and method != "status":
+            self._check_chain()
+        return super().rpc(method, params, timeout=timeout)
+
+    def _check_chain(self) -> None:
+        """The node is on the home's chain, and not behind what this home has seen."""
+        self._checked = True
+        status = self.rpc("status", {})
+        network = answers.field(self.redacted, status, "node_info", "network")
+        height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
+        if not isinstance(network, str) or not str(height).isdigit():
+            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        if self._chain_id is not None and network != self._chain_id:
+            raise Unreachable(
+                f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self._chain_id!r} "
+                f"as {self._expected_from}: refused (another chain's answers are not this "
+                "chain's)"
+            )
+        if int(height) < self.seen_height:
+            raise Unreachable(
+                f"{self.redacted} is at height {height}, below height {self.seen_height} where "
+                "this home saw a transaction land: the chain was rolled back or replaced, "
+                "or the node is still catching up; refused"
+            )
+        self._chain_id = network
+        self._status = status
+
+    # -- the Chain interface --------------------------------------------------------
+
+    @property
+    def realm_path(self) -> str:
+        return self._realm_path
+
+    @property
+    def chain_id(self) -> str:
+        if not self._checked:
+            self._check_chain()
+        assert self._chain_id is not None
+        return self._chain_id
+
+    @property
+    def exact_clock(self) -> bool:
+        return False
+
+    @property
+    def poll_interval(self) -> float:
+        return 1.0  # a node makes a block a second at most: ask it once a second
+
+    @property
+    def fills_in_fee(self) -> bool:
+        return True
+
+    def head(self) -> Head:
+        if not self._checked:
+            self._check_chain()
+        status, self._status = self._status, None  # the check's own answer, once
+        if status is None:
+            status = self.rpc("status", {})
+        height = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
+        if not height.isdigit() or len(height) > 18:
+            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        moment = answers.unix_time(
+            str(answers.field(self.redacted, status, "sync_info", "latest_block_time"))
+        )
+        return Head(int(height), moment)
+
+    def next_block_time(self, wall_clock: float) -> int:
+        """A node stamps its next block about now, and always after its last one."""
+        return max(int(wall_clock), self.head().time + 1)
+
+    def chain_time(self, wall_clock: float) -> int:
+        return max(int(wall_clock), self.head().time)
+
+    def query(self, path: str, data: str = "") -> Answer:
+        value, height = self._abci(path, data.encode())
+        return Answer(height, value.decode("utf-8", "replace"))
+
+    def _abci(self, path: str, data: bytes) -> tuple[bytes, int]:
+        params = {
+            "path": path,
+            "data": base64.b64encode(data).decode(),
+            "height": "0",
+            "prove": False,
+        }
+        result = self.rpc("abci_query", params)
+        try:
+            response = result["response"]
+            base = response.get("ResponseBase", response)
+            if base.get("Error"):
+                raise Refused(answers.refusal(base))
+            value = base64.b64decode(base.get("Data") or response.get("Value") or "")
+            return value, int(response.get("Height") or 0)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise Unreachable(
+                f"{self.redacted} answered abci_query {path} in a shape it never has"
+            ) from None
+
+    def block_time(self, height: int) -> int:
+        block = self.rpc("block", {"height": str(height)})
+        return answers.unix_time(
+            str(answers.field(self.redacted, block, "block", "header", "time"))
+        )
+
+    # -- accounts ---------------------------------------------------------------------
+
+    def account_numbers(self, signer: Signer) -> tuple[int, int]:
+        """(account number, sequence) the signature must cover: the session's own when a
+        session key signs."""
+        if signer.session_addr is not None:
+            path = f"auth/accounts/{signer.address}/session/{signer.session_addr}"
+            missing = f"session {signer.session_addr} not found for account {signer.address}"
+        else:
+            path = f"auth/accounts/{signer.address}"
+            missing = f"unknown address: account {signer.address} does not exist"
+        try:
+            document = json.loads(self.query(path).data or "null")
+        except Refused:
+            raise Refused(missing) from None
+        except ValueError:
+            raise Unreachable(
+                f"{self.redacted} answered {path} with something that is not JSON"
+            ) from None
+        if not document:
+            raise Refused(missing)
+        base = document
+        for wrapper in ("BaseSessionAccount", "BaseAccount"):
+            if isinstance(base, dict) and wrapper in base:
+                base = base[wrapper]
+        try:
+            return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
+        except (AttributeError, TypeError, ValueError):
+            raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
+
+    def gas_price(self) -> tuple[int, int]:
+        """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""
+        try:
+            document = json.loads(self.query("auth/gasprice").data or "null") or {}
+            price = document.get("price") or {}
+            if isinstance(price, str):
+                amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
+            else:
+                amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0
+            gas = answers.int64(document.get("gas") or 1)
+            if amount < 0 or gas < 0 or amount >= 2**63:
+                raise ValueError("negative")
+        except (ValueError, TypeError, AttributeError):
+            raise Unreachable(f"{self.redacted} answered auth/gasprice with no price") from None
+        return amount, max(gas, 1)
+
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+        """What this home sent (its journal): a node lists no account's transactions."""
+
+        entries = [] if self.journal is None else self.journal.entries()
+        return journal_blocks(entries, first, last, tail)
+
+    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+        """The node's record of any transaction, checked against its hash, with the
+        journal's where this home sent it."""
+
+        found = self.transaction(tx_hash)
+        if found is None:
+            return None
+        try:
+            raw = base64.b64decode(str(found["tx"]), validate=True)
+            height = answers.int64(found["height"])
+            base, data, events = answers.delivered(found)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise Unreachable(
+                f"{self.redacted} answered tx {tx_hash} in a shape it never has"
+            ) from None
+        if base64.b64encode(hashlib.sha256(raw).digest()).decode() != tx_hash:
+            raise Unreachable(f"{self.redacted} answered tx {tx_hash} with another transaction")
+        error = answers.refusal(base) if base.get("Error") else ""
+        values = [value for value, _ in answers.call_values(data)]
+        transfers = [] if error else self._transfers(events)
+        journal = [] if self.journal is None else self.journal.entries()
+        sent = next((entry for entry in journal if entry.get("hash") == tx_hash), None)
+        doc = node_tx(found, format_time(self.block_time(height)), (values, transfers, error), sent)
+        doc.update(hash=tx_hash, height=height, tx=None)
+        return doc, raw
+
+    def game_calls(self, game_id: int) -> list[GameCall]:
+        """The calls about the game this home sent and saw land (its journal): a node
+        indexes transactions by hash only, so another client's are not to be had."""
+        if self.journal is None:
+            return []
+        return self.journal.game_calls(game_id)
+
+    def transaction(self, tx_id: str, *, timeout: float | None = None) -> dict[str, Any] | None:
+        """A transaction by hash, as the node's ``tx`` gives it; None if it has none."""
+        try:
+            found = self.rpc("tx", {"hash": tx_id}, timeout=timeout)
+        except Unreachable as exc:
+            if answers.unknown_tx(str(exc)):
+                return None
+            raise
+        if not isinstance(found, dict):
+            raise Unreachable(f"{self.redacted} answered tx {tx_id} in a shape it never has")
+        return found
+
+    def _block_holding(self, height: int, raw: bytes) -> int:
+        """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer
+        is believed only if the block it names has the transaction in it."""
+        block = self.rpc("block", {"height": str(height)})
+        txs = answers.field(self.redacted, block, "block", "data", "txs")
+        if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
+            raise Unreachable(
+                f"{self.redacted} said the transaction is in block {height}, "
+                "but that block does not hold it"
+            )
+        return answers.unix_time(
+            str(answers.field(self.redacted, block, "block", "header", "time"))
+        )
+
+    def _transfers(self, events: list[Any]) -> list[tuple[str, int]]:
+        """Who was paid what, from the bank's transfer events: everything but the coins
+        sent into the realm (stakes), as the local chain's receipts list payouts."""
+        from c4cli.address import package_address
+
+        realm = package_address(self.realm_path)
+        return [
+            (str(event.get("to")), ugnot_in(str(event.get("coins", ""))))
+            for event in events
+            if isinstance(event, dict)
+            and event.get("@type") == "/bank.TransferEvent"
+            and event.get("to") != realm
+        ]
