@@ -32,7 +32,7 @@ from c4cli.chain.tx import fee, signed_tx
 from c4cli.client import workflow
 from c4cli.commitment import commitment_of
 from c4cli.home.keys import Keyring
-from c4cli.realm.connect4 import first_mover
+from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH
 
 PLAYERS = 16

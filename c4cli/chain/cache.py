@@ -8,7 +8,7 @@ speed. It holds two things:
   explicit, versioned format (accounts, live games, stats, boards: see
   ``ChainState.snapshot``), with settled games and used commitments as rows of
   their own, read back one at a time only when a call asks for them (it is the
-  realm's :class:`~c4cli.realm.connect4.Store`). Nothing in it is code: a home
+  realm's :class:`~c4cli.realm.memory.Store`). Nothing in it is code: a home
   copied from someone else is read as data, never executed.
 - **The read model**: every game's GameJSON object, each account's balance and
   JSON, the active list, the leaderboards and the fee figures, rendered by the
@@ -39,7 +39,7 @@ from c4cli.files import private_dir
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
-    from c4cli.realm.connect4 import Game
+    from c4cli.realm.memory import Game
 
 # The format of everything below; a cache of any other version is not read.
 CACHE_VERSION = "7"
@@ -245,7 +245,7 @@ class Cache:
 
     def game(self, game_id: int) -> Game:
         """A settled game, read back from its row (the realm's store)."""
-        from c4cli.realm.connect4 import Game
+        from c4cli.realm.memory import Game
 
         row = self._row("SELECT settled FROM games WHERE id = ?", (game_id,))
         if row is None or row[0] is None:

@@ -5,22 +5,18 @@ path, the last block), so a remote node can stand where :class:`LocalChain`
 stands. The rest of its methods (init, the clock, the log, verify) exist only
 for a chain in a folder.
 
-The state is always the log replayed. Every command starts from the checkpoint
-when it describes exactly this log file; from the checkpoint plus the blocks
-appended after it when the log has only grown since (checkpoint + tail); and
-otherwise replays from genesis with every check. Every command that appends a
-block saves the checkpoint again before it lets go of the lock, so the next one
-starts from it.
+The state is always the log replayed (:mod:`c4cli.chain.loading`, through the
+checkpoint when it fits). Every command that appends a block saves the checkpoint
+again before it lets go of the lock, so the next one starts from it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import time as wallclock
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.cache import Cache, Mark, TxRow
+from c4cli.chain.cache import Mark, TxRow
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Answer,
@@ -32,26 +28,22 @@ from c4cli.chain.interface import (
     Signer,
     Verified,
 )
-from c4cli.chain.log import BlockLog, TornLog, chain_digest
-from c4cli.errors import BadInput, HomeDamaged, Refused, warn_once
+from c4cli.chain.loading import LoggedState
+from c4cli.chain.log import TornLog, chain_digest
+from c4cli.errors import BadInput, HomeDamaged, Refused
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block, Genesis
-    from c4cli.chain.state import ChainState, TxResult
+    from c4cli.chain.execute import TxResult
+    from c4cli.chain.state import ChainState
     from c4cli.chain.tx import Tx
 
 
-class LocalChain:
+class LocalChain(LoggedState):
     """A chain in ``<home>/chain``: an append-only TOML log and a throwaway cache."""
 
     def __init__(self, home: Path) -> None:
-        self.home = home
-        self.log = BlockLog(home)
-        self.cache = Cache(home / "chain" / "cache")
-        # Where the state last loaded stands in the log, and how many blocks
-        # loading it executed (0 from a checkpoint of this very log).
-        self.mark = Mark(0, b"")
-        self.replayed = 0
+        super().__init__(home)
         self._realm_path: str | None = None
 
     # -- genesis ----------------------------------------------------------------
@@ -80,20 +72,6 @@ class LocalChain:
                 raise self._exists() from None
             self.cache.discard()
             return self._current()
-
-    # -- reading ------------------------------------------------------------------
-
-    def state(self) -> ChainState:
-        """The state at the last block, under a shared lock."""
-        with self.log.locked(exclusive=False):
-            return self._current()
-
-    def cached(self) -> Cache:
-        """The cache, made to describe the log as it is now (its ready answers)."""
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
-            return self.cache
 
     # -- the Chain interface ------------------------------------------------------
 
@@ -143,104 +121,6 @@ class LocalChain:
             if answer is not None:
                 return answer
             return StateReader(self._current()).query(path, data)
-
-    def _current(self) -> ChainState:
-        """The state at the last block: the checkpoint, the checkpoint and the blocks
-        after it, or the log replayed from genesis, whichever fits this log."""
-        self.replayed = 0
-        if self.cache.fresh(self.log.path):
-            state = self.cache.load()
-            if state is not None:
-                self.mark = self.cache.mark
-                return state
-        data = self.log.read_bytes()
-        if self.cache.checkpoint() is not None:
-            mark = self.cache.mark
-            if self.log.digest_through(data, mark.offset) == mark.digest:
-                state = self.cache.load()
-                if state is not None and self._catch_up(state, data, mark):
-                    return state
-        txs: list[TxRow] = []
-        state = self.replay(txs=txs, data=data)
-        self.replayed = state.height
-        digest = self.log.digest_through(data, len(data))
-        assert digest is not None, "a log that replays has whole blocks"
-        self.mark = Mark(len(data), digest)
-        genesis, _ = self.log.parse_genesis(data)
-        self._save_cache(state, full=True, txs=txs, genesis=genesis)
-        return state
-
-    def _catch_up(self, state: ChainState, data: bytes, mark: Mark) -> bool:
-        """Execute the blocks the log gained after the checkpoint, and save it again.
-
-        False if the checkpoint could not take them: the caller replays instead.
-        """
-        from c4cli.chain.replay import keep_outcomes, naming
-
-        txs: list[TxRow] = []
-        digest = mark.digest
-        with naming(self.log):
-            for raw in self.log.parse_blocks(data, mark.offset, state.height + 1):
-                keep_outcomes(txs, state, state.apply_block(raw.record))
-                digest = chain_digest(digest, data[raw.offset : raw.end])
-                self.replayed += 1
-        if not self.replayed:
-            # The same blocks in a file touched since (or with blank lines after the
-            # last block): only the identity the checkpoint records is refreshed.
-            self.mark = mark
-            self._save_cache(state, full=False, txs=[])
-            return True
-        self.mark = Mark(len(data), digest)
-        return self._save_cache(state, full=False, txs=txs)
-
-    def _save_cache(
-        self,
-        state: ChainState,
-        *,
-        full: bool,
-        txs: list[TxRow],
-        genesis: dict[str, Any] | None = None,
-        appended: bool = False,
-    ) -> bool:
-        """Save the checkpoint; a home that cannot take it keeps one in memory instead.
-
-        The cache is a cache: a full disk, a read-only medium or an I/O error
-        never fails a command. After an append the command says so in one
-        warning line; later commands replay the log and give the same answers.
-        Returns whether the checkpoint on disk was saved.
-        """
-        try:
-            self.cache.save(state, self.log.path, self.mark, full=full, txs=txs, genesis=genesis)
-            return True
-        except (OSError, sqlite3.Error) as exc:
-            self.cache.close()
-            if appended:
-                warn_once(
-                    f"warning: the cache in {self.cache.path.parent} could not be saved "
-                    f"({_reason(exc)}); the transaction is recorded, and later commands "
-                    "replay the log instead"
-                )
-            # This process goes on with a cache in memory: rebuilt from the log
-            # (the next read replays it), so its answers are the log's.
-            self.cache = Cache(None)
-            if full:
-                self.cache.save(
-                    state, self.log.path, self.mark, full=True, txs=txs, genesis=genesis
-                )
-            return False
-
-    def replay(
-        self,
-        *,
-        verify: bool = False,
-        timings: dict[str, float] | None = None,
-        txs: list[TxRow] | None = None,
-        data: bytes | None = None,
-    ) -> ChainState:
-        """Every block from genesis with every check; with ``verify``, checks in parallel."""
-        from c4cli.chain.replay import replay
-
-        return replay(self.log, parallel=verify, timings=timings, txs=txs, data=data)
 
     def blocks(self, first: int, last: int | None) -> list[Block]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.
@@ -482,9 +362,3 @@ class LocalChain:
                 self.cache.discard()
                 return torn.height - 1
             return None
-
-
-def _reason(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return str(exc) or type(exc).__name__

@@ -24,7 +24,8 @@ from c4cli.errors import HomeDamaged
 
 if TYPE_CHECKING:
     from c4cli.chain.cache import TxRow
-    from c4cli.chain.state import ChainState, TxResult
+    from c4cli.chain.execute import TxResult
+    from c4cli.chain.state import ChainState
 
 # Blocks per worker task: large enough to amortise the hand-over, small enough
 # that the first results come back while the workers are still busy.

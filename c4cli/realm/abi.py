@@ -16,7 +16,8 @@ from typing import Any, NamedTuple
 
 from c4cli.gotext import quote
 from c4cli.realm.accessors import active_json, game_json, leaders_json
-from c4cli.realm.connect4 import CallResult, Context, Realm, RealmState
+from c4cli.realm.connect4 import Realm
+from c4cli.realm.memory import CallResult, Context, RealmState
 
 INT = "int"
 STRING = "string"

@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 
 from c4cli.engine import COLS, ROWS
-from c4cli.realm.connect4 import PLAYING, Game, RealmState
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
+from c4cli.realm.memory import PLAYING, Game, RealmState
 
 
 def _q(text: str) -> str:

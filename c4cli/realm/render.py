@@ -15,16 +15,7 @@ from urllib.parse import parse_qs, quote
 from c4cli.address import is_canonical
 from c4cli.coins import gnot
 from c4cli.commitment import is_commitment
-from c4cli.realm.connect4 import (
-    CANCELLED,
-    DRAW,
-    OPEN,
-    PLAYING,
-    VOID,
-    WON,
-    Game,
-    RealmState,
-)
+from c4cli.realm.memory import CANCELLED, DRAW, OPEN, PLAYING, VOID, WON, Game, RealmState
 from c4cli.realm.rules import (
     ACCEPTOR,
     CREATOR,

@@ -23,7 +23,7 @@ from c4cli.chain.clock import format_time
 from c4cli.chain.state import ChainState
 from c4cli.chain.tx import call_msg, create_session_msg, fee, signed_tx
 from c4cli.errors import Refused
-from c4cli.realm.connect4 import OPEN, PLAYING, Game
+from c4cli.realm.memory import OPEN, PLAYING, Game
 
 PATH = "gno.land/r/samcrew/connect4"
 PLAYERS = ("alice", "bob", "carol", "owner")

@@ -68,7 +68,7 @@ def address(folder: Path, env: dict[str, str], name: str) -> str:
 
 def bob_first(folder: Path, env: dict[str, str], game: int) -> tuple[str, str]:
     """A passphrase and a seed that draw bob (the acceptor) to move first in ``game``."""
-    from c4cli.realm.connect4 import first_mover
+    from c4cli.realm.memory import first_mover
     from c4cli.realm.rules import ACCEPTOR
 
     alice, bob = address(folder, env, "alice"), address(folder, env, "bob")

@@ -6,13 +6,9 @@ gnoland on 127.0.0.1, which runs the Gno realm in `gno/` on the GnoVM.
 
 from __future__ import annotations
 
-import http.server
 import json
 import re
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +16,8 @@ import pytest
 
 from c4cli.home.keys import Keyring
 from support import LISTED_TX_KEYS, Home
+
+pytestmark = pytest.mark.node
 
 # A deployment of the realm of its own, so these games start at id 1 and never
 # meet the differential test's.
@@ -187,25 +185,6 @@ def test_the_owner_sets_the_fee_and_withdraws_it(remote: Home) -> None:
     remote.ok("set-fee", "0.1gnot", "test1")
 
 
-def test_a_node_that_does_not_answer(remote: Home) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    for args in (["lobby"], ["query", "game", "1"], ["play", "1", "4", "alice"]):
-        result = remote.run("--remote", url, *args)
-        assert result.exit_code == 4, (args, result.output)
-        assert result.stderr.count("\n") == 1 and url in result.stderr, result.stderr
-    assert remote.sent()  # the journal lists only what landed: nothing was added
-    assert not any(entry.get("height") == 0 for entry in remote.sent())
-
-
-def test_a_json_error_names_the_node(remote: Home, tmp_path: Path) -> None:
-    result = remote.run("--remote", "http://127.0.0.1:1", "--json", "lobby")
-    assert result.exit_code == 4
-    assert json.loads(result.stdout)["ok"] is False
-
-
 def test_session_keys_on_the_node(remote: Home) -> None:
     remote.ok(
         "session",
@@ -243,85 +222,6 @@ def test_session_keys_on_the_node(remote: Home) -> None:
     result = remote.run("play", game, "4", "--master", "alice", "alice-s")
     assert result.exit_code == 1, result.output
     remote.ok("resign", game, "alice")
-
-
-class _Hostile(http.server.BaseHTTPRequestHandler):
-    """Answers every JSON-RPC call the way its server's ``mode`` says a bad node does."""
-
-    mode = ""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        mode = self.server.mode  # type: ignore[attr-defined]
-        if mode == "status 502":
-            self.send_response(502)
-            self.end_headers()
-            return
-        bodies = {
-            "garbage": b"\x00\xff\xfe not json at all",
-            "html": b"<html><body><h1>502 Bad Gateway</h1></body></html>",
-            "truncated": b'{"jsonrpc":"2.0","id":1,"result":{"response":{"ResponseBase"',
-            "wrong id": b'{"jsonrpc":"2.0","id":424242,"result":{}}',
-            "no result": b'{"jsonrpc":"2.0","id":1}',
-            "odd shape": b'{"jsonrpc":"2.0","id":1,"result":{"response":7}}',
-        }
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html" if mode == "html" else "application/json")
-        self.end_headers()
-        if mode == "huge":
-            chunk = b"[" * 65536
-            for _ in range(20 * 16):  # 20 MiB, more than c4 reads
-                try:
-                    self.wfile.write(chunk)
-                except OSError:
-                    return
-        elif mode == "slow":
-            for _ in range(60):  # a byte every half second: each read is quick, the whole is not
-                try:
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                except OSError:
-                    return
-                time.sleep(0.5)
-        else:
-            self.wfile.write(bodies[mode])
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return
-
-
-@pytest.fixture
-def hostile() -> Iterator[http.server.ThreadingHTTPServer]:
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-MODES = ["garbage", "html", "truncated", "wrong id", "no result", "odd shape", "huge", "slow"]
-
-
-@pytest.mark.parametrize("mode", [*MODES, "status 502"])
-def test_a_hostile_node_is_one_line_and_exit_4(
-    remote: Home, hostile: http.server.ThreadingHTTPServer, mode: str
-) -> None:
-    hostile.mode = mode  # type: ignore[attr-defined]
-    url = f"http://127.0.0.1:{hostile.server_address[1]}"
-    before = remote.sent()
-    for args in (["query", "game", "1"], ["play", "1", "4", "alice"]):
-        started = time.monotonic()
-        result = remote.run("--remote", url, *args, env={"C4_TIMEOUT": "2"})
-        took = time.monotonic() - started
-        assert result.exit_code == 4, (mode, args, result.output)
-        assert result.stderr.count("\n") == 1 and url in result.stderr, (mode, result.stderr)
-        assert "Traceback" not in result.output
-        assert took < 8, (mode, args, took)  # bounded by the deadline, not by the server
-    assert remote.sent() == before  # nothing was recorded as sent
 
 
 def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_node: Any) -> None:

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from c4cli.realm.connect4 import first_mover
+from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import ACCEPTOR, CREATOR
 from support import Home
 

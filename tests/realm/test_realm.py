@@ -8,7 +8,7 @@ import pytest
 
 from c4cli.commitment import commitment_of
 from c4cli.realm import abi
-from c4cli.realm.connect4 import CallResult, Context, Game, RealmPanic, RealmState
+from c4cli.realm.memory import CallResult, Context, Game, RealmPanic, RealmState
 from c4cli.realm.rules import Ending, Status, ending, payout
 
 A = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"

@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from c4cli.realm import abi
-from c4cli.realm.connect4 import Context, RealmPanic, RealmState
+from c4cli.realm.memory import Context, RealmPanic, RealmState
 from c4cli.realm.render import render
 
 A = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"

@@ -1,0 +1,151 @@
+"""A home's block log and the state it replays to, through a checkpoint when one fits.
+
+Every read starts from the checkpoint when it describes exactly this log file;
+from the checkpoint plus the blocks appended after it when the log has only grown
+since (checkpoint + tail); and otherwise replays from genesis with every check.
+The checkpoint is a cache: one that cannot be saved never fails a command.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from c4cli.chain.cache import Cache, Mark, TxRow
+from c4cli.chain.log import BlockLog, chain_digest
+from c4cli.errors import warn_once
+
+if TYPE_CHECKING:
+    from c4cli.chain.state import ChainState
+
+
+class LoggedState:
+    """The log in ``<home>/chain`` and its checkpoint; the state at its last block."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.log = BlockLog(home)
+        self.cache = Cache(home / "chain" / "cache")
+        # Where the state last loaded stands in the log, and how many blocks
+        # loading it executed (0 from a checkpoint of this very log).
+        self.mark = Mark(0, b"")
+        self.replayed = 0
+
+    # -- reading ------------------------------------------------------------------
+
+    def state(self) -> ChainState:
+        """The state at the last block, under a shared lock."""
+        with self.log.locked(exclusive=False):
+            return self._current()
+
+    def cached(self) -> Cache:
+        """The cache, made to describe the log as it is now (its ready answers)."""
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            return self.cache
+
+    def _current(self) -> ChainState:
+        """The state at the last block: the checkpoint, the checkpoint and the blocks
+        after it, or the log replayed from genesis, whichever fits this log."""
+        self.replayed = 0
+        if self.cache.fresh(self.log.path):
+            state = self.cache.load()
+            if state is not None:
+                self.mark = self.cache.mark
+                return state
+        data = self.log.read_bytes()
+        if self.cache.checkpoint() is not None:
+            mark = self.cache.mark
+            if self.log.digest_through(data, mark.offset) == mark.digest:
+                state = self.cache.load()
+                if state is not None and self._catch_up(state, data, mark):
+                    return state
+        txs: list[TxRow] = []
+        state = self.replay(txs=txs, data=data)
+        self.replayed = state.height
+        digest = self.log.digest_through(data, len(data))
+        assert digest is not None, "a log that replays has whole blocks"
+        self.mark = Mark(len(data), digest)
+        genesis, _ = self.log.parse_genesis(data)
+        self._save_cache(state, full=True, txs=txs, genesis=genesis)
+        return state
+
+    def _catch_up(self, state: ChainState, data: bytes, mark: Mark) -> bool:
+        """Execute the blocks the log gained after the checkpoint, and save it again.
+
+        False if the checkpoint could not take them: the caller replays instead.
+        """
+        from c4cli.chain.replay import keep_outcomes, naming
+
+        txs: list[TxRow] = []
+        digest = mark.digest
+        with naming(self.log):
+            for raw in self.log.parse_blocks(data, mark.offset, state.height + 1):
+                keep_outcomes(txs, state, state.apply_block(raw.record))
+                digest = chain_digest(digest, data[raw.offset : raw.end])
+                self.replayed += 1
+        if not self.replayed:
+            # The same blocks in a file touched since (or with blank lines after the
+            # last block): only the identity the checkpoint records is refreshed.
+            self.mark = mark
+            self._save_cache(state, full=False, txs=[])
+            return True
+        self.mark = Mark(len(data), digest)
+        return self._save_cache(state, full=False, txs=txs)
+
+    def _save_cache(
+        self,
+        state: ChainState,
+        *,
+        full: bool,
+        txs: list[TxRow],
+        genesis: dict[str, Any] | None = None,
+        appended: bool = False,
+    ) -> bool:
+        """Save the checkpoint; a home that cannot take it keeps one in memory instead.
+
+        The cache is a cache: a full disk, a read-only medium or an I/O error
+        never fails a command. After an append the command says so in one
+        warning line; later commands replay the log and give the same answers.
+        Returns whether the checkpoint on disk was saved.
+        """
+        try:
+            self.cache.save(state, self.log.path, self.mark, full=full, txs=txs, genesis=genesis)
+            return True
+        except (OSError, sqlite3.Error) as exc:
+            self.cache.close()
+            if appended:
+                warn_once(
+                    f"warning: the cache in {self.cache.path.parent} could not be saved "
+                    f"({_reason(exc)}); the transaction is recorded, and later commands "
+                    "replay the log instead"
+                )
+            # This process goes on with a cache in memory: rebuilt from the log
+            # (the next read replays it), so its answers are the log's.
+            self.cache = Cache(None)
+            if full:
+                self.cache.save(
+                    state, self.log.path, self.mark, full=True, txs=txs, genesis=genesis
+                )
+            return False
+
+    def replay(
+        self,
+        *,
+        verify: bool = False,
+        timings: dict[str, float] | None = None,
+        txs: list[TxRow] | None = None,
+        data: bytes | None = None,
+    ) -> ChainState:
+        """Every block from genesis with every check; with ``verify``, checks in parallel."""
+        from c4cli.chain.replay import replay
+
+        return replay(self.log, parallel=verify, timings=timings, txs=txs, data=data)
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__

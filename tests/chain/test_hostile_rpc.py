@@ -1,0 +1,139 @@
+"""A node that answers badly, or not at all: one line, exit 4, nothing recorded.
+
+No gnoland here: the "node" is a socket nobody listens on, or a server on
+127.0.0.1 that answers every JSON-RPC call the way a broken node or a proxy in
+front of one does. The home is bound to a node (its config.toml says so) and holds
+funded-looking keys, so that a move gets as far as a move can before it needs the
+node.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from c4cli.home.config import Remote, write_remote
+from c4cli.home.journal import JOURNAL
+from c4cli.home.keys import Keyring
+from support import Home
+
+REALM_PATH = "gno.land/r/c4cli/connect4"
+
+
+@pytest.fixture
+def bound(tmp_path: Path) -> Home:
+    """A home bound to a node at a port nobody listens on, with alice's key."""
+    home = Home(tmp_path / "home")
+    Keyring(home.path).add("alice", bytes(range(1, 33)), "")
+    write_remote(home.path, Remote(f"http://127.0.0.1:{_free_port()}", "dev", REALM_PATH))
+    return home
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_node_that_does_not_answer(bound: Home) -> None:
+    url = f"http://127.0.0.1:{_free_port()}"
+    for args in (["lobby"], ["query", "game", "1"], ["play", "1", "4", "alice"]):
+        result = bound.run("--remote", url, *args)
+        assert result.exit_code == 4, (args, result.output)
+        assert result.stderr.count("\n") == 1 and url in result.stderr, result.stderr
+    assert bound.sent() == []
+    assert not (bound.path / JOURNAL).exists()  # nothing was recorded as sent
+
+
+def test_a_json_error_names_the_node(bound: Home) -> None:
+    result = bound.run("--remote", "http://127.0.0.1:1", "--json", "lobby")
+    assert result.exit_code == 4
+    assert json.loads(result.stdout)["ok"] is False
+
+
+class _Hostile(http.server.BaseHTTPRequestHandler):
+    """Answers every JSON-RPC call the way its server's ``mode`` says a bad node does."""
+
+    mode = ""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        mode = self.server.mode  # type: ignore[attr-defined]
+        if mode == "status 502":
+            self.send_response(502)
+            self.end_headers()
+            return
+        bodies = {
+            "garbage": b"\x00\xff\xfe not json at all",
+            "html": b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+            "truncated": b'{"jsonrpc":"2.0","id":1,"result":{"response":{"ResponseBase"',
+            "wrong id": b'{"jsonrpc":"2.0","id":424242,"result":{}}',
+            "no result": b'{"jsonrpc":"2.0","id":1}',
+            "odd shape": b'{"jsonrpc":"2.0","id":1,"result":{"response":7}}',
+        }
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html" if mode == "html" else "application/json")
+        self.end_headers()
+        if mode == "huge":
+            chunk = b"[" * 65536
+            for _ in range(20 * 16):  # 20 MiB, more than c4 reads
+                try:
+                    self.wfile.write(chunk)
+                except OSError:
+                    return
+        elif mode == "slow":
+            for _ in range(60):  # a byte every half second: each read is quick, the whole is not
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
+                time.sleep(0.5)
+        else:
+            self.wfile.write(bodies[mode])
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@pytest.fixture
+def hostile() -> Iterator[http.server.ThreadingHTTPServer]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hostile)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+MODES = ["garbage", "html", "truncated", "wrong id", "no result", "odd shape", "huge", "slow"]
+
+
+@pytest.mark.parametrize("mode", [*MODES, "status 502"])
+def test_a_hostile_node_is_one_line_and_exit_4(
+    bound: Home, hostile: http.server.ThreadingHTTPServer, mode: str
+) -> None:
+    hostile.mode = mode  # type: ignore[attr-defined]
+    url = f"http://127.0.0.1:{hostile.server_address[1]}"
+    before = bound.sent()
+    for args in (["query", "game", "1"], ["play", "1", "4", "alice"]):
+        started = time.monotonic()
+        result = bound.run("--remote", url, *args, env={"C4_TIMEOUT": "2"})
+        took = time.monotonic() - started
+        assert result.exit_code == 4, (mode, args, result.output)
+        assert result.stderr.count("\n") == 1 and url in result.stderr, (mode, result.stderr)
+        assert "Traceback" not in result.output
+        assert took < 8, (mode, args, took)  # bounded by the deadline, not by the server
+    assert bound.sent() == before  # nothing was recorded as sent
+    assert not (bound.path / JOURNAL).exists()
