@@ -8,6 +8,7 @@ because a stored spelling that is not the canonical one can never match a caller
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 
 from bech32 import bech32_encode, bech32_hrp_expand, bech32_polymod, convertbits
@@ -73,6 +74,4 @@ def package_address(pkg_path: str) -> str:
     >>> package_address("gno.land/r/demo/tamagotchi")
     'g1a3tu874agjlkrpzt9x90xv3uzncapcn959yte4'
     """
-    import hashlib
-
     return encode_address(hashlib.sha256(f"pkgPath:{pkg_path}".encode()).digest()[:ADDRESS_LEN])

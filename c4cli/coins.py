@@ -7,6 +7,7 @@ before anything is signed. A transaction only ever carries ugnot.
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from c4cli.errors import BadInput
@@ -60,8 +61,6 @@ def parse_amount(text: str) -> Coins:
     Traceback (most recent call last):
     c4cli.errors.BadInput: invalid amount '1,5gnot': '1' has no denomination (e.g. ...)
     """
-    from decimal import Decimal, InvalidOperation
-
     coins: Coins = {}
     for part in text.strip().split(","):
         part = part.strip()

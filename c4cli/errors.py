@@ -6,6 +6,8 @@ its exit code in one place and never guesses from a message.
 
 from __future__ import annotations
 
+import sys
+
 
 class C4Error(Exception):
     """A failure with a one-line message meant for the user."""
@@ -55,8 +57,6 @@ _warned: set[str] = set()
 
 def warn_once(message: str) -> None:
     """One warning line on stderr, at most once per process for the same words."""
-    import sys
-
     if message not in _warned:
         _warned.add(message)
         sys.stderr.write(message + "\n")

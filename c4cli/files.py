@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from c4cli import faults
-from c4cli.errors import HomeDamaged, disk_error
+from c4cli.errors import HomeDamaged, disk_error, warn_once
 from c4cli.interrupts import deferred
 
 PRIVATE_DIR = 0o700
@@ -100,8 +100,6 @@ def read_private(path: Path) -> bytes:
 def warn_if_exposed(home: Path) -> None:
     """One warning line when the home others could tamper with holds keys c4 is about
     to use: writable by every user, or owned by another user."""
-    from c4cli.errors import warn_once
-
     try:
         info = home.stat()
     except OSError:

@@ -108,3 +108,65 @@ def test_commands_open_a_chain_only_through_the_door() -> None:
 
 def test_the_interface_stands_above_its_implementations() -> None:
     assert imports(PACKAGE / "chain" / "interface.py") <= {"c4cli.chain.blocks", "c4cli.chain.tx"}
+
+
+# The imports made inside functions, each because it was measured to cost start-up
+# (python -X importtime; figures on one idle core) that the commands not needing it
+# should not pay, or because it must come after something (console.py). Everything
+# else is imported at the top of its module.
+LAZY = {
+    ("chain/cache.py", "c4cli.chain.state"): "the executor and the realm (~60 ms): not for a read",
+    ("chain/crypto.py", "coincurve"): "libsecp256k1 (10-25 ms): signing and verifying only",
+    ("chain/crypto.py", "mnemonic"): "BIP39 wordlists (~20 ms): mnemonics only",
+    ("chain/local.py", "c4cli.chain.state"): "the executor and the realm: a new chain only",
+    (
+        "chain/local.py",
+        "c4cli.chain.state_reader",
+    ): "the realm's code: when the cache cannot answer",
+    ("chain/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
+    ("chain/replay.py", "c4cli.chain.state"): "the executor and the realm: replay only",
+    ("chain/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
+    ("chain/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
+    ("client/connect.py", "c4cli.chain.local"): "SQLite, TOML, replay: not for a home on a node",
+    ("client/connect.py", "c4cli.chain.remote"): "an HTTP stack: not for a local chain",
+    ("client/realm_client.py", "c4cli.engine"): "the board and its native solver: boards only",
+    ("commands/bot.py", "c4cli.engine"): "the solver: when the bot moves",
+    ("commands/bot.py", "rich.console"): "rich (~40-150 ms): colour on a terminal only",
+    ("commands/game.py", "c4cli.engine"): "the solver: `play best` only",
+    ("commands/node.py", "c4cli.chain"): "devnode (subprocess, urllib): `c4 --help` loads node.py",
+    ("commands/solve.py", "c4cli.engine"): "the solver: `c4 --help` loads solve.py",
+    ("commands/views.py", "rich.console"): "rich: colour on a terminal only",
+    ("commands/views.py", "rich.table"): "rich: the lobby's table on a terminal only",
+    ("commands/views.py", "rich.text"): "rich: the lobby's table on a terminal only",
+    ("console.py", "c4cli.interrupts"): "after the signal handlers that cover start-up",
+    ("console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
+    ("engine/board.py", "c4cli.engine"): "the SVG drawing, which imports board.py itself",
+    ("engine/solver.py", "c4cli.engine"): "the native solver: a shared library, solving only",
+    ("home/config.py", "tomllib"): "a TOML reader: only for a home that has a config",
+    ("home/config.py", "tomli_w"): "a TOML writer: only when the config is written",
+    ("home/keys.py", "c4cli.home"): "the cryptography package (60-130 ms): sealed keys only",
+    ("realm/abi.py", "c4cli.realm.render"): "Render and its SVGs: pages only",
+}
+
+
+def _imports_inside_functions() -> set[tuple[str, str]]:
+    found = set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for func in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(func):
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                else:
+                    continue
+                found.update((str(path.relative_to(PACKAGE)), name) for name in names)
+    return found
+
+
+def test_only_measured_imports_are_lazy() -> None:
+    """Issue 23: at most 30 imports inside functions, each listed here with its reason."""
+    assert _imports_inside_functions() == set(LAZY)
+    assert len(LAZY) <= 30

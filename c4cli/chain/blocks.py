@@ -10,6 +10,7 @@ import hashlib
 from typing import Any, NamedTuple
 
 from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.log import LOG_FORMAT
 from c4cli.chain.tx import Tx, canonical_json, tx_hash
 from c4cli.errors import BadInput, HomeDamaged
 from c4cli.realm.rules import DEFAULT_PATH
@@ -35,8 +36,6 @@ class Genesis(NamedTuple):
     balances: tuple[tuple[str, str], ...]
 
     def to_record(self) -> dict[str, Any]:
-        from c4cli.chain.log import LOG_FORMAT
-
         record: dict[str, Any] = {
             "format": LOG_FORMAT,
             "chain_id": self.chain_id,

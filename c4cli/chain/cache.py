@@ -34,8 +34,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli import faults
+from c4cli.chain.blocks import Genesis
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
+from c4cli.realm.accessors import game_object, leaders_json
+from c4cli.realm.memory import Game
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
@@ -218,7 +221,6 @@ class Cache:
         None when the snapshot is missing or not what this version writes: the
         caller replays instead.
         """
-        from c4cli.chain.blocks import Genesis
         from c4cli.chain.state import ChainState
 
         try:
@@ -245,8 +247,6 @@ class Cache:
 
     def game(self, game_id: int) -> Game:
         """A settled game, read back from its row (the realm's store)."""
-        from c4cli.realm.memory import Game
-
         row = self._row("SELECT settled FROM games WHERE id = ?", (game_id,))
         if row is None or row[0] is None:
             raise HomeDamaged(
@@ -282,8 +282,6 @@ class Cache:
         changed since the state was loaded is written, and ``txs`` holds the new
         blocks' transactions. ``mark`` is where in the log ``state`` stands.
         """
-        from c4cli.realm.accessors import game_object, leaders_json
-
         if not self.in_memory:
             faults.check("cache-save")
         db = self._connect(create=True)

@@ -7,7 +7,11 @@ Signatures are ECDSA over sha256(sign bytes), RFC 6979 nonces, low-S, 64 bytes r
 
 from __future__ import annotations
 
-from functools import lru_cache
+import hashlib
+import hmac
+from functools import cache, lru_cache
+from types import ModuleType
+from typing import Any
 
 from c4cli.address import encode_address
 from c4cli.errors import BadInput
@@ -20,33 +24,45 @@ SIGNATURE_LEN = 64
 PUBKEY_TYPE = "/tm.PubKeySecp256k1"
 
 
-def new_mnemonic() -> str:
-    """24 words: 256 bits of entropy, as `gnokey add` makes."""
+@cache
+def _secp() -> ModuleType:
+    """coincurve (libsecp256k1), loaded on first use: 10-25 ms of start-up that a
+    command that only reads never pays. Its submodules come with it."""
+    import coincurve
+
+    return coincurve
+
+
+@cache
+def _bip39() -> Any:
+    """The BIP39 wordlist and checksum (the mnemonic package: its wordlists, some 20 ms),
+    loaded only for a command that reads or makes a mnemonic."""
     from mnemonic import Mnemonic
 
-    words: str = Mnemonic("english").generate(strength=256)
+    return Mnemonic("english")
+
+
+def new_mnemonic() -> str:
+    """24 words: 256 bits of entropy, as `gnokey add` makes."""
+    words: str = _bip39().generate(strength=256)
     return words
 
 
 def normalize_mnemonic(words: str) -> str:
     """Check a typed mnemonic (wordlist and checksum); return it single-spaced."""
-    from mnemonic import Mnemonic
-
     phrase = " ".join(words.lower().split())
     if not phrase:
         raise BadInput("no mnemonic given: type the 12 or 24 words, or pipe them on one line")
-    if not Mnemonic("english").check(phrase):
+    if not _bip39().check(phrase):
         raise BadInput("invalid mnemonic: a word is not in the BIP39 list or the checksum fails")
     return phrase
 
 
 def derive_private_key(mnemonic: str, account: int = 0, index: int = 0) -> bytes:
     """The private key at ``m/44'/118'/account'/0/index`` (BIP39 passphrase empty)."""
-    from mnemonic import Mnemonic
-
     if not (0 <= account < HARDENED and 0 <= index < HARDENED):
         raise BadInput("--account and --index must be between 0 and 2147483647")
-    seed = Mnemonic.to_seed(mnemonic, "")
+    seed: bytes = _bip39().to_seed(mnemonic, "")
     path = (44 + HARDENED, 118 + HARDENED, account + HARDENED, 0, index)
     return bip32_derive(seed, path)
 
@@ -60,8 +76,6 @@ def bip32_derive(seed: bytes, path: tuple[int, ...]) -> bytes:
     Written out here rather than taken from the ``bip32`` package, which pins an
     old coincurve whose import alone costs every command some 15 ms.
     """
-    import hmac
-
     digest = hmac.digest(b"Bitcoin seed", seed, "sha512")
     key, chain_code = digest[:32], digest[32:]
     for child in path:
@@ -80,36 +94,26 @@ def bip32_derive(seed: bytes, path: tuple[int, ...]) -> bytes:
 
 def public_key(private_key: bytes) -> bytes:
     """The 33-byte compressed public key."""
-    from coincurve import PrivateKey
-
-    pub: bytes = PrivateKey(private_key).public_key.format(compressed=True)
+    pub: bytes = _secp().PrivateKey(private_key).public_key.format(compressed=True)
     return pub
 
 
 @lru_cache(maxsize=4096)
 def address_of(pub_key: bytes) -> str:
     """The bech32 ``g`` address of a compressed public key (memoised: bech32 is slow)."""
-    import hashlib
-
     return encode_address(hashlib.new("ripemd160", hashlib.sha256(pub_key).digest()).digest())
 
 
 def sign(private_key: bytes, sign_bytes: bytes) -> bytes:
     """64-byte r||s over sha256(sign_bytes): deterministic (RFC 6979) and low-S."""
-    from coincurve import PrivateKey
-    from coincurve.ecdsa import der_to_cdata, serialize_compact
-
-    der = PrivateKey(private_key).sign(sign_bytes)  # sha256, RFC 6979, low-S
-    signature: bytes = serialize_compact(der_to_cdata(der))
+    secp = _secp()
+    der = secp.PrivateKey(private_key).sign(sign_bytes)  # sha256, RFC 6979, low-S
+    signature: bytes = secp.ecdsa.serialize_compact(secp.ecdsa.der_to_cdata(der))
     return signature
 
 
 def verify(pub_key: bytes, sign_bytes: bytes, signature: bytes) -> bool:
     """tm2's check: exactly 64 bytes, s in the low half, and a valid ECDSA signature."""
-    from coincurve._libsecp256k1 import lib
-    from coincurve.context import GLOBAL_CONTEXT
-    from coincurve.ecdsa import deserialize_compact
-
     if len(signature) != SIGNATURE_LEN:
         return False
     r = int.from_bytes(signature[:32], "big")
@@ -119,23 +123,23 @@ def verify(pub_key: bytes, sign_bytes: bytes, signature: bytes) -> bool:
     key = _parsed_key(pub_key)
     if key is None:
         return False
+    secp = _secp()
     try:
-        parsed = deserialize_compact(signature)
+        parsed = secp.ecdsa.deserialize_compact(signature)
     except ValueError:
         return False
-    import hashlib
-
     digest = hashlib.sha256(sign_bytes).digest()
-    return bool(lib.secp256k1_ecdsa_verify(GLOBAL_CONTEXT.ctx, parsed, digest, key))
+    verified = secp._libsecp256k1.lib.secp256k1_ecdsa_verify(
+        secp.context.GLOBAL_CONTEXT.ctx, parsed, digest, key
+    )
+    return bool(verified)
 
 
 @lru_cache(maxsize=4096)
 def _parsed_key(pub_key: bytes) -> object | None:
     """libsecp256k1's parsed form of a public key (memoised: a replay sees few keys)."""
-    from coincurve import PublicKey
-
     try:
-        parsed: object = PublicKey(pub_key).public_key
+        parsed: object = _secp().PublicKey(pub_key).public_key
         return parsed
     except (ValueError, TypeError):
         return None

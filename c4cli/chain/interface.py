@@ -233,6 +233,10 @@ class LocalControls(Chain, Protocol):
 
     def exists(self) -> bool: ...
 
+    def require(self) -> None:
+        """Exit 3, in one line, if the home holds no chain."""
+        ...
+
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
         ...

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.cache import Cache, Mark, TxRow
 from c4cli.chain.log import BlockLog, chain_digest
+from c4cli.chain.replay import keep_outcomes, naming, replay
 from c4cli.errors import warn_once
 
 if TYPE_CHECKING:
@@ -77,8 +78,6 @@ class LoggedState:
 
         False if the checkpoint could not take them: the caller replays instead.
         """
-        from c4cli.chain.replay import keep_outcomes, naming
-
         txs: list[TxRow] = []
         digest = mark.digest
         with naming(self.log):
@@ -140,8 +139,6 @@ class LoggedState:
         data: bytes | None = None,
     ) -> ChainState:
         """Every block from genesis with every check; with ``verify``, checks in parallel."""
-        from c4cli.chain.replay import replay
-
         return replay(self.log, parallel=verify, timings=timings, txs=txs, data=data)
 
 

@@ -16,20 +16,29 @@ import time as wallclock
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from c4cli.chain.accounts import session_not_found, unknown_account
+from c4cli.chain.amino import encode_tx
+from c4cli.chain.blocks import Block, block_hash, tx_entry
 from c4cli.chain.cache import Mark, TxRow
+from c4cli.chain.clock import MAX_TIME, check_settable, format_time
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Answer,
     Build,
     GameCall,
     Head,
+    Reader,
     Receipt,
     SendPolicy,
     Signer,
     Verified,
 )
+from c4cli.chain.listing import local_blocks, local_tx
 from c4cli.chain.loading import LoggedState
 from c4cli.chain.log import TornLog, chain_digest
+from c4cli.chain.queries import from_cache
+from c4cli.chain.replay import keep_outcomes
+from c4cli.chain.tx import signed_tx
 from c4cli.errors import BadInput, HomeDamaged, Refused
 
 if TYPE_CHECKING:
@@ -50,6 +59,9 @@ class LocalChain(LoggedState):
 
     def exists(self) -> bool:
         return self.log.exists()
+
+    def require(self) -> None:
+        self.log.require()
 
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
@@ -112,15 +124,13 @@ class LocalChain(LoggedState):
     def query(self, path: str, data: str = "") -> Answer:
         """A query by gno.land's path, at the last block: from the checkpoint's ready
         answers when it has them, else from the state."""
-        from c4cli.chain.queries import StateReader, from_cache
-
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
             answer = from_cache(self.cache, path, data)
             if answer is not None:
                 return answer
-            return StateReader(self._current()).query(path, data)
+            return _reader_of(self._current()).query(path, data)
 
     def blocks(self, first: int, last: int | None) -> list[Block]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.
@@ -128,8 +138,6 @@ class LocalChain(LoggedState):
         The cache must describe this very log (it is rebuilt if not), so the
         blocks read here are the ones its outcomes came from.
         """
-        from c4cli.chain.blocks import Block
-
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
@@ -168,17 +176,12 @@ class LocalChain(LoggedState):
         ]
 
     def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
-        from c4cli.chain.listing import local_blocks
-
         if tail is not None:
             top = last if last is not None else self.head().height
             first = max(first, top - tail + 1)
         return local_blocks(self.blocks(first, last))
 
     def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
-        from c4cli.chain.amino import encode_tx
-        from c4cli.chain.listing import local_tx
-
         found = self.find_tx(tx_hash)
         if found is None:
             return None
@@ -227,13 +230,9 @@ class LocalChain(LoggedState):
         same lock. Executing is the simulation: a refused transaction is never
         appended, whatever ``policy.simulate`` says, and ``only`` appends nothing.
         """
-        from c4cli.chain.accounts import session_not_found, unknown_account
-        from c4cli.chain.queries import StateReader
-        from c4cli.chain.tx import signed_tx
-
         with self.log.locked(exclusive=True):
             state = self._current()
-            messages = build(StateReader(state))
+            messages = build(_reader_of(state))
             account = state.account(signer.address)
             if account is None:
                 raise unknown_account(signer.address)
@@ -271,8 +270,6 @@ class LocalChain(LoggedState):
     def _append_tx(
         self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False
     ) -> Receipt:
-        from c4cli.chain.blocks import tx_entry
-
         block_time = state.next_block_time(wallclock.time())
         entry = tx_entry(tx, number, sequence)
         record = self._block_record(state, block_time, txs=[entry])
@@ -286,8 +283,6 @@ class LocalChain(LoggedState):
         return Receipt(height=state.height, time=state.time, result=results[0].delivered())
 
     def _append(self, state: ChainState, record: dict[str, Any], results: list[TxResult]) -> None:
-        from c4cli.chain.replay import keep_outcomes
-
         written = self.log.append(record)
         self.mark = Mark(self.mark.offset + len(written), chain_digest(self.mark.digest, written))
         txs: list[TxRow] = []
@@ -297,9 +292,6 @@ class LocalChain(LoggedState):
     def _block_record(
         self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
     ) -> dict[str, Any]:
-        from c4cli.chain.blocks import block_hash
-        from c4cli.chain.clock import MAX_TIME, format_time
-
         if block_time > MAX_TIME:
             raise Refused(
                 f"the next block would be after {format_time(MAX_TIME)}: the clock is full"
@@ -318,8 +310,6 @@ class LocalChain(LoggedState):
 
     def advance(self, seconds: int) -> Head:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
-        from c4cli.chain.clock import MAX_TIME, check_settable
-
         if not 0 < seconds <= MAX_TIME:
             raise BadInput("the duration must be from 1s to the year 9999")
         with self.log.locked(exclusive=True):
@@ -335,8 +325,6 @@ class LocalChain(LoggedState):
 
     def set_time(self, unix: int) -> Head:
         """Mine an empty block at exactly ``unix``, which must be after the last block."""
-        from c4cli.chain.clock import check_settable, format_time
-
         check_settable(unix)
         with self.log.locked(exclusive=True):
             state = self._current()
@@ -362,3 +350,11 @@ class LocalChain(LoggedState):
                 self.cache.discard()
                 return torn.height - 1
             return None
+
+
+def _reader_of(state: ChainState) -> Reader:
+    """Queries on a state in hand run the realm's code (its import is most of a command's
+    start-up): loaded only when the checkpoint's ready answers do not serve."""
+    from c4cli.chain.state_reader import StateReader
+
+    return StateReader(state)

@@ -9,11 +9,14 @@ without parsing what came before.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
+
+import tomli_w
 
 from c4cli import faults, outbox
 from c4cli.errors import DiskError, HomeDamaged, disk_error
@@ -70,15 +73,11 @@ def chain_digest(previous: bytes, chunk: bytes) -> bytes:
     tell an appended log (the digest of the same prefix still matches) from an
     edited one, and replay only the blocks after the checkpoint.
     """
-    import hashlib
-
     return hashlib.sha256(previous + chunk).digest()
 
 
 def render_block(record: dict[str, Any]) -> bytes:
     """One block as TOML text, starting with its own ``[[block]]`` line."""
-    import tomli_w
-
     if record.get("txs"):
         text = tomli_w.dumps({"block": [record]})
     else:
@@ -98,8 +97,6 @@ class BlockLog:
 
     def create(self, genesis: dict[str, Any], *, force: bool = False) -> None:
         """Write a new log holding only the genesis (replacing an old one with ``force``)."""
-        import tomli_w
-
         private_dir(self.folder)
         text = (
             "# c4 block log: append-only; each block's hash covers it and the previous hash.\n"
@@ -192,8 +189,6 @@ class BlockLog:
 
     def digest_through(self, data: bytes, offset: int) -> bytes | None:
         """The chain digest of ``data[:offset]``; None unless a block ends exactly there."""
-        import hashlib
-
         if offset > len(data):
             return None
         _, start = self.parse_genesis(data)

@@ -13,6 +13,7 @@ import hashlib
 import json
 from typing import Any
 
+from c4cli.address import package_address
 from c4cli.chain import answers
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Answer, GameCall, Head, SentLog, Signer
@@ -275,8 +276,6 @@ class NodeReader(Rpc):
     def _transfers(self, events: list[Any]) -> list[tuple[str, int]]:
         """Who was paid what, from the bank's transfer events: everything but the coins
         sent into the realm (stakes), as the local chain's receipts list payouts."""
-        from c4cli.address import package_address
-
         realm = package_address(self.realm_path)
         return [
             (str(event.get("to")), ugnot_in(str(event.get("coins", ""))))

@@ -4,9 +4,10 @@ The same paths and the same data a node's ABCI query gives: ``vm/qeval`` of
 ``<pkgpath>.<Expr>`` answers the VM's printed value (``("…" string)``,
 ``(100000 int64)``), ``vm/qrender`` of ``<pkgpath>:<path>`` the markdown,
 ``bank/balances/<addr>`` the coins as a JSON string and ``auth/accounts/<addr>``
-the account's JSON. Answers come from a state in hand (:class:`StateReader`, also
-what a transaction's messages are built from inside the lock) or, for the common
-reads, from the checkpoint's ready answers without loading a state.
+the account's JSON. Answers come from a state in hand
+(:class:`~c4cli.chain.state_reader.StateReader`, also what a transaction's messages
+are built from inside the lock) or, for the common reads, from the checkpoint's
+ready answers without loading a state (:func:`from_cache`, here: no realm code).
 """
 
 from __future__ import annotations
@@ -17,14 +18,12 @@ from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
 from c4cli.chain.interface import Answer
-from c4cli.coins import format_coins
 from c4cli.errors import BadInput, Refused
 from c4cli.gotext import quote
+from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
 if TYPE_CHECKING:
-    from c4cli.chain.accounts import Account
     from c4cli.chain.cache import Cache
-    from c4cli.chain.state import ChainState
 
 QEVAL = "vm/qeval"
 QRENDER = "vm/qrender"
@@ -112,14 +111,14 @@ def parse_qrender(data: str, realm_path: str) -> str:
     return page
 
 
-def _address(path: str, prefix: str) -> str:
+def address_in(path: str, prefix: str) -> str:
     found = canonical(path[len(prefix) :])
     if found is None:
         raise BadInput(f"invalid address in {path!r}")
     return found
 
 
-def _variable(name: str, value: object) -> str:
+def variable_answer(name: str, value: object) -> str:
     kind = VARIABLES.get(name)
     if kind is None:
         raise Refused(f"name {name} not declared")
@@ -127,127 +126,18 @@ def _variable(name: str, value: object) -> str:
     return f"({text} {kind})"
 
 
-class StateReader:
-    """Queries answered from one state in hand, at its height."""
-
-    def __init__(self, state: ChainState) -> None:
-        self.state = state
-
-    @property
-    def realm_path(self) -> str:
-        return self.state.genesis.realm_path
-
-    def next_block_time(self, wall_clock: float) -> int:
-        return self.state.next_block_time(wall_clock)
-
-    def query(self, path: str, data: str = "") -> Answer:
-        from c4cli.realm import abi
-
-        state = self.state
-        if path == QEVAL:
-            name, args = parse_qeval(data, self.realm_path)
-            if args is None:
-                realm = state.realm
-                values = {
-                    "fee": realm.fee,
-                    "collected": realm.collected,
-                    "owner": realm.owner,
-                    "pendingOwner": realm.pending_owner,
-                }
-                return Answer(state.height, _variable(name, values.get(name)))
-            try:
-                value, kind = abi.read(state.realm, state.time, name, args)
-            except abi.ArgumentError as exc:
-                raise Refused(str(exc)) from None
-            return Answer(state.height, f"({quote(value)} {kind})")
-        if path == QRENDER:
-            page = parse_qrender(data, self.realm_path)
-            try:
-                value, _ = abi.read(state.realm, state.time, "Render", [page])
-            except abi.ArgumentError as exc:
-                raise Refused(str(exc)) from None
-            return Answer(state.height, value)
-        if path == QFUNCS:
-            if data != self.realm_path:
-                raise Refused(f"package not found: {data}")
-            return Answer(state.height, _functions())
-        if path.startswith(BALANCES):
-            account = state.account(_address(path, BALANCES))
-            coins = "" if account is None else format_coins(account.coins)
-            return Answer(state.height, json.dumps(coins))
-        if path.startswith(ACCOUNTS):
-            address, _, sub = path[len(ACCOUNTS) :].partition("/")
-            account = state.account(_address(ACCOUNTS + address, ACCOUNTS))
-            if sub:
-                return Answer(state.height, _sessions(account, sub))
-            text = "null" if account is None else json.dumps(account.to_json(), indent=2)
-            return Answer(state.height, text)
-        raise BadInput(f"unknown query path {path!r}")
-
-
-def _sessions(account: Account | None, sub: str) -> str:
-    """``auth/accounts/<addr>/sessions`` and ``…/session/<addr>``, in the node's words."""
-    if sub == "sessions":
-        if account is None or not account.sessions:
-            return "null"
-        listed = [s.node_json(account.address, typed=True) for s in account.sessions.values()]
-        return json.dumps(listed, indent=2)
-    kind, _, session_addr = sub.partition("/")
-    if kind == "session":
-        found = canonical(session_addr)
-        if found is None:
-            raise Refused(f"invalid session query address {session_addr}")
-        session = None if account is None else account.sessions.get(found)
-        if session is None or account is None:
-            raise Refused("session not found")
-        return json.dumps(session.node_json(account.address), indent=2)
-    raise Refused(f"unknown account sub-query: {kind}")
-
-
-def _functions() -> str:
-    """``vm/qfuncs`` of the realm: its exported functions and their parameters, as the VM
-    lists them (a crossing function's first parameter is ``cur realm``)."""
-    from c4cli.realm import abi
-
-    def named(name: str, kind: str) -> dict[str, str]:
-        # The VM prints an address parameter by its underlying type.
-        return {"Name": name, "Type": "string" if kind == abi.ADDRESS else kind, "Value": ""}
-
-    listed = []
-    for func, signature in abi.CALLS.items():
-        params = [named("cur", REALM_TYPE)] + [named(n, k) for n, k in signature.params]
-        results = [named(".res.0", "int")] if func == "Offer" else []
-        listed.append({"FuncName": func, "Params": params, "Results": results})
-    for func, signature in abi.READS.items():
-        params = [named(n, k) for n, k in signature.params]
-        listed.append({"FuncName": func, "Params": params, "Results": [named(".res.0", "string")]})
-    return json.dumps(listed, separators=(",", ":"))
-
-
-# How the VM prints the type of the ``cur realm`` every crossing function takes first.
-REALM_TYPE = (
-    "interface {.seal func(); Address func() .uverse.address; IsCode func() bool; "
-    "IsCurrent func() bool; IsEphemeral func() bool; IsUser func() bool; "
-    "IsUserCall func() bool; IsUserRun func() bool; PkgPath func() string; "
-    "Previous func() .uverse.realm; String func() string; Sub func(string) .uverse.realm; "
-    "Subpath func() string}"
-)
-
-
 def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
     """The common reads from the checkpoint's ready answers; None for any other query.
 
     The cache must describe the log as it is (``LocalChain.cached``).
     """
-    from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
-
     stamp = cache.stamp
     height, now = int(stamp["height"]), int(stamp["time"])
     if path.startswith(ACCOUNTS) and "/" in path[len(ACCOUNTS) :]:
         return None  # sessions: from the state
     if path.startswith((BALANCES, ACCOUNTS)):
         prefix = BALANCES if path.startswith(BALANCES) else ACCOUNTS
-        text = cache.account_json(_address(path, prefix))
+        text = cache.account_json(address_in(path, prefix))
         if prefix == ACCOUNTS:
             return Answer(height, "null" if text is None else text)
         coins = "" if text is None else json.loads(text)["BaseAccount"]["coins"]
@@ -258,7 +148,7 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
     if args is None:
         fees = cache.fees()
         names = {"pendingOwner": "pending_owner"}
-        return Answer(height, _variable(name, fees.get(names.get(name, name))))
+        return Answer(height, variable_answer(name, fees.get(names.get(name, name))))
     if name == "GameJSON" and len(args) == 1 and args[0].isdigit():
         value = game_envelope(now, cache.game_text(int(args[0])))
     elif name == "ActiveJSON" and len(args) == 2 and all(a.lstrip("-").isdigit() for a in args):

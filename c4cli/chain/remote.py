@@ -16,6 +16,7 @@ from typing import Any
 
 from c4cli import outbox
 from c4cli.chain import answers
+from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Build,
@@ -25,6 +26,9 @@ from c4cli.chain.interface import (
     TxOutcome,
 )
 from c4cli.chain.node_reads import NodeReader
+from c4cli.chain.tx import fee as make_fee
+from c4cli.chain.tx import msg_names, signed_tx
+from c4cli.coins import gnot
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 
 BROADCAST_TIMEOUT = 60.0  # broadcast_tx_commit waits for the block
@@ -100,8 +104,6 @@ class NodeChain(NodeReader):
         memo: str,
         policy: SendPolicy,
     ) -> Receipt:
-        from c4cli.chain.amino import encode_tx
-
         number, sequence = self.account_numbers(signer)
         chosen = fee
         if not fee.get("gas_wanted"):
@@ -118,9 +120,6 @@ class NodeChain(NodeReader):
 
     def _simulated(self, signer: Signer, tx: dict[str, Any], gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
-        from c4cli.chain.amino import tx_hash
-        from c4cli.chain.tx import msg_names
-
         result = TxOutcome(tx, tx_hash(tx), signer.address, funcs=tuple(msg_names(tx)))
         return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
 
@@ -133,8 +132,6 @@ class NodeChain(NodeReader):
         number: int,
         sequence: int,
     ) -> dict[str, Any]:
-        from c4cli.chain.tx import signed_tx
-
         return signed_tx(
             msgs,
             fee,
@@ -158,9 +155,6 @@ class NodeChain(NodeReader):
     ) -> tuple[dict[str, str], int]:
         """The fee to sign (the gas the simulation used plus a margin, and what the
         node's gas price asks for it, bounded), and the gas the simulation used."""
-        from c4cli.chain.amino import encode_tx
-        from c4cli.chain.tx import fee as make_fee
-
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
         used = self.simulate(encode_tx(self._sign(signer, msgs, trial, memo, number, sequence)))
         wanted = math.ceil(used * GAS_MARGIN)
@@ -169,8 +163,6 @@ class NodeChain(NodeReader):
         amount, per = self.gas_price()
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
-            from c4cli.coins import gnot
-
             raise BadInput(
                 f"the node asks a fee of {asked}ugnot ({wanted} gas at {amount}ugnot per "
                 f"{per} gas), above the {gnot(policy.fee_cap)} c4 pays without being told; "
@@ -185,8 +177,6 @@ class NodeChain(NodeReader):
         "sent" from then on: whatever happens next (a lost answer, a signal, a
         crash) it is never reported as not recorded, and never sent twice.
         """
-        from c4cli.chain.amino import encode_tx, tx_hash
-
         raw = encode_tx(tx)
         tx_id = tx_hash(tx)
         if self.journal is not None:
@@ -342,9 +332,6 @@ class NodeChain(NodeReader):
     ) -> tuple[Receipt, str]:
         """The receipt of a transaction found in a block, and the refusal's words if the
         realm or the VM refused it there ("" if not)."""
-        from c4cli.chain.amino import encode_tx
-        from c4cli.chain.tx import msg_names
-
         try:
             base, data, events = answers.delivered(found)
             gas_used = answers.int64(found["tx_result"].get("GasUsed") or 0)

@@ -12,6 +12,7 @@ single-process replay would.
 from __future__ import annotations
 
 import gc
+import json
 import os
 import signal
 import time
@@ -19,8 +20,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
+from c4cli.chain.blocks import Genesis, block_hash
 from c4cli.chain.log import BlockLog, Span, parse_toml
+from c4cli.chain.tx import msg_signer, signature_error, tx_hash, use_fast_json
 from c4cli.errors import HomeDamaged
+from c4cli.interrupts import SIGNALS, for_workers
 
 if TYPE_CHECKING:
     from c4cli.chain.cache import TxRow
@@ -37,7 +41,6 @@ PARALLEL_MIN_BYTES = 64 * 1024
 
 
 def _genesis(log: BlockLog, data: bytes) -> tuple[ChainState, int]:
-    from c4cli.chain.blocks import Genesis
     from c4cli.chain.state import ChainState
 
     record, offset = log.parse_genesis(data)
@@ -97,8 +100,6 @@ def naming(log: BlockLog) -> Iterator[None]:
 def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxResult]) -> None:
     """Add a block's transactions, as the cache keeps them, to ``txs`` (if wanted)."""
     if txs is not None:
-        import json
-
         txs.extend((r.hash, state.height, r.game_id, json.dumps(r.outcome())) for r in results)
 
 
@@ -142,8 +143,6 @@ def _replay_parallel(
     """
     import multiprocessing
 
-    from c4cli.chain.tx import use_fast_json
-
     use_fast_json()  # before the workers fork, so they encode fast too
     context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
     clock.update(check=0.0, execute=0.0)
@@ -184,8 +183,6 @@ def _pool(context: Any, workers: int) -> Iterator[Any]:
     which raised in the worker and could leave the pool waiting for ever. A pool
     that finished is closed and joined; only a failure terminates it.
     """
-    from c4cli.interrupts import SIGNALS, for_workers
-
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
     try:
         pool = context.Pool(workers, initializer=for_workers)
@@ -223,9 +220,6 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
     expects, so together they are the full check. Only the verdicts travel back:
     parsing a block again costs less than shipping the parsed one.
     """
-    from c4cli.chain.blocks import block_hash
-    from c4cli.chain.tx import msg_signer, signature_error, tx_hash
-
     gc.disable()  # a worker process: see gc_paused()
     started = time.perf_counter()
     out: list[bool] = []

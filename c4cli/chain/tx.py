@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from c4cli.chain import crypto
+from c4cli.chain.amino import tx_hash as amino_hash
 from c4cli.coins import format_coins, parse_coins
 
 Msg = dict[str, Any]
@@ -243,6 +244,4 @@ def signature_error(
 
 def tx_hash(tx: Tx) -> str:
     """TX HASH: base64 of sha256 of the tx's amino binary, as gno.land indexes it."""
-    from c4cli.chain.amino import tx_hash as amino_hash
-
     return amino_hash(tx)

@@ -10,16 +10,17 @@ backend class, so the same command works on both.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Chain, Head, LocalControls
-from c4cli.chain.local import LocalChain
 from c4cli.chain.queries import QFUNCS
-from c4cli.chain.remote import NodeChain
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.home.journal import Journal
+
+if TYPE_CHECKING:
+    from c4cli.chain.remote import NodeChain
 
 
 def open_chain(
@@ -41,8 +42,8 @@ def open_chain(
     node = _node(home, url=url, realm_path=realm_path, chain_id=chain_id)
     if node is not None:
         return node
-    chain = LocalChain(home)
-    chain.log.require()
+    chain = _local_chain(home)
+    chain.require()
     return chain
 
 
@@ -51,15 +52,15 @@ def local_chain(home: Path, what: str, *, url: str | None = None) -> LocalContro
     node, exit 3 without a chain)."""
     if url is not None or read_remote(home) is not None:
         raise BadInput(f"{what} has no meaning on a node: it works on the local chain only")
-    chain = LocalChain(home)
-    chain.log.require()
+    chain = _local_chain(home)
+    chain.require()
     return chain
 
 
 def new_local_chain(home: Path, *, force: bool) -> LocalControls:
     """A chain to create in the home (`c4 init`, the demo): refused, with nothing
     touched, where a chain or a binding exists and ``force`` is not given."""
-    chain = LocalChain(home)
+    chain = _local_chain(home)
     chain.refuse_existing(force=force)
     if read_remote(home) is not None:
         if not force:
@@ -70,7 +71,7 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
 
 def has_chain(home: Path) -> bool:
     """Whether the home holds a chain of either kind."""
-    return read_remote(home) is not None or LocalChain(home).exists()
+    return read_remote(home) is not None or _local_chain(home).exists()
 
 
 class Binding(NamedTuple):
@@ -83,7 +84,7 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
     ``chain_id`` (when given) and holds the realm; nothing is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
-    node = NodeChain(url, realm_path=realm_path, chain_id=chain_id)
+    node = _node_chain(url, realm_path=realm_path, chain_id=chain_id)
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
         raise BadInput(f"the node at {url} is not chain {chain_id!r}")
@@ -100,7 +101,7 @@ def _node(
     if url is None and config is None:
         return None
     if config is None:
-        return NodeChain(
+        return _node_chain(
             str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=chain_id, unbound=True
         )
     if realm_path is not None and realm_path != config.realm_path:
@@ -110,10 +111,26 @@ def _node(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     journal = Journal(home)
-    return NodeChain(
+    return _node_chain(
         config.url if url is None else url,
         realm_path=config.realm_path,
         chain_id=config.chain_id,
         journal=journal,
         seen_height=journal.seen_height(),
     )
+
+
+# Each backend is imported only when a home uses it: a node's client brings an HTTP
+# stack, the local chain SQLite, TOML and the log's replay; neither needs the other.
+
+
+def _local_chain(home: Path) -> LocalControls:
+    from c4cli.chain.local import LocalChain
+
+    return LocalChain(home)
+
+
+def _node_chain(url: str, **options: Any) -> NodeChain:
+    from c4cli.chain.remote import NodeChain
+
+    return NodeChain(url, **options)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time as wallclock
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -312,8 +313,6 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) ->
       c4 claim-timeout 1 bob
       c4 claim-timeout 1 bob --wait 30
     """
-    import time as wallclock
-
     gid = _game_arg(game_id)
     give_up = wallclock.monotonic() + wait
     while True:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ import click
 from c4cli import __version__, outbox
 from c4cli.commands.options import group_options
 from c4cli.errors import BadInput, C4Error
+from c4cli.escape import printable
 from c4cli.interrupts import Interrupted
 from c4cli.interrupts import install as install_signal_handlers
 
@@ -178,13 +180,9 @@ def fail(message: str, code: int, *, json_mode: bool) -> None:
     The message may carry the chain's words (a realm's panic text, a node's log):
     control characters are escaped, so none of them reaches a terminal.
     """
-    from c4cli.escape import printable
-
     message = printable(" ".join(message.split()))
     try:
         if json_mode:
-            import json
-
             click.echo(json.dumps({"ok": False, "error": message}))
         else:
             click.echo(f"Error: {message}", err=True)

@@ -5,13 +5,23 @@ from __future__ import annotations
 import shutil
 import time as wallclock
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import click
 
+from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
+from c4cli.chain.interface import Reader
+from c4cli.chain.tx import Msg, call_msg
+from c4cli.client import connect
+from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
 from c4cli.commands.options import emit_json, local_options
+from c4cli.commands.transact import resolve, submit
 from c4cli.errors import BadInput, Refused
+from c4cli.home.config import Remote, read_remote, write_remote
+from c4cli.home.journal import JOURNAL
+from c4cli.home.keys import Keyring, check_name
 
 
 @click.group()
@@ -60,19 +70,13 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
       c4 node start
       c4 node start --deployer owner --json
     """
-    from c4cli.chain import crypto, devnode
-    from c4cli.client import connect
-    from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
-    from c4cli.home.config import Remote, read_remote, write_remote
-    from c4cli.home.keys import Keyring, check_name
-
-    folder = home / devnode.NODE_DIR
-    pid = devnode.running_pid(folder)
+    folder = home / _devnode().NODE_DIR
+    pid = _devnode().running_pid(folder)
     if pid is not None:
         raise BadInput(f"a node already runs for {home} (pid {pid}): c4 node stop first")
-    bin_dir, gnoroot = devnode.find_gno()
-    sources = devnode.gno_sources()
-    running = devnode.DevNode(folder, bin_dir, gnoroot)
+    bin_dir, gnoroot = _devnode().find_gno()
+    sources = _devnode().gno_sources()
+    running = _devnode().DevNode(folder, bin_dir, gnoroot)
     bound = read_remote(home)
     if running.started_before:
         if bound is not None:
@@ -96,7 +100,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
             running.create(balances, empty_blocks=True)
             running.launch(detach=True)
             running.deploy_package(
-                sources / "p" / "c4cli" / "gno4", devnode.RULES_PATH, DEV_MNEMONIC
+                sources / "p" / "c4cli" / "gno4", _devnode().RULES_PATH, DEV_MNEMONIC
             )
             running.deploy_package(sources / "r" / "c4cli" / "connect4", realm_path, DEV_MNEMONIC)
         except BaseException:
@@ -107,7 +111,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
             raise
         _set_aside_journal(home)
         fresh = True
-    write_remote(home, Remote(running.url, devnode.CHAIN_ID, realm_path))
+    write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
     owner = DEV_KEY
     if fresh and deployer != DEV_KEY:
         _hand_over(home, deployer)
@@ -118,7 +122,7 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
         emit_json(
             {
                 "url": running.url,
-                "chain_id": devnode.CHAIN_ID,
+                "chain_id": _devnode().CHAIN_ID,
                 "realm_path": realm_path,
                 "pid": pid,
                 "height": height,
@@ -129,8 +133,8 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
         return
     what = "a new chain" if fresh else f"its chain again (height {height})"
     click.echo(
-        f"gnoland {devnode.GNO_VERSION} runs {what} at {running.url} "
-        f"(chain {devnode.CHAIN_ID}, pid {pid})"
+        f"gnoland {_devnode().GNO_VERSION} runs {what} at {running.url} "
+        f"(chain {_devnode().CHAIN_ID}, pid {pid})"
     )
     click.echo(f"realm: {realm_path}" + (f", owned by {owner}" if fresh else ""))
     click.echo(f"{home} now uses it; stop it with: c4 node stop --home {home}")
@@ -138,11 +142,6 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
 
 def _hand_over(home: Path, deployer: str) -> None:
     """The realm passed from test1 (who deployed it) to ``deployer``, in its two steps."""
-    from c4cli.chain.interface import Reader
-    from c4cli.chain.tx import Msg, call_msg
-    from c4cli.commands.chain import DEV_KEY
-    from c4cli.commands.transact import resolve, submit
-
     target = resolve(home, deployer)
     opts: dict[str, Any] = {"password_stdin": False, "gas_fee": None, "gas_wanted": None}
     opts["memo"] = ""
@@ -159,8 +158,6 @@ def _hand_over(home: Path, deployer: str) -> None:
 def _set_aside_journal(home: Path) -> None:
     """A journal of another chain would name heights and pending transactions this one
     never had: it is renamed, never deleted (a pending entry may still land there)."""
-    from c4cli.home.journal import JOURNAL
-
     journal = home / JOURNAL
     if journal.exists():
         aside = home / f"journal-{int(wallclock.time())}.jsonl"
@@ -177,14 +174,20 @@ def stop(home: Path, as_json: bool) -> None:
     Example:
       c4 node stop
     """
-    from c4cli.chain import devnode
-
-    folder = home / devnode.NODE_DIR
-    pid = devnode.running_pid(folder)
+    folder = home / _devnode().NODE_DIR
+    pid = _devnode().running_pid(folder)
     if pid is None:
         raise Refused(f"no node runs for {home} (c4 node start starts one)")
-    devnode.stop_pid(folder, pid)
+    _devnode().stop_pid(folder, pid)
     if as_json:
         emit_json({"stopped": pid})
         return
     click.echo(f"stopped gnoland (pid {pid}); its chain stays in {folder}")
+
+
+def _devnode() -> ModuleType:
+    """Gno's node (subprocess, urllib): loaded by `c4 node`, not by `c4 --help`, which
+    loads this module."""
+    from c4cli.chain import devnode
+
+    return devnode

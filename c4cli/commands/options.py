@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+
+from c4cli.errors import BadInput
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -138,13 +141,9 @@ def group_options(func: F) -> F:
 def game_id_arg(text: str) -> int:
     """A GAME argument: a positive decimal id (the realm answers for ids it never made)."""
     if not text.isascii() or not text.isdigit() or len(text) > 18:
-        from c4cli.errors import BadInput
-
         raise BadInput(f"invalid game id {text!r}: a game is a positive number")
     return int(text)
 
 
 def emit_json(document: Any) -> None:
-    import json
-
     click.echo(json.dumps(document, ensure_ascii=False))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import time as wallclock
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,6 @@ def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
     """``master``'s sessions, read as gno.land answers them (``auth/accounts/<addr>/
     sessions``, on a node and on the local chain alike), in the fields `c4 session
     list` shows."""
-    import json
-
     answer = reader.query(f"auth/accounts/{master}/sessions")
     out = []
     for item in json.loads(answer.data or "[]") or []:

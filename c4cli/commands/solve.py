@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import ModuleType
 
 import click
 
 from c4cli.commands.options import common_options, emit_json, json_option
+from c4cli.commands.text import names as names_of
+from c4cli.commands.views import load_game
 from c4cli.errors import BadInput
 
 
@@ -53,19 +56,17 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
       c4 solve 5554224333234511764415115
       c4 solve 52753311433677442422121 --all --json
     """
-    from c4cli.engine import solver
-
     try:
-        scores = solver.solve_all(moves)
-    except solver.SolverError as exc:
+        scores = _solver().solve_all(moves)
+    except _solver().SolverError as exc:
         raise BadInput(f"cannot solve {moves!r}: {exc}") from None
     score = max(s for s in scores if s is not None)
-    best = solver.best_columns(scores)
+    best = _solver().best_columns(scores)
     if as_json:
         document: dict[str, object] = {"moves": moves, "score": score, "best": best}
         if every:
             document["scores"] = scores
-        document.update(engine=solver.ENGINE, book=solver.reads_book(moves))
+        document.update(engine=_solver().ENGINE, book=_solver().reads_book(moves))
         emit_json(document)
         return
     side = "red" if len(moves) % 2 == 0 else "yellow"
@@ -86,10 +87,6 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
       c4 hint 1
       c4 hint 1 --json
     """
-    from c4cli.commands.text import names as names_of
-    from c4cli.commands.views import load_game
-    from c4cli.engine import solver
-
     game = load_game(home, game_id)
     if game.status != "playing" or game.turn == 0:
         raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
@@ -101,11 +98,11 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     # solver needs only the position, and `moves` is one order that reaches it.
     moves = game.board().encode()
     try:
-        scores = solver.solve_all(moves)
-    except solver.SolverError as exc:  # a game in play is never over; kept for safety
+        scores = _solver().solve_all(moves)
+    except _solver().SolverError as exc:  # a game in play is never over; kept for safety
         raise BadInput(f"cannot solve game {game.id}: {exc}") from None
     score = max(s for s in scores if s is not None)
-    best = solver.best_columns(scores)
+    best = _solver().best_columns(scores)
     if as_json:
         emit_json(
             {
@@ -116,8 +113,8 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
                 "score": score,
                 "best": best,
                 "scores": scores,
-                "engine": solver.ENGINE,
-                "book": solver.reads_book(moves),
+                "engine": _solver().ENGINE,
+                "book": _solver().reads_book(moves),
             }
         )
         return
@@ -128,3 +125,11 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     )
     click.echo(best_line(best))
     click.echo(scores_line(scores))
+
+
+def _solver() -> ModuleType:
+    """The solver and its native search: loaded by a command that solves, not by
+    `c4 --help`, which loads this module."""
+    from c4cli.engine import solver
+
+    return solver

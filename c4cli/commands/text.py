@@ -7,12 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from c4cli.errors import BadInput
+from c4cli.home.keys import Keyring
 
 
 def names(home: Path) -> dict[str, str]:
     """Local key names by address, so a person sees "alice", not only g1…."""
-    from c4cli.home.keys import Keyring
-
     return {info.address: info.name for info in Keyring(home).list(strict=False)}
 
 

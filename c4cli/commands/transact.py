@@ -30,6 +30,9 @@ from c4cli.commands.options import emit_json, remote_realm_path, remote_url
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 from c4cli.escape import printable
+from c4cli.files import warn_if_exposed
+from c4cli.home.config import read_fee_cap
+from c4cli.home.keys import Keyring
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -72,9 +75,6 @@ def signer_for(
 
     With ``master``, the key signs as a session key on behalf of that account.
     """
-    from c4cli.files import warn_if_exposed
-    from c4cli.home.keys import Keyring
-
     warn_if_exposed(home)
     info, private_key = Keyring(home).unlock(
         key_name,
@@ -87,15 +87,11 @@ def signer_for(
 
 def acting_address(home: Path, key_name: str, master: str | None) -> str:
     """The account a command acts for: the master's with --master, else the key's own."""
-    from c4cli.home.keys import Keyring
-
     return resolve(home, master) if master else Keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
     """A key name's address, or an address as typed (bad input is exit 2)."""
-    from c4cli.home.keys import Keyring
-
     return Keyring(home).resolve(name_or_address)
 
 
@@ -210,8 +206,6 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
 
 def fee_cap(home: Path, given: str | None) -> int:
     """--fee-cap, else $C4_FEE_CAP, else the home's config.toml, else the default."""
-    from c4cli.home.config import read_fee_cap
-
     text = given if given is not None else os.environ.get("C4_FEE_CAP")
     where = "--fee-cap" if given is not None else "$C4_FEE_CAP"
     if text is None:

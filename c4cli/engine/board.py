@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import enum
 from collections.abc import Iterator
+from types import ModuleType
 
 COLS = 7
 ROWS = 6
@@ -320,9 +321,8 @@ class Board:
         return "".join("".join(glyph[d] for d in row) + "\n" for row in self.rows())
 
     def svg(self, *, swap_colors: bool = False) -> str:
-        from c4cli.engine.drawing import board_svg
-
-        return board_svg(self, swap_colors=swap_colors)
+        drawn: str = _drawing().board_svg(self, swap_colors=swap_colors)
+        return drawn
 
     def image(self, alt: str, *, swap_colors: bool = False) -> str:
         """The board as a markdown image with the SVG inline as a data URI."""
@@ -330,9 +330,7 @@ class Board:
 
     def column_image(self, col: int, alt: str, *, swap_colors: bool = False) -> str:
         """Column ``col`` (0-6) as a markdown image, its number on top."""
-        from c4cli.engine.drawing import column_svg
-
-        return _image(alt, column_svg(self, col, swap_colors=swap_colors))
+        return _image(alt, _drawing().column_svg(self, col, swap_colors=swap_colors))
 
     def disc_names(self, col: int, *, swap_colors: bool = False) -> list[str]:
         """Column ``col``'s cells bottom up, as an image's alt text names them."""
@@ -361,3 +359,11 @@ def _glyphs(empty: str, red: str, yellow: str, swap: bool) -> dict[Disc, str]:
     if swap:
         red, yellow = yellow, red
     return {Disc.EMPTY: empty, Disc.RED: red, Disc.YELLOW: yellow}
+
+
+def _drawing() -> ModuleType:
+    """The SVG drawing, which draws a Board (so it imports this module): loaded only
+    for a picture."""
+    from c4cli.engine import drawing
+
+    return drawing

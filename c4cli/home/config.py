@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from c4cli.errors import HomeDamaged
+from c4cli.files import write_private
 
 CONFIG = "config.toml"
 
@@ -82,8 +83,6 @@ def read_fee_cap(home: Path) -> str | None:
 
 def write_remote(home: Path, remote: Remote) -> None:
     import tomli_w
-
-    from c4cli.files import write_private
 
     document: dict[str, object] = {}
     cap = read_fee_cap(home) if (home / CONFIG).exists() else None

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 from typing import NamedTuple
 
 from c4cli.address import canonical
@@ -21,9 +21,6 @@ from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
 from c4cli.files import read_private, write_private
 
 NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
-_SCRYPT_N = 2**15
-_SCRYPT_R = 8
-_SCRYPT_P = 1
 UNENCRYPTED_WARNING = (
     "WARNING: the key is stored unencrypted because the passphrase is empty; "
     "anyone who can read the home can use it."
@@ -73,7 +70,7 @@ class Keyring:
             "pub_key": base64.b64encode(pub).decode(),
         }
         if passphrase:
-            record["crypto"] = _seal(private_key, passphrase)
+            record["crypto"] = _sealing().seal(private_key, passphrase)
         else:
             record["private_key"] = private_key.hex()
         try:
@@ -144,7 +141,7 @@ class Keyring:
         sealed = record.get("crypto")
         if not isinstance(sealed, dict):
             raise HomeDamaged(f"{path} is not a key file")
-        return info, _open(sealed, passphrase, name)
+        return info, _sealing().open_sealed(sealed, passphrase, name)
 
     def list(self, *, strict: bool = True) -> list[KeyInfo]:
         """Every key in the folder. ``strict=False`` (naming addresses in a view or a
@@ -180,41 +177,9 @@ class Keyring:
         return address
 
 
-def _kdf(passphrase: str, salt: bytes) -> bytes:
-    from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
+def _sealing() -> ModuleType:
+    """The sealing of keys (scrypt, ChaCha20-Poly1305: the cryptography package, some
+    60-130 ms to import), loaded only for a key that has a passphrase."""
+    from c4cli.home import sealing
 
-    return Scrypt(salt=salt, length=32, n=_SCRYPT_N, r=_SCRYPT_R, p=_SCRYPT_P).derive(
-        passphrase.encode()
-    )
-
-
-def _seal(private_key: bytes, passphrase: str) -> dict[str, object]:
-    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
-    salt, nonce = os.urandom(16), os.urandom(12)
-    box = ChaCha20Poly1305(_kdf(passphrase, salt)).encrypt(nonce, private_key, b"c4 key")
-    return {
-        "kdf": "scrypt",
-        "n": _SCRYPT_N,
-        "r": _SCRYPT_R,
-        "p": _SCRYPT_P,
-        "salt": salt.hex(),
-        "cipher": "chacha20-poly1305",
-        "nonce": nonce.hex(),
-        "ciphertext": box.hex(),
-    }
-
-
-def _open(sealed: dict[str, object], passphrase: str, name: str) -> bytes:
-    from cryptography.exceptions import InvalidTag
-    from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
-
-    try:
-        key = _kdf(passphrase, bytes.fromhex(str(sealed["salt"])))
-        return ChaCha20Poly1305(key).decrypt(
-            bytes.fromhex(str(sealed["nonce"])), bytes.fromhex(str(sealed["ciphertext"])), b"c4 key"
-        )
-    except InvalidTag:
-        raise BadInput(f"wrong passphrase for key {name!r}") from None
-    except (KeyError, ValueError):
-        raise HomeDamaged(f"key file for {name!r} is damaged") from None
+    return sealing

@@ -6,6 +6,7 @@ is not, and a secret is only ever looked up by the commitment it opens.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,8 +18,6 @@ from c4cli.files import read_private, write_private
 
 def new_secret() -> str:
     """32 random bytes as hex: the advice of the realm's pages (openssl rand -hex 32)."""
-    import secrets
-
     return secrets.token_hex(32)
 
 
