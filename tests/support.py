@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from click.testing import CliRunner, Result
 
@@ -99,14 +99,39 @@ class Home:
         return int(self.json("query", "balance", REALM)["ugnot"])
 
 
-def game_of(chain: Home, moves: str) -> str:
-    """A 1 GNOT game between alice (creator) and bob whose moves are ``moves`` (columns,
-    first mover first); its id."""
-    gid = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    chain.ok("accept", gid, "bob")
-    chain.ok("reveal", gid, "alice")
-    game = chain.json("reveal", gid, "bob")["game"]
-    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
+class Started(NamedTuple):
+    """A game started by :func:`start_game`: its id, who moved first and second (key
+    names), and its GameJSON once the reveals and the given moves are in."""
+
+    id: str
+    first: str
+    second: str
+    game: dict[str, Any]
+
+
+def start_game(
+    chain: Home,
+    moves: str = "",
+    *,
+    stake: str = "1gnot",
+    creator: str = "alice",
+    acceptor: str = "bob",
+    passphrase: str | None = None,
+    seed: str | None = None,
+) -> Started:
+    """The one way the tests start a game: ``creator`` offers ``stake``, ``acceptor``
+    accepts, both reveal, then ``moves`` (columns, first mover first) are played."""
+    offer = ["offer", "--stake", stake, *(["--passphrase", passphrase] if passphrase else [])]
+    gid = str(chain.json(*offer, creator)["result"][0])
+    chain.ok("accept", gid, *(["--seed", seed] if seed else []), acceptor)
+    chain.ok("reveal", gid, creator)
+    game = chain.json("reveal", gid, acceptor)["game"]
+    first, second = (creator, acceptor) if game["turn"] == 1 else (acceptor, creator)
     for number, column in enumerate(moves):
-        chain.ok("play", gid, column, first if number % 2 == 0 else second)
-    return gid
+        game = chain.json("play", gid, column, first if number % 2 == 0 else second)["game"]
+    return Started(gid, first, second, game)
+
+
+def game_of(chain: Home, moves: str) -> str:
+    """A 1 GNOT game between alice (creator) and bob whose moves are ``moves``; its id."""
+    return start_game(chain, moves).id

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from support import Home
+from support import Home, start_game
 
 READERS = [
     ["verify"],
@@ -54,12 +54,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Home:
     home.ok("init", "--clock", "manual", "--genesis-time", "2026-01-01T00:00:00Z")
     home.ok("time", "advance", "5s")
     home.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
-    home.ok("offer", "--stake", "10gnot", "alice")
-    home.ok("accept", "1", "bob")
-    home.ok("reveal", "1", "alice")
-    home.ok("reveal", "1", "bob")
-    mover = "alice" if home.game(1)["turn"] == 1 else "bob"
-    home.ok("play", "1", "4", mover)
+    start_game(home, "4", stake="10gnot")
     return home
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from c4cli.commands.main import cli
+from support import Home
 
 
 def test_board_ascii(tmp_path: Path) -> None:
@@ -52,3 +53,12 @@ def test_json_error_document() -> None:
 def test_version() -> None:
     result = CliRunner().invoke(cli, ["--version"])
     assert result.exit_code == 0 and result.output.startswith("c4, version ")
+
+
+def test_board_json_of_a_drawn_game(home: Home) -> None:
+    drawn = "315117645176335765636674142222472457245331"  # engine.md's 42-move draw
+    doc = json.loads(home.ok("board", "--moves", drawn, "--json").stdout)
+    assert doc["winner"] is None and doc["draw"] is True and doc["over"] is True
+    assert doc["turn"] is None and doc["line"] == []
+    going = json.loads(home.ok("board", "--moves", "44", "--json").stdout)
+    assert going["winner"] is None and going["draw"] is False and going["turn"] == "red"

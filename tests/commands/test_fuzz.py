@@ -184,11 +184,6 @@ def test_fuzzed_arguments(fuzz_home: Home, name: str) -> None:
     assert RUNS[name] >= 2
 
 
-def test_zz_report_counts() -> None:
-    # Runs last (by name): how many fuzzed command lines were tried in this session.
-    print(f"fuzzed command lines: {sum(RUNS.values())} over {len(RUNS)} templates")
-
-
 def test_undecodable_arguments_are_refused(fuzz_home: Home) -> None:
     # What the shell gives Python for bytes that are not UTF-8: lone surrogates.
     for args in (

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from support import Home
+from support import Home, start_game
 
 PASS = "creator passphrase"
 SEED = "acceptor seed"
@@ -24,11 +24,8 @@ def offer(chain: Home, key: str = "alice", *extra: str, passphrase: str = PASS) 
 
 def started(chain: Home) -> tuple[int, dict[str, Any]]:
     """A game past both reveals; returns its id and the GameJSON."""
-    game_id = offer(chain)
-    chain.ok("accept", str(game_id), "--seed", SEED, "bob")
-    chain.ok("reveal", str(game_id), "alice")
-    chain.ok("reveal", str(game_id), "bob")
-    return game_id, chain.game(game_id)
+    started = start_game(chain, stake="10gnot", passphrase=PASS, seed=SEED)
+    return int(started.id), chain.game(int(started.id))
 
 
 def on_turn(chain: Home, game: dict[str, Any]) -> tuple[str, str]:

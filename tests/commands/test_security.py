@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from c4cli.chain.clock import format_time
-from support import PREMINE, REALM, Home
+from support import PREMINE, REALM, Home, start_game
 
 NON_PAYABLE = {
     "Reveal": ["1", "x"],
@@ -107,10 +107,7 @@ def test_refunds_are_exact(chain: Home) -> None:
     odd = 1_234_567
     game = str(chain.json("offer", "--stake", f"{odd}ugnot", "alice")["result"][0])
     chain.ok("cancel", game, "alice")
-    game = str(chain.json("offer", "--stake", f"{odd}ugnot", "alice")["result"][0])
-    chain.ok("accept", game, "bob")
-    chain.ok("reveal", game, "alice")
-    chain.ok("reveal", game, "bob")
+    game = start_game(chain, stake=f"{odd}ugnot").id
     chain.ok("time", "advance", "91s")
     chain.ok("claim-timeout", game, "carol")  # void: no move was made
     assert chain.balance("alice") == chain.balance("bob") == PREMINE
@@ -122,12 +119,8 @@ def test_refunds_are_exact(chain: Home) -> None:
 def test_play_and_claim_timeout_never_both_allowed(
     chain: Home, tmp_path: Path, offset: int
 ) -> None:
-    game = str(chain.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    chain.ok("accept", game, "bob")
-    chain.ok("reveal", game, "alice")
-    doc = chain.json("reveal", game, "bob")
-    deadline = doc["game"]["deadline"]
-    mover = "alice" if doc["game"]["turn"] == 1 else "bob"
+    game, mover, _, started = start_game(chain)
+    deadline = started["deadline"]
     # Park the chain so the next block (5 s later) lands at deadline + offset.
     chain.ok("time", "set", format_time(deadline + offset - 5))
     twin = Home(tmp_path / "twin")

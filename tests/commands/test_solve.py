@@ -12,7 +12,7 @@ import pytest
 
 from c4cli.engine import Board, solver
 from c4cli.engine.solver import solve
-from support import Home
+from support import Home, start_game
 
 
 def test_solve_in_words(home: Home) -> None:
@@ -56,11 +56,7 @@ def test_positions_it_refuses(home: Home, moves: str, why: str) -> None:
 
 
 def test_play_best_plays_the_solvers_column(chain: Home) -> None:
-    offer = chain.json("offer", "--stake", "1gnot", "--passphrase", "p", "alice")
-    gid = str(offer["result"][0])
-    chain.ok("accept", gid, "--seed", "s", "bob")
-    chain.ok("reveal", gid, "alice")
-    chain.ok("reveal", gid, "bob")
+    gid = start_game(chain, passphrase="p", seed="s").id
     # Not your turn is still the realm's to say; a game with no move to play is ours.
     chain.fails(
         2, "play", "99", "best", "alice", message="game 99 has no move to play now: no best column"
@@ -101,15 +97,8 @@ def test_no_hint_without_a_move_to_play(chain: Home) -> None:
 
 def opening(chain: Home, moves: str) -> tuple[str, str]:
     """A game between alice and bob, revealed, then ``moves`` played; (id, key on turn)."""
-    gid = str(chain.json("offer", "--stake", "1gnot", "--passphrase", "p", "alice")["result"][0])
-    chain.ok("accept", gid, "--seed", "s", "bob")
-    chain.ok("reveal", gid, "alice")
-    chain.ok("reveal", gid, "bob")
-    alice = chain.address("alice")
-    for col in moves:
-        player = "alice" if chain.game(int(gid))["turnPlayer"] == alice else "bob"
-        chain.ok("play", gid, col, player)
-    return gid, "alice" if chain.game(int(gid))["turnPlayer"] == alice else "bob"
+    started = start_game(chain, moves, passphrase="p", seed="s")
+    return started.id, started.first if len(moves) % 2 == 0 else started.second
 
 
 def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bin: str) -> None:

@@ -15,7 +15,7 @@ import subprocess
 
 import pytest
 
-from support import Home, game_of
+from support import Home, game_of, start_game
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -106,3 +106,30 @@ def test_watch_draws_the_board_and_its_four_in_colour(chain: Home, c4_bin: str) 
     # The four discs in reverse video (SGR 7), and only those.
     reversed_discs = re.findall(r"\x1b\[[0-9;]*\b7\b[0-9;]*m●", raw)
     assert len(reversed_discs) == 4, raw
+
+
+@pytest.mark.parametrize("env", [{"NO_COLOR": "1"}, {"TERM": "dumb"}])
+def test_show_on_a_terminal_without_colour_tells_the_discs_apart(
+    chain: Home, c4_bin: str, env: dict[str, str]
+) -> None:
+    gid = start_game(chain, "45").id
+    primary, secondary = pty.openpty()
+    full = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    full.update(C4_HOME=str(chain.path), COLUMNS="100", TERM="xterm-256color")
+    full.update(env)  # a terminal that would show colour, but for this
+    proc = subprocess.run([c4_bin, "show", gid], stdout=secondary, stderr=secondary, env=full)
+    os.close(secondary)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(primary)
+    assert proc.returncode == 0
+    text = out.decode()
+    assert "\x1b[" not in text  # no colour codes at all
+    assert "...RY..\r\n1234567" in text or "...YR..\r\n1234567" in text, text

@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import json
 
-from support import Home, game_of
+from support import Home, game_of, start_game
 
 
 def play_to_a_win(chain: Home) -> tuple[str, str, str]:
-    gid = str(chain.json("offer", "--stake", "10gnot", "alice")["result"][0])
-    chain.ok("accept", gid, "bob")
-    chain.ok("reveal", gid, "alice")
-    game = chain.json("reveal", gid, "bob")["game"]
-    first, second = ("alice", "bob") if game["turn"] == 1 else ("bob", "alice")
-    for move in range(7):
-        chain.ok("play", gid, "4" if move % 2 == 0 else "5", first if move % 2 == 0 else second)
-    return gid, first, second
+    started = start_game(chain, "4545454", stake="10gnot")
+    return started.id, started.first, started.second
 
 
 def test_show_an_open_offer_to_anyone(chain: Home) -> None:
@@ -89,10 +83,7 @@ def test_show_says_how_a_game_ended_and_marks_the_four(chain: Home) -> None:
 
 
 def test_show_of_a_resigned_game(chain: Home) -> None:
-    chain.ok("offer", "--stake", "10gnot", "alice")
-    chain.ok("accept", "1", "bob")
-    chain.ok("reveal", "1", "alice")
-    chain.ok("reveal", "1", "bob")
+    start_game(chain, stake="10gnot")
     receipt = chain.run("resign", "1", "bob").stdout
     assert receipt.splitlines()[-2] == (
         f"game 1: won, winner alice ({chain.address('alice')}) (resignation)"
@@ -105,12 +96,7 @@ def test_show_of_a_resigned_game(chain: Home) -> None:
 
 
 def test_show_of_a_game_won_on_time(chain: Home) -> None:
-    chain.ok("offer", "--stake", "10gnot", "alice")
-    chain.ok("accept", "1", "bob")
-    chain.ok("reveal", "1", "alice")
-    game = chain.json("reveal", "1", "bob")["game"]
-    first = "alice" if game["turn"] == 1 else "bob"
-    chain.ok("play", "1", "4", first)
+    first = start_game(chain, "4", stake="10gnot").first
     chain.ok("time", "advance", "91s")
     chain.ok("claim-timeout", "1", "carol")  # anyone may settle it
     text = chain.ok("show", "1").stdout
@@ -190,10 +176,7 @@ def test_key_names_in_json(chain: Home) -> None:
 
 def test_the_json_receipt_of_a_settling_call_says_how_the_game_ended(chain: Home) -> None:
     play_to_a_win(chain)
-    chain.ok("offer", "--stake", "1gnot", "alice")
-    chain.ok("accept", "2", "bob")
-    chain.ok("reveal", "2", "alice")
-    chain.ok("reveal", "2", "bob")
+    assert start_game(chain).id == "2"
     assert chain.json("resign", "2", "alice")["ending"] == "resignation"
     assert chain.json("query", "game", "1")["game"]["status"] == "won"
 

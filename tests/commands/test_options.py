@@ -1,0 +1,101 @@
+"""Options and their messages: where they may be given, what a bad one says."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from support import Home, start_game
+
+
+def test_options_given_to_the_time_group_reach_its_commands(chain: Home, tmp_path: Path) -> None:
+    elsewhere = {"C4_HOME": str(tmp_path / "elsewhere")}  # no chain there
+    before = chain.json("time")["unix"]
+    moved = chain.run("time", "--home", str(chain.path), "advance", "1h", env=elsewhere)
+    assert moved.exit_code == 0, moved.output
+    assert chain.json("time")["unix"] == before + 3600
+    shown = chain.ok("time", "--json", "advance", "1s").stdout
+    assert json.loads(shown)["unix"] == before + 3601
+
+
+def test_home_and_json_before_the_subcommand(chain: Home, tmp_path: Path) -> None:
+    elsewhere = {"C4_HOME": str(tmp_path / "elsewhere")}
+    gid = start_game(chain, "45").id
+    result = chain.run("--home", str(chain.path), "--json", "query", "game", gid, env=elsewhere)
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["game"]["id"] == int(gid)
+    keys = chain.run("--home", str(chain.path), "keys", "list", "--json", env=elsewhere)
+    assert {k["name"] for k in json.loads(keys.stdout)} >= {"alice", "bob"}
+    # The option nearest the command wins.
+    inner = chain.run("--home", str(tmp_path / "nowhere"), "time", "--home", str(chain.path))
+    assert inner.exit_code == 0, inner.output
+    # And a failure under a group-level --json is one JSON document.
+    missing = chain.run("--json", "--home", str(tmp_path / "nowhere"), "time")
+    assert missing.exit_code == 3 and json.loads(missing.stdout)["ok"] is False
+
+
+@pytest.mark.parametrize("args", [[], ["keys"], ["session"]])
+def test_a_group_alone_shows_its_help(home: Home, args: list[str]) -> None:
+    result = home.run(*args)
+    assert result.exit_code == 0
+    assert result.stdout == home.run(*args, "--help").stdout
+    first = result.stdout.split("\n")[0]
+    assert first.startswith("Usage: ") and first.endswith(" [OPTIONS] COMMAND [ARGS]...")
+    assert "\nCommands:\n" in result.stdout and not result.stderr
+
+
+def test_valid_for_messages_agree_and_say_what_a_bare_number_is(chain: Home) -> None:
+    why = "whole minutes, e.g. 15m or 1h (a bare number is minutes)"
+    for text in ("1y", "90s", "", "1.5m"):
+        chain.fails(
+            2,
+            "offer",
+            "--stake",
+            "1gnot",
+            "--valid-for",
+            text,
+            "alice",
+            message=f"invalid --valid-for {text!r}: {why}",
+        )
+    game = chain.game(
+        chain.json("offer", "--stake", "1gnot", "--valid-for", "20", "alice")["result"][0]
+    )
+    assert game["expiresAt"] == chain.json("time")["unix"] + 20 * 60
+    chain.fails(
+        2,
+        "time",
+        "advance",
+        "1y",
+        message="invalid duration '1y': use e.g. 90s, 15m, 1h (a bare number is seconds)",
+    )
+
+
+def test_stake_text_errors(chain: Home) -> None:
+    chain.fails(
+        2,
+        "offer",
+        "--stake",
+        "",
+        "alice",
+        message="invalid amount '': expected e.g. 10gnot or 1000000ugnot",
+    )
+    chain.fails(
+        2,
+        "offer",
+        "--stake",
+        "1,5gnot",
+        "alice",
+        message="invalid amount '1,5gnot': '1' has no denomination (e.g. 10gnot, 1000000ugnot)",
+    )
+    chain.fails(
+        2,
+        "send",
+        "--to",
+        "bob",
+        "--amount",
+        "5gnot,",
+        "alice",
+        message="invalid amount '5gnot,': expected e.g. 10gnot or 1000000ugnot",
+    )
