@@ -29,15 +29,13 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import run as bench  # noqa: E402  (bench/run.py: the venv install and the drawn game)
 from gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
 
+from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
+
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
 GAS_WANTED = "20000000"
 GAS_FEE = "20000ugnot"
 TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys the realm
-DEV_MNEMONIC = (
-    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
-    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
-)
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from support import DEV_MNEMONIC, GENESIS, Home
+from c4cli.home.keys import DEV_MNEMONIC
+from support import GENESIS, Home
 
 
 @pytest.fixture

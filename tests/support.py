@@ -14,10 +14,6 @@ from c4cli.commands.main import cli
 GENESIS = "2026-01-01T00:00:00Z"
 GENESIS_UNIX = 1767225600
 PREMINE = 10_000_000 * 1_000_000
-DEV_MNEMONIC = (
-    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
-    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
-)
 TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 REALM = "g1k6gkjudkl2tls7mfzhctrgre2ltjlxtgp635n0"
 

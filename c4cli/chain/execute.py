@@ -153,8 +153,8 @@ class Executor:
             for denom, amount in checked.fee.items():
                 self.state.gas_collected[denom] = self.state.gas_collected.get(denom, 0) + amount
             delivery = Delivery(block, signer, checked.session, result)
-            for msg in msgs:
-                self._run_msg(msg, delivery)
+            for msg, sent in zip(msgs, checked.coins, strict=True):
+                self._run_msg(msg, sent, delivery)
         except Refused:
             if snapshot is None:
                 raise
@@ -206,9 +206,10 @@ class Executor:
             session_addr = str(sigs[0].get("session_addr") or "")
         except (KeyError, TypeError, ValueError, BadInput) as exc:
             raise Refused(f"invalid transaction: {exc}") from None
+        coins = tuple(_msg_coins(msg) for msg in msgs)
         sends = fee_coins.copy()
-        for msg in msgs:
-            for denom, amount in _msg_coins(msg).items():
+        for sent in coins:
+            for denom, amount in sent.items():
                 sends[denom] = sends.get(denom, 0) + amount
         new_period = False
         if session_addr:
@@ -233,7 +234,7 @@ class Executor:
             if problem is not None:
                 raise Refused(problem)
         require_funds(signer, account.coins, sends)
-        return Checked(signer, pub_key, fee_coins, session_addr or None, sends, new_period)
+        return Checked(signer, pub_key, fee_coins, session_addr or None, sends, new_period, coins)
 
     def _session_for(
         self, account: Account, session_addr: str, msgs: list[Any], spend: Coins, time: int
@@ -262,20 +263,19 @@ class Executor:
                 )
         return session, spent is not session.spent
 
-    def _run_msg(self, msg: dict[str, Any], delivery: Delivery) -> None:
+    def _run_msg(self, msg: dict[str, Any], coins: Coins, delivery: Delivery) -> None:
         signer, result = delivery.signer, delivery.result
         kind = msg.get("@type")
         if kind == MSG_SEND:
             to = canonical(str(msg.get("to_address", "")))
             if to is None:
                 raise Refused(f"invalid address {msg.get('to_address')!r}")
-            coins = _msg_coins(msg)
             self.state.debit(signer, coins)
             self.state.credit(to, coins)
             result.funcs.append("send")
             result.transfers.append((to, coins.get(UGNOT, 0)))
         elif kind == MSG_CALL:
-            self._run_call(msg, delivery)
+            self._run_call(msg, coins, delivery)
         elif kind == MSG_CREATE_SESSION:
             self._create_session(msg, signer, delivery.block.time)
             result.funcs.append("create_session")
@@ -290,7 +290,7 @@ class Executor:
         else:
             raise Refused(f"unknown message type {kind!r}")
 
-    def _run_call(self, msg: dict[str, Any], delivery: Delivery) -> None:
+    def _run_call(self, msg: dict[str, Any], sent: Coins, delivery: Delivery) -> None:
         signer, result = delivery.signer, delivery.result
         pkg_path = msg.get("pkg_path")
         func = msg.get("func")
@@ -301,7 +301,6 @@ class Executor:
             raise Refused("invalid transaction: bad func or args")
         if not all(isinstance(a, str) for a in args):
             raise Refused("invalid transaction: every argument must be a string")
-        sent = _msg_coins(msg)
         ctx = Context(
             caller=signer,
             send=sent,
@@ -392,6 +391,7 @@ class Checked(NamedTuple):
     session: str | None
     spend: Coins
     new_period: bool
+    coins: tuple[Coins, ...]  # what each message sends, parsed once here
 
 
 def _msg_coins(msg: dict[str, Any]) -> Coins:

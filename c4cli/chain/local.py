@@ -119,7 +119,7 @@ class LocalChain(LoggedState):
         state = self.state()
         if state.genesis.clock == "manual":
             return state.time
-        return max(int(wall_clock) + state.clock_offset, state.time)
+        return max(state.wall_time(wall_clock), state.time)
 
     def query(self, path: str, data: str = "") -> Answer:
         """A query by gno.land's path, at the last block: from the checkpoint's ready
@@ -317,9 +317,7 @@ class LocalChain(LoggedState):
             if state.genesis.clock == "manual":
                 block_time = state.time + seconds
             else:
-                block_time = max(
-                    int(wallclock.time()) + state.clock_offset + seconds, state.time + 1
-                )
+                block_time = max(state.wall_time(wallclock.time()) + seconds, state.time + 1)
             check_settable(block_time)
             return self._mine_empty(state, block_time, advance=seconds)
 

@@ -197,7 +197,7 @@ class NodeReader(Rpc):
         try:
             document = json.loads(self.query("auth/gasprice").data or "null") or {}
             price = document.get("price") or {}
-            if isinstance(price, str):
+            if isinstance(price, str):  # strict, unlike coins.ugnot_in: it sets what is paid
                 amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
             else:
                 amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0

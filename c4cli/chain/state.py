@@ -158,11 +158,16 @@ class ChainState:
 
     # -- blocks -----------------------------------------------------------------
 
+    def wall_time(self, wall_clock: float) -> int:
+        """A wall-clock chain's time now: this machine's clock, moved on by every
+        `c4 time advance` (a manual clock has no wall time)."""
+        return int(wall_clock) + self.clock_offset
+
     def next_block_time(self, wall_clock: float) -> int:
         """The time of the next transaction block: recorded, never recomputed on replay."""
         if self.genesis.clock == "manual":
             return self.time + self.genesis.block_interval
-        return max(int(wall_clock) + self.clock_offset, self.time + 1)
+        return max(self.wall_time(wall_clock), self.time + 1)
 
     def apply_block(
         self, block: dict[str, Any], *, new: bool = False, verified: bool = False

@@ -20,7 +20,8 @@ from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Refused, Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
-from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending, Status
+from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending
+from c4cli.realm.rules import Status as Status  # GameJSON's statuses, for the commands
 from c4cli.records import Record
 
 if TYPE_CHECKING:

@@ -11,8 +11,9 @@ from typing import Any, NamedTuple
 import click
 
 from c4cli.chain.interface import Reader
-from c4cli.chain.tx import Msg, call_msg
-from c4cli.client.realm_client import GameView, History, RealmClient, history
+from c4cli.chain.tx import Msg
+from c4cli.client import workflow
+from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
@@ -50,11 +51,11 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
         game = RealmClient(chain).game(number)
         if game is None:
             raise Refused("game not found")
-        if me not in (game.creator, game.acceptor) and game.status != "open":
+        if me not in (game.creator, game.acceptor) and game.status != Status.OPEN:
             raise Refused(f"{key} is not a player in game {number}")
-        if game.status not in ("open", "playing"):
+        if game.status not in (Status.OPEN, Status.PLAYING):
             outcome = f"game {number}: {game.status}"
-            if game.status == "won":
+            if game.status == Status.WON:
                 outcome += f", winner {_who(game.winner, names(home))}"
             _say(
                 opts["as_json"],
@@ -62,18 +63,23 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
                 outcome,
             )
             return
-        if game.status == "playing" and game.turn and game.player(game.turn) == me:
-            column = solver.best_columns(solver.solve_all(game.board()))[0]
-            move = game.moves
+        if game.status == Status.PLAYING and game.turn and game.player(game.turn) == me:
+            column = solver.best_move(game.board())
+            call = workflow.play_call(number, column, game.moves)
 
-            def msgs(reader: Reader, col: int = column, at: int = move) -> list[Msg]:
-                return [call_msg(me, reader.realm_path, "Play", [str(number), str(col), str(at)])]
+            def msgs(reader: Reader, chosen: workflow.Call = call) -> list[Msg]:
+                return [chosen.msg(me, reader.realm_path)]
 
             receipt = submit(home, key, msgs, opts)
             _say(
                 opts["as_json"],
-                {"game": number, "move": move, "column": column, "hash": receipt.result.hash},
-                f"game {number}, move {move}: {key} plays {column}",
+                {
+                    "game": number,
+                    "move": game.moves,
+                    "column": column,
+                    "hash": receipt.result.hash,
+                },
+                f"game {number}, move {game.moves}: {key} plays {column}",
             )
             if not until_end:
                 return
@@ -128,7 +134,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
             for line in _changes(game, seen, was, known, now, story, as_json):
                 click.echo(line)
         shown = view
-        if game.status not in ("open", "playing"):
+        if game.status not in (Status.OPEN, Status.PLAYING):
             return
         # Wait for a block; on a terminal, redraw once a second for the countdown.
         waited = 0.0
@@ -182,10 +188,10 @@ def _who(address: str, names: dict[str, str]) -> str:
 
 
 def _status(game: GameView, names: dict[str, str], now: int, story: History) -> str:
-    if game.status == "won":
+    if game.status == Status.WON:
         ending = game.ending(story.last_call)
         return f"game {game.id}: won by {_who(game.winner, names)} ({ending})"
-    if game.status != "playing":
+    if game.status != Status.PLAYING:
         return f"game {game.id}: {game.status}"
     left = game.deadline - now
     clock = f"{left} s left" if left >= 0 else "clock ran out"
@@ -207,7 +213,7 @@ def _changes(
     story: History,
     as_json: bool,
 ) -> list[str]:
-    over = game.status not in ("open", "playing")
+    over = game.status not in (Status.OPEN, Status.PLAYING)
     if as_json:
         ending = game.ending(story.last_call)
         document = {
@@ -224,7 +230,7 @@ def _changes(
             "winner": game.winner,
             "ending": None if ending is None else ending.value,
             "four": list(game.four()),
-            "deadline": game.deadline if game.status == "playing" else 0,
+            "deadline": game.deadline if game.status == Status.PLAYING else 0,
             "now": now,
         }
         return [json.dumps(document)]

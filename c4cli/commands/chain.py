@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time as wallclock
+import time
 from pathlib import Path
 from typing import Any
 
@@ -28,13 +28,8 @@ from c4cli.commands.transact import (
     tx_options,
 )
 from c4cli.errors import BadInput
-from c4cli.home.keys import Keyring, check_name
+from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 
-DEV_MNEMONIC = (
-    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
-    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
-)
-DEV_KEY = "test1"
 PREMINE_UGNOT = 10_000_000 * 1_000_000
 
 
@@ -88,7 +83,7 @@ def init(
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
         raise BadInput("--block-interval must be at least 1s")
-    start = parse_time(genesis_time) if genesis_time else int(wallclock.time())
+    start = parse_time(genesis_time) if genesis_time else int(time.time())
     check_settable(start)
     if not realm_path.startswith("gno.land/r/"):
         raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
@@ -171,10 +166,10 @@ def _print_time(head: Head, as_json: bool) -> None:
         click.echo(f"height {head.height}, time {format_time(head.time)}")
 
 
-@click.group(invoke_without_command=True)
+@click.group("time", invoke_without_command=True)
 @common_options
 @click.pass_context
-def time(ctx: click.Context, home: Path, as_json: bool) -> None:
+def time_group(ctx: click.Context, home: Path, as_json: bool) -> None:
     """Show the last block's height and time, or move the chain's clock.
 
     \b
@@ -187,7 +182,7 @@ def time(ctx: click.Context, home: Path, as_json: bool) -> None:
         _print_time(open_chain(home).head(), as_json)
 
 
-@time.command("advance")
+@time_group.command("advance")
 @click.argument("duration")
 @common_options
 def advance(duration: str, home: Path, as_json: bool) -> None:
@@ -201,7 +196,7 @@ def advance(duration: str, home: Path, as_json: bool) -> None:
     _print_time(chain.advance(parse_duration(duration)), as_json)
 
 
-@time.command("set")
+@time_group.command("set")
 @click.argument("when", metavar="RFC3339")
 @common_options
 def set_time(when: str, home: Path, as_json: bool) -> None:
@@ -258,9 +253,9 @@ def verify(repair: bool, home: Path, as_json: bool) -> None:
     chain = local_chain(home, "`c4 verify`")
     repaired = chain.repair() if repair else None
     timings: dict[str, float] = {}
-    started = wallclock.perf_counter()
+    started = time.perf_counter()
     state = chain.verify(timings)
-    elapsed = wallclock.perf_counter() - started
+    elapsed = time.perf_counter() - started
     txs = state.transactions
     if as_json:
         emit_json(

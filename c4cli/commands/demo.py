@@ -15,12 +15,13 @@ from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
 from c4cli.client import connect, workflow
 from c4cli.client.realm_client import game_of
-from c4cli.coins import gnot
-from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
+from c4cli.coins import gnot, ugnot_in
+from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.options import from_group
 from c4cli.commands.text import call_text
+from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput
-from c4cli.home.keys import Keyring
+from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
 from c4cli.home.secrets import SecretStore
 
 STAKE = 10_000_000
@@ -74,7 +75,7 @@ def _play(home: Path, as_json: bool) -> None:
     for name in ("alice", "bob"):
         keyring.add(name, crypto.derive_private_key(crypto.new_mnemonic()), "")
     alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
-    names = {alice.address: "alice", bob.address: "bob", owner.address: DEV_KEY}
+    names = key_names(home)  # alice, bob and test1, by address
     chain = connect.new_local_chain(home, force=False)
     chain.init(
         Genesis(
@@ -92,7 +93,7 @@ def _play(home: Path, as_json: bool) -> None:
 
     def balance(address: str) -> int:
         coins = json.loads(chain.query(f"bank/balances/{address}").data)
-        return int(coins.removesuffix("ugnot") or 0)
+        return ugnot_in(coins)
 
     start = {a: balance(a) for a in names}
     table = workflow.Table(chain, SecretStore(home))

@@ -15,7 +15,7 @@ from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader, Receipt
 from c4cli.chain.tx import Msg
 from c4cli.client import workflow
-from c4cli.client.realm_client import GameView, RealmClient, game_of
+from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.text import names, parse_duration, who
@@ -100,11 +100,11 @@ def _settling_call(receipt: Receipt) -> str | None:
 
 def _status_line(game: GameView, known: dict[str, str], settled_by: str | None = None) -> str:
     line = f"game {game.id}: {game.status}"
-    if game.status == "won":
+    if game.status == Status.WON:
         line += f", winner {who(game.winner, known)} ({game.ending(settled_by)})"
-    elif game.status == "playing" and game.turn:
+    elif game.status == Status.PLAYING and game.turn:
         line += f", move {game.moves}, {who(game.player(game.turn), known)} to play"
-    elif game.status == "playing":
+    elif game.status == Status.PLAYING:
         owed = (
             f"{who(game.acceptor, known)}'s seed"
             if game.revealed
@@ -263,9 +263,9 @@ def best_column(gid: int, game: GameView | None) -> int:
     """The solver's choice for the side to move in a game that is being played."""
     from c4cli.engine import solver
 
-    if game is None or game.status != "playing" or game.turn == 0:
+    if game is None or game.status != Status.PLAYING or game.turn == 0:
         raise BadInput(f"game {gid} has no move to play now: no best column")
-    return solver.best_columns(solver.solve_all(game.board()))[0]
+    return solver.best_move(game.board())
 
 
 def _simple(func: str, example: str, summary: str) -> click.Command:

@@ -45,7 +45,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "show": ("c4cli.commands.views", "show"),
     "solve": ("c4cli.commands.solve", "solve"),
     "demo": ("c4cli.commands.demo", "demo"),
-    "time": ("c4cli.commands.chain", "time"),
+    "time": ("c4cli.commands.chain", "time_group"),
     "transfer-ownership": ("c4cli.commands.owner", "transfer_ownership"),
     "tx": ("c4cli.commands.history", "tx_cmd"),
     "verify": ("c4cli.commands.chain", "verify"),

@@ -15,13 +15,13 @@ from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Reader
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.client import connect
-from c4cli.commands.chain import DEV_KEY, DEV_MNEMONIC, PREMINE_UGNOT
+from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.transact import resolve, submit
 from c4cli.errors import BadInput, Refused
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.journal import JOURNAL
-from c4cli.home.keys import Keyring, check_name
+from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 
 
 @click.group()

@@ -7,6 +7,7 @@ from types import ModuleType
 
 import click
 
+from c4cli.client.realm_client import Status
 from c4cli.commands.options import common_options, emit_json, json_option
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
@@ -88,7 +89,7 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
       c4 hint 1 --json
     """
     game = load_game(home, game_id)
-    if game.status != "playing" or game.turn == 0:
+    if game.status != Status.PLAYING or game.turn == 0:
         raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
     address = game.player(game.turn)
     names = names_of(home)

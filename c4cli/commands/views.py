@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.client.realm_client import GameView, History, RealmClient, history
+from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.text import key_names, names, who
@@ -136,7 +136,7 @@ def _next_steps(
     game: GameView, known: dict[str, str], landing: int, *, exact: bool = True
 ) -> list[str]:
     creator, acceptor = who(game.creator, known), who(game.acceptor, known)
-    if game.status == "open":
+    if game.status == Status.OPEN:
         if not game.offer_expired(landing):
             taker = who(game.opponent, known) if game.opponent else "anyone"
             return [
@@ -144,7 +144,7 @@ def _next_steps(
                 f"{creator} may cancel: c4 cancel {game.id} KEY",
             ]
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]
-    if game.status != "playing":
+    if game.status != Status.PLAYING:
         return []
     if game.clock_ran_out(landing) and exact:
         return [f"the clock ran out: anyone may settle it with c4 claim-timeout {game.id} KEY"]
@@ -170,11 +170,11 @@ def _result(game: GameView, known: dict[str, str], settled_by: str | None) -> st
     ending = game.ending(settled_by)
     if ending is None:
         return None
-    if game.status == "won":
+    if game.status == Status.WON:
         return f"  winner {who(game.winner, known)}: paid {gnot(game.payout())}, by {ending}"
-    if game.status == "draw":
+    if game.status == Status.DRAW:
         return "  drawn (a full board): both stakes refunded"
-    if game.status == "void":
+    if game.status == Status.VOID:
         return "  void (nobody moved before the clock ran out): both stakes refunded"
     return "  cancelled: the stake went back to the creator"
 
@@ -216,7 +216,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
-    if game.status == "playing":
+    if game.status == Status.PLAYING:
         left = game.deadline - landing
         if exact:
             clock = f"{left}s left" if left >= 0 else "ran out"
@@ -314,8 +314,8 @@ def lobby(home: Path, as_json: bool) -> None:
         return
     known = names(home)
     landing, exact = next_block_time(home)  # what a call sent now would be judged at
-    offers = [g for g in lobby.games if g.status == "open" and not g.offer_expired(landing)]
-    live = [g for g in lobby.games if g.status == "playing"]
+    offers = [g for g in lobby.games if g.status == Status.OPEN and not g.offer_expired(landing)]
+    live = [g for g in lobby.games if g.status == Status.PLAYING]
     offer_rows = [
         [
             str(g.id),

@@ -225,6 +225,11 @@ def solve_all(moves: str | Board) -> list[int | None]:
     return scores
 
 
+def best_move(position: str | Board) -> int:
+    """The column `play best` and the bot play: the lowest with the best exact score."""
+    return best_columns(solve_all(position))[0]
+
+
 def best_columns(scores: Iterable[int | None]) -> list[int]:
     """The 1-based columns with the highest score."""
     listed = list(scores)

@@ -20,6 +20,14 @@ from c4cli.chain import crypto
 from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
 from c4cli.files import read_private, write_private
 
+# gnodev's and gnoland's dev key: test1 of the public dev mnemonic, which every
+# local gno.land funds at genesis. c4 creates it in a home that has no deployer.
+DEV_KEY = "test1"
+DEV_MNEMONIC = (
+    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
+    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
+)
+
 NAME_RE = re.compile(r"^[a-z0-9._-]{1,64}$")
 UNENCRYPTED_WARNING = (
     "WARNING: the key is stored unencrypted because the passphrase is empty; "

@@ -9,12 +9,7 @@ import pytest
 
 from c4cli.chain import crypto
 from c4cli.errors import BadInput
-from c4cli.home.keys import Keyring
-
-DEV = (
-    "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
-    "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
-)
+from c4cli.home.keys import DEV_MNEMONIC, Keyring
 
 
 @pytest.mark.parametrize(
@@ -26,12 +21,12 @@ DEV = (
     ],
 )
 def test_derivation_vectors(account: int, index: int, address: str) -> None:
-    key = crypto.derive_private_key(DEV, account, index)
+    key = crypto.derive_private_key(DEV_MNEMONIC, account, index)
     assert crypto.address_of(crypto.public_key(key)) == address
 
 
 def test_recover_test1_from_the_shell(home) -> None:  # type: ignore[no-untyped-def]
-    result = home.ok("keys", "add", "test1", "--recover", "--json", input=DEV + "\n")
+    result = home.ok("keys", "add", "test1", "--recover", "--json", input=DEV_MNEMONIC + "\n")
     doc = json.loads(result.stdout)
     assert doc == {
         "name": "test1",
@@ -52,7 +47,7 @@ def test_recover_account_and_index(home) -> None:  # type: ignore[no-untyped-def
         "--index",
         "1",
         "--json",
-        input=DEV + "\n",
+        input=DEV_MNEMONIC + "\n",
     )
     assert json.loads(result.stdout)["address"] == "g1mtmrdmqfu0aryqfl4aw65n35haw2wdjkh5p4cp"
 
@@ -69,7 +64,7 @@ def test_new_key_shows_24_words_once(home) -> None:  # type: ignore[no-untyped-d
 
 
 def test_bad_mnemonic_is_refused(home) -> None:  # type: ignore[no-untyped-def]
-    words = DEV.replace("roast", "toast")
+    words = DEV_MNEMONIC.replace("roast", "toast")
     result = home.run("keys", "add", "x", "--recover", input=words + "\n")
     assert result.exit_code == 2
     assert "checksum" in result.stderr and not (home.path / "keys" / "x.json").exists()

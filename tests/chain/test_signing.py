@@ -14,6 +14,8 @@ from c4cli.chain.local import LocalChain
 from c4cli.chain.tx import call_msg, fee, send_msg, sign_bytes, signed_tx
 from c4cli.errors import Refused
 
+# gnokey's dev mnemonic, spelled out here as the test vector (the constant in
+# c4cli.home.keys is checked against it).
 DEV = (
     "source bonus chronic canvas draft south burst lottery vacant surface solve popular "
     "case indicate oppose farm nothing bullet exhibit title speed wink action roast"
@@ -139,3 +141,10 @@ def test_fast_and_standard_encoders_agree(value: object) -> None:
         assert tx._encode(value) == standard
     finally:
         tx._encode = installed
+
+
+def test_the_dev_key_is_gnokeys() -> None:
+    from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC
+
+    assert (DEV_KEY, DEV_MNEMONIC) == ("test1", DEV)
+    assert crypto.address_of(crypto.public_key(crypto.derive_private_key(DEV))) == TEST1

@@ -29,7 +29,8 @@ from c4cli.chain.tx import (
     signed_tx,
 )
 from c4cli.coins import format_coins
-from support import DEV_MNEMONIC, TEST1, Home
+from c4cli.home.keys import DEV_MNEMONIC
+from support import TEST1, Home
 
 VECTOR_TX = (
     '{"msg":[{"@type":"/vm.m_call","caller":"g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",'

@@ -17,7 +17,7 @@ import pytest
 from readme_examples import Failed, run, section
 from recipe import jq_folder
 
-from support import DEV_MNEMONIC
+from c4cli.home.keys import DEV_MNEMONIC
 
 ROOT = Path(__file__).resolve().parents[2]
 PONS = "5554224333234511764415115"  # the README's position: alice to move, 18th stone wins

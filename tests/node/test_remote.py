@@ -36,7 +36,7 @@ def unchanged(name: str, text: str) -> str:
 def deploy_copy(gno_node: Any, path: str, folder: Path, patch: Patch = unchanged) -> None:
     """Deploy the realm in `gno/` once more, at ``path`` (ending in /connect4), each
     source file passed through ``patch``."""
-    from support import DEV_MNEMONIC
+    from c4cli.home.keys import DEV_MNEMONIC
 
     package = folder / "connect4"
     package.mkdir(parents=True)
@@ -342,7 +342,7 @@ def deploy_ownable(gno_node: Any, folder: Path) -> None:
     """gno's own ownable package, from gno's examples (the test node's genesis loads none)."""
     import shutil
 
-    from support import DEV_MNEMONIC
+    from c4cli.home.keys import DEV_MNEMONIC
 
     source = Path(gno_node.gnoroot) / "examples" / OWNABLE
     folder.mkdir(parents=True)
