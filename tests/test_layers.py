@@ -91,7 +91,11 @@ def test_commands_never_ask_which_backend_they_have() -> None:
 
 
 BACKEND_MODULES = {
-    f"c4cli.chain.{name}" for name in ("local", "remote", "node_reads", "rpc", "state", "cache")
+    f"c4cli.chain.{name}"
+    for name in (
+        *("local", "loading", "cache", "projection", "state", "state_reader", "execute"),
+        *("remote", "node_reads", "rpc"),
+    )
 }
 
 

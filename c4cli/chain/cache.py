@@ -1,26 +1,27 @@
-"""The checkpoint: the state at one block of the log, and ready answers to queries.
+"""The checkpoint: the state at one block of the log, kept so a command need not replay.
 
 One SQLite file, ``chain/cache/state.sqlite``, written in one transaction after
 each block that a command appends (or replays). Deleting it changes nothing but
-speed. It holds two things:
+speed. The checkpoint is the live part of the state as one JSON document in an
+explicit, versioned format (accounts, live games, stats, boards: see
+``ChainState.snapshot``), with settled games and used commitments as rows of their
+own, read back one at a time only when a call asks for them (it is the realm's
+:class:`~c4cli.realm.memory.Store`). Nothing in it is code: a home copied from
+someone else is read as data, never executed. Beside it, in the same file and
+the same transactions, the read model (:mod:`c4cli.chain.projection`) keeps the
+answers the common queries read.
 
-- **The checkpoint**: the live part of the state as one JSON document in an
-  explicit, versioned format (accounts, live games, stats, boards: see
-  ``ChainState.snapshot``), with settled games and used commitments as rows of
-  their own, read back one at a time only when a call asks for them (it is the
-  realm's :class:`~c4cli.realm.memory.Store`). Nothing in it is code: a home
-  copied from someone else is read as data, never executed.
-- **The read model**: every game's GameJSON object, each account's balance and
-  JSON, the active list, the leaderboards and the fee figures, rendered by the
-  realm's own code when they changed, so the common queries read one row.
-
-The checkpoint names the log it describes in two ways. Its identity (device,
-inode, size, modification and change times, right after the block was written)
-says "exactly this file": the usual case, a few rows read and no log at all.
-Its offset and chain digest (see ``log.chain_digest``) say "this prefix of the
-log": when the log has grown since (a process died before saving), the blocks
-after the offset are replayed on top of the checkpoint, with every check. Any
-other log (edited, replaced, cut) is replayed from genesis.
+Why it is keyed as it is. A checkpoint is only as good as the log it was made
+from, and the log is a file anyone may copy, edit, cut or replace, so the key is
+the file and not a height: its identity (device, inode, size, modification and
+change times, right after the block was written) says "exactly this file", the
+usual case, a few rows read and no log at all. Its offset and chain digest (see
+``log.chain_digest``) say "this prefix of the log": when the log has grown since
+(a process died before saving), the blocks after the offset are replayed on top
+of the checkpoint, with every check. Any other log (edited, replaced, cut) is
+replayed from genesis. And the state is what this code's execution of the
+blocks gives, so the code is part of the key too (``code_fingerprint``): a
+checkpoint written by other code is replayed instead of believed.
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli import faults
+from c4cli.chain import projection
 from c4cli.chain.blocks import Genesis
+from c4cli.chain.projection import ReadModel, TxRow
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
-from c4cli.realm.accessors import game_object, leaders_json
 from c4cli.realm.memory import Game
 
 if TYPE_CHECKING:
@@ -45,23 +47,17 @@ if TYPE_CHECKING:
     from c4cli.realm.memory import Game
 
 # The format of everything below; a cache of any other version is not read.
-CACHE_VERSION = "7"
+CACHE_VERSION = "8"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS games (id INTEGER PRIMARY KEY, json TEXT NOT NULL, settled TEXT);
+CREATE TABLE IF NOT EXISTS settled (id INTEGER PRIMARY KEY, record TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS commitments (
     address TEXT NOT NULL, commitment TEXT NOT NULL, PRIMARY KEY (address, commitment)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS accounts (address TEXT PRIMARY KEY, json TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS txs (
-    hash TEXT PRIMARY KEY, height INTEGER NOT NULL, game INTEGER, outcome TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS txs_by_game ON txs (game, height) WHERE game IS NOT NULL;
 """
-
-# A transaction as the cache keeps it: (tx hash, height, the game it is about or
-# None, outcome as JSON).
-TxRow = tuple[str, int, int | None, str]
+TABLES = ("meta", "settled", "commitments")
+# Tables of earlier versions, dropped with the rest when the version changes.
+OLD_TABLES = ("games",)
 
 
 def log_identity(path: Path) -> list[int]:
@@ -101,6 +97,7 @@ class Cache:
         self._db: sqlite3.Connection | None = None
         self._writable = False
         self._stamp: dict[str, Any] | None = None
+        self.views = ReadModel(self._reading)
 
     # -- connection -------------------------------------------------------------
 
@@ -122,7 +119,7 @@ class Cache:
                 if create:
                     self._db.execute("PRAGMA journal_mode=WAL")  # kept in the file
                     self._match_schema(self._db)
-                    self._db.executescript(SCHEMA)
+                    self._db.executescript(SCHEMA + projection.SCHEMA)
                     self._writable = True
             except sqlite3.Error:
                 # Not a database we can use: it is only a cache, start a new one.
@@ -138,7 +135,7 @@ class Cache:
         """Drop the tables of a cache another version of c4 wrote: it is only a cache."""
         (version,) = db.execute("PRAGMA user_version").fetchone()
         if version != int(CACHE_VERSION):
-            for table in ("meta", "games", "commitments", "accounts", "txs"):
+            for table in (*TABLES, *projection.TABLES, *OLD_TABLES):
                 db.execute(f"DROP TABLE IF EXISTS {table}")
             db.execute(f"PRAGMA user_version = {int(CACHE_VERSION)}")
 
@@ -163,6 +160,11 @@ class Cache:
             self._db = None
         self._writable = False
         self._stamp = None
+
+    def _reading(self) -> sqlite3.Connection:
+        db = self._connect(create=False)
+        assert db is not None, "check fresh() first"
+        return db
 
     def _meta(self, key: str) -> bytes | None:
         db = self._connect(create=False)
@@ -247,7 +249,7 @@ class Cache:
 
     def game(self, game_id: int) -> Game:
         """A settled game, read back from its row (the realm's store)."""
-        row = self._row("SELECT settled FROM games WHERE id = ?", (game_id,))
+        row = self._row("SELECT record FROM settled WHERE id = ?", (game_id,))
         if row is None or row[0] is None:
             raise HomeDamaged(
                 f"{self.path}: game {game_id} is missing; delete it and the log is replayed"
@@ -293,7 +295,6 @@ class Cache:
         else:
             games = {game_id: realm.games[game_id] for game_id in state.dirty_games}
         released = realm.games.settled_in_memory()  # settled games move to their rows
-        settled = {game.id for game in released}
         games.update((game.id, game) for game in released)
         accounts = list(state.accounts) if full else sorted(state.dirty_accounts)
         commitments = realm.used_commitments.recent()
@@ -308,58 +309,28 @@ class Cache:
             "offset": mark.offset,
             "digest": mark.digest.hex(),
         }
+        # The snapshot holds the live part only: settled games and used commitments
+        # are in the rows written with it.
+        meta = {
+            "checkpoint": json.dumps(stamp).encode(),
+            "state": json.dumps(state.snapshot()).encode(),
+        }
+        if genesis is not None:
+            meta["genesis"] = json.dumps(genesis).encode()
         try:
             db.execute("BEGIN IMMEDIATE")
             if full:
-                for table in ("games", "commitments", "accounts", "txs"):
+                for table in (*TABLES, *projection.TABLES):
                     db.execute(f"DELETE FROM {table}")
             db.executemany(
-                "INSERT INTO games (id, json, settled) VALUES (?, ?, ?) ON CONFLICT(id) "
-                "DO UPDATE SET json = excluded.json, settled = excluded.settled",
-                [
-                    (
-                        g.id,
-                        game_object(g),
-                        json.dumps(g.to_record()) if g.id in settled else None,
-                    )
-                    for _, g in sorted(games.items())
-                ],
+                "INSERT OR REPLACE INTO settled (id, record) VALUES (?, ?)",
+                [(game.id, json.dumps(game.to_record())) for game in released],
             )
             db.executemany(
                 "INSERT OR IGNORE INTO commitments (address, commitment) VALUES (?, ?)",
                 sorted(commitments),
             )
-            db.executemany(
-                "INSERT OR REPLACE INTO txs (hash, height, game, outcome) VALUES (?, ?, ?, ?)", txs
-            )
-            rows: list[tuple[str, str]] = []
-            for address in accounts:
-                account = state.accounts.get(address)
-                if account is not None:
-                    rows.append((address, json.dumps(account.to_json(), indent=2)))
-            db.executemany(
-                "INSERT INTO accounts (address, json) VALUES (?, ?) ON CONFLICT(address) "
-                "DO UPDATE SET json = excluded.json",
-                rows,
-            )
-            # The snapshot holds the live part only: settled games and used
-            # commitments are in the rows just written.
-            meta = {
-                "checkpoint": json.dumps(stamp).encode(),
-                "state": json.dumps(state.snapshot()).encode(),
-                "active": json.dumps(list(realm.active)).encode(),
-                "leaders": leaders_json(realm).encode(),
-                "fees": json.dumps(
-                    {
-                        "fee": realm.fee,
-                        "collected": realm.collected,
-                        "owner": realm.owner,
-                        "pending_owner": realm.pending_owner,
-                    }
-                ).encode(),
-            }
-            if genesis is not None:
-                meta["genesis"] = json.dumps(genesis).encode()
+            projection.project(db, state, [g for _, g in sorted(games.items())], accounts, txs)
             db.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", meta.items())
             db.execute("COMMIT")
             if full:
@@ -378,55 +349,6 @@ class Cache:
         state.dirty_accounts.clear()
         self._stamp = stamp
         state.realm.keep_in(self)
-
-    # -- ready answers (fresh() must have said yes) -------------------------------
-
-    def game_text(self, game_id: int) -> str | None:
-        db = self._connect(create=False)
-        assert db is not None
-        row = db.execute("SELECT json FROM games WHERE id = ?", (game_id,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def active_ids(self) -> list[int]:
-        raw = self._meta("active")
-        return [] if raw is None else [int(i) for i in json.loads(raw)]
-
-    def games_text(self, ids: list[int]) -> list[str]:
-        return [text for i in ids if (text := self.game_text(i)) is not None]
-
-    def leaders_text(self) -> str:
-        raw = self._meta("leaders")
-        return "" if raw is None else raw.decode()
-
-    def fees(self) -> dict[str, Any]:
-        raw = self._meta("fees")
-        return {} if raw is None else dict(json.loads(raw))
-
-    def transaction(self, tx_hash: str) -> tuple[int, dict[str, Any]] | None:
-        """The height and outcome of a transaction by its hash, or None."""
-        db = self._connect(create=False)
-        assert db is not None
-        row = db.execute("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
-        return None if row is None else (int(row[0]), dict(json.loads(row[1])))
-
-    def game_txs(self, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
-        """The transactions about one game (its offer, accept, reveals, moves, ending),
-        oldest first: height, hash and outcome."""
-        db = self._connect(create=False)
-        assert db is not None
-        rows = db.execute(
-            "SELECT height, hash, outcome FROM txs WHERE game = ? ORDER BY height", (game_id,)
-        ).fetchall()
-        return [
-            (int(height), str(hash_), dict(json.loads(outcome))) for height, hash_, outcome in rows
-        ]
-
-    def account_json(self, address: str) -> str | None:
-        """The account's JSON as ``auth/accounts`` gives it, or None for no account."""
-        db = self._connect(create=False)
-        assert db is not None
-        row = db.execute("SELECT json FROM accounts WHERE address = ?", (address,)).fetchone()
-        return None if row is None else str(row[0])
 
 
 def _exists(path: Path) -> bool:

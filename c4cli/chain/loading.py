@@ -12,8 +12,9 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.cache import Cache, Mark, TxRow
+from c4cli.chain.cache import Cache, Mark
 from c4cli.chain.log import BlockLog, chain_digest
+from c4cli.chain.projection import TxRow
 from c4cli.chain.replay import keep_outcomes, naming, replay
 from c4cli.errors import warn_once
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from c4cli.chain.accounts import session_not_found, unknown_account
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.blocks import Block, block_hash, tx_entry
-from c4cli.chain.cache import Mark, TxRow
+from c4cli.chain.cache import Mark
 from c4cli.chain.clock import MAX_TIME, check_settable, format_time
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
@@ -36,6 +36,7 @@ from c4cli.chain.interface import (
 from c4cli.chain.listing import local_blocks, local_tx
 from c4cli.chain.loading import LoggedState
 from c4cli.chain.log import TornLog, chain_digest
+from c4cli.chain.projection import TxRow
 from c4cli.chain.queries import from_cache
 from c4cli.chain.replay import keep_outcomes
 from c4cli.chain.tx import signed_tx
@@ -152,7 +153,7 @@ class LocalChain(LoggedState):
                 record = self.log.parse_block(data[span.start : span.end], span.height)
                 outcomes = []
                 for entry in record.get("txs", []):
-                    found = self.cache.transaction(str(entry["hash"]))
+                    found = self.cache.views.transaction(str(entry["hash"]))
                     if found is None:  # cannot happen with a cache this code wrote
                         raise HomeDamaged(f"{self.cache.path}: incomplete; delete it")
                     outcomes.append(found[1])
@@ -163,7 +164,7 @@ class LocalChain(LoggedState):
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
-            rows = self.cache.game_txs(game_id)
+            rows = self.cache.views.game_txs(game_id)
         return [
             GameCall(
                 height,
@@ -196,7 +197,7 @@ class LocalChain(LoggedState):
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
-            found = self.cache.transaction(tx_hash)
+            found = self.cache.views.transaction(tx_hash)
         if found is None:
             return None
         height, outcome = found

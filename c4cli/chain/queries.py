@@ -137,7 +137,7 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         return None  # sessions: from the state
     if path.startswith((BALANCES, ACCOUNTS)):
         prefix = BALANCES if path.startswith(BALANCES) else ACCOUNTS
-        text = cache.account_json(address_in(path, prefix))
+        text = cache.views.account_json(address_in(path, prefix))
         if prefix == ACCOUNTS:
             return Answer(height, "null" if text is None else text)
         coins = "" if text is None else json.loads(text)["BaseAccount"]["coins"]
@@ -146,16 +146,16 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         return None
     name, args = parse_qeval(data, str(stamp["realm_path"]))
     if args is None:
-        fees = cache.fees()
+        fees = cache.views.fees()
         names = {"pendingOwner": "pending_owner"}
         return Answer(height, variable_answer(name, fees.get(names.get(name, name))))
     if name == "GameJSON" and len(args) == 1 and args[0].isdigit():
-        value = game_envelope(now, cache.game_text(int(args[0])))
+        value = game_envelope(now, cache.views.game_text(int(args[0])))
     elif name == "ActiveJSON" and len(args) == 2 and all(a.lstrip("-").isdigit() for a in args):
-        ids = active_page(cache.active_ids(), int(args[0]), int(args[1]))
-        value = active_envelope(now, int(cache.fees()["fee"]), cache.games_text(ids))
+        ids = active_page(cache.views.active_ids(), int(args[0]), int(args[1]))
+        value = active_envelope(now, int(cache.views.fees()["fee"]), cache.views.games_text(ids))
     elif name == "LeadersJSON" and not args:
-        value = cache.leaders_text()
+        value = cache.views.leaders_text()
     else:
         return None
     return Answer(height, f"({quote(value)} string)")

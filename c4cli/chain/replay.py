@@ -27,8 +27,8 @@ from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
 
 if TYPE_CHECKING:
-    from c4cli.chain.cache import TxRow
     from c4cli.chain.execute import TxResult
+    from c4cli.chain.projection import TxRow
     from c4cli.chain.state import ChainState
 
 # Blocks per worker task: large enough to amortise the hand-over, small enough

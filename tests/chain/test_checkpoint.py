@@ -69,7 +69,8 @@ def test_an_edit_before_the_checkpoint_is_replayed_from_genesis(chain: Home) -> 
 def test_a_checkpoint_holds_no_code(chain: Home, tmp_path: Path) -> None:
     """A cache copied from someone else is data: a pickle in it is never loaded."""
     _played(chain)
-    chain.ok("time")
+    chain.ok("offer", "--stake", "1gnot", "carol")
+    chain.ok("cancel", "2", "carol")  # a settled game: kept in a row of its own
     witness = tmp_path / "ran"
 
     class Payload:
@@ -79,14 +80,15 @@ def test_a_checkpoint_holds_no_code(chain: Home, tmp_path: Path) -> None:
     db = sqlite3.connect(chain.path / "chain" / "cache" / "state.sqlite")
     with db:
         db.execute("UPDATE meta SET value = ? WHERE key = 'state'", (pickle.dumps(Payload()),))
-        db.execute("UPDATE games SET settled = ?", (pickle.dumps(Payload()),))
+        changed = db.execute("UPDATE settled SET record = ?", (pickle.dumps(Payload()),))
+        assert changed.rowcount == 1
     db.close()
     chain.ok("send", "--to", "carol", "--amount", "1ugnot", "bob")  # loads the state
     assert not witness.exists()
     assert chain.balance("bob") == PREMINE + 1_000_000 - 10_000_000 - 1
     assert chain.game(1)["status"] == "playing"
     state = db_snapshot(chain.path)
-    assert state["height"] == 4 and "accounts" in state  # rewritten as JSON by the replay
+    assert state["height"] == 6 and "accounts" in state  # rewritten as JSON by the replay
 
 
 def db_snapshot(home: Path) -> dict[str, object]:
