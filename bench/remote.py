@@ -27,7 +27,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import run as bench  # noqa: E402  (bench/run.py: the venv install and the drawn game)
-from gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
+from node.gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
 
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 

@@ -156,7 +156,7 @@ def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
 
 @pytest.fixture
 def gno_env(env: dict[str, str]) -> dict[str, str]:
-    from gnonode import install_gno, node_available
+    from node.gnonode import install_gno, node_available
     from oracles import missing
 
     reason = node_available()

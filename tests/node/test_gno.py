@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from gnonode import ROOT, install_gno, node_available
+from node.gnonode import ROOT, install_gno, node_available
 from oracles import missing
 
 pytestmark = pytest.mark.node

@@ -356,7 +356,7 @@ def test_a_pot_near_int64_pays_alike_on_both_chains(gno_node: Any, tmp_path: Pat
     less the fee are the same to the ugnot on both, as the GnoVM's int64 computes them.
     A genesis past int64 is refused by gnoland ("cannot compute supply"), so no larger
     pot can exist; the local chain refuses it in the same words."""
-    from conftest import WHALE_FUNDS
+    from node.twin import WHALE_FUNDS
 
     from c4cli.home.keys import Keyring
 

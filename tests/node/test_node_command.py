@@ -20,7 +20,7 @@ from c4cli.chain import crypto
 @pytest.fixture(scope="module")
 def gno_env() -> dict[str, str]:
     """Where gno's binaries and standard library are (the install script builds them)."""
-    from gnonode import install_gno, node_available
+    from node.gnonode import install_gno, node_available
     from oracles import missing
 
     reason = node_available()

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
+from node.gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
 from c4cli.chain import crypto
 from c4cli.chain.amino import encode_tx
@@ -38,6 +38,8 @@ REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
 FEE_UGNOT = int(GAS_FEE.removesuffix("ugnot"))
 PLAYER_FUNDS = 1_000_000_000_000  # 1M GNOT each
+PLAYERS = ("alice", "bob", "carol", "dave")
+WHALE_FUNDS = 2**62 - 10**14  # two of them, and the players, stay within int64
 GAME_FUNCS = ("Accept", "Reveal", "RevealSeed", "Play", "ClaimTimeout", "Resign", "Cancel")
 
 

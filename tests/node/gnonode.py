@@ -24,7 +24,7 @@ from typing import Any
 from c4cli.chain.devnode import DevNode
 from c4cli.errors import Unreachable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "scripts" / "install-gno.sh"
 CHAIN_ID = "dev"
 GAS_FEE = "1000000ugnot"  # what every test transaction pays, on both chains
