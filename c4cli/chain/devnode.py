@@ -53,12 +53,12 @@ def free_port() -> int:
 
 
 def gno_sources() -> Path:
-    """The ``gno/`` folder of this checkout: the rules package and the realm in Gno."""
-    folder = Path(__file__).resolve().parents[2] / "gno"
+    """The rules package and the realm in Gno, as installed with c4 (``c4cli/gno``: in a
+    checkout, a link to the repository's ``gno/``; in a wheel, a copy of it)."""
+    folder = Path(__file__).resolve().parents[1] / "gno"
     if not (folder / "r" / "c4cli" / "connect4" / "connect4.gno").is_file():
         raise BadInput(
-            f"the realm's Gno sources are not beside this c4 ({folder}): "
-            "`c4 node` runs from a checkout installed with pip install -e"
+            f"the realm's Gno sources are missing from this install ({folder}): reinstall c4"
         )
     return folder
 
