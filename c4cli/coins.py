@@ -7,7 +7,6 @@ before anything is signed. A transaction only ever carries ugnot.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from c4cli.errors import BadInput
@@ -77,13 +76,13 @@ def parse_amount(text: str) -> Coins:
                     + " (e.g. 10gnot, 1000000ugnot)"
                 ) from None
         else:
-            try:
-                ugnot = Decimal(match.group(1)) * UGNOT_PER_GNOT
-            except InvalidOperation:
-                raise BadInput(f"invalid amount {text!r}") from None
-            if ugnot != ugnot.to_integral_value():
+            # Exact, in whole ugnot (the pattern allows digits and one point only).
+            whole, _, fraction = match.group(1).partition(".")
+            fraction = fraction.rstrip("0")
+            if len(fraction) > 6:
                 raise BadInput(f"invalid amount {text!r}: GNOT has at most 6 decimals")
-            parsed = {UGNOT: int(ugnot)}
+            ugnot = int(whole or "0") * UGNOT_PER_GNOT + int(fraction.ljust(6, "0"))
+            parsed = {UGNOT: ugnot}
         for denom, amount in parsed.items():
             if denom in coins:
                 raise BadInput(f"invalid amount {text!r}: {denom} appears twice")
