@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from c4cli.realm.memory import Game
 
 # The format of everything below; a cache of any other version is not read.
-CACHE_VERSION = "8"
+CACHE_VERSION = "9"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS settled (id INTEGER PRIMARY KEY, record TEXT NOT NULL);

@@ -2,7 +2,7 @@
 
 A projection of the state, as eventsourcing keeps projections apart from the
 snapshots they are not: every game's GameJSON, each account's JSON as
-``auth/accounts`` gives it, the active list, the leaderboards, the fee figures,
+``auth/accounts`` gives it, the active list, the leaderboards, the package variables,
 and every transaction by hash and by the game it is about (``c4 tx``, ``c4 log``,
 a game's moves in order). The realm's own accessors render them when they
 change, so a query reads a row and runs no realm code. The rows live in the
@@ -64,18 +64,12 @@ def project(
         "INSERT OR REPLACE INTO txs (hash, height, game, outcome) VALUES (?, ?, ?, ?)", txs
     )
     realm = state.realm
-    fees = {
-        "fee": realm.fee,
-        "collected": realm.collected,
-        "owner": realm.owner,
-        "pending_owner": realm.pending_owner,
-    }
     db.executemany(
         "INSERT OR REPLACE INTO views (key, value) VALUES (?, ?)",
         [
             ("active", json.dumps(list(realm.active))),
             ("leaders", leaders_json(realm)),
-            ("fees", json.dumps(fees)),
+            ("variables", json.dumps(realm.variables())),
         ],
     )
 
@@ -109,8 +103,9 @@ class ReadModel:
     def leaders_text(self) -> str:
         return self._view("leaders") or ""
 
-    def fees(self) -> dict[str, Any]:
-        raw = self._view("fees")
+    def variables(self) -> dict[str, Any]:
+        """The realm's package variables (its fee, collected fees, owners) by name."""
+        raw = self._view("variables")
         return {} if raw is None else dict(json.loads(raw))
 
     def account_json(self, address: str) -> str | None:

@@ -146,14 +146,14 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         return None
     name, args = parse_qeval(data, str(stamp["realm_path"]))
     if args is None:
-        fees = cache.views.fees()
-        names = {"pendingOwner": "pending_owner"}
-        return Answer(height, variable_answer(name, fees.get(names.get(name, name))))
+        return Answer(height, variable_answer(name, cache.views.variables().get(name)))
     if name == "GameJSON" and len(args) == 1 and args[0].isdigit():
         value = game_envelope(now, cache.views.game_text(int(args[0])))
     elif name == "ActiveJSON" and len(args) == 2 and all(a.lstrip("-").isdigit() for a in args):
         ids = active_page(cache.views.active_ids(), int(args[0]), int(args[1]))
-        value = active_envelope(now, int(cache.views.fees()["fee"]), cache.views.games_text(ids))
+        value = active_envelope(
+            now, int(cache.views.variables()["fee"]), cache.views.games_text(ids)
+        )
     elif name == "LeadersJSON" and not args:
         value = cache.views.leaders_text()
     else:

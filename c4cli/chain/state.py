@@ -204,7 +204,7 @@ class ChainState:
         results = []
         for index, entry in enumerate(txs):
             try:
-                result = self.execute(
+                result = Executor(self).execute(
                     entry["tx"],
                     BlockContext(height, time),
                     account_number=int(entry["account_number"]),
@@ -237,26 +237,6 @@ class ChainState:
     def signing_account(self, tx: Tx) -> Account:
         """The account whose number and sequence a transaction must be signed for."""
         return Executor(self).signing_account(tx)
-
-    def execute(
-        self,
-        tx: Tx,
-        block: BlockContext,
-        *,
-        account_number: int,
-        sequence: int,
-        signature_checked: bool = False,
-        known_hash: str | None = None,
-    ) -> TxResult:
-        """Verify and run one transaction, all or nothing: Refused leaves the state untouched."""
-        return Executor(self).execute(
-            tx,
-            block,
-            account_number=account_number,
-            sequence=sequence,
-            signature_checked=signature_checked,
-            known_hash=known_hash,
-        )
 
 
 def check_supply(balances: tuple[tuple[str, str], ...]) -> None:

@@ -50,14 +50,8 @@ class StateReader:
         if path == QEVAL:
             name, args = parse_qeval(data, self.realm_path)
             if args is None:
-                realm = state.realm
-                values = {
-                    "fee": realm.fee,
-                    "collected": realm.collected,
-                    "owner": realm.owner,
-                    "pendingOwner": realm.pending_owner,
-                }
-                return Answer(state.height, variable_answer(name, values.get(name)))
+                value = state.realm.variables().get(name)
+                return Answer(state.height, variable_answer(name, value))
             try:
                 value, kind = abi.read(state.realm, state.time, name, args)
             except abi.ArgumentError as exc:

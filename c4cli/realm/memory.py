@@ -337,6 +337,15 @@ class RealmState(Record):
         self.games.store = store
         self.used_commitments.store = store
 
+    def variables(self) -> dict[str, int | str]:
+        """The package variables a ``vm/qeval`` may name, by their names in the Gno realm."""
+        return {
+            "fee": self.fee,
+            "collected": self.collected,
+            "owner": self.owner,
+            "pendingOwner": self.pending_owner,
+        }
+
     def snapshot(self) -> dict[str, Any]:
         """The realm's live state as plain JSON values.
 
