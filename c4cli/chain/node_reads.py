@@ -56,6 +56,8 @@ class NodeReader(Rpc):
         self.confirmed = not unbound or chain_id is not None
         self._expected_from = "--chain-id says" if unbound else "this home's config.toml says"
         self.journal = journal
+        # Sign over the legacy payload: set once a node refused the current one.
+        self.legacy_payload = False
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; the first of a command checks the chain behind the URL."""

@@ -12,6 +12,7 @@ import base64
 import json
 import math
 import time as wallclock
+from collections.abc import Callable
 from typing import Any
 
 from c4cli import outbox
@@ -113,7 +114,9 @@ class NodeChain(NodeReader):
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
             gas_used = 0
             if policy.simulate != "skip":
-                gas_used = self.simulate(encode_tx(tx))
+                tx, gas_used = self._simulate_signed(
+                    lambda: self._sign(signer, msgs, chosen, memo, number, sequence)
+                )
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
         return self._broadcast(signer, tx, sequence)
@@ -141,7 +144,38 @@ class NodeChain(NodeReader):
             account_number=number,
             sequence=sequence,
             session_addr=signer.session_addr,
+            legacy=self.legacy_payload,
         )
+
+    def _simulate_signed(self, sign: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], int]:
+        """Simulate the transaction ``sign`` makes; the transaction and the gas it used.
+
+        A node older than gno.land v1.7.1 verifies only the legacy sign payload: when
+        the simulation refuses the signature, the transaction is signed over that one
+        instead and simulated once more, and the command says so. If that is refused
+        too, the signature was not the cause (another client took the sequence): the
+        current payload stays, and the first refusal stands.
+        """
+        tx = sign()
+        try:
+            return tx, self.simulate(encode_tx(tx))
+        except Refused as refused:
+            if self.legacy_payload or not answers.sequence_taken(str(refused)):
+                raise
+            first = refused
+        self.legacy_payload = True
+        try:
+            tx = sign()
+            gas_used = self.simulate(encode_tx(tx))
+        except Refused:
+            self.legacy_payload = False
+            raise first from None
+        warn_once(
+            f"warning: {self.redacted} refused the signature over gno.land's current sign "
+            "payload and took the legacy one (a node older than gno.land v1.7.1): "
+            "transactions to it are signed that way, unlike gnokey v1.7.1's"
+        )
+        return tx, gas_used
 
     def _estimate(
         self,
@@ -156,7 +190,9 @@ class NodeChain(NodeReader):
         """The fee to sign (the gas the simulation used plus a margin, and what the
         node's gas price asks for it, bounded), and the gas the simulation used."""
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
-        used = self.simulate(encode_tx(self._sign(signer, msgs, trial, memo, number, sequence)))
+        _, used = self._simulate_signed(
+            lambda: self._sign(signer, msgs, trial, memo, number, sequence)
+        )
         wanted = math.ceil(used * GAS_MARGIN)
         if fee.get("gas_fee"):
             return make_fee(wanted, fee["gas_fee"]), used

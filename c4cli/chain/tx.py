@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from typing import Any
 
 from c4cli.chain import crypto
@@ -188,16 +189,65 @@ def sign_bytes(
     msgs: list[Msg],
     memo: str,
 ) -> bytes:
+    """What gnokey v1.7.1 signs (tm2's ``GetSignaturePayload``): the sign document with
+    its fee restated as the Ledger Cosmos app reads a fee (see :func:`payload_fee`)."""
+    return _sign_document(chain_id, account_number, sequence, payload_fee(tx_fee), msgs, memo)
+
+
+def legacy_sign_bytes(
+    chain_id: str,
+    account_number: int,
+    sequence: int,
+    tx_fee: dict[str, str],
+    msgs: list[Msg],
+    memo: str,
+) -> bytes:
+    """The sign document with the fee as the transaction carries it (``gas_wanted``,
+    ``gas_fee``): what gno.land signed before v1.7.1, which a v1.7.1 node still verifies."""
+    return _sign_document(chain_id, account_number, sequence, dict(tx_fee), msgs, memo)
+
+
+def _sign_document(
+    chain_id: str,
+    account_number: int,
+    sequence: int,
+    fee_doc: dict[str, Any],
+    msgs: list[Msg],
+    memo: str,
+) -> bytes:
     return canonical_json(
         {
             "chain_id": chain_id,
             "account_number": str(account_number),
             "sequence": str(sequence),
-            "fee": tx_fee,
+            "fee": fee_doc,
             "msgs": msgs,
             "memo": memo,
         }
     )
+
+
+_FEE_COIN = re.compile(r"^([0-9]+)([a-z][a-z0-9/:._-]*)$")
+
+
+def payload_fee(tx_fee: dict[str, str]) -> dict[str, Any]:
+    """The fee as the current sign payload states it: ``{"amount": [coin], "gas": "N"}``,
+    the coin as ``{"amount": "1000", "denom": "ugnot"}`` and a zero fee as no coin at all.
+
+    >>> payload_fee(fee(2_000_000, "1000ugnot"))
+    {'amount': [{'amount': '1000', 'denom': 'ugnot'}], 'gas': '2000000'}
+    >>> payload_fee(fee(1, "0ugnot"))["amount"], payload_fee({"gas_wanted": "1", "gas_fee": ""})
+    ([], {'amount': [], 'gas': '1'})
+    """
+    text = str(tx_fee.get("gas_fee") or "")
+    amount: list[dict[str, str]] = []
+    if text:
+        coin = _FEE_COIN.match(text)
+        if coin is None:
+            raise ValueError(f"invalid gas fee {text!r}")
+        if int(coin.group(1)):
+            amount = [{"amount": str(int(coin.group(1))), "denom": coin.group(2)}]
+    return {"amount": amount, "gas": str(int(tx_fee["gas_wanted"]))}
 
 
 def signed_tx(
@@ -210,9 +260,12 @@ def signed_tx(
     account_number: int,
     sequence: int,
     session_addr: str | None = None,
+    legacy: bool = False,
 ) -> Tx:
-    """A ``std.Tx`` with one signature over its sign document."""
-    doc = sign_bytes(chain_id, account_number, sequence, tx_fee, msgs, memo)
+    """A ``std.Tx`` with one signature over its sign document: the current payload, as
+    gnokey v1.7.1 signs it, or with ``legacy`` the one older nodes know."""
+    render = legacy_sign_bytes if legacy else sign_bytes
+    doc = render(chain_id, account_number, sequence, tx_fee, msgs, memo)
     signature: dict[str, Any] = {
         "pub_key": pub_key_json(crypto.public_key(private_key)),
         "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
@@ -236,10 +289,14 @@ def signature_error(
     signature = base64.b64decode(entry["signature"], validate=True)
     if crypto.address_of(pub_key) != key_address:
         return f"invalid pubkey: pubKey does not match signer address {key_address}"
-    doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
-    if not crypto.verify(pub_key, doc, signature):
-        return SIG_FAILED
-    return None
+    # Either rendering of the sign document, as a v1.7.1 node accepts (tm2's
+    # VerifySignaturePayload): their fee objects share no key, so a signature still
+    # authorises exactly one transaction.
+    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
+    for render in (sign_bytes, legacy_sign_bytes):
+        if crypto.verify(pub_key, render(*numbers), signature):
+            return None
+    return SIG_FAILED
 
 
 def tx_hash(tx: Tx) -> str:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from c4cli.chain import crypto
 from c4cli.chain.local import LocalChain
-from c4cli.chain.tx import call_msg, fee, send_msg, sign_bytes, signed_tx
+from c4cli.chain.tx import call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
 from c4cli.errors import Refused
 
 # gnokey's dev mnemonic, spelled out here as the test vector (the constant in
@@ -22,6 +22,8 @@ DEV = (
 )
 TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+# gno's own vector of the sign document as releases before v1.7.1 signed it (the fee
+# as the transaction carries it), and its signature by the dev key.
 VECTOR_BYTES = (
     '{"account_number":"0","chain_id":"dev","fee":{"gas_fee":"1000000ugnot",'
     '"gas_wanted":"2000000"},"memo":"","msgs":[{"@type":"/vm.m_call",'
@@ -33,14 +35,37 @@ VECTOR_SIG = (
 )
 
 
-def test_sign_bytes_and_signature_vector() -> None:
+# The same call as gnokey v1.7.1 signs it (`gnokey sign -chainid dev
+# -account-number 0 -account-sequence 0 test1` of the unsigned transaction): the
+# current payload, the fee restated as the Ledger Cosmos app reads one.
+GNOKEY_BYTES = (
+    '{"account_number":"0","chain_id":"dev","fee":{"amount":[{"amount":"1000000",'
+    '"denom":"ugnot"}],"gas":"2000000"},"memo":"","msgs":[{"@type":"/vm.m_call",'
+    '"caller":"g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5","func":"Increment",'
+    '"max_deposit":"","pkg_path":"gno.land/r/demo/counter","send":""}],"sequence":"0"}'
+)
+GNOKEY_SIG = (
+    "wj+abu7fEdiNSmZ4+sN+GFTf0yCcr5uAlnLtcbgIG9FI7Iyb8+deld+uTI4UAgrPxoloi5i8kcmYHkEG2I1/SA=="
+)
+
+
+def test_sign_bytes_and_signature_vectors() -> None:
     msg = call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [])
     assert "args" not in msg
-    doc = sign_bytes("dev", 0, 0, fee(2_000_000, "1000000ugnot"), [msg], "")
-    assert doc.decode() == VECTOR_BYTES
     key = crypto.derive_private_key(DEV)
-    assert base64.b64encode(crypto.sign(key, doc)).decode() == VECTOR_SIG
-    assert crypto.verify(crypto.public_key(key), doc, base64.b64decode(VECTOR_SIG))
+    document = ("dev", 0, 0, fee(2_000_000, "1000000ugnot"), [msg], "")
+    for render, expected, signature in (
+        (sign_bytes, GNOKEY_BYTES, GNOKEY_SIG),
+        (legacy_sign_bytes, VECTOR_BYTES, VECTOR_SIG),
+    ):
+        doc = render(*document)
+        assert doc.decode() == expected
+        assert base64.b64encode(crypto.sign(key, doc)).decode() == signature
+        assert crypto.verify(crypto.public_key(key), doc, base64.b64decode(signature))
+    signed = signed_tx(
+        [msg], document[3], "", private_key=key, chain_id="dev", account_number=0, sequence=0
+    )
+    assert signed["signatures"][0]["signature"] == GNOKEY_SIG  # what c4 signs: gnokey's
 
 
 def test_sign_bytes_escape_html_and_keep_utf8() -> None:

@@ -22,6 +22,7 @@ from c4cli.chain.tx import (
     call_msg,
     create_session_msg,
     fee,
+    legacy_sign_bytes,
     revoke_all_sessions_msg,
     revoke_session_msg,
     send_msg,
@@ -47,6 +48,11 @@ VECTOR_BYTES = (
     "1rnBNbhwRqKXFP/5pxSaWPm206Kwpm2jyuWInaMcWUzWKzJiYKqnjZByua07"
 )
 VECTOR_HASH = "8r5ecIc8Saj7DV0E3ek+vvJ3WtKt7Dt0oclDFCB+VI0="
+# The same transaction as gnokey v1.7.1 signs it (the current payload).
+GNOKEY_SIG = (
+    "wj+abu7fEdiNSmZ4+sN+GFTf0yCcr5uAlnLtcbgIG9FI7Iyb8+deld+uTI4UAgrPxoloi5i8kcmYHkEG2I1/SA=="
+)
+GNOKEY_HASH = "nmmBf2hlwJfjGJ0Coz+K+BNjprvIqQz+f1Bt1MOa42k="
 TEST1_KEY = crypto.derive_private_key(DEV_MNEMONIC)
 
 
@@ -56,24 +62,37 @@ def test_wire_vector_bytes_and_hash() -> None:
     assert tx_hash(tx) == VECTOR_HASH
 
 
-def _counter_tx(args: list[str], tx_fee: dict[str, str]) -> dict[str, Any]:
+def _counter_tx(args: list[str], tx_fee: dict[str, str], *, legacy: bool = False) -> dict[str, Any]:
     """test1 calls Increment of the counter realm, signed for account 0, sequence 0 on dev."""
     msgs = [call_msg(TEST1, "gno.land/r/demo/counter", "Increment", args)]
     return signed_tx(
-        msgs, tx_fee, "", private_key=TEST1_KEY, chain_id="dev", account_number=0, sequence=0
+        msgs,
+        tx_fee,
+        "",
+        private_key=TEST1_KEY,
+        chain_id="dev",
+        account_number=0,
+        sequence=0,
+        legacy=legacy,
     )
 
 
-def test_the_vector_is_what_c4_signs() -> None:
-    tx = _counter_tx([], fee(2_000_000, "1000000ugnot"))
-    assert json.dumps(tx, separators=(",", ":")) == VECTOR_TX
-    assert tx_hash(tx) == VECTOR_HASH
+def test_the_vectors_are_what_c4_signs() -> None:
+    """gno's older vector with the legacy payload; gnokey v1.7.1's with the current one."""
+    legacy = _counter_tx([], fee(2_000_000, "1000000ugnot"), legacy=True)
+    assert json.dumps(legacy, separators=(",", ":")) == VECTOR_TX
+    assert tx_hash(legacy) == VECTOR_HASH
+    current = _counter_tx([], fee(2_000_000, "1000000ugnot"))
+    assert current["signatures"][0]["signature"] == GNOKEY_SIG
+    assert tx_hash(current) == GNOKEY_HASH
 
 
-def test_zero_fee_is_signed_as_empty_string_and_verifies() -> None:
+def test_zero_fee_is_signed_as_no_coin_and_verifies() -> None:
     tx = _counter_tx([], fee(2_000_000, "0ugnot"))
     doc = sign_bytes("dev", 0, 0, tx["fee"], tx["msg"], "")
-    assert b'"fee":{"gas_fee":"","gas_wanted":"2000000"}' in doc
+    assert b'"fee":{"amount":[],"gas":"2000000"}' in doc
+    legacy = legacy_sign_bytes("dev", 0, 0, tx["fee"], tx["msg"], "")
+    assert b'"fee":{"gas_fee":"","gas_wanted":"2000000"}' in legacy
     signature = base64.b64decode(tx["signatures"][0]["signature"])
     assert crypto.verify(crypto.public_key(TEST1_KEY), doc, signature)
     assert b"\x12\x05\x08\x80\x92\xf4\x01\x1a" in encode_tx(tx)  # fee: gas only, no coin
@@ -189,8 +208,9 @@ def test_bytes_sign_bytes_and_json_match_gnos_amino(
     answer = go_amino.encode(tx, "dev", *numbers)
     assert "error" not in answer, answer
     assert base64.b64encode(encode_tx(tx)).decode() == answer["bytes"]
-    ours = sign_bytes("dev", *numbers, tx["fee"], tx["msg"], tx["memo"])
-    assert ours.decode() == answer["sign_bytes"]
+    document = ("dev", *numbers, tx["fee"], tx["msg"], tx["memo"])
+    assert sign_bytes(*document).decode() == answer["sign_bytes"]  # what gnokey signs
+    assert legacy_sign_bytes(*document).decode() == answer["legacy_sign_bytes"]
     assert _ordered(json.dumps(tx)) == _ordered(answer["json"])
     digest = hashlib.sha256(base64.b64decode(answer["bytes"])).digest()
     assert tx_hash(tx) == base64.b64encode(digest).decode()

@@ -523,3 +523,57 @@ def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
     assert played["game"]["moves"] == 1 and played["game"]["status"] == "playing"
     log = remote.sent()
     assert len(log) == sent + 1 and log[-1]["hash"] == played["hash"]
+
+
+def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: Any) -> None:
+    """A node older than v1.7.1 refuses a signature over the current payload: c4 signs the
+    legacy one instead, once, says so, and the node gets exactly that transaction."""
+    import base64
+
+    from node.proxy import proxy_for
+
+    from c4cli.chain.amino import encode_tx
+    from c4cli.chain.tx import fee, send_msg, signed_tx
+
+    refused, sent = [], []
+
+    def old_node(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        if request["params"].get("path") != ".app/simulate" or refused:
+            return forward()
+        refused.append(request["params"]["data"])  # as a node before v1.7.1 answers it
+        log = "unauthorized error: signature verification failed; verify correct account"
+        base = {"Error": {"@type": "/std.UnauthorizedError", "value": {}}, "Log": log}
+        return {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "result": {"response": {"ResponseBase": base}},
+        }
+
+    def keep(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        sent.append(base64.b64decode(request["params"]["tx"]))
+        return forward()
+
+    carol, bob = remote.address("carol"), remote.address("bob")
+    number, sequence = gno_node.account(carol)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = old_node
+        proxy.rules["broadcast_tx_commit"] = keep
+        result = remote.run(
+            *("--remote", proxy.url, "send", "--to", "bob", "--amount", "3ugnot"),
+            *("--gas-wanted", "2000000", "--gas-fee", "2000ugnot", "carol"),
+        )
+    assert result.exit_code == 0, result.output
+    assert "legacy one (a node older than gno.land v1.7.1)" in result.stderr
+    assert len(refused) == 1
+    legacy = signed_tx(
+        [send_msg(carol, bob, "3ugnot")],
+        fee(2_000_000, "2000ugnot"),
+        "",
+        private_key=gno_node.keys["carol"],
+        chain_id="dev",
+        account_number=number,
+        sequence=sequence,
+        legacy=True,
+    )
+    assert sent == [encode_tx(legacy)]  # and a v1.7.1 node took it too
+    assert gno_node.account(carol)[1] == sequence + 1

@@ -3,7 +3,8 @@
 // It reads one JSON object per line on stdin, {"tx": <amino JSON of a signed
 // std.Tx>, "chain_id", "account_number", "sequence"}, decodes the tx with the
 // node's codec and answers one line: {"bytes": base64 of amino binary,
-// "sign_bytes": the legacy sign document, "json": amino JSON re-encoded}, or
+// "sign_bytes": the sign document gnokey signs (GetSignBytes), "legacy_sign_bytes":
+// the one older releases signed, "json": amino JSON re-encoded}, or
 // {"error": "..."} when gno would not decode the tx.
 package main
 
@@ -31,6 +32,7 @@ type request struct {
 type answer struct {
 	Bytes     string `json:"bytes,omitempty"`
 	SignBytes string `json:"sign_bytes,omitempty"`
+	Legacy    string `json:"legacy_sign_bytes,omitempty"`
 	JSON      string `json:"json,omitempty"`
 	Error     string `json:"error,omitempty"`
 }
@@ -53,7 +55,11 @@ func handle(line []byte) (out answer) {
 	if err != nil {
 		return answer{Error: err.Error()}
 	}
-	sign, err := tx.GetSignBytesLegacy(req.ChainID, req.AccountNumber, req.Sequence)
+	sign, err := tx.GetSignBytes(req.ChainID, req.AccountNumber, req.Sequence)
+	if err != nil {
+		return answer{Error: err.Error()}
+	}
+	legacy, err := tx.GetSignBytesLegacy(req.ChainID, req.AccountNumber, req.Sequence)
 	if err != nil {
 		return answer{Error: err.Error()}
 	}
@@ -61,7 +67,12 @@ func handle(line []byte) (out answer) {
 	if err != nil {
 		return answer{Error: err.Error()}
 	}
-	return answer{Bytes: base64.StdEncoding.EncodeToString(bz), SignBytes: string(sign), JSON: string(js)}
+	return answer{
+		Bytes:     base64.StdEncoding.EncodeToString(bz),
+		SignBytes: string(sign),
+		Legacy:    string(legacy),
+		JSON:      string(js),
+	}
 }
 
 func main() {

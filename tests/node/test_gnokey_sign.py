@@ -1,0 +1,112 @@
+"""c4 signs what gnokey v1.7.1 signs: for every message type c4 sends, `gnokey sign` of
+c4's transaction body gives c4's signature and TX HASH, byte for byte.
+
+gnokey signs offline (account number and sequence given), so no node runs here; the
+binary is the one scripts/install-gno.sh builds at the pinned version.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from node.gnonode import install_gno, node_available
+
+from c4cli.chain import crypto
+from c4cli.chain.tx import (
+    call_msg,
+    create_session_msg,
+    fee,
+    revoke_all_sessions_msg,
+    revoke_session_msg,
+    send_msg,
+    signed_tx,
+    tx_hash,
+)
+from c4cli.home.keys import DEV_MNEMONIC
+
+pytestmark = pytest.mark.node
+
+KEY = crypto.derive_private_key(DEV_MNEMONIC)
+ME = crypto.address_of(crypto.public_key(KEY))
+OTHER = "g1mtmrdmqfu0aryqfl4aw65n35haw2wdjkh5p4cp"
+SESSION = crypto.public_key(bytes([7]) * 32)
+REALM = "gno.land/r/c4cli/connect4"
+COMMITMENT = "ab" * 32
+
+MESSAGES: dict[str, list[dict[str, Any]]] = {
+    "send": [send_msg(ME, OTHER, "1000000ugnot")],
+    "offer": [call_msg(ME, REALM, "Offer", ["", "15", COMMITMENT, "100000"], "10000000ugnot")],
+    "play": [call_msg(ME, REALM, "Play", ["1", "4", "0"])],
+    "owner": [call_msg(ME, REALM, "WithdrawFees", [OTHER])],
+    "create session": [
+        create_session_msg(ME, SESSION, 1_800_000_000, [f"vm/exec:{REALM}"], "5000000ugnot", 86400)
+    ],
+    "revoke session": [revoke_session_msg(ME, SESSION)],
+    "revoke all": [revoke_all_sessions_msg(ME)],
+}
+
+
+@pytest.fixture(scope="module")
+def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """gnokey, and a gnokey home holding test1 (the dev mnemonic, no passphrase)."""
+    reason = node_available()
+    if reason is not None:
+        from oracles import missing
+
+        missing("go", reason + " (scripts/install-gno.sh installs gnokey)")
+    bin_dir, _ = install_gno()
+    home = tmp_path_factory.mktemp("gnokey")
+    add = subprocess.run(
+        [
+            str(bin_dir / "gnokey"),
+            "add",
+            "test1",
+            "--recover",
+            "--insecure-password-stdin",
+            "--home",
+            str(home),
+        ],
+        input=f"{DEV_MNEMONIC}\n\n\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert add.returncode == 0, add.stderr
+    return bin_dir / "gnokey", home
+
+
+# gnokey will not sign a zero fee ("insufficient fee"); how a zero fee is rendered is
+# checked against gno's own GetSignBytes in tests/chain/test_wire.py.
+@pytest.mark.parametrize("kind", sorted(MESSAGES))
+def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, kind: str) -> None:
+    binary, home = gnokey
+    ours = signed_tx(
+        MESSAGES[kind],
+        fee(2_000_000, "1000ugnot"),
+        "c4 <&> é",
+        private_key=KEY,
+        chain_id="dev",
+        account_number=7,
+        sequence=42,
+    )
+    body = tmp_path / "tx.json"
+    body.write_text(json.dumps({**ours, "signatures": None}))
+    sign = subprocess.run(
+        [
+            *(str(binary), "sign", "-tx-path", str(body), "-chainid", "dev"),
+            *("-account-number", "7", "-account-sequence", "42", "-home", str(home)),
+            *("-insecure-password-stdin", "test1"),
+        ],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert sign.returncode == 0, sign.stderr
+    theirs = json.loads(body.read_text())
+    assert theirs["signatures"] == ours["signatures"]
+    assert tx_hash(theirs) == tx_hash(ours)
