@@ -20,12 +20,18 @@ _BECH32M_CONST = 0x2BC830A3
 _CHARSET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
 
 
+def encode_bech32(prefix: str, raw: bytes) -> str:
+    """Bech32 of any bytes under ``prefix`` (``g`` for addresses, ``gpub`` for keys)."""
+    data = convertbits(raw, 8, 5)
+    assert data is not None
+    text: str = bech32_encode(prefix, data)
+    return text
+
+
 def encode_address(raw: bytes) -> str:
     """The canonical text of a 20-byte address."""
-    data = convertbits(raw, 8, 5)
-    assert data is not None and len(raw) == ADDRESS_LEN
-    text: str = bech32_encode(PREFIX, data)
-    return text
+    assert len(raw) == ADDRESS_LEN
+    return encode_bech32(PREFIX, raw)
 
 
 @lru_cache(maxsize=4096)

@@ -26,7 +26,7 @@ def keys() -> None:
 
 
 def _describe(info: KeyInfo) -> str:
-    return f"{info.name}\t{info.address}\t{info.pub_key_b64}"
+    return f"{info.name}\t{info.address}\t{info.pub_key_bech32}"
 
 
 @keys.command("add")
@@ -80,7 +80,7 @@ def add(
             document["mnemonic"] = mnemonic
         emit_json(document)
         return
-    click.echo(f"* {info.name} - addr: {info.address} pub: {info.pub_key_b64}")
+    click.echo(f"* {info.name} - addr: {info.address} pub: {info.pub_key_bech32}")
     if not recover:
         click.echo(
             "\n**Important** write this mnemonic phrase in a safe place. It is the only way "

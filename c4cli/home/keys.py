@@ -47,8 +47,18 @@ class KeyInfo(NamedTuple):
     def pub_key_b64(self) -> str:
         return base64.b64encode(self.pub_key).decode()
 
+    @property
+    def pub_key_bech32(self) -> str:
+        """The public key as gnokey prints it (``gpub1…``)."""
+        return crypto.bech32_pub_key(self.pub_key)
+
     def to_json(self) -> dict[str, str]:
-        return {"name": self.name, "address": self.address, "pub_key": self.pub_key_b64}
+        return {
+            "name": self.name,
+            "address": self.address,
+            "pub_key": self.pub_key_b64,
+            "pub_key_bech32": self.pub_key_bech32,
+        }
 
 
 def check_name(name: str) -> str:

@@ -32,6 +32,10 @@ def test_recover_test1_from_the_shell(home) -> None:  # type: ignore[no-untyped-
         "name": "test1",
         "address": "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",
         "pub_key": "A+FhNtsXHjLfSJk1lB8FbiL4mGPjc50Kt81J7EKDnJ2y",
+        # As `gnokey add --recover test1` prints it.
+        "pub_key_bech32": (
+            "gpub1pgfj7ard9eg82cjtv4u4xetrwqer2dntxyfzxz3pq0skzdkmzu0r9h6gny6eg8c9dc303xrrudee6z4he4y7cs5rnjwmyf40yaj"
+        ),
     }
     assert "WARNING" in result.stderr  # empty passphrase: stored in clear, as gnokey warns
 

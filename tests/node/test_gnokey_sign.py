@@ -76,6 +76,9 @@ def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         timeout=60,
     )
     assert add.returncode == 0, add.stderr
+    # gnokey names the key as c4 does: its address, and its public key as gpub1….
+    public = crypto.public_key(KEY)
+    assert f"addr: {ME} pub: {crypto.bech32_pub_key(public)}," in add.stdout + add.stderr
     return bin_dir / "gnokey", home
 
 
