@@ -205,3 +205,154 @@ def tx_hash(tx: dict[str, Any]) -> str:
     ('', '47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=')
     """
     return base64.b64encode(hashlib.sha256(encode_tx(tx)).digest()).decode()
+
+
+# -- decoding: a node's bytes back to the amino JSON c4 signs and logs ----------------
+
+
+class DecodeError(ValueError):
+    """Bytes that are not the amino binary of a ``std.Tx``."""
+
+
+def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
+    """The fields of one message: (number, varint value or length-delimited bytes)."""
+    out: list[tuple[int, int | bytes]] = []
+    at = 0
+
+    def varint() -> int:
+        nonlocal at
+        value = shift = 0
+        while True:
+            if at >= len(data) or shift > 63:
+                raise DecodeError("a varint runs past the end")
+            byte = data[at]
+            at += 1
+            value |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return value
+            shift += 7
+
+    while at < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == _VARINT:
+            out.append((number, varint()))
+        elif wire == _BYTES:
+            length = varint()
+            if at + length > len(data):
+                raise DecodeError("a field runs past the end")
+            out.append((number, data[at : at + length]))
+            at += length
+        else:
+            raise DecodeError(f"wire type {wire} has no place in a tx")
+    return out
+
+
+def _by_number(data: bytes) -> dict[int, list[int | bytes]]:
+    found: dict[int, list[int | bytes]] = {}
+    for number, value in _fields(data):
+        found.setdefault(number, []).append(value)
+    return found
+
+
+def _text(found: dict[int, list[int | bytes]], number: int) -> str:
+    values = found.get(number, [b""])
+    value = values[-1]
+    if not isinstance(value, bytes):
+        raise DecodeError(f"field {number}: expected bytes")
+    return value.decode()
+
+
+def _texts(found: dict[int, list[int | bytes]], number: int) -> list[str]:
+    values = found.get(number, [])
+    if not all(isinstance(value, bytes) for value in values):
+        raise DecodeError(f"field {number}: expected bytes")
+    return [value.decode() for value in values if isinstance(value, bytes)]
+
+
+def _int64(found: dict[int, list[int | bytes]], number: int) -> str:
+    value = found.get(number, [0])[-1]
+    if not isinstance(value, int):
+        raise DecodeError(f"field {number}: expected a varint")
+    return str((value >> 1) ^ -(value & 1))
+
+
+def _decoded_any(data: bytes) -> tuple[str, bytes]:
+    found = _by_number(data)
+    value = found.get(2, [b""])[-1]
+    if not isinstance(value, bytes):
+        raise DecodeError("an Any's value must be bytes")
+    return _text(found, 1), value
+
+
+def _decoded_pub_key(data: bytes) -> dict[str, str]:
+    kind, value = _decoded_any(data)
+    if kind != crypto.PUBKEY_TYPE:  # a multisig key: kept as its bytes
+        return {"@type": kind, "amino": base64.b64encode(value).decode()}
+    key = _by_number(value).get(1, [b""])[-1]
+    if not isinstance(key, bytes):
+        raise DecodeError("a public key must be bytes")
+    return {"@type": kind, "value": base64.b64encode(key).decode()}
+
+
+def decode_msg(data: bytes) -> dict[str, Any]:
+    """One message of ``Tx.msgs`` (an ``Any``) as c4 writes it; a kind c4 does not send
+    (``/vm.m_addpkg``, ``/vm.m_run``…) keeps its bytes in ``amino``."""
+    kind, value = _decoded_any(data)
+    found = _by_number(value)
+    msg: dict[str, Any] = {"@type": kind}
+    if kind == "/vm.m_call":
+        for number, name in enumerate(("caller", "send", "max_deposit", "pkg_path", "func"), 1):
+            msg[name] = _text(found, number)
+        if 6 in found:
+            msg["args"] = _texts(found, 6)
+    elif kind == "/bank.MsgSend":
+        for number, name in enumerate(("from_address", "to_address", "amount"), 1):
+            msg[name] = _text(found, number)
+    elif kind in ("/auth.m_create_session", "/auth.m_revoke_session"):
+        msg["creator"] = _text(found, 1)
+        key = found.get(2, [b""])[-1]
+        msg["session_key"] = _decoded_pub_key(key if isinstance(key, bytes) else b"")
+        if kind == "/auth.m_create_session":
+            msg["expires_at"] = _int64(found, 3)
+            if 4 in found:
+                msg["allow_paths"] = _texts(found, 4)
+            if 5 in found:
+                msg["spend_limit"] = _text(found, 5)
+            if 6 in found:
+                msg["spend_period"] = _int64(found, 6)
+    elif kind == "/auth.m_revoke_all_sessions":
+        msg["creator"] = _text(found, 1)
+    else:
+        msg["amino"] = base64.b64encode(value).decode()
+    return msg
+
+
+def decode_tx(data: bytes) -> dict[str, Any]:
+    """A ``std.Tx`` from its amino binary, in the amino JSON :func:`encode_tx` reads:
+    ``encode_tx(decode_tx(b)) == b`` for every transaction c4 makes, and a node's
+    transaction from another client is shown by what it holds."""
+    found = _by_number(data)
+    msgs = [decode_msg(m) for m in found.get(1, []) if isinstance(m, bytes)]
+    fee_bytes = found.get(2, [b""])[-1]
+    fee = _by_number(fee_bytes if isinstance(fee_bytes, bytes) else b"")
+    signatures = []
+    for raw in found.get(3, []):
+        if not isinstance(raw, bytes):
+            raise DecodeError("a signature must be bytes")
+        parts = _by_number(raw)
+        signature: dict[str, Any] = {}
+        if 1 in parts:
+            key = parts[1][-1]
+            signature["pub_key"] = _decoded_pub_key(key if isinstance(key, bytes) else b"")
+        sig = parts.get(2, [b""])[-1]
+        signature["signature"] = base64.b64encode(sig if isinstance(sig, bytes) else b"").decode()
+        if 3 in parts:
+            signature["session_addr"] = _text(parts, 3)
+        signatures.append(signature)
+    return {
+        "msg": msgs,
+        "fee": {"gas_wanted": _int64(fee, 1), "gas_fee": _text(fee, 2)},
+        "signatures": signatures,
+        "memo": _text(found, 4),
+    }

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.tx import msg_names
+from c4cli.chain.tx import msg_names, msg_signer
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block
@@ -152,11 +152,12 @@ def node_tx(
     found: dict[str, Any],
     time: str,
     outcome: tuple[list[str], list[tuple[str, int]], str],
-    sent: dict[str, Any] | None,
+    tx: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """A transaction as a node's ``tx`` answer gives it (``found``: its results, its
-    payouts and its refusal's words, "" if none, in ``outcome``), with what this
-    home's journal says of it (``sent``) where this home sent it."""
+    payouts and its refusal's words, "" if none, in ``outcome``), its signer and
+    calls read from the transaction itself (``tx``, decoded from its bytes; None when
+    they do not decode)."""
     result = found.get("tx_result") or {}
     values, transfers, error = outcome
     doc = {
@@ -177,8 +178,6 @@ def node_tx(
         "gas_used": int(result.get("GasUsed") or 0),
         "gas_fee": None,
     }
-    if sent is not None:
-        mine = journal_tx(sent)
-        for key in ("signer", "func", "args", "send", "to", "gas_fee"):
-            doc[key] = mine[key]
+    if tx is not None and tx["msg"]:
+        doc.update(messages(tx), signer=msg_signer(tx["msg"][0]), gas_fee=_fee(tx)[1])
     return doc

@@ -15,6 +15,7 @@ from typing import Any
 
 from c4cli.address import package_address
 from c4cli.chain import answers
+from c4cli.chain.amino import DecodeError, decode_tx
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Answer, GameCall, Head, SentLog, Signer
 from c4cli.chain.listing import journal_blocks, node_tx
@@ -217,8 +218,8 @@ class NodeReader(Rpc):
         return journal_blocks(entries, first, last, tail)
 
     def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
-        """The node's record of any transaction, checked against its hash, with the
-        journal's where this home sent it."""
+        """The node's record of any transaction, checked against its hash, read from its
+        own bytes (signer, messages, signatures), whichever client sent it."""
 
         found = self.transaction(tx_hash)
         if found is None:
@@ -236,10 +237,12 @@ class NodeReader(Rpc):
         error = answers.refusal(base) if base.get("Error") else ""
         values = [value for value, _ in answers.call_values(data)]
         transfers = [] if error else self._transfers(events)
-        journal = [] if self.journal is None else self.journal.entries()
-        sent = next((entry for entry in journal if entry.get("hash") == tx_hash), None)
-        doc = node_tx(found, format_time(self.block_time(height)), (values, transfers, error), sent)
-        doc.update(hash=tx_hash, height=height, tx=None)
+        try:
+            tx: dict[str, Any] | None = decode_tx(raw)
+        except (DecodeError, UnicodeDecodeError):
+            tx = None  # bytes the node took but c4 cannot read: shown without them
+        doc = node_tx(found, format_time(self.block_time(height)), (values, transfers, error), tx)
+        doc.update(hash=tx_hash, height=height, tx=tx)
         return doc, raw
 
     def game_calls(self, game_id: int) -> list[GameCall]:

@@ -106,8 +106,8 @@ def log(
 def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     """Show one transaction, its block and its result, by its TX HASH.
 
-    On a node, any transaction the node has; its signer and call are shown for
-    those this home sent.
+    On a node, any transaction the node has, whichever client sent it: its signer
+    and calls are read from its own bytes.
 
     \b
     Example:

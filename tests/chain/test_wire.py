@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from c4cli.address import encode_address
 from c4cli.chain import crypto
-from c4cli.chain.amino import ZERO_ADDRESS, encode_tx, tx_hash
+from c4cli.chain.amino import ZERO_ADDRESS, decode_tx, encode_tx, tx_hash
 from c4cli.chain.tx import (
     call_msg,
     create_session_msg,
@@ -214,6 +214,10 @@ def test_bytes_sign_bytes_and_json_match_gnos_amino(
     assert _ordered(json.dumps(tx)) == _ordered(answer["json"])
     digest = hashlib.sha256(base64.b64decode(answer["bytes"])).digest()
     assert tx_hash(tx) == base64.b64encode(digest).decode()
+    # Read back from gno's bytes: the same transaction, down to its bytes.
+    decoded = decode_tx(base64.b64decode(answer["bytes"]))
+    assert encode_tx(decoded) == base64.b64decode(answer["bytes"])
+    assert _ordered(json.dumps(decoded)) == _ordered(answer["json"])
 
 
 def test_cli_tx_binary_is_the_hashed_bytes(chain: Home, go_amino: Any) -> None:

@@ -496,8 +496,12 @@ def test_log_tx_and_a_games_history_on_the_node(
         "(a node does not list another client's moves)"
     )
     assert not any(": column " in line for line in watched)
+    # Another home's transaction: read from its bytes, as the sender's own home lists it.
     foreign = other.json("tx", resigned["hash"])
-    assert set(foreign) == LISTED_TX_KEYS | {"tx"} and foreign["signer"] is None
+    own = remote.json("tx", resigned["hash"])
+    assert set(foreign) == LISTED_TX_KEYS | {"tx"} and foreign["func"] == "Resign"
+    assert foreign["signer"] == own["signer"] and foreign["args"] == own["args"]
+    assert foreign["tx"]["signatures"] == own["tx"]["signatures"]
     assert foreign["transfers"] == [paid] and other.json("log") == []
 
 
