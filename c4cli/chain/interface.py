@@ -62,9 +62,12 @@ class Receipt(NamedTuple):
     time: int
     result: TxOutcome
     gas_used: int = 0
-    events: str = "[]"
+    events: str = "[]"  # as gnokey prints them (Go's JSON of the events)
     info: str = ""
     simulated: bool = False  # --simulate only: what it would do; nothing was sent
+    # (bytes, ugnot) the storage deposits moved, as gnokey adds them up (a refund
+    # withheld is not the signer's); None when none moved.
+    storage: tuple[int, int] | None = None
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's

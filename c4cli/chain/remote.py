@@ -9,7 +9,6 @@ JSON-RPC under both, with its deadlines, is :mod:`c4cli.chain.rpc`.
 from __future__ import annotations
 
 import base64
-import json
 import math
 import time as wallclock
 from collections.abc import Callable
@@ -391,7 +390,8 @@ class NodeChain(NodeReader):
             time=time,
             result=result,
             gas_used=gas_used,
-            events=json.dumps(events, separators=(",", ":")),
+            events=answers.gnokey_events(events),
+            storage=answers.storage_moved(events),
             info=str(base.get("Info") or ""),
         )
         return receipt, error

@@ -146,6 +146,15 @@ def canonical_json(value: Any) -> bytes:
     return text.encode()
 
 
+def go_json(value: Any) -> str:
+    """JSON as Go's encoding/json writes it (keys in the order given, no spaces)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    for char, escape in _GO_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    return text
+
+
 def _json_encode(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 

@@ -228,40 +228,10 @@ def gas_fee_ugnot(receipt: Receipt) -> int:
     return ugnot_in(str(receipt.result.tx["fee"]["gas_fee"]))
 
 
-def storage(receipt: Receipt) -> tuple[int, int] | None:
-    """(bytes, ugnot) the transaction's storage deposits moved, from a node's events, as
-    gnokey adds them up (a refund withheld is not the signer's); None without any."""
-    try:
-        events = json.loads(receipt.events)
-    except ValueError:
-        return None
-    moved: tuple[int, int] | None = None
-    for event in events if isinstance(events, list) else []:
-        kind = event.get("@type") if isinstance(event, dict) else None
-        if kind == "/tm.StorageDepositEvent":
-            delta = (_int(event.get("bytes_delta")), ugnot_in(str(event.get("fee_delta"))))
-        elif kind == "/tm.StorageUnlockEvent":
-            refund = 0 if event.get("refund_withheld") else ugnot_in(str(event.get("fee_refund")))
-            delta = (_int(event.get("bytes_delta")), -refund)
-        else:
-            continue
-        moved = delta if moved is None else (moved[0] + delta[0], moved[1] + delta[1])
-    return moved
-
-
-def _int(value: Any) -> int:
-    """A number of a node's event, 0 when it is not one (the receipt is shown, not paid)."""
-    try:
-        return int(str(value or 0))
-    except ValueError:
-        return 0
-
-
 def total_cost(receipt: Receipt) -> int:
     """What the transaction cost its signer beyond the coins it sent: the gas fee and
     the storage deposits it locked, less those it freed."""
-    moved = storage(receipt)
-    return gas_fee_ugnot(receipt) + (moved[1] if moved else 0)
+    return gas_fee_ugnot(receipt) + (receipt.storage[1] if receipt.storage else 0)
 
 
 def gnokey_receipt(receipt: Receipt) -> str:
@@ -279,7 +249,7 @@ def gnokey_receipt(receipt: Receipt) -> str:
         f"GAS USED:   {receipt.gas_used}",
         f"HEIGHT:     {receipt.height}",
     ]
-    moved = storage(receipt)
+    moved = receipt.storage
     if moved is not None:
         lines.append(f"STORAGE DELTA:  {moved[0]} bytes")
         if moved[1] >= 0:

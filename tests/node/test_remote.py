@@ -84,11 +84,11 @@ def costs(receipt: dict[str, Any]) -> int:
     """What a transaction cost its signer beyond what it sent: the gas fee and the
     storage deposits it locked, less any deposit it freed (from the receipt's events)."""
     total = int(receipt["gas_fee"].removesuffix("ugnot") or 0)
-    for event in receipt["events"]:
-        if event.get("@type") == "/tm.StorageDepositEvent":
-            total += int(str(event["fee_delta"]).removesuffix("ugnot") or 0)
-        elif event.get("@type") == "/tm.StorageUnlockEvent" and not event.get("refund_withheld"):
-            total -= int(str(event["fee_refund"]).removesuffix("ugnot") or 0)
+    for event in receipt["events"]:  # as gnokey prints them: no @type, coins as objects
+        if "fee_delta" in event:
+            total += int(event["fee_delta"]["amount"])
+        elif "fee_refund" in event and not event["refund_withheld"]:
+            total -= int(event["fee_refund"]["amount"])
     return total
 
 
@@ -581,3 +581,56 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
     )
     assert sent == [encode_tx(legacy)]  # and a v1.7.1 node took it too
     assert gno_node.account(carol)[1] == sequence + 1
+
+
+def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path) -> None:
+    """gnokey sends a call and prints its receipt; c4 reads the same transaction from the
+    node and renders its events and storage lines: they are gnokey's, byte for byte."""
+    import subprocess
+
+    from node.gnonode import install_gno
+
+    from c4cli.chain import answers
+    from c4cli.chain.remote import NodeChain
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    gnokey = str(install_gno()[0] / "gnokey")
+    keys = str(tmp_path / "gnokey")
+    subprocess.run(
+        [gnokey, "add", "test1", "--recover", "--insecure-password-stdin", "--home", keys],
+        input=f"{DEV_MNEMONIC}\n\n\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    call = subprocess.run(
+        [
+            *(gnokey, "maketx", "call", "-pkgpath", REALM_PATH, "-func", "Offer"),
+            *("-args", "", "-args", "15", "-args", "cd" * 32, "-args", "500000"),
+            *("-send", "1000000ugnot", "-gas-fee", "1000000ugnot", "-gas-wanted", "20000000"),
+            *("-broadcast", "-chainid", "dev", "-remote", gno_node.url),
+            *("-insecure-password-stdin", "-home", keys, "test1"),
+        ],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert call.returncode == 0, call.stdout + call.stderr
+    printed = dict(
+        line.split(":", 1)
+        for line in call.stdout.splitlines()
+        if line[:1].isupper() and ":" in line
+    )
+    node = NodeChain(gno_node.url, realm_path=REALM_PATH)
+    found = node.transaction(printed["TX HASH"].strip())
+    assert found is not None
+    _, _, events = answers.delivered(found)
+    assert answers.gnokey_events(events) == printed["EVENTS"].strip(), printed
+    assert "fee_delta" in printed["EVENTS"]  # a deposit, in Go's JSON of the event
+    moved = answers.storage_moved(events)
+    assert moved is not None
+    assert printed["STORAGE DELTA"].strip() == f"{moved[0]} bytes"
+    assert printed["STORAGE FEE"].strip() == f"{moved[1]}ugnot"
+    assert printed["TOTAL TX COST"].strip() == f"{moved[1] + 1_000_000}ugnot"
