@@ -28,6 +28,11 @@ if TYPE_CHECKING:
 QEVAL = "vm/qeval"
 QRENDER = "vm/qrender"
 QFUNCS = "vm/qfuncs"
+QFILE = "vm/qfile"
+QDOC = "vm/qdoc"
+GASPRICE = "auth/gasprice"
+# Paths only a GnoVM answers (its sources, their docs) or a node that prices gas.
+NODE_ONLY = (QFILE, QDOC, GASPRICE)
 BALANCES = "bank/balances/"
 ACCOUNTS = "auth/accounts/"
 

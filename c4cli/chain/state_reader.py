@@ -14,6 +14,7 @@ from c4cli.chain.interface import Answer
 from c4cli.chain.queries import (
     ACCOUNTS,
     BALANCES,
+    NODE_ONLY,
     QEVAL,
     QFUNCS,
     QRENDER,
@@ -79,6 +80,11 @@ class StateReader:
                 return Answer(state.height, _sessions(account, sub))
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
+        if path in NODE_ONLY:
+            raise BadInput(
+                f"{path} has no meaning on the local chain: it runs the realm's Python "
+                "mirror, not the GnoVM, and prices no gas (ask a node with --remote)"
+            )
         raise BadInput(f"unknown query path {path!r}")
 
 

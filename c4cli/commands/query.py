@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from c4cli.chain.queries import ACCOUNTS, BALANCES, QEVAL, QFUNCS, QRENDER
+from c4cli.chain.queries import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import parse_coins
 from c4cli.commands.options import common_options, emit_json, game_id_arg
@@ -20,7 +20,9 @@ from c4cli.escape import printable
 @click.command()
 @click.argument("what", metavar="WHAT")
 @click.argument("arg", required=False)
-@click.option("--data", help="For vm/qeval, vm/qrender and vm/qfuncs, as gnokey's --data.")
+@click.option(
+    "--data", help="For vm/qeval, vm/qrender, vm/qfuncs, vm/qfile and vm/qdoc, as gnokey's --data."
+)
 @click.option("--offset", type=int, default=0, show_default=True, help="For `active`.")
 @click.option("--limit", type=int, default=20, show_default=True, help="For `active`.")
 @common_options
@@ -37,7 +39,8 @@ def query(
 
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
     account ADDR_OR_NAME, fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
-    --data), bank/balances/ADDR, auth/accounts/ADDR.
+    --data), bank/balances/ADDR, auth/accounts/ADDR; on a node also vm/qfile and
+    vm/qdoc (with --data) and auth/gasprice.
 
     \b
     Example:
@@ -87,8 +90,10 @@ def query(
             emit_json({"address": address, "ugnot": ugnot})
         else:
             click.echo(f"{ugnot}ugnot")
-    elif what in (QEVAL, QRENDER, QFUNCS) or what.startswith((BALANCES, ACCOUNTS)):
-        if what in (QEVAL, QRENDER, QFUNCS) and data is None:
+    elif what in (QEVAL, QRENDER, QFUNCS, QFILE, QDOC, GASPRICE) or what.startswith(
+        (BALANCES, ACCOUNTS)
+    ):
+        if what in (QEVAL, QRENDER, QFUNCS, QFILE, QDOC) and data is None:
             raise BadInput(f"query {what} needs --data")
         answer = chain.query(what, data or "")
         if as_json:

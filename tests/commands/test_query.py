@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from support import GENESIS_UNIX, Home
 
 REALM_PATH = "gno.land/r/samcrew/connect4"
@@ -61,3 +63,22 @@ def test_fees_and_balances(chain: Home) -> None:
         2, "query", "balance", "nobody", message="'nobody' is neither a local key nor a g1 address"
     )
     chain.fails(2, "query", "whatever", message="unknown query 'whatever': see `c4 query --help`")
+
+
+@pytest.mark.parametrize(
+    ("path", "data"), [("vm/qfile", "gno.land/r/samcrew/connect4"), ("vm/qdoc", "x")]
+)
+def test_what_only_a_node_answers_is_refused_on_the_local_chain(
+    chain: Home, path: str, data: str
+) -> None:
+    chain.fails(
+        2,
+        "query",
+        path,
+        "--data",
+        data,
+        message=f"{path} has no meaning on the local chain: it runs the realm's Python mirror, "
+        "not the GnoVM, and prices no gas (ask a node with --remote)",
+    )
+    chain.fails(2, "query", "vm/qfile", message="query vm/qfile needs --data")
+    chain.fails(2, "query", "auth/gasprice")

@@ -634,3 +634,31 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     assert printed["STORAGE DELTA"].strip() == f"{moved[0]} bytes"
     assert printed["STORAGE FEE"].strip() == f"{moved[1]}ugnot"
     assert printed["TOTAL TX COST"].strip() == f"{moved[1] + 1_000_000}ugnot"
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
+        ("vm/qfile", REALM_PATH),
+        ("vm/qfile", f"{REALM_PATH}/json.gno"),
+        ("vm/qdoc", REALM_PATH),
+        ("auth/gasprice", ""),
+    ],
+)
+def test_the_node_only_queries_answer_as_gnokeys(
+    remote: Home, gno_node: Any, path: str, data: str
+) -> None:
+    import subprocess
+
+    from node.gnonode import install_gno
+
+    gnokey = str(install_gno()[0] / "gnokey")
+    theirs = subprocess.run(
+        [gnokey, "query", path, "-data", data, "-remote", gno_node.url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert theirs.returncode == 0, theirs.stderr
+    ours = remote.json("query", path, *(["--data", data] if data else []))
+    assert theirs.stdout.split("data: ", 1)[1] == ours["data"] + "\n"  # gnokey's Println
