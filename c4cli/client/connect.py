@@ -10,7 +10,7 @@ backend class, so the same command works on both.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Chain, Head, LocalControls
@@ -75,6 +75,8 @@ def has_chain(home: Path) -> bool:
 
 
 class Binding(NamedTuple):
+    """A home just bound to a node: the binding written, and the node's last block."""
+
     remote: Remote
     head: Head
 
@@ -130,7 +132,22 @@ def _local_chain(home: Path) -> LocalControls:
     return LocalChain(home)
 
 
-def _node_chain(url: str, **options: Any) -> NodeChain:
+def _node_chain(
+    url: str,
+    *,
+    realm_path: str,
+    chain_id: str | None,
+    journal: Journal | None = None,
+    seen_height: int = 0,
+    unbound: bool = False,
+) -> NodeChain:
     from c4cli.chain.remote import NodeChain
 
-    return NodeChain(url, **options)
+    return NodeChain(
+        url,
+        realm_path=realm_path,
+        chain_id=chain_id,
+        journal=journal,
+        seen_height=seen_height,
+        unbound=unbound,
+    )
