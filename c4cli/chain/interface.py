@@ -148,7 +148,10 @@ class Reader(Protocol):
     @property
     def realm_path(self) -> str: ...
 
-    def query(self, path: str, data: str = "") -> Answer: ...
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
+        """The answer at the last block, or after block ``height`` (as gnokey's
+        ``-height``); a height the chain has not reached is refused."""
+        ...
 
     def next_block_time(self, wall_clock: float) -> int:
         """When a block made now would be dated: what a call sent now is judged at (a

@@ -122,9 +122,12 @@ class LocalChain(LoggedState):
             return state.time
         return max(state.wall_time(wall_clock), state.time)
 
-    def query(self, path: str, data: str = "") -> Answer:
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
         """A query by gno.land's path, at the last block: from the checkpoint's ready
-        answers when it has them, else from the state."""
+        answers when it has them, else from the state. At a past ``height``, from the
+        log replayed up to that block."""
+        if height:
+            return _reader_of(self.state_at(height)).query(path, data, height=height)
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
@@ -132,6 +135,21 @@ class LocalChain(LoggedState):
             if answer is not None:
                 return answer
             return _reader_of(self._current()).query(path, data)
+
+    def state_at(self, height: int) -> ChainState:
+        """The state after block ``height``: the log replayed, with every check, up to it."""
+        with self.log.locked(exclusive=False):
+            data = self.log.read_bytes()
+            _, offset = self.log.parse_genesis(data)
+            end = offset if height == 0 else None
+            for span in self.log.spans(data, offset, 1):
+                if span.height == height:
+                    end = span.end
+                    break
+            if end is None or height < 0:
+                top = self.head().height
+                raise BadInput(f"height {height} is not on this chain (its last block is {top})")
+            return self.replay(data=data[:end])
 
     def blocks(self, first: int, last: int | None) -> list[Block]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.

@@ -21,7 +21,7 @@ from c4cli.chain.interface import Answer, GameCall, Head, SentLog, Signer
 from c4cli.chain.listing import journal_blocks, node_tx
 from c4cli.chain.rpc import Rpc
 from c4cli.coins import ugnot_in
-from c4cli.errors import Refused, Unreachable
+from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.escape import printable
 
 
@@ -135,15 +135,19 @@ class NodeReader(Rpc):
     def chain_time(self, wall_clock: float) -> int:
         return max(int(wall_clock), self.head().time)
 
-    def query(self, path: str, data: str = "") -> Answer:
-        value, height = self._abci(path, data.encode())
-        return Answer(height, value.decode("utf-8", "replace"))
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
+        if height < 0:
+            raise BadInput(f"invalid height {height}: a block height is 0 (the last) or more")
+        # The height the node says it answered at, as gnokey shows it (gno.land's query
+        # handlers answer 0 for a past height).
+        value, answered = self._abci(path, data.encode(), height)
+        return Answer(answered, value.decode("utf-8", "replace"))
 
-    def _abci(self, path: str, data: bytes) -> tuple[bytes, int]:
+    def _abci(self, path: str, data: bytes, height: int = 0) -> tuple[bytes, int]:
         params = {
             "path": path,
             "data": base64.b64encode(data).decode(),
-            "height": "0",
+            "height": str(height),
             "prove": False,
         }
         result = self.rpc("abci_query", params)

@@ -46,8 +46,10 @@ class StateReader:
     def next_block_time(self, wall_clock: float) -> int:
         return self.state.next_block_time(wall_clock)
 
-    def query(self, path: str, data: str = "") -> Answer:
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
         state = self.state
+        if height and height != state.height:
+            raise BadInput(f"this state is at height {state.height}, not {height}")
         if path == QEVAL:
             name, args = parse_qeval(data, self.realm_path)
             if args is None:

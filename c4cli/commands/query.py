@@ -23,6 +23,14 @@ from c4cli.escape import printable
 @click.option(
     "--data", help="For vm/qeval, vm/qrender, vm/qfuncs, vm/qfile and vm/qdoc, as gnokey's --data."
 )
+@click.option(
+    "--height",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Read after block N, as gnokey's -height (0: the last block). For the gnokey "
+    "paths, balance and account; the local chain replays its log up to N.",
+)
 @click.option("--offset", type=int, default=0, show_default=True, help="For `active`.")
 @click.option("--limit", type=int, default=20, show_default=True, help="For `active`.")
 @common_options
@@ -30,6 +38,7 @@ def query(
     what: str,
     arg: str | None,
     data: str | None,
+    height: int,
     offset: int,
     limit: int,
     home: Path,
@@ -56,6 +65,8 @@ def query(
 
     chain = open_chain(home)
     realm = RealmClient(chain)
+    if height and what in ("game", "active", "leaders", "render", "fees"):
+        raise BadInput(f"--height: query {what} reads the last block only; use vm/qeval")
     if what == "game":
         click.echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
     elif what == "active":
@@ -78,7 +89,7 @@ def query(
     elif what in ("balance", "account"):
         address = resolve(home, needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
-        data = _json(chain.query(prefix + address).data, what)
+        data = _json(chain.query(prefix + address, height=height).data, what)
         if what == "account":
             if as_json:
                 emit_json(data)
@@ -95,7 +106,7 @@ def query(
     ):
         if what in (QEVAL, QRENDER, QFUNCS, QFILE, QDOC) and data is None:
             raise BadInput(f"query {what} needs --data")
-        answer = chain.query(what, data or "")
+        answer = chain.query(what, data or "", height=height)
         if as_json:
             shown: object = answer.data
             if what.startswith((BALANCES, ACCOUNTS)):

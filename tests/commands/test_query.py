@@ -82,3 +82,18 @@ def test_what_only_a_node_answers_is_refused_on_the_local_chain(
     )
     chain.fails(2, "query", "vm/qfile", message="query vm/qfile needs --data")
     chain.fails(2, "query", "auth/gasprice")
+
+
+def test_a_query_at_a_past_height(chain: Home) -> None:
+    """--height reads after that block, as gnokey's -height: the local chain replays its
+    log up to it (checked as it goes). Height 0 is the last block, as on a node."""
+    chain.ok("time", "advance", "5s")  # block 1: the send below is block 2
+    before = chain.json("query", "balance", "alice")["ugnot"]
+    sent = chain.json("send", "--to", "bob", "--amount", "1gnot", "alice")
+    assert chain.json("query", "balance", "alice")["ugnot"] == before - 1_000_000
+    then = chain.json("query", "balance", "alice", "--height", str(sent["height"] - 1))
+    assert then["ugnot"] == before
+    raw = chain.json("query", f"bank/balances/{chain.address('alice')}", "--height", "0")
+    assert raw["data"] == f"{before - 1_000_000}ugnot" and raw["height"] == sent["height"]
+    chain.fails(2, "query", "balance", "alice", "--height", "99")
+    chain.fails(2, "query", "fees", "--height", "1")

@@ -662,3 +662,27 @@ def test_the_node_only_queries_answer_as_gnokeys(
     assert theirs.returncode == 0, theirs.stderr
     ours = remote.json("query", path, *(["--data", data] if data else []))
     assert theirs.stdout.split("data: ", 1)[1] == ours["data"] + "\n"  # gnokey's Println
+
+
+def test_a_query_at_a_past_height_on_the_node(remote: Home, gno_node: Any) -> None:
+    import subprocess
+
+    from node.gnonode import install_gno
+
+    before = ugnot(remote, "carol")
+    at = gno_node.latest_height()
+    remote.ok("send", "--to", "bob", "--amount", "5ugnot", "carol")
+    path = f"bank/balances/{remote.address('carol')}"
+    ours = remote.json("query", path, "--height", str(at))
+    shown = remote.ok("query", path, "--height", str(at)).stdout
+    gnokey = str(install_gno()[0] / "gnokey")
+    theirs = subprocess.run(
+        [gnokey, "query", path, "-height", str(at), "-remote", gno_node.url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert theirs.returncode == 0, theirs.stderr
+    assert theirs.stdout == shown  # gnokey's two lines, byte for byte
+    assert ours["data"] == f"{before}ugnot"
+    assert remote.json("query", "balance", "carol", "--height", str(at))["ugnot"] == before
