@@ -109,13 +109,12 @@ class NodeChain(NodeReader):
         if not fee.get("gas_wanted"):
             chosen, gas_used = self._estimate(signer, msgs, fee, memo, number, sequence, policy)
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
+        elif policy.simulate == "skip":
+            tx, gas_used = self._sign(signer, msgs, chosen, memo, number, sequence), 0
         else:
-            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
-            gas_used = 0
-            if policy.simulate != "skip":
-                tx, gas_used = self._simulate_signed(
-                    lambda: self._sign(signer, msgs, chosen, memo, number, sequence)
-                )
+            tx, gas_used = self._simulate_signed(
+                lambda: self._sign(signer, msgs, chosen, memo, number, sequence)
+            )
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
         return self._broadcast(signer, tx, sequence)
