@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -23,7 +24,7 @@ from c4cli.chain.interface import (
     SendPolicy,
     Signer,
 )
-from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
+from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee, go_json
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands.options import emit_json, remote_realm_path, remote_url
@@ -86,8 +87,9 @@ def signer_for(
 
 
 def acting_address(home: Path, key_name: str, master: str | None) -> str:
-    """The account a command acts for: the master's with --master, else the key's own."""
-    return resolve(home, master) if master else Keyring(home).info(key_name).address
+    """The account a command acts for: the master's with --master, else the key's own
+    (an address in place of a key name is taken as it is: --generate-only signs nothing)."""
+    return resolve(home, master) if master else resolve(home, key_name)
 
 
 def resolve(home: Path, name_or_address: str) -> str:
@@ -113,6 +115,13 @@ def tx_options(func: F) -> F:
                 help="The most gas the transaction may use, as gnokey's -gas-wanted.",
             ),
             click.option("--memo", default="", help="A note carried in the transaction."),
+            click.option(
+                "--generate-only",
+                is_flag=True,
+                help="Print the unsigned transaction (amino JSON, as gnokey maketx "
+                "-broadcast=false) and send nothing; KEY may be an address, a multisig's. "
+                "On a node, give --gas-wanted and --gas-fee.",
+            ),
             click.option(
                 "--simulate",
                 type=click.Choice(SIMULATE_MODES),
@@ -193,6 +202,8 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     """
     # A missing chain is reported before any key is opened.
     chain = open_chain(home, chain_id=opts.get("chain_id"))
+    if opts.get("generate_only"):
+        generate_only(chain, build, opts)
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
@@ -202,6 +213,30 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     )
     outbox.transacting()
     return chain.submit(signer, build, fee, opts["memo"], policy=policy)
+
+
+def generate_only(chain: Chain, build: Build, opts: dict[str, Any]) -> NoReturn:
+    """Print the transaction unsigned, as gnokey's maketx -broadcast=false does, and stop.
+
+    The messages are built from the chain as it is now, exactly as they would be
+    sent. From the moment it is printed the transaction may reach the chain through
+    another tool (gnokey sign, multisign, broadcast), so it counts as let go of: a
+    secret whose commitment it carries is kept.
+    """
+    if chain.fills_in_fee and (opts["gas_wanted"] is None or opts["gas_fee"] is None):
+        raise BadInput("--generate-only on a node needs --gas-wanted and --gas-fee (gnokey's too)")
+    if opts.get("simulate") == "only":
+        raise BadInput("--generate-only sends nothing already: leave out --simulate only")
+    unsigned = {
+        "msg": build(chain),
+        "fee": tx_fee(opts["gas_fee"], opts["gas_wanted"]),
+        "signatures": None,
+        "memo": opts["memo"],
+    }
+    text = go_json(unsigned)
+    outbox.sending("unsigned " + hashlib.sha256(text.encode()).hexdigest())
+    click.echo(text)
+    raise click.exceptions.Exit(0)
 
 
 def fee_cap(home: Path, given: str | None) -> int:

@@ -99,3 +99,43 @@ def test_stake_text_errors(chain: Home) -> None:
         "alice",
         message="invalid amount '5gnot,': expected e.g. 10gnot or 1000000ugnot",
     )
+
+
+def test_generate_only_prints_the_unsigned_transaction_and_sends_nothing(chain: Home) -> None:
+    before = chain.log_bytes()
+    alice = chain.address("alice")
+    result = chain.run("send", "--to", "bob", "--amount", "5ugnot", alice, "--generate-only")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "msg": [
+            {
+                "@type": "/bank.MsgSend",
+                "from_address": alice,
+                "to_address": chain.address("bob"),
+                "amount": "5ugnot",
+            }
+        ],
+        "fee": {"gas_wanted": "2000000", "gas_fee": ""},
+        "signatures": None,
+        "memo": "",
+    }
+    # An offer's secret is kept: the printed transaction may reach the chain elsewhere.
+    secrets = chain.path / "secrets"
+    kept = len([p for p in secrets.rglob("*") if p.is_file()])
+    offered = chain.run("offer", "--stake", "1gnot", "alice", "--generate-only")
+    assert offered.exit_code == 0 and '"func":"Offer"' in offered.stdout
+    assert len([p for p in secrets.rglob("*") if p.is_file()]) == kept + 1
+    assert chain.log_bytes() == before
+    chain.fails(
+        2,
+        "send",
+        "--to",
+        "bob",
+        "--amount",
+        "1ugnot",
+        "alice",
+        "--generate-only",
+        "--simulate",
+        "only",
+        message="--generate-only sends nothing already: leave out --simulate only",
+    )

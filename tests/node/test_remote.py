@@ -686,3 +686,56 @@ def test_a_query_at_a_past_height_on_the_node(remote: Home, gno_node: Any) -> No
     assert theirs.stdout == shown  # gnokey's two lines, byte for byte
     assert ours["data"] == f"{before}ugnot"
     assert remote.json("query", "balance", "carol", "--height", str(at))["ugnot"] == before
+
+
+def test_generate_only_is_gnokeys_maketx_and_gnokey_signs_and_sends_it(
+    remote: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """c4 --generate-only prints what gnokey maketx -broadcast=false prints, byte for
+    byte; gnokey signs c4's transaction and broadcasts it, and it lands."""
+    import subprocess
+
+    from node.gnonode import install_gno
+
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    gnokey = str(install_gno()[0] / "gnokey")
+    keys = str(tmp_path / "gnokey")
+    subprocess.run(
+        [gnokey, "add", "test1", "--recover", "--insecure-password-stdin", "--home", keys],
+        input=f"{DEV_MNEMONIC}\n\n\n",
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    test1, bob = remote.address("test1"), remote.address("bob")
+    fee = ("--gas-wanted", "2000000", "--gas-fee", "1000000ugnot")
+    ours = remote.ok("send", "--to", "bob", "--amount", "7ugnot", test1, *fee, "--generate-only")
+    theirs = subprocess.run(
+        [
+            *(gnokey, "maketx", "send", "-broadcast=false", "-to", bob, "-send", "7ugnot"),
+            *("-gas-wanted", "2000000", "-gas-fee", "1000000ugnot", "-home", keys, test1),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.stdout == theirs.stdout
+    body = tmp_path / "tx.json"
+    body.write_text(ours.stdout)
+    number, sequence = gno_node.account(test1)
+    for command in (
+        [
+            *("sign", "-tx-path", str(body), "-chainid", "dev"),
+            *("-account-number", str(number), "-account-sequence", str(sequence)),
+            *("-insecure-password-stdin", "-home", keys, "test1"),
+        ],
+        ["broadcast", "-remote", gno_node.url, str(body)],
+    ):
+        done = subprocess.run(
+            [gnokey, *command], input="\n", capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert gno_node.account(test1)[1] == sequence + 1
