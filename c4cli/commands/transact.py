@@ -13,6 +13,7 @@ from typing import Any, NoReturn, TypeVar
 import click
 
 from c4cli import outbox
+from c4cli.address import canonical
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
@@ -89,7 +90,10 @@ def signer_for(
 def acting_address(home: Path, key_name: str, master: str | None) -> str:
     """The account a command acts for: the master's with --master, else the key's own
     (an address in place of a key name is taken as it is: --generate-only signs nothing)."""
-    return resolve(home, master) if master else resolve(home, key_name)
+    if master:
+        return resolve(home, master)
+    address = canonical(key_name)
+    return address if address is not None else Keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
