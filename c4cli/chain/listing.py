@@ -32,6 +32,7 @@ time and hash holding the pending and dropped ones.
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.tx import msg_names, msg_signer
@@ -179,5 +180,8 @@ def node_tx(
         "gas_fee": None,
     }
     if tx is not None and tx["msg"]:
-        doc.update(messages(tx), signer=msg_signer(tx["msg"][0]), gas_fee=_fee(tx)[1])
+        doc.update(messages(tx), gas_fee=_fee(tx)[1])
+        # A message kind c4 does not send (addpkg, run) keeps its signer in its bytes.
+        with contextlib.suppress(ValueError):
+            doc["signer"] = msg_signer(tx["msg"][0])
     return doc

@@ -284,3 +284,18 @@ def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home)
     (chain.path / "chain" / "blocks.toml").write_bytes(head.encode() + render_block(block))
     result = chain.fails(3, "verify")
     assert "block 1, transaction 1 does not match its TX HASH" in result.stderr
+
+
+def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
+    """A node's transaction from another tool (here an addpkg): decoded as far as c4
+    knows, its message kept as bytes, its signer unknown rather than guessed."""
+    from c4cli.chain import amino
+    from c4cli.chain.listing import node_tx
+
+    body = amino._bytes_field(1, b"g1creator")  # any bytes: c4 does not read them
+    raw = amino._bytes_field(1, amino._any("/vm.m_addpkg", body)) + amino._string(4, "hi")
+    tx = decode_tx(raw)
+    assert tx["msg"] == [{"@type": "/vm.m_addpkg", "amino": base64.b64encode(body).decode()}]
+    assert tx["memo"] == "hi" and tx["signatures"] == []
+    shown = node_tx({"hash": "h", "height": "3", "tx_result": {}}, "t", ([], [], ""), tx)
+    assert (shown["func"], shown["signer"]) == ("addpkg", None)
