@@ -14,8 +14,8 @@ few dozen lines and every command that signs imports it.
 
 >>> encode_varint(300).hex()
 'ac02'
->>> _zigzag(-1), _zigzag(1)
-(1, 2)
+>>> _zigzag(-1), _zigzag(1), unzigzag(_zigzag(-5))
+(1, 2, -5)
 """
 
 from __future__ import annotations
@@ -50,6 +50,11 @@ def _zigzag(value: int) -> int:
     if not -(2**63) <= value < 2**63:
         raise EncodeError(f"{value} does not fit in an int64")
     return (value << 1) ^ (value >> 63)
+
+
+def unzigzag(value: int) -> int:
+    """An int64 from its zigzag varint (amino's signed integers)."""
+    return (value >> 1) ^ -(value & 1)
 
 
 def _key(number: int, wire_type: int) -> bytes:
@@ -214,8 +219,10 @@ class DecodeError(ValueError):
     """Bytes that are not the amino binary of a ``std.Tx``."""
 
 
-def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
-    """The fields of one message: (number, varint value or length-delimited bytes)."""
+def wire_fields(data: bytes, *, skip_fixed: bool = False) -> list[tuple[int, int | bytes]]:
+    """The top-level fields of one message: (number, varint value or length-delimited
+    bytes). A fixed-width field (wire types 1 and 5) has no place in a tx and is refused,
+    unless ``skip_fixed`` (a node's other answers): then it is passed over."""
     out: list[tuple[int, int | bytes]] = []
     at = 0
 
@@ -243,6 +250,10 @@ def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
                 raise DecodeError("a field runs past the end")
             out.append((number, data[at : at + length]))
             at += length
+        elif skip_fixed and wire in (1, 5):
+            at += 8 if wire == 1 else 4
+            if at > len(data):
+                raise DecodeError("a field runs past the end")
         else:
             raise DecodeError(f"wire type {wire} has no place in a tx")
     return out
@@ -250,7 +261,7 @@ def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
 
 def _by_number(data: bytes) -> dict[int, list[int | bytes]]:
     found: dict[int, list[int | bytes]] = {}
-    for number, value in _fields(data):
+    for number, value in wire_fields(data):
         found.setdefault(number, []).append(value)
     return found
 
@@ -274,7 +285,7 @@ def _int64(found: dict[int, list[int | bytes]], number: int) -> str:
     value = found.get(number, [0])[-1]
     if not isinstance(value, int):
         raise DecodeError(f"field {number}: expected a varint")
-    return str((value >> 1) ^ -(value & 1))
+    return str(unzigzag(value))
 
 
 def _decoded_any(data: bytes) -> tuple[str, bytes]:

@@ -12,6 +12,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from c4cli.chain.amino import DecodeError, unzigzag, wire_fields
 from c4cli.chain.tx import go_json
 from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result
@@ -114,7 +115,7 @@ def decode_result(data: bytes) -> dict[str, Any]:
     log = ""
     for number, value in amino_fields(data):
         if number == 3 and isinstance(value, int):
-            out["gas_used"] = (value >> 1) ^ -(value & 1)
+            out["gas_used"] = unzigzag(value)
         elif number == 1 and isinstance(value, bytes):
             for inner, inner_value in amino_fields(value):
                 if inner == 1 and isinstance(inner_value, bytes):
@@ -139,39 +140,12 @@ def string_error(any_bytes: bytes) -> str:
 
 
 def amino_fields(data: bytes) -> list[tuple[int, int | bytes]]:
-    """The top-level fields of protobuf wire bytes: varints and length-delimited runs."""
-    out: list[tuple[int, int | bytes]] = []
-    index = 0
-
-    def varint() -> int:
-        nonlocal index
-        shift = value = 0
-        while True:
-            if index >= len(data):
-                raise Unreachable("the node's simulation result is cut short")
-            byte = data[index]
-            index += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value
-            shift += 7
-
-    while index < len(data):
-        key = varint()
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            out.append((number, varint()))
-        elif wire == 2:
-            length = varint()
-            out.append((number, data[index : index + length]))
-            index += length
-        elif wire == 1:
-            index += 8
-        elif wire == 5:
-            index += 4
-        else:
-            raise Unreachable("the node's simulation result is not amino")
-    return out
+    """The top-level fields of a node's amino answer (a simulation's result), read as a
+    transaction's are; bytes that are not amino are one line and exit 4."""
+    try:
+        return wire_fields(data, skip_fixed=True)
+    except DecodeError as exc:
+        raise Unreachable(f"the node's simulation result is not amino: {exc}") from None
 
 
 # Each event's fields as gno's Go structs order them, and how each is typed there.
