@@ -46,6 +46,23 @@ def install_gno() -> tuple[Path, Path]:
     return Path(env["GNO_BIN"]), Path(env["GNOROOT"])
 
 
+def gnokey_with_test1(folder: Path) -> tuple[str, str, str]:
+    """The pinned gnokey, a gnokey home in ``folder`` holding test1 (the dev mnemonic,
+    no passphrase), and what ``gnokey add`` printed of it."""
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    gnokey = str(install_gno()[0] / "gnokey")
+    add = subprocess.run(
+        [gnokey, "add", "test1", "--recover", "--insecure-password-stdin", "--home", str(folder)],
+        input=f"{DEV_MNEMONIC}\n\n\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert add.returncode == 0, add.stderr
+    return gnokey, str(folder), add.stdout + add.stderr
+
+
 def unix_time(rfc3339: str) -> int:
     """Whole seconds of a tm2 block time (nanosecond RFC 3339), as the realm reads it."""
     text = rfc3339.rstrip("Z")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.gnonode import install_gno, node_available
+from node.gnonode import gnokey_with_test1, node_available
 
 from c4cli.chain import crypto
 from c4cli.chain.tx import (
@@ -58,28 +58,11 @@ def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         from oracles import missing
 
         missing("go", reason + " (scripts/install-gno.sh installs gnokey)")
-    bin_dir, _ = install_gno()
-    home = tmp_path_factory.mktemp("gnokey")
-    add = subprocess.run(
-        [
-            str(bin_dir / "gnokey"),
-            "add",
-            "test1",
-            "--recover",
-            "--insecure-password-stdin",
-            "--home",
-            str(home),
-        ],
-        input=f"{DEV_MNEMONIC}\n\n\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert add.returncode == 0, add.stderr
+    binary, home, added = gnokey_with_test1(tmp_path_factory.mktemp("gnokey"))
     # gnokey names the key as c4 does: its address, and its public key as gpub1….
     public = crypto.public_key(KEY)
-    assert f"addr: {ME} pub: {crypto.bech32_pub_key(public)}," in add.stdout + add.stderr
-    return bin_dir / "gnokey", home
+    assert f"addr: {ME} pub: {crypto.bech32_pub_key(public)}," in added
+    return Path(binary), Path(home)
 
 
 # gnokey will not sign a zero fee ("insufficient fee"); how a zero fee is rendered is

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from node.gnonode import gnokey_with_test1, install_gno
 
 from c4cli.home.keys import Keyring
 from support import LISTED_TX_KEYS, Home
@@ -588,22 +589,10 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     node and renders its events and storage lines: they are gnokey's, byte for byte."""
     import subprocess
 
-    from node.gnonode import install_gno
-
     from c4cli.chain import answers
     from c4cli.chain.remote import NodeChain
-    from c4cli.home.keys import DEV_MNEMONIC
 
-    gnokey = str(install_gno()[0] / "gnokey")
-    keys = str(tmp_path / "gnokey")
-    subprocess.run(
-        [gnokey, "add", "test1", "--recover", "--insecure-password-stdin", "--home", keys],
-        input=f"{DEV_MNEMONIC}\n\n\n",
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    gnokey, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
     call = subprocess.run(
         [
             *(gnokey, "maketx", "call", "-pkgpath", REALM_PATH, "-func", "Offer"),
@@ -650,8 +639,6 @@ def test_the_node_only_queries_answer_as_gnokeys(
 ) -> None:
     import subprocess
 
-    from node.gnonode import install_gno
-
     gnokey = str(install_gno()[0] / "gnokey")
     theirs = subprocess.run(
         [gnokey, "query", path, "-data", data, "-remote", gno_node.url],
@@ -666,8 +653,6 @@ def test_the_node_only_queries_answer_as_gnokeys(
 
 def test_a_query_at_a_past_height_on_the_node(remote: Home, gno_node: Any) -> None:
     import subprocess
-
-    from node.gnonode import install_gno
 
     before = ugnot(remote, "carol")
     at = gno_node.latest_height()
@@ -695,20 +680,7 @@ def test_generate_only_is_gnokeys_maketx_and_gnokey_signs_and_sends_it(
     byte; gnokey signs c4's transaction and broadcasts it, and it lands."""
     import subprocess
 
-    from node.gnonode import install_gno
-
-    from c4cli.home.keys import DEV_MNEMONIC
-
-    gnokey = str(install_gno()[0] / "gnokey")
-    keys = str(tmp_path / "gnokey")
-    subprocess.run(
-        [gnokey, "add", "test1", "--recover", "--insecure-password-stdin", "--home", keys],
-        input=f"{DEV_MNEMONIC}\n\n\n",
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
+    gnokey, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
     test1, bob = remote.address("test1"), remote.address("bob")
     fee = ("--gas-wanted", "2000000", "--gas-fee", "1000000ugnot")
     ours = remote.ok("send", "--to", "bob", "--amount", "7ugnot", test1, *fee, "--generate-only")
