@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from c4cli.chain.interface import DEFAULT_POLICY, Chain, Reader, Receipt, SendPolicy, Signer
+from c4cli.chain.interface import DEFAULT_POLICY, Build, Chain, Receipt, SendPolicy, Signer
 from c4cli.chain.tx import Msg, call_msg, fee
 from c4cli.client.realm_client import GameView, RealmClient
 from c4cli.commitment import commitment_of
@@ -176,6 +176,12 @@ def given(call: Call) -> BuildCall:
     return lambda realm: call
 
 
+def messages(build: BuildCall, caller: str) -> Build:
+    """The transaction's messages for ``caller``: the call ``build`` makes from the chain
+    it will run on (inside the lock, on the local chain)."""
+    return lambda reader: [build(RealmClient(reader)).msg(caller, reader.realm_path)]
+
+
 # -- the workflow over a chain ---------------------------------------------------------
 
 
@@ -199,9 +205,7 @@ class Table:
         self.policy = policy
 
     def send(self, signer: Signer, build: BuildCall, memo: str = "") -> Receipt:
-        def msgs(reader: Reader) -> list[Msg]:
-            return [build(RealmClient(reader)).msg(signer.address, reader.realm_path)]
-
+        msgs = messages(build, signer.address)
         return self.chain.submit(signer, msgs, self.gas, memo, policy=self.policy)
 
     def offer(

@@ -10,8 +10,6 @@ from typing import Any, NamedTuple
 
 import click
 
-from c4cli.chain.interface import Reader
-from c4cli.chain.tx import Msg
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands.options import common_options, game_id_arg
@@ -66,11 +64,7 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
         if game.status == Status.PLAYING and game.turn and game.player(game.turn) == me:
             column = solver.best_move(game.board())
             call = workflow.play_call(number, column, game.moves)
-
-            def msgs(reader: Reader, chosen: workflow.Call = call) -> list[Msg]:
-                return [chosen.msg(me, reader.realm_path)]
-
-            receipt = submit(home, key, msgs, opts)
+            receipt = submit(home, key, workflow.messages(workflow.given(call), me), opts)
             _say(
                 opts["as_json"],
                 {

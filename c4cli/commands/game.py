@@ -12,8 +12,7 @@ import click
 from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import Reader, Receipt
-from c4cli.chain.tx import Msg
+from c4cli.chain.interface import Receipt
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
@@ -58,11 +57,7 @@ def run_call(
     go stale. The game the call was about is read back once it landed.
     """
     signer = acting_address(home, key, opts["master"])
-
-    def msgs(reader: Reader) -> list[Msg]:
-        return [build(RealmClient(reader)).msg(signer, reader.realm_path)]
-
-    receipt = submit(home, key, msgs, opts)
+    receipt = submit(home, key, workflow.messages(build, signer), opts)
     # From here on the transaction is in a block: nothing below may fail the command.
     game = None
     about = game_of(receipt.result)
