@@ -28,6 +28,22 @@ def encode_bech32(prefix: str, raw: bytes) -> str:
     return text
 
 
+def decode_bech32(text: str) -> tuple[str, bytes] | None:
+    """(prefix, bytes) of a lower-case bech32 string of any length, or None.
+
+    BIP173's 90-character limit is not applied: a multisig's ``gpub1…`` is longer,
+    and gno.land reads it.
+    """
+    hrp, sep, rest = text.rpartition("1")
+    if not hrp or not sep or len(rest) < 6 or any(c not in _CHARSET for c in rest):
+        return None
+    data = [_CHARSET.index(c) for c in rest]
+    if bech32_polymod(bech32_hrp_expand(hrp) + data) != _BECH32_CONST:
+        return None
+    raw = convertbits(data[:-6], 5, 8, False)
+    return None if raw is None else (hrp, bytes(raw))
+
+
 def encode_address(raw: bytes) -> str:
     """The canonical text of a 20-byte address."""
     assert len(raw) == ADDRESS_LEN

@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
+from c4cli.chain.pubkeys import PubKey
 from c4cli.coins import Coins, format_coins
 from c4cli.errors import Refused
 from c4cli.records import Record
@@ -139,7 +140,7 @@ class Account(Record):
         self.number = number
         self.coins: Coins = {}
         self.sequence = 0
-        self.pub_key: bytes | None = None
+        self.pub_key: PubKey | None = None
         self.sessions: dict[str, Session] = {}
 
     def snapshot(self) -> dict[str, Any]:
@@ -149,7 +150,7 @@ class Account(Record):
             "number": self.number,
             "coins": self.coins,
             "sequence": self.sequence,
-            "pub_key": None if self.pub_key is None else self.pub_key.hex(),
+            "pub_key": _stored_key(self.pub_key),
             "sessions": [session.snapshot() for session in self.sessions.values()],
         }
 
@@ -158,18 +159,14 @@ class Account(Record):
         account = cls(str(data["address"]), int(data["number"]))
         account.coins = coins_from_json(data["coins"])
         account.sequence = int(data["sequence"])
-        account.pub_key = None if data["pub_key"] is None else bytes.fromhex(data["pub_key"])
+        account.pub_key = _restored_key(data["pub_key"])
         for record in data["sessions"]:
             session = Session.restore(record)
             account.sessions[session.address] = session
         return account
 
     def to_json(self) -> dict[str, Any]:
-        pub = (
-            None
-            if self.pub_key is None
-            else {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(self.pub_key).decode()}
-        )
+        pub = None if self.pub_key is None else pubkeys.to_json(self.pub_key)
         return {
             "BaseAccount": {
                 "address": self.address,
@@ -203,3 +200,16 @@ def require_funds(address: str, have: Coins, need: Coins) -> None:
 def coins_from_json(data: dict[str, Any]) -> Coins:
     """Coins as a checkpoint saved them: ``{"ugnot": 5}``."""
     return {str(denom): int(amount) for denom, amount in data.items()}
+
+
+def _stored_key(key: PubKey | None) -> str | dict[str, Any] | None:
+    """An account's key in a checkpoint: a secp256k1 key as hex, a multisig as amino JSON."""
+    if key is None or isinstance(key, bytes):
+        return None if key is None else key.hex()
+    return pubkeys.to_json(key)
+
+
+def _restored_key(stored: Any) -> PubKey | None:
+    if stored is None:
+        return None
+    return bytes.fromhex(stored) if isinstance(stored, str) else pubkeys.from_json(stored)

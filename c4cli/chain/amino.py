@@ -12,10 +12,7 @@ is one representation of a transaction and its bytes are derived from it. It
 is written out here rather than taken from a protobuf library because it is a
 few dozen lines and every command that signs imports it.
 
->>> encode_varint(300).hex()
-'ac02'
->>> _zigzag(-1), _zigzag(1), unzigzag(_zigzag(-5))
-(1, 2, -5)
+The wire format itself is :mod:`c4cli.chain.protowire`.
 """
 
 from __future__ import annotations
@@ -25,51 +22,29 @@ import contextlib
 import hashlib
 from typing import Any
 
-from c4cli.chain import crypto
+from c4cli.chain import pubkeys
+from c4cli.chain.protowire import (
+    VARINT,
+    DecodeError,
+    EncodeError,
+    bytes_field,
+    encode_varint,
+    field_key,
+    unzigzag,
+    wire_fields,
+    zigzag,
+)
 
-_VARINT, _BYTES = 0, 2
+__all__ = ["DecodeError", "EncodeError", "decode_tx", "encode_tx", "tx_hash", "unzigzag"]
+
 ZERO_ADDRESS = "g1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqluuxe"  # twenty zero bytes
-
-
-class EncodeError(ValueError):
-    """A transaction value that has no amino encoding (a bad type or a missing field)."""
-
-
-def encode_varint(value: int) -> bytes:
-    if value < 0:
-        raise EncodeError(f"varint of a negative number {value}")
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-def _zigzag(value: int) -> int:
-    if not -(2**63) <= value < 2**63:
-        raise EncodeError(f"{value} does not fit in an int64")
-    return (value << 1) ^ (value >> 63)
-
-
-def unzigzag(value: int) -> int:
-    """An int64 from its zigzag varint (amino's signed integers)."""
-    return (value >> 1) ^ -(value & 1)
-
-
-def _key(number: int, wire_type: int) -> bytes:
-    return encode_varint(number << 3 | wire_type)
-
-
-def _bytes_field(number: int, data: bytes) -> bytes:
-    return _key(number, _BYTES) + encode_varint(len(data)) + data
 
 
 def _string(number: int, text: Any) -> bytes:
     """A string field; left out when empty."""
     if not isinstance(text, str):
         raise EncodeError(f"field {number}: expected a string, got {type(text).__name__}")
-    return _bytes_field(number, text.encode()) if text else b""
+    return bytes_field(number, text.encode()) if text else b""
 
 
 def _strings(number: int, texts: Any) -> bytes:
@@ -80,7 +55,7 @@ def _strings(number: int, texts: Any) -> bytes:
     for text in texts:
         if not isinstance(text, str):
             raise EncodeError(f"field {number}: expected a list of strings")
-        out += _bytes_field(number, text.encode())
+        out += bytes_field(number, text.encode())
     return out
 
 
@@ -92,22 +67,19 @@ def _sint64(number: int, value: Any) -> bytes:
             parsed = int(value)
     if parsed is None or (isinstance(value, str) and value.strip() != value):
         raise EncodeError(f"field {number}: expected an int64, got {value!r}")
-    return _key(number, _VARINT) + encode_varint(_zigzag(parsed)) if parsed else b""
+    return field_key(number, VARINT) + encode_varint(zigzag(parsed)) if parsed else b""
 
 
 def _any(type_url: str, value: bytes) -> bytes:
-    return _string(1, type_url) + _bytes_field(2, value)
+    return _string(1, type_url) + bytes_field(2, value)
 
 
 def _pub_key(value: Any) -> bytes:
-    """A ``/tm.PubKeySecp256k1`` as an ``Any``: the 33 key bytes in field 1."""
-    if not isinstance(value, dict) or value.get("@type") != crypto.PUBKEY_TYPE:
-        raise EncodeError("public key: expected a /tm.PubKeySecp256k1")
+    """A public key (secp256k1 or multisig) as the ``Any`` a transaction carries."""
     try:
-        key = base64.b64decode(value["value"], validate=True)
-    except (KeyError, TypeError, ValueError) as exc:
+        return pubkeys.any_bytes(pubkeys.from_json(value))
+    except pubkeys.NotAKey as exc:
         raise EncodeError(f"public key: {exc}") from None
-    return _any(crypto.PUBKEY_TYPE, _bytes_field(1, key))
 
 
 def _call(msg: dict[str, Any]) -> bytes:
@@ -130,7 +102,7 @@ def _send(msg: dict[str, Any]) -> bytes:
 def _create_session(msg: dict[str, Any]) -> bytes:
     return (
         _string(1, msg["creator"])
-        + _bytes_field(2, _pub_key(msg["session_key"]))
+        + bytes_field(2, _pub_key(msg["session_key"]))
         + _sint64(3, msg["expires_at"])
         + _strings(4, msg.get("allow_paths", []))
         + _string(5, msg.get("spend_limit", ""))
@@ -139,7 +111,7 @@ def _create_session(msg: dict[str, Any]) -> bytes:
 
 
 def _revoke_session(msg: dict[str, Any]) -> bytes:
-    return _string(1, msg["creator"]) + _bytes_field(2, _pub_key(msg["session_key"]))
+    return _string(1, msg["creator"]) + bytes_field(2, _pub_key(msg["session_key"]))
 
 
 def _revoke_all_sessions(msg: dict[str, Any]) -> bytes:
@@ -178,8 +150,8 @@ def _signature(signature: Any) -> bytes:
     pub_key = signature.get("pub_key")
     session_addr = signature.get("session_addr", "")
     return (
-        (b"" if pub_key is None else _bytes_field(1, _pub_key(pub_key)))
-        + (_bytes_field(2, raw) if raw else b"")
+        (b"" if pub_key is None else bytes_field(1, _pub_key(pub_key)))
+        + (bytes_field(2, raw) if raw else b"")
         # amino:"skip_zero": the zero address is a master-key signature, not written.
         + (b"" if session_addr == ZERO_ADDRESS else _string(3, session_addr))
     )
@@ -190,15 +162,15 @@ def encode_tx(tx: dict[str, Any]) -> bytes:
     msgs, fee, signatures = tx.get("msg"), tx.get("fee"), tx.get("signatures")
     if not isinstance(msgs, list) or not isinstance(signatures, list) or not isinstance(fee, dict):
         raise EncodeError("a tx needs msg, fee and signatures")
-    out = b"".join(_bytes_field(1, encode_msg(msg)) for msg in msgs)
+    out = b"".join(bytes_field(1, encode_msg(msg)) for msg in msgs)
     try:
         fee_bytes = _sint64(1, fee["gas_wanted"]) + _string(2, fee["gas_fee"])
     except KeyError as exc:
         raise EncodeError(f"fee: missing field {exc}") from None
     # An empty fee (no gas, no coin) is left out like any empty struct: gno's Go
     # codec does so (gno's JS client writes "12 00"; the node's codec decides).
-    out += _bytes_field(2, fee_bytes) if fee_bytes else b""
-    out += b"".join(_bytes_field(3, _signature(sig)) for sig in signatures)
+    out += bytes_field(2, fee_bytes) if fee_bytes else b""
+    out += b"".join(bytes_field(3, _signature(sig)) for sig in signatures)
     return out + _string(4, tx.get("memo", ""))
 
 
@@ -213,50 +185,6 @@ def tx_hash(tx: dict[str, Any]) -> str:
 
 
 # -- decoding: a node's bytes back to the amino JSON c4 signs and logs ----------------
-
-
-class DecodeError(ValueError):
-    """Bytes that are not the amino binary of a ``std.Tx``."""
-
-
-def wire_fields(data: bytes, *, skip_fixed: bool = False) -> list[tuple[int, int | bytes]]:
-    """The top-level fields of one message: (number, varint value or length-delimited
-    bytes). A fixed-width field (wire types 1 and 5) has no place in a tx and is refused,
-    unless ``skip_fixed`` (a node's other answers): then it is passed over."""
-    out: list[tuple[int, int | bytes]] = []
-    at = 0
-
-    def varint() -> int:
-        nonlocal at
-        value = shift = 0
-        while True:
-            if at >= len(data) or shift > 63:
-                raise DecodeError("a varint runs past the end")
-            byte = data[at]
-            at += 1
-            value |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                return value
-            shift += 7
-
-    while at < len(data):
-        key = varint()
-        number, wire = key >> 3, key & 7
-        if wire == _VARINT:
-            out.append((number, varint()))
-        elif wire == _BYTES:
-            length = varint()
-            if at + length > len(data):
-                raise DecodeError("a field runs past the end")
-            out.append((number, data[at : at + length]))
-            at += length
-        elif skip_fixed and wire in (1, 5):
-            at += 8 if wire == 1 else 4
-            if at > len(data):
-                raise DecodeError("a field runs past the end")
-        else:
-            raise DecodeError(f"wire type {wire} has no place in a tx")
-    return out
 
 
 def _by_number(data: bytes) -> dict[int, list[int | bytes]]:
@@ -296,14 +224,11 @@ def _decoded_any(data: bytes) -> tuple[str, bytes]:
     return _text(found, 1), value
 
 
-def _decoded_pub_key(data: bytes) -> dict[str, str]:
-    kind, value = _decoded_any(data)
-    if kind != crypto.PUBKEY_TYPE:  # a multisig key: kept as its bytes
-        return {"@type": kind, "amino": base64.b64encode(value).decode()}
-    key = _by_number(value).get(1, [b""])[-1]
-    if not isinstance(key, bytes):
-        raise DecodeError("a public key must be bytes")
-    return {"@type": kind, "value": base64.b64encode(key).decode()}
+def _decoded_pub_key(data: bytes) -> dict[str, Any]:
+    try:
+        return pubkeys.to_json(pubkeys.from_any(data))
+    except pubkeys.NotAKey as exc:
+        raise DecodeError(f"public key: {exc}") from None
 
 
 def decode_msg(data: bytes) -> dict[str, Any]:

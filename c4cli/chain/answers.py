@@ -12,7 +12,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from c4cli.chain.amino import DecodeError, unzigzag, wire_fields
+from c4cli.chain.protowire import DecodeError, unzigzag, wire_fields
 from c4cli.chain.tx import go_json
 from c4cli.errors import Unreachable
 from c4cli.gotext import parse_result

@@ -46,8 +46,9 @@ if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
     from c4cli.realm.memory import Game
 
-# The format of everything below; a cache of any other version is not read.
-CACHE_VERSION = "9"
+# The format of everything below; a cache of any other version is not read (10: an
+# account's key may be a multisig, kept as its amino JSON).
+CACHE_VERSION = "10"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS settled (id INTEGER PRIMARY KEY, record TEXT NOT NULL);

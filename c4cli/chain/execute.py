@@ -14,7 +14,7 @@ import copy
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.address import canonical
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
 from c4cli.chain.accounts import (
     Account,
     Session,
@@ -25,6 +25,7 @@ from c4cli.chain.accounts import (
 from c4cli.chain.amino import EncodeError
 from c4cli.chain.blocks import BlockContext
 from c4cli.chain.interface import TxOutcome
+from c4cli.chain.pubkeys import PubKey
 from c4cli.chain.tx import (
     AUTH_MSGS,
     MSG_CALL,
@@ -200,11 +201,11 @@ class Executor:
         if account is None:
             raise unknown_account(signer)
         try:
-            pub_key = base64.b64decode(sigs[0]["pub_key"]["value"], validate=True)
+            pub_key = pubkeys.from_json(sigs[0]["pub_key"])
             fee_coins = parse_coins(str(fee["gas_fee"]))
             int(str(fee["gas_wanted"]))
             session_addr = str(sigs[0].get("session_addr") or "")
-        except (KeyError, TypeError, ValueError, BadInput) as exc:
+        except (KeyError, TypeError, ValueError, BadInput) as exc:  # NotAKey is a ValueError
             raise Refused(f"invalid transaction: {exc}") from None
         coins = tuple(_msg_coins(msg) for msg in msgs)
         sends = fee_coins.copy()
@@ -386,7 +387,7 @@ class Checked(NamedTuple):
     """What verification established about a transaction before it runs."""
 
     signer: str
-    pub_key: bytes
+    pub_key: PubKey
     fee: Coins
     session: str | None
     spend: Coins

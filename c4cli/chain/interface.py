@@ -168,6 +168,11 @@ Build = Callable[[Reader], "list[Msg]"]
 class Chain(Reader, Protocol):
     """A chain a command can use: read it, sign for it, submit to it."""
 
+    @property
+    def chain_id(self) -> str:
+        """The chain id signatures cover (the genesis'; a node's as it reports it)."""
+        ...
+
     def head(self) -> Head: ...
 
     @property
@@ -222,6 +227,12 @@ class Chain(Reader, Protocol):
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Receipt: ...
+
+    def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+        """Send a transaction signed elsewhere (``c4 sign``, ``gnokey sign``, a
+        multisig's members), checked and journaled like one signed here: its signature
+        is verified against the signer's account as it stands before anything leaves."""
+        ...
 
 
 class Verified(NamedTuple):

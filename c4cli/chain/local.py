@@ -96,6 +96,10 @@ class LocalChain(LoggedState):
         return self._realm_path
 
     @property
+    def chain_id(self) -> str:
+        return str(self.cached().stamp["chain_id"])
+
+    @property
     def exact_clock(self) -> bool:
         return True
 
@@ -273,8 +277,9 @@ class LocalChain(LoggedState):
             )
             return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
-    def broadcast(self, tx: Tx) -> Receipt:
-        """Append a transaction signed elsewhere, checked exactly like our own."""
+    def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+        """Append a transaction signed elsewhere, checked exactly like our own (with
+        ``policy.simulate`` ``only``, checked and run but not appended)."""
         with self.log.locked(exclusive=True):
             state = self._current()
             account = state.signing_account(tx)
@@ -284,7 +289,7 @@ class LocalChain(LoggedState):
                 session = account.sessions.get(str(signatures[0].get("session_addr")))
                 if session is not None:
                     number, sequence = session.number, session.sequence
-            return self._append_tx(state, tx, number, sequence)
+            return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
     def _append_tx(
         self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False

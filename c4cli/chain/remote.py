@@ -27,7 +27,7 @@ from c4cli.chain.interface import (
 )
 from c4cli.chain.node_reads import NodeReader
 from c4cli.chain.tx import fee as make_fee
-from c4cli.chain.tx import msg_names, signed_tx
+from c4cli.chain.tx import msg_names, msg_signer, signature_error, signed_tx
 from c4cli.coins import gnot
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 
@@ -95,6 +95,43 @@ class NodeChain(NodeReader):
             if not answers.sequence_taken(str(refused)):
                 raise
         return self._send(signer, msgs, fee, memo, policy)  # with the sequence as it is now
+
+    def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+        """Send a transaction signed elsewhere: its signature checked here against the
+        signer's account on the node (a node's simulation checks none), simulated unless
+        ``policy.simulate`` is ``skip``, then journaled and sent like one of ours."""
+        if not self.confirmed:
+            raise BadInput(
+                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
+                f"{self.chain_id} (the chain it reports) to send to that chain"
+            )
+        try:
+            master = msg_signer(tx["msg"][0])
+            session = tx["signatures"][0].get("session_addr") or None
+        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+            raise BadInput("the transaction has no message or no signature to send") from None
+        signer = Signer(address=master, private_key=b"", session_addr=session)
+        self.reconcile(signer)
+        number, sequence = self.account_numbers(signer)
+        try:
+            problem = signature_error(
+                tx,
+                chain_id=self.chain_id,
+                account_number=number,
+                sequence=sequence,
+                key_address=session or master,
+            )
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise BadInput(f"the transaction's signature cannot be read: {exc}") from None
+        if problem is not None:
+            raise Refused(
+                f"{problem} (checked before sending: account {number}, sequence {sequence} "
+                f"on chain {self.chain_id}); nothing was sent"
+            )
+        gas_used = 0 if policy.simulate == "skip" else self.simulate(encode_tx(tx))
+        if policy.simulate == "only":
+            return self._simulated(signer, tx, gas_used)
+        return self._broadcast(signer, tx, sequence)
 
     def _send(
         self,

@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
 from c4cli.chain.amino import tx_hash as amino_hash
 from c4cli.coins import format_coins, parse_coins
 
@@ -294,16 +294,21 @@ def signature_error(
     account's. Malformed fields raise ValueError, KeyError or TypeError.
     """
     entry = tx["signatures"][0]
-    pub_key = base64.b64decode(entry["pub_key"]["value"], validate=True)
+    try:
+        pub_key = pubkeys.from_json(entry["pub_key"])
+    except pubkeys.NotAKey as exc:
+        raise ValueError(str(exc)) from None
     signature = base64.b64decode(entry["signature"], validate=True)
-    if crypto.address_of(pub_key) != key_address:
+    if pubkeys.address(pub_key) != key_address:
         return f"invalid pubkey: pubKey does not match signer address {key_address}"
+    if pubkeys.leaves(pub_key) > pubkeys.TX_SIG_LIMIT:
+        return f"signatures: {pubkeys.leaves(pub_key)}, limit: {pubkeys.TX_SIG_LIMIT}"
     # Either rendering of the sign document, as a v1.7.1 node accepts (tm2's
     # VerifySignaturePayload): their fee objects share no key, so a signature still
     # authorises exactly one transaction.
     numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
     for render in (sign_bytes, legacy_sign_bytes):
-        if crypto.verify(pub_key, render(*numbers), signature):
+        if pubkeys.verify(pub_key, render(*numbers), signature):
             return None
     return SIG_FAILED
 

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
+from c4cli.chain.pubkeys import PubKey
 from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput, HomeDamaged
-from c4cli.home.keys import UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
+from c4cli.escape import printable
+from c4cli.files import write_private
+from c4cli.home import armor
+from c4cli.home.keys import LOCAL, UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
 
 
 @click.group()
 @local_group_options
 def keys() -> None:
-    """Manage the local keys (as `gnokey add|list|delete`).
+    """Manage the local keys (as `gnokey add|list|delete|export|import`).
 
     \b
     Example:
@@ -26,7 +31,10 @@ def keys() -> None:
 
 
 def _describe(info: KeyInfo) -> str:
-    return f"{info.name}\t{info.address}\t{info.pub_key_bech32}"
+    """name, address and public key as gnokey lists it (a multisig: its members in
+    brackets), tab-separated; a key that cannot sign says its kind in a fourth column."""
+    line = f"{info.name}\t{info.address}\t{pubkeys.describe(info.pub_key)}"
+    return line if info.kind == LOCAL else f"{line}\t({info.kind})"
 
 
 @keys.command("add")
@@ -35,6 +43,21 @@ def _describe(info: KeyInfo) -> str:
 @click.option("--account", type=int, default=0, show_default=True, help="BIP44 account.")
 @click.option("--index", type=int, default=0, show_default=True, help="BIP44 address index.")
 @click.option("--password-stdin", is_flag=True, help="Read the passphrase from stdin.")
+@click.option(
+    "--pubkey",
+    metavar="GPUB",
+    help="Name someone else's public key (gpub1…): it cannot sign (as gnokey add bech32).",
+)
+@click.option(
+    "--multisig",
+    metavar="KEY",
+    multiple=True,
+    help="A member of a multisig key (repeat; as gnokey add multisig).",
+)
+@click.option(
+    "--threshold", type=int, default=1, show_default=True, help="K of the multisig's K-of-N."
+)
+@click.option("--nosort", is_flag=True, help="Keep the --multisig keys in the order given.")
 @local_options
 def add(
     name: str,
@@ -42,23 +65,48 @@ def add(
     account: int,
     index: int,
     password_stdin: bool,
+    pubkey: str | None,
+    multisig: tuple[str, ...],
+    threshold: int,
+    nosort: bool,
     home: Path,
     as_json: bool,
 ) -> None:
-    """Create key NAME (24 new words, shown once) or --recover it from a mnemonic.
+    """Create key NAME (24 new words, shown once) or --recover it from a mnemonic;
+    or name a public key (--pubkey) or a multisig of named keys (--multisig).
 
     The passphrase comes from --password-stdin, else $C4_PASSWORD, else a
-    prompt. An empty passphrase stores the key unencrypted.
+    prompt. An empty passphrase stores the key unencrypted. A multisig's members
+    are sorted by address, as gnokey sorts them, unless --nosort.
 
     \b
     Example:
       C4_PASSWORD= c4 keys add bob
       echo "$MNEMONIC" | C4_PASSWORD= c4 keys add test1 --recover
+      c4 keys add carol --pubkey gpub1pgfj7ard9eg82cjtv4u4xetrwqer2dntxyfzxz3pq…
+      c4 keys add owners --multisig alice --multisig bob --multisig carol --threshold 2
     """
     keyring = Keyring(home)
     check_name(name)
     if keyring.exists(name):
         raise BadInput(f"key {name!r} already exists (delete it first)")
+    if pubkey is not None or multisig:
+        if recover or password_stdin or account or index or (pubkey and multisig):
+            raise BadInput(
+                "--pubkey and --multisig name a public key: give one of them, without "
+                "--recover, --account, --index or --password-stdin"
+            )
+        if multisig:
+            members = [keyring.info(member).pub_key for member in multisig]
+            key: PubKey = pubkeys.new_multisig(threshold, members, sort=not nosort)
+        else:
+            key = pubkeys.from_bech32(str(pubkey))
+        info = keyring.add_public(name, key)
+        if as_json:
+            emit_json(info.to_json())
+        else:
+            click.echo(f"* {info.name} ({info.kind}) - addr: {info.address}")
+        return
     if recover:
         if stdin_is_terminal():
             words = click.prompt("Enter your mnemonic", hide_input=True)
@@ -148,3 +196,101 @@ def delete(name: str, yes: bool, home: Path, as_json: bool) -> None:
         emit_json({"deleted": info.to_json() if info else {"name": name}})
     else:
         click.echo(f"Key {name} deleted.")
+
+
+def _armor_passphrase(prompt: str, *, confirm: bool) -> str:
+    """$C4_ARMOR_PASSWORD (even empty), else a prompt on a terminal."""
+    env = os.environ.get("C4_ARMOR_PASSWORD")
+    if env is not None:
+        return env
+    if not stdin_is_terminal():
+        raise BadInput(
+            "the armor's passphrase is needed and there is no terminal to ask on: "
+            "set $C4_ARMOR_PASSWORD (empty for an unencrypted armor)"
+        )
+    value: str = click.prompt(
+        prompt, hide_input=True, confirmation_prompt=confirm, default="", show_default=False
+    )
+    return value
+
+
+@keys.command("export")
+@click.argument("name")
+@click.option(
+    "--output-path",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Where to write the armor (refused if the file exists).",
+)
+@click.option("--password-stdin", is_flag=True, help="Read the key's passphrase from stdin.")
+@local_options
+def export(name: str, output_path: Path, password_stdin: bool, home: Path, as_json: bool) -> None:
+    """Write key NAME's private key in gnokey's armor (as gnokey export).
+
+    The armor's passphrase comes from $C4_ARMOR_PASSWORD, else a prompt (twice);
+    an empty one writes the key unencrypted, as gnokey does.
+
+    \b
+    Example:
+      C4_ARMOR_PASSWORD=s3cret c4 keys export alice --output-path alice.armor
+    """
+    info, private_key = Keyring(home).unlock(
+        name, lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {name}")
+    )
+    secret = _armor_passphrase("Passphrase to encrypt the armor", confirm=True)
+    if not secret:
+        click.echo("WARNING: the armor holds the key unencrypted (empty passphrase).", err=True)
+    text = armor.export_key(private_key, secret)
+    try:
+        write_private(
+            output_path, text.encode(), consequence="nothing was exported", exclusive=True
+        )
+    except FileExistsError:
+        raise BadInput(f"{output_path} exists: choose another --output-path") from None
+    if as_json:
+        emit_json({**info.to_json(), "armor": str(output_path), "encrypted": bool(secret)})
+    else:
+        click.echo(f"Key armor successfully saved to {printable(str(output_path))}")
+
+
+@keys.command("import")
+@click.argument("name")
+@click.option(
+    "--armor-path",
+    required=True,
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="The armor to read (from gnokey export or c4 keys export).",
+)
+@click.option("--password-stdin", is_flag=True, help="Read the new key's passphrase from stdin.")
+@local_options
+def import_(name: str, armor_path: Path, password_stdin: bool, home: Path, as_json: bool) -> None:
+    """Add key NAME from an armored private key (as gnokey import).
+
+    The armor's passphrase comes from $C4_ARMOR_PASSWORD, else a prompt; the key is
+    then stored under its own passphrase, as `keys add` stores one.
+
+    \b
+    Example:
+      C4_ARMOR_PASSWORD=s3cret C4_PASSWORD= c4 keys import alice --armor-path alice.armor
+    """
+    keyring = Keyring(home)
+    check_name(name)
+    if keyring.exists(name):
+        raise BadInput(f"key {name!r} already exists (delete it first)")
+    try:
+        text = armor_path.read_text(encoding="ascii")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BadInput(f"cannot read {armor_path}: {exc}") from None
+    private_key = armor.import_key(
+        text, lambda: _armor_passphrase("Passphrase of the armor", confirm=False), str(armor_path)
+    )
+    own = passphrase(
+        password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
+    )
+    if not own:
+        click.echo(UNENCRYPTED_WARNING, err=True)
+    info = keyring.add(name, private_key, own)
+    if as_json:
+        emit_json(info.to_json())
+    else:
+        click.echo(f"* {info.name} - addr: {info.address} pub: {info.pub_key_bech32}")

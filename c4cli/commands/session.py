@@ -161,11 +161,12 @@ def create(
         keyring.add(session_key, crypto.derive_private_key(crypto.new_mnemonic()), secret)
         opts["password_stdin"] = False
     info = keyring.info(session_key)
+    session_pub = info.single_key
     creator = keyring.info(master_key).address
 
     def msgs(reader: Reader) -> list[Msg]:
         expiry = _expiry(expires, _landing(reader))
-        return [create_session_msg(creator, info.pub_key, expiry, list(allow_paths), limit, period)]
+        return [create_session_msg(creator, session_pub, expiry, list(allow_paths), limit, period)]
 
     try:
         receipt = submit(home, master_key, msgs, opts)
@@ -207,7 +208,7 @@ def revoke(
         human = f"every session of {master_key} revoked"
     else:
         keyring = Keyring(home)
-        known = keyring.info(session_key).pub_key if keyring.exists(session_key) else None
+        known = keyring.info(session_key).single_key if keyring.exists(session_key) else None
         session_addr = resolve(home, session_key)
 
         def msgs(reader: Reader) -> list[Msg]:

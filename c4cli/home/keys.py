@@ -1,8 +1,12 @@
 """The keyring: one file per named key under ``<home>/keys``, as gnokey keeps them.
 
-A key with a passphrase is sealed with scrypt (memory-hard) and ChaCha20-Poly1305
-(an AEAD: a wrong passphrase or an edited file is refused, never half-decrypted).
-An empty passphrase stores the key in clear, with gnokey's warning.
+Keys are of gnokey's kinds: ``local`` (a private key), ``offline`` (a public key
+only, as ``gnokey add bech32``: someone else's, named to be used in a multisig or
+an armor) and ``multi`` (a K-of-N multisig's public key, as ``gnokey add multisig``).
+Only a local key signs. A local key with a passphrase is sealed with scrypt
+(memory-hard) and ChaCha20-Poly1305 (an AEAD: a wrong passphrase or an edited file
+is refused, never half-decrypted). An empty passphrase stores the key in clear,
+with gnokey's warning.
 """
 
 from __future__ import annotations
@@ -13,10 +17,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from c4cli.address import canonical
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
+from c4cli.chain.pubkeys import PubKey
 from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
 from c4cli.files import read_private, write_private
 
@@ -35,28 +40,41 @@ UNENCRYPTED_WARNING = (
 )
 
 
+LOCAL, OFFLINE, MULTI = "local", "offline", "multi"
+
+
 class KeyInfo(NamedTuple):
-    """What anyone may see of a key: its name, address and public key."""
+    """What anyone may see of a key: its name, address, public key and kind."""
 
     name: str
     address: str
-    pub_key: bytes
+    pub_key: PubKey
     encrypted: bool
-
-    @property
-    def pub_key_b64(self) -> str:
-        return base64.b64encode(self.pub_key).decode()
+    kind: str = LOCAL
 
     @property
     def pub_key_bech32(self) -> str:
         """The public key as gnokey prints it (``gpub1…``)."""
-        return crypto.bech32_pub_key(self.pub_key)
+        return pubkeys.bech32(self.pub_key)
 
-    def to_json(self) -> dict[str, str]:
+    @property
+    def single_key(self) -> bytes:
+        """The secp256k1 key (a session key must be one); BadInput for a multisig."""
+        if not isinstance(self.pub_key, bytes):
+            raise BadInput(f"key {self.name!r} is a multisig: it cannot be a session key")
+        return self.pub_key
+
+    def to_json(self) -> dict[str, Any]:
+        """As ``--json`` shows it: a secp256k1 key's base64 beside its gpub1…, a
+        multisig's threshold and members (amino JSON)."""
+        key = self.pub_key
         return {
             "name": self.name,
+            "type": self.kind,
             "address": self.address,
-            "pub_key": self.pub_key_b64,
+            "pub_key": base64.b64encode(key).decode()
+            if isinstance(key, bytes)
+            else pubkeys.to_json(key),
             "pub_key_bech32": self.pub_key_bech32,
         }
 
@@ -91,6 +109,23 @@ class Keyring:
             record["crypto"] = _sealing().seal(private_key, passphrase)
         else:
             record["private_key"] = private_key.hex()
+        self._write(path, name, record)
+        return self._info(record, path)
+
+    def add_public(self, name: str, key: PubKey) -> KeyInfo:
+        """A reference to a public key (``offline``) or a multisig (``multi``): nothing
+        secret, so stored in clear."""
+        path = self._path(name)
+        record: dict[str, object] = {
+            "name": name,
+            "type": OFFLINE if isinstance(key, bytes) else MULTI,
+            "address": pubkeys.address(key),
+            "pub_key": pubkeys.to_json(key),
+        }
+        self._write(path, name, record)
+        return self._info(record, path)
+
+    def _write(self, path: Path, name: str, record: dict[str, object]) -> None:
         try:
             write_private(
                 path,
@@ -101,7 +136,6 @@ class Keyring:
             )
         except FileExistsError:
             raise BadInput(f"key {name!r} already exists (delete it first)") from None
-        return self._info(record, path)
 
     def _load(self, name: str) -> tuple[dict[str, object], Path]:
         path = self._path(name)
@@ -119,15 +153,19 @@ class Keyring:
     @staticmethod
     def _info(record: dict[str, object], path: Path) -> KeyInfo:
         try:
-            fields = (record["name"], record["address"], record["pub_key"])
-            if not all(isinstance(field, str) for field in fields):
+            name, address, stored = record["name"], record["address"], record["pub_key"]
+            kind = record.get("type", LOCAL)
+            if not isinstance(name, str) or not isinstance(address, str):
                 raise TypeError("not text")
-            return KeyInfo(
-                name=str(record["name"]),
-                address=str(record["address"]),
-                pub_key=base64.b64decode(str(record["pub_key"]), validate=True),
-                encrypted="crypto" in record,
-            )
+            if kind not in (LOCAL, OFFLINE, MULTI):
+                raise TypeError("not a kind of key")
+            if isinstance(stored, str):
+                key: PubKey = base64.b64decode(stored, validate=True)
+            else:
+                key = pubkeys.from_json(stored)
+            if (kind == MULTI) == isinstance(key, bytes) or pubkeys.address(key) != address:
+                raise ValueError("its key is not its address's")
+            return KeyInfo(name, address, key, "crypto" in record, str(kind))
         except (KeyError, ValueError, TypeError):
             raise HomeDamaged(f"{path} is not a key file") from None
 
@@ -145,6 +183,12 @@ class Keyring:
         """
         record, path = self._load(name)
         info = self._info(record, path)
+        if info.kind != LOCAL:
+            what = "a multisig" if info.kind == MULTI else "a public key only"
+            raise BadInput(
+                f"key {name!r} is {what}: it cannot sign (c4 sign with a local key; "
+                "c4 multisign combines a multisig's signatures)"
+            )
         if "private_key" in record:
             try:
                 private_key = bytes.fromhex(str(record["private_key"]))
@@ -184,6 +228,16 @@ class Keyring:
         if not path.exists() and not path.is_symlink():
             raise BadInput(f"key {name!r} not found in {self.folder}")
         path.unlink()
+
+    def find(self, name_or_address: str) -> KeyInfo:
+        """A key by its name, or by its address (as gnokey's GetByNameOrAddress)."""
+        if NAME_RE.match(name_or_address) and self._path(name_or_address).exists():
+            return self.info(name_or_address)
+        address = canonical(name_or_address)
+        for info in self.list(strict=False) if address is not None else []:
+            if info.address == address:
+                return info
+        raise BadInput(f"key {name_or_address!r} not found in {self.folder}")
 
     def resolve(self, name_or_address: str) -> str:
         """An address from a local key name or any accepted address spelling."""

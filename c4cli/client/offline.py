@@ -1,0 +1,146 @@
+"""Signing away from the chain, as gnokey's ``sign`` and ``multisign`` do it.
+
+A transaction travels as a file of amino JSON (what ``--generate-only`` and gnokey's
+``maketx -broadcast=false`` print). Each signer adds a signature over the sign
+document for the signer account's number and sequence; a multisig's members each
+write a *signature document* (``{"pub_key": …, "signature": …}``) instead, which
+``multisign`` combines into the multisig's one signature. The files c4 writes are
+byte for byte the ones gnokey writes for the same transaction and signatures, so
+the two tools hand files to each other at any step.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+from c4cli.chain import crypto, pubkeys
+from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
+from c4cli.chain.interface import Reader
+from c4cli.chain.pubkeys import Multisig, PubKey
+from c4cli.chain.tx import Tx, go_json, msg_signer, sign_bytes
+from c4cli.errors import BadInput, Refused
+from c4cli.files import write_private
+
+
+def read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_bytes()
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise BadInput(f"{path} is not JSON: expected {what} (amino JSON)") from None
+
+
+def read_tx(path: Path) -> Tx:
+    """A transaction file in the form amino writes it (checked by encoding it: a field
+    of the wrong type or a message kind c4 does not know is refused here)."""
+    document = read_json(path, "a transaction")
+    if not isinstance(document, dict):
+        raise BadInput(f"{path} is not a transaction: expected msg, fee, signatures, memo")
+    document = {**document, "signatures": document.get("signatures") or []}
+    try:
+        tx = decode_tx(encode_tx(document))
+    except (EncodeError, DecodeError) as exc:
+        raise BadInput(f"{path} is not a transaction c4 can sign or send: {exc}") from None
+    if not tx["msg"]:
+        raise BadInput(f"{path} holds a transaction without messages")
+    if any("amino" in msg for msg in tx["msg"]):
+        raise BadInput(f"{path} holds a message kind c4 does not send: sign it with gnokey")
+    return tx
+
+
+def signer_of(tx: Tx) -> str:
+    """The account the transaction acts for (its first message's signer)."""
+    return msg_signer(tx["msg"][0])
+
+
+def write_tx(path: Path, tx: Tx) -> None:
+    """The file as gnokey writes it: amino JSON, no space, no newline at the end; an
+    unsigned transaction's signatures are ``null``."""
+    document = {**tx, "signatures": tx["signatures"] or None}
+    write_private(path, go_json(document).encode(), consequence=f"{path} was not written")
+
+
+def write_signature(path: Path, entry: dict[str, Any]) -> None:
+    """A signature document, as gnokey's ``sign -output-document`` writes it."""
+    write_private(path, go_json(entry).encode(), consequence=f"{path} was not written")
+
+
+def account_numbers(reader: Reader, address: str) -> tuple[int, int]:
+    """(account number, sequence) of an account on the chain, as ``auth/accounts`` says."""
+    try:
+        document = json.loads(reader.query(f"auth/accounts/{address}").data or "null")
+        account = document["BaseAccount"]
+        return int(account["account_number"]), int(account["sequence"])
+    except Refused:
+        raise BadInput(f"unknown address: account {address} does not exist") from None
+    except (ValueError, KeyError, TypeError):
+        raise BadInput(
+            f"account {address} does not exist yet: send it coins first, or give "
+            "--account-number and --account-sequence"
+        ) from None
+
+
+def signature(
+    tx: Tx, private_key: bytes, *, chain_id: str, account_number: int, sequence: int
+) -> dict[str, Any]:
+    """One key's signature document over the transaction, as gnokey's ``sign`` makes it."""
+    doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
+    return {
+        "pub_key": pubkeys.to_json(crypto.public_key(private_key)),
+        "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
+    }
+
+
+def with_signature(tx: Tx, entry: dict[str, Any]) -> Tx:
+    """The transaction with ``entry`` added, or put in place of the signature by the
+    same public key (as gnokey does: signing twice replaces)."""
+    signatures = [dict(s) for s in tx["signatures"]]
+    for index, existing in enumerate(signatures):
+        if existing.get("pub_key") == entry["pub_key"]:
+            signatures[index] = entry
+            break
+    else:
+        signatures.append(entry)
+    return {**tx, "signatures": signatures}
+
+
+def read_signature(path: Path) -> tuple[PubKey, bytes]:
+    """A signature document: the key that signed and its signature."""
+    document = read_json(path, "a signature document")
+    try:
+        key = pubkeys.from_json(document["pub_key"])
+        raw = base64.b64decode(str(document["signature"]), validate=True)
+    except (KeyError, TypeError, ValueError):
+        raise BadInput(
+            f"{path} is not a signature document: expected pub_key and signature"
+        ) from None
+    return key, raw
+
+
+def combine(multisig: Multisig, documents: list[Path]) -> dict[str, Any]:
+    """The multisig's signature from its members' documents (at least its threshold of
+    them, each by a member), as gnokey's ``multisign`` builds it."""
+    signed: dict[int, bytes] = {}
+    for path in documents:
+        key, raw = read_signature(path)
+        if key not in multisig.keys:
+            raise BadInput(
+                f"{path} is signed by {pubkeys.address(key)}, which is not a member of "
+                "this multisig"
+            )
+        signed[multisig.keys.index(key)] = raw
+    if len(signed) < multisig.threshold:
+        raise BadInput(
+            f"{len(signed)} member(s) signed; this multisig needs {multisig.threshold} of "
+            f"{len(multisig.keys)}"
+        )
+    return {
+        "pub_key": pubkeys.to_json(multisig),
+        "signature": base64.b64encode(pubkeys.multisignature(len(multisig.keys), signed)).decode(),
+    }

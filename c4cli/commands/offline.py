@@ -1,0 +1,205 @@
+"""c4 sign, multisign, broadcast: a transaction passed from hand to hand, as with gnokey.
+
+``--generate-only`` (or gnokey's ``maketx -broadcast=false``) writes the unsigned
+transaction; ``sign`` adds a key's signature, or writes a multisig member's signature
+document; ``multisign`` combines the members' documents; ``broadcast`` sends the
+result with the usual checks, journal and receipt. Each step reads and writes the
+files gnokey reads and writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from c4cli import outbox
+from c4cli.chain.amino import tx_hash
+from c4cli.chain.interface import SIMULATE_MODES, SendPolicy
+from c4cli.client import offline
+from c4cli.coins import gnot, ugnot_in
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
+from c4cli.errors import BadInput
+from c4cli.escape import printable
+from c4cli.home.keys import MULTI, Keyring
+
+_FILE = click.Path(dir_okay=False, path_type=Path)
+
+
+@click.command("sign")
+@click.argument("tx_file", metavar="FILE", type=_FILE)
+@click.argument("key", metavar="KEY")
+@click.option(
+    "--output-document",
+    type=_FILE,
+    help="Write the signature document here (a multisig member's, for c4 multisign) "
+    "instead of adding the signature to FILE.",
+)
+@click.option("--account-number", type=int, help="Default: the signer account's, on the chain.")
+@click.option("--account-sequence", type=int, help="Default: the signer account's, on the chain.")
+@click.option(
+    "--chain-id",
+    metavar="ID",
+    help="Default: the chain's. With both numbers too, c4 signs without reaching any chain.",
+)
+@click.option("--password-stdin", is_flag=True, help="Read the key's passphrase from stdin.")
+@common_options
+def sign(
+    tx_file: Path,
+    key: str,
+    output_document: Path | None,
+    account_number: int | None,
+    account_sequence: int | None,
+    chain_id: str | None,
+    password_stdin: bool,
+    home: Path,
+    as_json: bool,
+) -> None:
+    """Sign the transaction in FILE with KEY (as gnokey sign).
+
+    The signature covers the signer account's number and sequence (the account
+    of the first message: a multisig's, when KEY is one of its members). Without
+    --output-document, it is added to FILE, replacing KEY's own if there is one.
+
+    \b
+    Example:
+      c4 set-fee 0.2gnot owners --generate-only > fee.json
+      c4 sign fee.json alice --output-document alice.sig
+    """
+    tx = offline.read_tx(tx_file)
+    info = Keyring(home).find(key)
+    signer = offline.signer_of(tx)
+    if output_document is None and info.address != signer:
+        raise BadInput(
+            f"{info.name} ({info.address}) is not this transaction's signer ({signer}): "
+            "a multisig member's signature goes to --output-document, for c4 multisign"
+        )
+    if (account_number is None) != (account_sequence is None):
+        raise BadInput("give both --account-number and --account-sequence, or neither")
+    if chain_id is None or account_number is None or account_sequence is None:
+        chain = open_chain(home, chain_id=chain_id)
+        chain_id = chain.chain_id
+        if account_number is None or account_sequence is None:
+            account_number, account_sequence = offline.account_numbers(chain, signer)
+    private_key = signer_for(home, info.name, password_stdin=password_stdin).private_key
+    entry = offline.signature(
+        tx,
+        private_key,
+        chain_id=chain_id,
+        account_number=account_number,
+        sequence=account_sequence,
+    )
+    if output_document is not None:
+        offline.write_signature(output_document, entry)
+        where, what = output_document, "Signature generated and successfully saved to"
+    else:
+        tx = offline.with_signature(tx, entry)
+        offline.write_tx(tx_file, tx)
+        where, what = tx_file, "Tx successfully signed and saved to"
+    if as_json:
+        emit_json(
+            {
+                "file": str(where),
+                "key": info.name,
+                "signer": signer,
+                "chain_id": chain_id,
+                "account_number": account_number,
+                "sequence": account_sequence,
+                "hash": None if output_document is not None else tx_hash(tx),
+            }
+        )
+    else:
+        click.echo(f"{what} {printable(str(where))}")
+
+
+@click.command("multisign")
+@click.argument("tx_file", metavar="FILE", type=_FILE)
+@click.argument("multisig", metavar="MULTISIG")
+@click.option(
+    "--signature",
+    "documents",
+    type=_FILE,
+    multiple=True,
+    required=True,
+    help="A member's signature document (from c4 sign or gnokey sign); repeat.",
+)
+@common_options
+def multisign(
+    tx_file: Path, multisig: str, documents: tuple[Path, ...], home: Path, as_json: bool
+) -> None:
+    """Combine members' signatures into MULTISIG's, added to FILE (as gnokey multisign).
+
+    At least the multisig's threshold of members must have signed.
+
+    \b
+    Example:
+      c4 multisign fee.json owners --signature alice.sig --signature bob.sig
+    """
+    info = Keyring(home).find(multisig)
+    if info.kind != MULTI or isinstance(info.pub_key, bytes):
+        raise BadInput(f"key {info.name!r} is not a multisig (c4 keys add --multisig makes one)")
+    tx = offline.read_tx(tx_file)
+    if offline.signer_of(tx) != info.address:
+        raise BadInput(
+            f"{info.name} ({info.address}) is not this transaction's signer "
+            f"({offline.signer_of(tx)})"
+        )
+    tx = offline.with_signature(tx, offline.combine(info.pub_key, list(documents)))
+    offline.write_tx(tx_file, tx)
+    if as_json:
+        emit_json({"file": str(tx_file), "multisig": info.name, "hash": tx_hash(tx)})
+    else:
+        click.echo(f"Tx successfully signed and saved to {printable(str(tx_file))}")
+
+
+@click.command("broadcast")
+@click.argument("tx_file", metavar="FILE", type=_FILE)
+@click.option(
+    "--simulate",
+    type=click.Choice(SIMULATE_MODES),
+    default="test",
+    show_default=True,
+    help="test runs it first and sends it only if it passes; skip sends it untested; "
+    "only runs it and sends nothing.",
+)
+@click.option(
+    "--fee-cap",
+    "fee_cap_text",
+    metavar="COINS",
+    help="The most gas fee c4 sends without being told (the file's fee is the signers', "
+    "not yours). Default: $C4_FEE_CAP, else config.toml's fee_cap, else 10gnot.",
+)
+@click.option("--chain-id", metavar="ID", help="For --remote naming a node of another chain.")
+@common_options
+def broadcast(
+    tx_file: Path,
+    simulate: str,
+    fee_cap_text: str | None,
+    chain_id: str | None,
+    home: Path,
+    as_json: bool,
+) -> None:
+    """Send a signed transaction from FILE (c4's or gnokey's) and print its receipt.
+
+    Its signature is checked against the signer's account before anything is
+    sent; on a node it is journaled like any transaction c4 sends.
+
+    \b
+    Example:
+      c4 broadcast fee.json
+    """
+    tx = offline.read_tx(tx_file)
+    if not tx["signatures"]:
+        raise BadInput(f"{tx_file} is not signed: c4 sign (or c4 multisign) it first")
+    chain = open_chain(home, chain_id=chain_id)
+    cap = fee_cap(home, fee_cap_text)
+    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
+    if asked > cap:
+        raise BadInput(
+            f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 sends "
+            "without being told; nothing was sent: pass --fee-cap to send it"
+        )
+    outbox.transacting()
+    receipt = chain.broadcast(tx, policy=SendPolicy(simulate=simulate, fee_cap=cap))
+    print_receipt(receipt, as_json=as_json)
