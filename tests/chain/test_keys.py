@@ -30,6 +30,7 @@ def test_recover_test1_from_the_shell(home) -> None:  # type: ignore[no-untyped-
     doc = json.loads(result.stdout)
     assert doc == {
         "name": "test1",
+        "type": "local",
         "address": "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",
         "pub_key": "A+FhNtsXHjLfSJk1lB8FbiL4mGPjc50Kt81J7EKDnJ2y",
         # As `gnokey add --recover test1` prints it.

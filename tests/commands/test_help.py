@@ -38,7 +38,17 @@ def test_help_has_an_example(name: str, command: click.Command) -> None:
 
 
 # Commands that never reach a chain do not offer --remote; solve uses no home either.
-NO_REMOTE = {"demo", "keys add", "keys delete", "keys list", "keys show", "node start", "node stop"}
+NO_REMOTE = {
+    "demo",
+    "keys add",
+    "keys delete",
+    "keys export",
+    "keys import",
+    "keys list",
+    "keys show",
+    "node start",
+    "node stop",
+}
 
 
 def test_each_command_offers_the_options_that_apply_to_it() -> None:

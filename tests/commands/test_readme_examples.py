@@ -115,12 +115,14 @@ def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
     raise AssertionError("the secrets drew bob 20 times in a row")
 
 
-def test_the_walkthrough_the_operators_and_session_keys(
+def test_the_walkthrough_the_operators_the_multisig_and_session_keys(
     tmp_path: Path, env: dict[str, str], walked: Path
 ) -> None:
     after_walkthrough(walked, tmp_path)
     (operators,) = section("Operators")
     run(operators, tmp_path, env)
+    (multisig,) = section("An owner that is a multisig")
+    run(multisig, tmp_path, env)
     # "Session keys": game 2 waits for alice's move (bob, drawn first, played column 1).
     bob_moves_first(tmp_path, env, 2, "2gnot")
     c4(tmp_path, env, "play", "2", "1", "bob")
