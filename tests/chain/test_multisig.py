@@ -1,0 +1,211 @@
+"""Multisig keys and transactions signed from hand to hand, on the local chain.
+
+The vectors were made by gnokey v1.7.1 (`gnokey add multisig`, `sign
+-output-document`, `multisign`) with three throwaway keys; tests/node runs the same
+flows against gnokey and a node.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from c4cli.chain import crypto, pubkeys
+from c4cli.chain.amino import decode_tx, encode_tx
+from c4cli.chain.pubkeys import Multisig
+from c4cli.chain.tx import sign_bytes
+from c4cli.errors import BadInput
+from support import Home
+
+# gnokey's keys a, b, c as `gnokey list` printed them, and their 2-of-3 `ms`.
+SECP_PREFIX = "gpub1pgfj7ard9eg82cjtv4u4xetrwqer2dntxyfzxz3pq"  # the amino Any of a secp256k1 key
+GPUB_A = SECP_PREFIX + "29we7rcpmp6u4q7hsug9nx46m4y2mz2293zgxxzndleyf46vmqdcstgd62"
+GPUB_B = SECP_PREFIX + "28un7t6upjduccp06sdlhwut0vpfx4mgj9j0eaxnchxlfv67cypzajc6ae"
+GPUB_C = SECP_PREFIX + "de2qy4dlggqv0kty48e5glc9f2aca9v399xy9ac3ghn5qq8kqpsqlz9fdc"
+MS_ADDRESS = "g1tvshge8qysfhqrnmkf770fq8fsh9dkxq2u4hll"
+# `gnokey multisign` of a's and b's signatures (chain dev, account 5, sequence 0).
+MULTISIGNED = json.loads(
+    '{"msg":[{"@type":"/vm.m_call","caller":"g1tvshge8qysfhqrnmkf770fq8fsh9dkxq2u4hll","send":"",'
+    '"max_deposit":"","pkg_path":"gno.land/r/demo/connect4","func":"SetFee","args":["100"]}],'
+    '"fee":{"gas_wanted":"2000000","gas_fee":"1000ugnot"},"signatures":[{"pub_key":{"@type":'
+    '"/tm.PubKeyMultisig","threshold":"2","pubkeys":[{"@type":"/tm.PubKeySecp256k1","value":'
+    '"A3KgEq36EAY+yyVPmiP4KlXcdKyJSmIXuIovOgAHsAMA"},{"@type":"/tm.PubKeySecp256k1","value":'
+    '"Ao/J+XrgZN5jAX6g393cW9gUmrtEiyfnpp4ub6Wa9ggR"},{"@type":"/tm.PubKeySecp256k1","value":'
+    '"Aors+HgOw65UHrw4gszV1upFbEpRYiQYwpt/kia6ZsDc"}]},"signature":"CgUIAxIBYBJAlRkm8u35xLdcUw18x'
+    "PBwWUOMzooY3uDMEdB/u7RebCgOmrBP0kkR533ya29RlrY3lYYzOOjd/+FroiBWtM2OgBJA75tYE/5ryqfCxLJqfYvU3g"
+    '7DJHb6sZXvHlFqNuhiVFtYkhbr8GkdpLY9cIA8uEP4BR7GsFZyI67KA094Cn2D7A=="}],"memo":""}'
+)
+
+
+def _members() -> list[pubkeys.PubKey]:
+    return [pubkeys.from_bech32(text) for text in (GPUB_A, GPUB_B, GPUB_C)]
+
+
+def test_a_multisig_is_gnokeys_key_address_and_signature() -> None:
+    key = pubkeys.new_multisig(2, _members())  # sorted by address, as gnokey sorts
+    entry = MULTISIGNED["signatures"][0]
+    assert pubkeys.to_json(key) == entry["pub_key"]
+    assert pubkeys.address(key) == MS_ADDRESS
+    assert pubkeys.from_bech32(pubkeys.bech32(key)) == key  # longer than BIP173's 90
+    assert len(pubkeys.bech32(key)) > 90
+    doc = sign_bytes("dev", 5, 0, MULTISIGNED["fee"], MULTISIGNED["msg"], "")
+    raw = base64.b64decode(entry["signature"])
+    assert pubkeys.verify(key, doc, raw)
+    assert not pubkeys.verify(key, sign_bytes("dev", 5, 1, *_rest()), raw)  # another sequence
+    # The members' signatures, taken out and put back: gnokey's bytes again.
+    members = pubkeys.signed_members(3, raw)
+    assert members is not None and [index for index, _ in members] == [1, 2]
+    assert pubkeys.multisignature(3, dict(members)) == raw
+    assert pubkeys.verify(key, doc, pubkeys.multisignature(3, dict(members[:1]))) is False
+    assert encode_tx(decode_tx(encode_tx(MULTISIGNED))) == encode_tx(MULTISIGNED)
+    assert decode_tx(encode_tx(MULTISIGNED)) == MULTISIGNED
+
+
+def _rest() -> tuple[dict[str, str], list[dict[str, object]], str]:
+    return MULTISIGNED["fee"], MULTISIGNED["msg"], ""
+
+
+@pytest.mark.parametrize(
+    ("threshold", "members", "reason"),
+    [
+        (0, 3, "the threshold must be at least 1"),
+        (4, 3, "a threshold of 4 needs at least as many keys"),
+        (2, -1, "a key is listed twice"),
+    ],
+)
+def test_tm2_refuses_these_multisigs(threshold: int, members: int, reason: str) -> None:
+    keys = _members()
+    chosen = keys[:members] if members > 0 else [keys[0], keys[0]]
+    with pytest.raises(BadInput, match=reason):
+        pubkeys.new_multisig(threshold, chosen)
+
+
+def test_nesting_and_size_are_bounded_as_tm2_bounds_them() -> None:
+    leaf = _members()[0]
+    key: pubkeys.PubKey = leaf
+    for _ in range(6):
+        key = Multisig(1, (key,))
+    pubkeys.check(key)  # six levels: allowed
+    with pytest.raises(pubkeys.NotAKey, match="nested more than 6"):
+        pubkeys.check(Multisig(1, (key,)))
+    many = tuple(crypto.public_key(bytes([i + 1]) * 32) for i in range(14))
+    with pytest.raises(pubkeys.NotAKey, match="more than 14 keys"):
+        pubkeys.check(Multisig(1, many))
+
+
+@given(st.integers(1, 20).flatmap(lambda n: st.tuples(st.just(n), st.sets(st.integers(0, n - 1)))))
+def test_a_multisignature_reads_back_as_written(sized: tuple[int, set[int]]) -> None:
+    size, chosen = sized
+    signatures = {index: bytes([index]) * 64 for index in chosen}
+    raw = pubkeys.multisignature(size, signatures)
+    assert pubkeys.signed_members(size, raw) == sorted(signatures.items())
+    if size > 1:
+        assert pubkeys.signed_members(size - 1, raw) is None  # another size: refused
+
+
+# -- the commands, on the local chain -------------------------------------------------
+
+
+def _generate(home: Home, tmp: Path, *args: str) -> Path:
+    path = tmp / "tx.json"
+    path.write_text(home.ok(*args, "--generate-only").stdout.strip())
+    return path
+
+
+def _multisigned(home: Home, tmp: Path, signers: tuple[str, ...], *args: str) -> Path:
+    tx = _generate(home, tmp, *args)
+    documents = []
+    for name in signers:
+        document = tmp / f"{name}.sig"
+        home.ok("sign", str(tx), name, "--output-document", str(document))
+        documents += ["--signature", str(document)]
+    home.ok("multisign", str(tx), "owners", *documents)
+    return tx
+
+
+def test_a_two_of_three_takes_over_the_realm_and_sets_the_fee(chain: Home, tmp_path: Path) -> None:
+    chain.ok("keys", "add", "owners", "--multisig", "alice", "--multisig", "bob",
+             "--multisig", "carol", "--threshold", "2")  # fmt: skip
+    info = chain.json("keys", "show", "owners")
+    assert info["type"] == "multi" and info["pub_key"]["threshold"] == "2"
+    chain.ok("send", "--to", "owners", "--amount", "5gnot", "test1")
+    chain.ok("transfer-ownership", "owners", "test1")
+    tx = _multisigned(chain, tmp_path, ("carol", "alice"), "accept-ownership", "owners")
+    receipt = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
+    assert receipt["ok"] and receipt["func"] == "AcceptOwnership"
+    assert chain.json("query", "fees")["owner"] == info["address"]
+    tx = _multisigned(chain, tmp_path, ("bob", "carol"), "set-fee", "0.1gnot", "owners")
+    chain.ok("broadcast", str(tx))
+    assert chain.json("query", "fees")["fee"] == 100_000
+    # The log holds the multisig's signature, and a replay from genesis checks it.
+    assert chain.json("verify")["ok"] is True
+    signed = chain.json("tx", receipt["hash"])["tx"]["signatures"][0]
+    assert signed["pub_key"]["@type"] == "/tm.PubKeyMultisig"
+    # The same file again: its sequence is spent, refused in one line, nothing appended.
+    chain.fails(1, "broadcast", str(tx), message=(
+        "signature verification failed; verify correct account, sequence, and chain-id"
+    ))  # fmt: skip
+
+
+def test_what_cannot_be_sent_is_refused_before_anything_leaves(chain: Home, tmp_path: Path) -> None:
+    chain.ok("keys", "add", "owners", "--multisig", "alice", "--multisig", "bob",
+             "--multisig", "carol", "--threshold", "2")  # fmt: skip
+    chain.ok("send", "--to", "owners", "--amount", "5gnot", "test1")
+    tx = _generate(chain, tmp_path, "send", "--to", "alice", "--amount", "1gnot", "owners")
+    chain.fails(
+        2, "broadcast", str(tx), message=f"{tx} is not signed: c4 sign (or c4 multisign) it first"
+    )
+    chain.ok("sign", str(tx), "alice", "--output-document", str(tmp_path / "a.sig"))
+    chain.fails(2, "multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
+                message="1 member(s) signed; this multisig needs 2 of 3")  # fmt: skip
+    chain.fails(2, "sign", str(tx), "bob")  # bob is not the signer: a document is needed
+    chain.fails(2, "sign", str(tx), "owners", "--output-document", str(tmp_path / "x.sig"))
+    chain.ok("keys", "add", "dave")
+    chain.ok("sign", str(tx), "dave", "--output-document", str(tmp_path / "d.sig"))
+    chain.fails(2, "multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
+                "--signature", str(tmp_path / "d.sig"))  # fmt: skip
+    # A member's signature over other numbers: combined, but refused at broadcast.
+    chain.ok("sign", str(tx), "bob", "--output-document", str(tmp_path / "b.sig"),
+             "--account-number", "0", "--account-sequence", "0")  # fmt: skip
+    chain.ok("multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
+             "--signature", str(tmp_path / "b.sig"))  # fmt: skip
+    chain.fails(1, "broadcast", str(tx))
+    assert chain.balance("owners") == 5_000_000
+
+
+def test_a_fee_above_the_cap_is_not_sent_unless_raised(chain: Home, tmp_path: Path) -> None:
+    tx = tmp_path / "tx.json"
+    tx.write_text(chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice",
+                           "--gas-fee", "20gnot", "--generate-only").stdout)  # fmt: skip
+    chain.ok("sign", str(tx), "alice")
+    chain.fails(2, "broadcast", str(tx))
+    chain.ok("broadcast", str(tx), "--fee-cap", "20gnot")
+    assert chain.balance("bob") == 10_000_000 * 1_000_000 + 1_000_000
+
+
+def test_sign_works_offline_with_every_number_given(home: Home, tmp_path: Path) -> None:
+    """No chain in the home: the chain id and both numbers given, as gnokey signs."""
+    home.ok("keys", "add", "ms-a", "--pubkey", GPUB_A)
+    assert home.json("keys", "show", "ms-a")["type"] == "offline"
+    home.fails(2, "keys", "add", "bad", "--pubkey", "gpub1qqqq")
+    home.ok("keys", "add", "alice")
+    alice = home.address("alice")
+    tx = tmp_path / "tx.json"
+    body = {"msg": [{"@type": "/bank.MsgSend", "from_address": alice, "to_address": alice,
+                     "amount": "1ugnot"}],
+            "fee": {"gas_wanted": "100000", "gas_fee": "1000ugnot"}, "signatures": None,
+            "memo": ""}  # fmt: skip
+    tx.write_text(json.dumps(body))
+    home.fails(3, "sign", str(tx), "alice")  # no chain to read the numbers from
+    home.ok("sign", str(tx), "alice", "--chain-id", "dev", "--account-number", "3",
+            "--account-sequence", "9")  # fmt: skip
+    signed = json.loads(tx.read_text())
+    key = pubkeys.from_json(signed["signatures"][0]["pub_key"])
+    doc = sign_bytes("dev", 3, 9, signed["fee"], signed["msg"], "")
+    assert pubkeys.verify(key, doc, base64.b64decode(signed["signatures"][0]["signature"]))
+    assert tx.read_text() == tx.read_text().strip()  # gnokey's file: no newline at the end
