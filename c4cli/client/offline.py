@@ -71,14 +71,19 @@ def write_signature(path: Path, entry: dict[str, Any]) -> None:
     write_private(path, go_json(entry).encode(), consequence=f"{path} was not written")
 
 
-def account_numbers(reader: Reader, address: str) -> tuple[int, int]:
-    """(account number, sequence) of an account on the chain, as ``auth/accounts`` says."""
+def account_numbers(reader: Reader, address: str, session: str | None = None) -> tuple[int, int]:
+    """(account number, sequence) of an account on the chain, as ``auth/accounts`` says; a
+    session key's own, under its master, with ``session``."""
+    path = f"auth/accounts/{address}" + (f"/session/{session}" if session else "")
     try:
-        document = json.loads(reader.query(f"auth/accounts/{address}").data or "null")
+        document = json.loads(reader.query(path).data or "null")
+        if session:
+            document = document["BaseSessionAccount"]
         account = document["BaseAccount"]
         return int(account["account_number"]), int(account["sequence"])
     except Refused:
-        raise BadInput(f"unknown address: account {address} does not exist") from None
+        what = f"session {session} of {address}" if session else f"account {address}"
+        raise BadInput(f"unknown address: {what} does not exist") from None
     except (ValueError, KeyError, TypeError):
         raise BadInput(
             f"account {address} does not exist yet: send it coins first, or give "
@@ -87,14 +92,24 @@ def account_numbers(reader: Reader, address: str) -> tuple[int, int]:
 
 
 def signature(
-    tx: Tx, private_key: bytes, *, chain_id: str, account_number: int, sequence: int
+    tx: Tx,
+    private_key: bytes,
+    *,
+    chain_id: str,
+    account_number: int,
+    sequence: int,
+    session_addr: str | None = None,
 ) -> dict[str, Any]:
-    """One key's signature document over the transaction, as gnokey's ``sign`` makes it."""
+    """One key's signature document over the transaction, as gnokey's ``sign`` makes it
+    (a session key's names its session, as ``sign -session`` does)."""
     doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
-    return {
+    entry: dict[str, Any] = {
         "pub_key": pubkeys.to_json(crypto.public_key(private_key)),
         "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
     }
+    if session_addr:
+        entry["session_addr"] = session_addr
+    return entry
 
 
 def with_signature(tx: Tx, entry: dict[str, Any]) -> Tx:

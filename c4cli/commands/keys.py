@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
@@ -115,13 +114,9 @@ def add(
         mnemonic = crypto.normalize_mnemonic(words)
     else:
         mnemonic = crypto.new_mnemonic()
-    private_key = crypto.derive_private_key(mnemonic, account, index)
-    secret = passphrase(
-        password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
+    info = _store(
+        keyring, name, crypto.derive_private_key(mnemonic, account, index), password_stdin
     )
-    if not secret:
-        click.echo(UNENCRYPTED_WARNING, err=True)
-    info = keyring.add(name, private_key, secret)
     if as_json:
         document = info.to_json()
         if not recover:
@@ -199,19 +194,20 @@ def delete(name: str, yes: bool, home: Path, as_json: bool) -> None:
 
 
 def _armor_passphrase(prompt: str, *, confirm: bool) -> str:
-    """$C4_ARMOR_PASSWORD (even empty), else a prompt on a terminal."""
-    env = os.environ.get("C4_ARMOR_PASSWORD")
-    if env is not None:
-        return env
-    if not stdin_is_terminal():
-        raise BadInput(
-            "the armor's passphrase is needed and there is no terminal to ask on: "
-            "set $C4_ARMOR_PASSWORD (empty for an unencrypted armor)"
-        )
-    value: str = click.prompt(
-        prompt, hide_input=True, confirmation_prompt=confirm, default="", show_default=False
+    """$C4_ARMOR_PASSWORD (even empty: an armor in clear), else a prompt on a terminal."""
+    return passphrase(
+        password_stdin=False, prompt=prompt, confirm=confirm, variable="C4_ARMOR_PASSWORD"
     )
-    return value
+
+
+def _store(keyring: Keyring, name: str, private_key: bytes, password_stdin: bool) -> KeyInfo:
+    """A new local key under its own passphrase (asked, with gnokey's warning if empty)."""
+    secret = passphrase(
+        password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
+    )
+    if not secret:
+        click.echo(UNENCRYPTED_WARNING, err=True)
+    return keyring.add(name, private_key, secret)
 
 
 @keys.command("export")
@@ -284,12 +280,7 @@ def import_(name: str, armor_path: Path, password_stdin: bool, home: Path, as_js
     private_key = armor.import_key(
         text, lambda: _armor_passphrase("Passphrase of the armor", confirm=False), str(armor_path)
     )
-    own = passphrase(
-        password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
-    )
-    if not own:
-        click.echo(UNENCRYPTED_WARNING, err=True)
-    info = keyring.add(name, private_key, own)
+    info = _store(keyring, name, private_key, password_stdin)
     if as_json:
         emit_json(info.to_json())
     else:

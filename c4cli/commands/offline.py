@@ -43,6 +43,11 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     metavar="ID",
     help="Default: the chain's. With both numbers too, c4 signs without reaching any chain.",
 )
+@click.option(
+    "--session",
+    is_flag=True,
+    help="KEY is a session key of the signer's (as gnokey sign -session): its own numbers.",
+)
 @click.option("--password-stdin", is_flag=True, help="Read the key's passphrase from stdin.")
 @common_options
 def sign(
@@ -52,6 +57,7 @@ def sign(
     account_number: int | None,
     account_sequence: int | None,
     chain_id: str | None,
+    session: bool,
     password_stdin: bool,
     home: Path,
     as_json: bool,
@@ -70,7 +76,7 @@ def sign(
     tx = offline.read_tx(tx_file)
     info = Keyring(home).find(key)
     signer = offline.signer_of(tx)
-    if output_document is None and info.address != signer:
+    if output_document is None and info.address != signer and not session:
         raise BadInput(
             f"{info.name} ({info.address}) is not this transaction's signer ({signer}): "
             "a multisig member's signature goes to --output-document, for c4 multisign"
@@ -81,7 +87,9 @@ def sign(
         chain = open_chain(home, chain_id=chain_id)
         chain_id = chain.chain_id
         if account_number is None or account_sequence is None:
-            account_number, account_sequence = offline.account_numbers(chain, signer)
+            account_number, account_sequence = offline.account_numbers(
+                chain, signer, info.address if session else None
+            )
     private_key = signer_for(home, info.name, password_stdin=password_stdin).private_key
     entry = offline.signature(
         tx,
@@ -89,6 +97,7 @@ def sign(
         chain_id=chain_id,
         account_number=account_number,
         sequence=account_sequence,
+        session_addr=info.address if session else None,
     )
     if output_document is not None:
         offline.write_signature(output_document, entry)

@@ -52,18 +52,22 @@ def read_stdin_line() -> str:
     return line.rstrip("\r\n")
 
 
-def passphrase(*, password_stdin: bool, prompt: str, confirm: bool = False) -> str:
-    """--password-stdin, else $C4_PASSWORD (even empty), else a prompt on a terminal."""
+def passphrase(
+    *, password_stdin: bool, prompt: str, confirm: bool = False, variable: str = "C4_PASSWORD"
+) -> str:
+    """--password-stdin, else ``$variable`` (even empty), else a prompt on a terminal."""
     if password_stdin:
         return read_stdin_line()
-    env = os.environ.get("C4_PASSWORD")
+    env = os.environ.get(variable)
     if env is not None:
         return env
     if not stdin_is_terminal():
-        raise BadInput(
-            "a passphrase is needed and there is no terminal to ask on: "
-            "pass --password-stdin or set $C4_PASSWORD"
+        how = (
+            f"set ${variable}"
+            if variable != "C4_PASSWORD"
+            else "pass --password-stdin or set $C4_PASSWORD"
         )
+        raise BadInput(f"a passphrase is needed and there is no terminal to ask on: {how}")
     value: str = click.prompt(
         prompt, hide_input=True, confirmation_prompt=confirm, default="", show_default=False
     )

@@ -209,3 +209,16 @@ def test_sign_works_offline_with_every_number_given(home: Home, tmp_path: Path) 
     doc = sign_bytes("dev", 3, 9, signed["fee"], signed["msg"], "")
     assert pubkeys.verify(key, doc, base64.b64decode(signed["signatures"][0]["signature"]))
     assert tx.read_text() == tx.read_text().strip()  # gnokey's file: no newline at the end
+
+
+def test_a_session_key_signs_a_file_for_its_master(chain: Home, tmp_path: Path) -> None:
+    """As gnokey sign -session: the session's own numbers, its address in the signature."""
+    chain.ok("session", "create", "--session-key", "alice-s", "--allow-paths", "bank/send",
+             "--spend-limit", "1gnot", "alice")  # fmt: skip
+    tx = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "5ugnot", "alice")
+    chain.ok("sign", str(tx), "alice-s", "--session")
+    entry = json.loads(tx.read_text())["signatures"][0]
+    assert entry["session_addr"] == chain.address("alice-s")
+    before = chain.balance("bob")
+    chain.ok("broadcast", str(tx))
+    assert chain.balance("bob") == before + 5
