@@ -9,7 +9,7 @@ position, in process (one process per engine, its transposition table kept
 from position to position, as Pons' own benchmark does), with the ratio to
 Pons' published C++ mean. The pure-Python search runs on the first
 ``--python-limit`` positions of each set, and not at all on the two hardest.
-The opening book is used where it is installed (``pip install 'c4cli[book]'``);
+The opening book is used where it is installed (every install of c4 has it);
 ``--no-book`` measures the search alone (C4_BOOK=off).
 
 Then ``c4 hint``, as a user runs it: a local chain is built with one game per

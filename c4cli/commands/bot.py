@@ -13,26 +13,35 @@ import click
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands.options import common_options, game_id_arg
+from c4cli.commands.solve import think_option
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
 from c4cli.commands.views import coloured, mark_four, rich_board
 from c4cli.errors import Refused
 from c4cli.escape import printable
 
+# Seconds of the move clock kept for sending the move once it is chosen.
+SEND_MARGIN = 10
+
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.argument("key")
 @click.option("--until-end", is_flag=True, help="Keep playing until the game ends.")
+@think_option
 @tx_options
 @common_options
-def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> None:
+def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opts: Any) -> None:
     """Play KEY's moves in GAME with the solver, waiting for the chain between them.
 
     Without --until-end the bot makes one move (waiting for KEY's turn) and
     stops; with it, it plays until the game is over. It waits while the reveals
     are due and stops at once if the game is over or not KEY's to play. Two bots,
     one per side, finish a game without a script of moves. Ctrl-C stops it.
+
+    Each move is searched for at most --think seconds, and never past the move
+    clock (less a margin to send the move): when time runs out first, the bot
+    plays the best move found and says it is not proven.
 
     \b
     Example:
@@ -62,18 +71,24 @@ def bot(game_id: str, key: str, until_end: bool, home: Path, **opts: Any) -> Non
             )
             return
         if game.status == Status.PLAYING and game.turn and game.player(game.turn) == me:
-            column = solver.best_move(game.board())
-            call = workflow.play_call(number, column, game.moves)
+            started = time.monotonic()
+            left = game.deadline - chain.chain_time(time.time()) - SEND_MARGIN
+            choice = solver.solve_within(game.board(), started + max(min(think, left), 1.0))
+            thought = round(time.monotonic() - started, 2)
+            call = workflow.play_call(number, choice.column, game.moves)
             receipt = submit(home, key, workflow.messages(workflow.given(call), me), opts)
+            unproven = "" if choice.exact else f" (the best found in {thought:g} s, not proven)"
             _say(
                 opts["as_json"],
                 {
                     "game": number,
                     "move": game.moves,
-                    "column": column,
+                    "column": choice.column,
+                    "exact": choice.exact,
+                    "seconds": thought,
                     "hash": receipt.result.hash,
                 },
-                f"game {number}, move {game.moves}: {key} plays {column}",
+                f"game {number}, move {game.moves}: {key} plays {choice.column}{unproven}",
             )
             if not until_end:
                 return

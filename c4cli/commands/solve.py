@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import Any, TypeVar
 
 import click
 
@@ -12,6 +15,8 @@ from c4cli.commands.options import common_options, emit_json, json_option
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
 from c4cli.errors import BadInput
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def ordinal(n: int) -> str:
@@ -30,11 +35,31 @@ def verdict(score: int, subject: str = "the side to move") -> str:
     return "draw"
 
 
-def scores_line(scores: list[int | None]) -> str:
-    """Every column's score: ``1:-8  2:-8 … 5:full  6:+4``."""
-    return "scores: " + "  ".join(
-        f"{col}:{'full' if s is None else format(s, '+d')}" for col, s in enumerate(scores, 1)
-    )
+def scores_line(scores: list[int | None], unproven: tuple[int, ...] = ()) -> str:
+    """Every column's score: ``1:-8  2:-8 … 5:full  6:+4`` (``?``: not proven in time)."""
+
+    def shown(col: int, score: int | None) -> str:
+        if score is not None:
+            return format(score, "+d")
+        return "?" if col in unproven else "full"
+
+    return "scores: " + "  ".join(f"{c}:{shown(c, s)}" for c, s in enumerate(scores, 1))
+
+
+# How long `c4 hint` and `c4 bot` search before settling for the best move found: well
+# inside the realm's 90-second move clock, with room left to send the move.
+DEFAULT_THINK = 30.0
+
+
+def think_option(func: F) -> F:
+    return click.option(
+        "--think",
+        type=click.FloatRange(min=0.1),
+        default=DEFAULT_THINK,
+        show_default=True,
+        metavar="SECONDS",
+        help="Search at most this long; then the best move found, said to be unproven.",
+    )(func)
 
 
 def best_line(best: list[int]) -> str:
@@ -79,9 +104,13 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
 
 @click.command()
 @click.argument("game_id", metavar="GAME")
+@think_option
 @common_options
-def hint(game_id: str, home: Path, as_json: bool) -> None:
+def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
     """The exact score and the best columns for the player to move in GAME.
+
+    The search stops after --think seconds: then the hint is the best column found,
+    said not to be proven (`"exact": false` in JSON, unproven columns null).
 
     \b
     Example:
@@ -97,13 +126,16 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
     disc = "red" if address == game.creator else "yellow"
     # GameJSON publishes the position, not the order it was reached in: the
     # solver needs only the position, and `moves` is one order that reaches it.
-    moves = game.board().encode()
+    board = game.board()
+    moves = board.encode()
     try:
-        scores = _solver().solve_all(moves)
+        choice = _solver().solve_within(moves, time.monotonic() + think)
     except _solver().SolverError as exc:  # a game in play is never over; kept for safety
         raise BadInput(f"cannot solve game {game.id}: {exc}") from None
-    score = max(s for s in scores if s is not None)
-    best = _solver().best_columns(scores)
+    scores = choice.scores
+    proven = [s for s in scores if s is not None]
+    score = max(proven) if choice.exact or proven else None
+    best = _solver().best_columns(scores) if choice.exact else [choice.column]
     if as_json:
         emit_json(
             {
@@ -111,21 +143,24 @@ def hint(game_id: str, home: Path, as_json: bool) -> None:
                 "moves": moves,
                 "player": address,
                 "key": name,
-                "score": score,
+                "score": score if choice.exact else None,
                 "best": best,
                 "scores": scores,
+                "exact": choice.exact,
                 "engine": _solver().ENGINE,
                 "book": _solver().reads_book(moves),
             }
         )
         return
     who = f"{name} ({disc})" if name else f"{address} ({disc})"
-    click.echo(
-        f"game {game.id}, move {game.moves}: {who} to move; "
-        f"{verdict(score, subject='')} (score {score:+d})"
-    )
-    click.echo(best_line(best))
-    click.echo(scores_line(scores))
+    if choice.exact and score is not None:
+        said = f"{verdict(score, subject='')} (score {score:+d})"
+    else:
+        said = f"not solved within {think:g} s"
+    click.echo(f"game {game.id}, move {game.moves}: {who} to move; {said}")
+    click.echo(best_line(best) + ("" if choice.exact else " (the best found, not proven)"))
+    unproven = tuple(col + 1 for col in board.legal() if scores[col] is None)
+    click.echo(scores_line(scores, unproven))
 
 
 def _solver() -> ModuleType:

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define WIDTH 7
 #define HEIGHT 6
@@ -137,17 +138,33 @@ static int book_score(uint64_t current, uint64_t mask, int *score)
 /* Values in the table are stored as value - MIN + 1 so that 0 means empty. */
 #define MIN_SCORE (-(CELLS / 2) + 3)
 
-/* Set when a signal handler raised (Ctrl-C, SIGTERM): the search unwinds at once,
- * storing nothing more in the table, and the call returns with that exception. */
+/* Set when a signal handler raised (Ctrl-C, SIGTERM: STOPPED_BY_SIGNAL) or the
+ * deadline passed (STOPPED_BY_DEADLINE): the search unwinds at once, storing
+ * nothing more in the table (what it holds stays true), and the call returns with
+ * the handler's exception or TimeoutError. */
+#define STOPPED_BY_SIGNAL 1
+#define STOPPED_BY_DEADLINE 2
 static int stopped = 0;
+static double deadline = 0; /* CLOCK_MONOTONIC seconds (Python's time.monotonic); 0: none */
+
+static double monotonic(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
 
 static int negamax(uint64_t current, uint64_t mask, int moves, int alpha, int beta)
 {
     nodes++;
     /* The GIL is held throughout, so Python's handlers run only when asked to:
      * every 65536 positions, a few microseconds in a second of search. */
-    if ((nodes & 0xFFFF) == 0 && PyErr_CheckSignals() < 0)
-        stopped = 1;
+    if ((nodes & 0xFFFF) == 0) {
+        if (PyErr_CheckSignals() < 0)
+            stopped = STOPPED_BY_SIGNAL;
+        else if (deadline > 0 && monotonic() >= deadline)
+            stopped = STOPPED_BY_DEADLINE;
+    }
     if (stopped)
         return 0;
     uint64_t possible = (mask + BOTTOM) & FULL;
@@ -242,7 +259,8 @@ static PyObject *native_solve(PyObject *self, PyObject *args)
 {
     unsigned long long current, mask;
     int moves;
-    if (!PyArg_ParseTuple(args, "KKi", &current, &mask, &moves))
+    double until = 0;
+    if (!PyArg_ParseTuple(args, "KKi|d", &current, &mask, &moves, &until))
         return NULL;
     if (moves < 0 || moves >= CELLS || (current & ~mask) || (mask & ~FULL)) {
         PyErr_SetString(PyExc_ValueError, "not a position the solver takes");
@@ -262,9 +280,16 @@ static PyObject *native_solve(PyObject *self, PyObject *args)
     }
     /* The GIL stays held: the table is shared by every call of this process. */
     stopped = 0;
+    deadline = until;
     int score = solve(current, mask, moves);
+    deadline = 0;
     if (stopped) {
+        int why = stopped;
         stopped = 0;
+        if (why == STOPPED_BY_DEADLINE) {
+            PyErr_SetString(PyExc_TimeoutError, "the search ran out of time");
+            return NULL;
+        }
         return NULL; /* the exception the signal handler raised */
     }
     return PyLong_FromLong(score);
@@ -344,7 +369,8 @@ static PyObject *native_nodes(PyObject *self, PyObject *unused)
 
 static PyMethodDef methods[] = {
     {"solve", native_solve, METH_VARARGS,
-     "solve(current, mask, moves) -> the exact score of a position that is not over"},
+     "solve(current, mask, moves[, deadline]) -> the exact score of a position that is not "
+     "over; TimeoutError once time.monotonic() passes the deadline"},
     {"solve_moves", native_solve_moves, METH_VARARGS,
      "solve_moves(moves) -> the exact score after those moves (1-based columns)"},
     {"set_book", native_set_book, METH_O, "set_book(buffer or None) -> the opening book to use"},

@@ -18,9 +18,10 @@ Pure Python; the same answers, faster, come from the optional native core.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterable
 from mmap import mmap
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from c4cli.engine import book
 from c4cli.engine.board import COLS, ROWS, Board
@@ -129,7 +130,7 @@ class Position:
 class _Core(Protocol):
     """What the C core (c4cli/engine/_native.c) offers."""
 
-    def solve(self, current: int, mask: int, moves: int, /) -> int: ...
+    def solve(self, current: int, mask: int, moves: int, deadline: float = 0.0, /) -> int: ...
     def solve_moves(self, moves: str, /) -> int: ...
     def set_book(self, data: mmap | None, /) -> None: ...
 
@@ -174,11 +175,18 @@ def reads_book(moves: str) -> bool:
     return _book_for(len(moves) + 1) is not None  # solve_all searches each child
 
 
-def _search(current: int, mask: int, moves: int, tt: dict[int, int]) -> int:
+def _search(current: int, mask: int, moves: int, tt: dict[int, int], deadline: float = 0.0) -> int:
+    """The exact score; TimeoutError once ``time.monotonic()`` passes ``deadline`` (0:
+    never), the table left holding only what was proven."""
     shelf = _book_for(moves)  # also hands the book to the C core, on first use
     if _CORE is not None:
-        return _CORE.solve(current, mask, moves)
-    return _solve(current, mask, moves, tt, shelf)
+        return _CORE.solve(current, mask, moves, deadline)
+    global _deadline
+    _deadline = deadline
+    try:
+        return _solve(current, mask, moves, tt, shelf)
+    finally:
+        _deadline = 0.0
 
 
 def solve(moves: str | Board, *, tt: dict[int, int] | None = None) -> int:
@@ -205,24 +213,67 @@ def solve_python(moves: str, *, tt: dict[int, int] | None = None) -> int:
 
 def solve_all(moves: str | Board) -> list[int | None]:
     """Every column's score for the side to move (None for a full column)."""
+    return solve_within(moves).scores
+
+
+class Choice(NamedTuple):
+    """What a search within a time budget found: every column's exact score where it was
+    proven in time (None: a full column, or not proven), whether every legal column
+    was, and the column to play (1-based)."""
+
+    scores: list[int | None]
+    exact: bool
+    column: int
+
+
+def solve_within(moves: str | Board, deadline: float = 0.0) -> Choice:
+    """The columns' scores, proven one after the other, centre first, until
+    ``time.monotonic()`` passes ``deadline`` (0: no limit: every column, exactly).
+
+    The column chosen is the best proven one when all are; when time runs out first,
+    a proven win if there is one, else the first of: a proven draw, the most central
+    column not yet proven that does not hand the opponent a four at once, the least
+    bad proven loss."""
     position = (
         Position.from_board(moves) if isinstance(moves, Board) else Position.from_moves(moves)
     )
     tt: dict[int, int] = {}
-    scores: list[int | None] = []
-    for col in range(WIDTH):
-        if not position.can_play(col):
-            scores.append(None)
-        elif position.is_winning_move(col):
-            scores.append((CELLS + 1 - position.moves) // 2)
-        else:
-            child = Position(position.current, position.mask, position.moves)
-            child.play(col)
-            if child.moves == CELLS:
-                scores.append(0)
-            else:
-                scores.append(-_search(child.current, child.mask, child.moves, tt))
-    return scores
+    scores: list[int | None] = [None] * WIDTH
+    legal = [col for col in ORDER if position.can_play(col)]
+    unproven: list[int] = []
+    for col in legal:
+        if position.is_winning_move(col):
+            scores[col] = (CELLS + 1 - position.moves) // 2
+            continue
+        child = Position(position.current, position.mask, position.moves)
+        child.play(col)
+        if child.moves == CELLS:
+            scores[col] = 0
+            continue
+        if unproven or (deadline and time.monotonic() >= deadline):
+            unproven.append(col)
+            continue
+        try:
+            scores[col] = -_search(child.current, child.mask, child.moves, tt, deadline)
+        except TimeoutError:
+            unproven.append(col)
+    if not unproven:
+        return Choice(scores, True, best_columns(scores)[0])
+    return Choice(scores, False, _fallback(position, scores, unproven) + 1)
+
+
+def _fallback(position: Position, scores: list[int | None], unproven: list[int]) -> int:
+    """The column to play when not every column was proven in time (0-based)."""
+    proven = [(score, col) for col, score in enumerate(scores) if score is not None]
+    best = max(proven, key=lambda pair: (pair[0], -ORDER.index(pair[1])), default=None)
+    if best is not None and best[0] >= 0:
+        return best[1]
+    for col in unproven:  # centre first already
+        child = Position(position.current, position.mask, position.moves)
+        child.play(col)
+        if not winning_cells(child.current, child.mask) & child.possible():
+            return col  # the opponent has no four to play at once
+    return best[1] if best is not None else unproven[0]
 
 
 def best_move(position: str | Board) -> int:
@@ -257,6 +308,10 @@ def _solve(
     return low
 
 
+_deadline = 0.0  # the pure-Python search's: time.monotonic() to stop at (0: none)
+_nodes = 0
+
+
 def _half(x: int) -> int:
     """x / 2 rounded toward zero."""
     return -((-x) // 2) if x < 0 else x // 2
@@ -272,6 +327,10 @@ def _negamax(
     shelf: Book | None,
 ) -> int:
     """Alpha-beta for a position where the side to move cannot win at once."""
+    global _nodes
+    _nodes += 1
+    if _deadline and not _nodes & 0xFFF and time.monotonic() >= _deadline:
+        raise TimeoutError("the search ran out of time")
     possible = (mask + BOTTOM) & FULL
     opponent_wins = winning_cells(current ^ mask, mask)
     forced = possible & opponent_wins

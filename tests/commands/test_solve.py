@@ -186,3 +186,54 @@ def test_a_long_search_stops_on_a_signal(c4_bin: str, engine: str, signum: int) 
     assert proc.returncode == 128 + signum
     name = "interrupted" if signum == signal.SIGINT else "terminated"
     assert err == f"Error: {name}\n"
+
+
+def test_two_bots_without_the_book_move_within_their_budget(chain: Home, c4_bin: str) -> None:
+    """A fresh game and no book: the first moves cannot be proven in a second, so each
+    bot plays the best found within --think 1 and says so; the game still ends."""
+    gid, _ = opening(chain, "")
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", C4_BOOK="off")
+    bots = [
+        subprocess.Popen(
+            [c4_bin, "bot", gid, key, "--until-end", "--think", "1", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for key in ("alice", "bob")
+    ]
+    outputs = [bot.communicate(timeout=300) for bot in bots]
+    moves = []
+    for bot, (out, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and err == "", err
+        documents = [json.loads(line) for line in out.splitlines()]
+        assert documents[-1]["over"] in ("won", "draw")
+        moves += [doc for doc in documents if "column" in doc]
+    assert chain.game(int(gid))["status"] in ("won", "draw")
+    assert len(moves) == chain.game(int(gid))["moves"]
+    assert all(doc["seconds"] <= 1.5 for doc in moves), moves  # the budget, and a check's lag
+    moves.sort(key=lambda doc: doc["move"])
+    assert not moves[0]["exact"] and moves[-1]["exact"]  # the empty board; the end
+
+
+def test_a_hint_says_when_it_is_not_proven(chain: Home, c4_bin: str) -> None:
+    gid, _ = opening(chain, "44")
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", C4_BOOK="off")
+    proc = subprocess.run(
+        [c4_bin, "hint", gid, "--think", "0.5", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert doc["exact"] is False and doc["score"] is None and len(doc["best"]) == 1
+    shown = subprocess.run(
+        [c4_bin, "hint", gid, "--think", "0.5"], env=env, capture_output=True, text=True
+    ).stdout.splitlines()
+    assert shown[0].endswith("to move; not solved within 0.5 s"), shown
+    assert shown[1].endswith("(the best found, not proven)") and "?" in shown[2]
+    with_book = chain.json("hint", gid)  # the book proves it at once
+    assert with_book["exact"] is True and with_book["score"] is not None

@@ -17,9 +17,10 @@ from c4cli.engine.solver import Position
 
 
 def needs_book() -> book.Book:
-    """The installed book: skipped without it (``pip install 'c4cli[book]'``), a failure in CI."""
+    """The installed book (bitbully-databases, in every install): skipped without it, a
+    failure in CI."""
     if os.environ.get("C4_BOOK") == "off" or book.locate() is None:
-        missing("the opening book", "pip install 'c4cli[book]' installs bitbully-databases")
+        missing("the opening book", "pip install c4cli installs bitbully-databases")
     shelf = book.load()
     assert shelf is not None
     return shelf

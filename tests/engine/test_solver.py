@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def test_exact_on_a_begin_hard_sample() -> None:
     """Twenty of Begin-Hard (1-13 stones; Pons' C++ takes 5.5 s each without a book)."""
     needs_native()
     if os.environ.get("C4_BOOK") == "off" or solver.opening_book() is None:
-        missing("the opening book", "pip install 'c4cli[book]' installs bitbully-databases")
+        missing("the opening book", "pip install c4cli installs bitbully-databases")
     sample = positions("Test_L1_R3", 50)  # every 50th line
     assert len(sample) == 20
     for moves, score in sample:
@@ -155,3 +156,19 @@ def test_pure_python_is_used_when_asked() -> None:
     engine, scores = json.loads(out)
     assert engine == "python"
     assert scores == solve_all(position)
+
+
+def test_a_search_out_of_time_plays_a_safe_column(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its deadline, the choice is the most central column that hands the opponent
+    no four at once (here the centre would); with time, the proven best."""
+    moves = "146246152744"
+    rushed = solver.solve_within(moves, time.monotonic() - 1)
+    assert (rushed.exact, rushed.column, rushed.scores) == (False, 3, [None] * 7)
+    full = solver.solve_within(moves)
+    assert (full.exact, full.column) == (True, 3) and full.scores[3] == -15
+    # The pure-Python search stops at its deadline too (the empty board takes minutes).
+    monkeypatch.setattr(solver, "_CORE", None)
+    started = time.monotonic()
+    choice = solver.solve_within("", started + 0.3)
+    assert time.monotonic() - started < 2
+    assert not choice.exact and choice.column == 4
