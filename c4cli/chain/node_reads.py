@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import time as wallclock
 from typing import Any
 
 from c4cli.address import package_address
@@ -23,6 +24,9 @@ from c4cli.chain.rpc import Rpc
 from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.escape import printable
+
+GASPRICE = "auth/gasprice"
+STATUS_FRESH = 0.5  # seconds a status answer stands for the head
 
 
 class NodeReader(Rpc):
@@ -50,7 +54,8 @@ class NodeReader(Rpc):
         self._realm_path = realm_path
         self._chain_id = chain_id
         self._checked = False
-        self._status: Any = None
+        self._status: Any = None  # the last status answer, and when it came
+        self._status_at = 0.0
         self.seen_height = seen_height
         # A node named for one command on a home not bound to it: read freely, sign
         # only for a chain id the user gave (--chain-id), never for what it claims.
@@ -59,17 +64,61 @@ class NodeReader(Rpc):
         self.journal = journal
         # Sign over the legacy payload: set once a node refused the current one.
         self.legacy_payload = False
+        self._ahead: list[str] = []  # paths to ask along with the next read
+        self._asked: dict[str, Any] = {}  # their answers, each served once
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
-        """One JSON-RPC call; the first of a command checks the chain behind the URL."""
+        """One JSON-RPC call; the first of a command checks the chain behind the URL.
+
+        A read that comes first travels in one request with the ``status`` that checks
+        the chain (a JSON-RPC batch: one round trip, not two); its answer is believed
+        only once the status has passed. A broadcast never rides along: the chain is
+        checked before its bytes leave."""
         if not self._checked and method != "status":
+            if not method.startswith("broadcast"):
+                (answer,) = self.calls([(method, params)], timeout=timeout)
+                if isinstance(answer, Unreachable):
+                    raise answer
+                return answer
             self._check_chain()
         return super().rpc(method, params, timeout=timeout)
 
-    def _check_chain(self) -> None:
-        """The node is on the home's chain, and not behind what this home has seen."""
+    def calls(
+        self, calls: list[tuple[str, dict[str, Any]]], *, timeout: float | None = None
+    ) -> list[Any]:
+        """Several reads in one request, with the chain's check on a command's first:
+        each answer's ``result``, or the Unreachable it makes (returned: the caller
+        raises the one it needs). One call at a time where the node takes no batch."""
+        check = not self._checked
+        asked: list[tuple[str, dict[str, Any]]] = [("status", {})] if check else []
+        found = self.batch(asked + calls, timeout=timeout)
+        if found is None:
+            if check:
+                self._check_chain()
+            return [self._alone(method, params, timeout) for method, params in calls]
+        if check:
+            self._check_chain(found[0])
+        return found[len(asked) :]
+
+    def _alone(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
+        try:
+            return super().rpc(method, params, timeout=timeout)
+        except Unreachable as problem:
+            return problem
+
+    def ask_along(self, *paths: str) -> None:
+        """Have the next read of the node also ask these paths (in the same request);
+        their answers serve the first query of each, once."""
+        self._ahead += [path for path in paths if path not in self._ahead]
+
+    def _check_chain(self, status: Any = None) -> None:
+        """The node is on the home's chain, and not behind what this home has seen
+        (``status``: its answer, when it came in a batch)."""
         self._checked = True
-        status = self.rpc("status", {})
+        if isinstance(status, Unreachable):
+            raise status
+        if status is None:
+            status = self.rpc("status", {})
         network = answers.field(self.redacted, status, "node_info", "network")
         height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
         if not isinstance(network, str) or not str(height).isdigit():
@@ -87,7 +136,7 @@ class NodeReader(Rpc):
                 "or the node is still catching up; refused"
             )
         self._chain_id = network
-        self._status = status
+        self._status, self._status_at = status, wallclock.monotonic()
 
     # -- the Chain interface --------------------------------------------------------
 
@@ -117,9 +166,13 @@ class NodeReader(Rpc):
     def head(self) -> Head:
         if not self._checked:
             self._check_chain()
-        status, self._status = self._status, None  # the check's own answer, once
-        if status is None:
+        # A status under half a second old serves again (a view reads the head more
+        # than once); a wait for the next block asks once a second, so it never sees
+        # an old one.
+        status = self._status
+        if status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
             status = self.rpc("status", {})
+            self._status, self._status_at = status, wallclock.monotonic()
         height = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
         if not height.isdigit() or len(height) > 18:
             raise Unreachable(f"{self.redacted} answered status in a shape it never has")
@@ -144,13 +197,22 @@ class NodeReader(Rpc):
         return Answer(answered, value.decode("utf-8", "replace"))
 
     def _abci(self, path: str, data: bytes, height: int = 0) -> tuple[bytes, int]:
-        params = {
-            "path": path,
-            "data": base64.b64encode(data).decode(),
-            "height": str(height),
-            "prove": False,
-        }
-        result = self.rpc("abci_query", params)
+        plain = not data and not height
+        if plain and path in self._asked:
+            result = self._asked.pop(path)
+        elif self._ahead:
+            extra = [p for p in self._ahead if p != path or not plain]
+            self._ahead = []
+            found = self.calls(
+                [("abci_query", _params(path, data, height))]
+                + [("abci_query", _params(p, b"", 0)) for p in extra]
+            )
+            self._asked.update(zip(extra, found[1:], strict=True))
+            result = found[0]
+        else:
+            result = self.rpc("abci_query", _params(path, data, height))
+        if isinstance(result, Unreachable):
+            raise result
         try:
             response = result["response"]
             base = response.get("ResponseBase", response)
@@ -171,14 +233,20 @@ class NodeReader(Rpc):
 
     # -- accounts ---------------------------------------------------------------------
 
+    @staticmethod
+    def account_path(signer: Signer) -> str:
+        """Where the node answers the numbers ``signer``'s signature covers."""
+        if signer.session_addr is not None:
+            return f"auth/accounts/{signer.address}/session/{signer.session_addr}"
+        return f"auth/accounts/{signer.address}"
+
     def account_numbers(self, signer: Signer) -> tuple[int, int]:
         """(account number, sequence) the signature must cover: the session's own when a
         session key signs."""
+        path = self.account_path(signer)
         if signer.session_addr is not None:
-            path = f"auth/accounts/{signer.address}/session/{signer.session_addr}"
             missing = f"session {signer.session_addr} not found for account {signer.address}"
         else:
-            path = f"auth/accounts/{signer.address}"
             missing = f"unknown address: account {signer.address} does not exist"
         try:
             document = json.loads(self.query(path).data or "null")
@@ -202,7 +270,7 @@ class NodeReader(Rpc):
     def gas_price(self) -> tuple[int, int]:
         """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""
         try:
-            document = json.loads(self.query("auth/gasprice").data or "null") or {}
+            document = json.loads(self.query(GASPRICE).data or "null") or {}
             price = document.get("price") or {}
             if isinstance(price, str):  # strict, unlike coins.ugnot_in: it sets what is paid
                 amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
@@ -293,3 +361,12 @@ class NodeReader(Rpc):
             and event.get("@type") == "/bank.TransferEvent"
             and event.get("to") != realm
         ]
+
+
+def _params(path: str, data: bytes, height: int) -> dict[str, Any]:
+    return {
+        "path": path,
+        "data": base64.b64encode(data).decode(),
+        "height": str(height),
+        "prove": False,
+    }

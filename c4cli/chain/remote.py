@@ -25,7 +25,7 @@ from c4cli.chain.interface import (
     Signer,
     TxOutcome,
 )
-from c4cli.chain.node_reads import NodeReader
+from c4cli.chain.node_reads import GASPRICE, NodeReader
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import msg_names, msg_signer, signature_error, signed_tx
 from c4cli.coins import gnot
@@ -86,6 +86,9 @@ class NodeChain(NodeReader):
                 f"{self.chain_id} (the chain it reports) to sign for that chain"
             )
         self.reconcile(signer)
+        # The account's numbers (and the gas price, for a fee c4 picks) travel with the
+        # first read the messages make: one request, not three.
+        self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
         msgs = build(self)
         try:
             return self._send(signer, msgs, fee, memo, policy)

@@ -187,13 +187,24 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
 def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
     """The chain this command line uses: the node --remote (or $C4_REMOTE, or the home's
     config) names, else the home's own log; a home with neither is exit 3. A chain id
-    comes from --chain-id, else $C4_CHAIN_ID."""
-    return connect.open_chain(
-        home,
-        url=remote_url(),
-        realm_path=remote_realm_path(),
-        chain_id=chain_id or os.environ.get("C4_CHAIN_ID") or None,
+    comes from --chain-id, else $C4_CHAIN_ID.
+
+    A node's client is opened once per command line and shared by its parts (the
+    transaction and the view of its game after it): it has checked the chain already,
+    and knows its head of a moment ago."""
+    wanted = chain_id or os.environ.get("C4_CHAIN_ID") or None
+    url, realm_path = remote_url(), remote_realm_path()
+    context = click.get_current_context(silent=True)
+    opened: dict[tuple[object, ...], Chain] = (
+        context.find_root().meta.setdefault("c4.nodes", {}) if context is not None else {}
     )
+    key = (home, url, realm_path, wanted)
+    if key in opened:
+        return opened[key]
+    chain = connect.open_chain(home, url=url, realm_path=realm_path, chain_id=wanted)
+    if chain.fills_in_fee:  # a node's client (the local chain reads its log afresh)
+        opened[key] = chain
+    return chain
 
 
 def local_chain(home: Path, what: str) -> LocalControls:

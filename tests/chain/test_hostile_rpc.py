@@ -137,3 +137,58 @@ def test_a_hostile_node_is_one_line_and_exit_4(
         assert took < 8, (mode, args, took)  # bounded by the deadline, not by the server
     assert bound.sent() == before  # nothing was recorded as sent
     assert not (bound.path / JOURNAL).exists()
+
+
+class _Framed(http.server.BaseHTTPRequestHandler):
+    """Answers each JSON-RPC call (or batch of them) with ``{"ok": method}``, framed
+    the way the server's ``framing`` says: chunked, or with a Content-Length."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        request = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+        calls = request if isinstance(request, list) else [request]
+        answers = [{"jsonrpc": "2.0", "id": c["id"], "result": {"ok": c["method"]}} for c in calls]
+        if self.server.framing == "no batches" and isinstance(request, list):  # type: ignore[attr-defined]
+            answers = [{"jsonrpc": "2.0", "id": -1, "error": "batches unsupported"}]
+        data = json.dumps(answers if isinstance(request, list) else answers[0]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if self.server.framing == "chunked":  # type: ignore[attr-defined]
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for at in range(0, len(data), 7):
+                piece = data[at : at + 7]
+                self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+        else:
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+@pytest.mark.parametrize("framing", ["chunked", "length", "no batches"])
+def test_answers_are_read_however_they_are_framed(framing: str) -> None:
+    """The HTTP client c4 writes out (no http.client): a chunked answer and one with a
+    Content-Length read alike; a batch comes back in one request, and a server
+    without batches is asked one call at a time."""
+    from c4cli.chain.rpc import Rpc
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
+    server.framing = framing  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        rpc = Rpc(f"http://127.0.0.1:{server.server_address[1]}")
+        assert rpc.rpc("status", {}) == {"ok": "status"}
+        both = rpc.batch([("status", {}), ("abci_query", {"path": "x"})])
+        if framing == "no batches":
+            assert both is None
+        else:
+            assert both == [{"ok": "status"}, {"ok": "abci_query"}]
+    finally:
+        server.shutdown()
+        server.server_close()
