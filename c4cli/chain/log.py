@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import mmap
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,8 @@ from c4cli.files import fsync_dir, private_dir
 from c4cli.interrupts import deferred
 
 BLOCK_MARK = b"\n[[block]]\n"
+# The log's bytes in hand: read whole, or mapped (a replay of all of it).
+Buffer = bytes | mmap.mmap
 # The log's format, recorded in its genesis. 2: transactions are identified by
 # gno.land's TX HASH (sha256 of the amino binary) and signed with amino JSON's
 # zero coin "". 3: a session key is an account of its own, with the next account
@@ -161,6 +164,29 @@ class BlockLog:
     def _missing(self) -> HomeDamaged:
         return HomeDamaged(f"no chain in {self.folder.parent}: run `c4 init` first")
 
+    @contextmanager
+    def mapped(self) -> Iterator[Buffer]:
+        """The log mapped into memory, read-only, for a replay of all of it: its pages
+        are read as they are reached and can be let go of behind (:func:`let_go`), so a
+        replay's memory does not grow with the log."""
+        try:
+            faults.check("log-read")
+            file = open(self.path, "rb")  # noqa: SIM115 (closed by the with below)
+        except FileNotFoundError:
+            raise self._missing() from None
+        except OSError as exc:
+            raise DiskError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+        with file:
+            if os.fstat(file.fileno()).st_size == 0:
+                yield b""
+                return
+            try:
+                view = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+            except OSError as exc:
+                raise DiskError(f"cannot read {self.path}: {exc.strerror or exc}") from None
+            with view:
+                yield view
+
     def read_bytes(self) -> bytes:
         try:
             faults.check("log-read")
@@ -170,7 +196,7 @@ class BlockLog:
         except OSError as exc:
             raise DiskError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
-    def parse_genesis(self, data: bytes) -> tuple[dict[str, Any], int]:
+    def parse_genesis(self, data: Buffer) -> tuple[dict[str, Any], int]:
         """The genesis record and the offset where the first block begins."""
         end = data.find(BLOCK_MARK)
         end = len(data) if end < 0 else end
@@ -202,35 +228,33 @@ class BlockLog:
             return None
         return digest
 
-    def parse_blocks(self, data: bytes, offset: int, first_height: int) -> Iterator[RawBlock]:
+    def parse_blocks(self, data: Buffer, offset: int, first_height: int) -> Iterator[RawBlock]:
         """The blocks from ``offset`` on; a damaged one raises HomeDamaged naming its height."""
         for span in self.spans(data, offset, first_height):
             record = self.parse_block(data[span.start : span.end], span.height)
             yield RawBlock(offset=span.start, end=span.end, record=record)
 
-    def spans(self, data: bytes, offset: int, first_height: int) -> Iterator[Span]:
+    def spans(self, data: Buffer, offset: int, first_height: int) -> Iterator[Span]:
         """Where each block from ``offset`` on starts and ends, each checked for its end line.
 
-        Cheap (it reads no TOML), so a replay can hand the parsing to other processes.
+        Cheap (it reads no TOML), so a replay can hand the parsing to other processes;
+        and it walks the log once, front to back, so a replay over a mapped log can let
+        go of what lies behind it.
         """
-        starts = []
-        position = offset
-        while True:
-            found = data.find(BLOCK_MARK, position)
-            if found < 0:
-                break
-            starts.append(found)
-            position = found + 1
+        start = data.find(BLOCK_MARK, offset)
         # Blank lines between blocks or after the last one (an editor's, a shell's
         # `echo >>`) are not text: blocks start with a newline of their own anyway.
-        if not starts and data[offset:].strip():
-            raise TornLog(self.path, first_height, offset)
-        if starts and data[offset : starts[0]].strip():
+        if start < 0:
+            if data[offset:].strip():
+                raise TornLog(self.path, first_height, offset)
+            return
+        if data[offset:start].strip():
             raise HomeDamaged(f"{self.path}: unexpected text after block {first_height - 1}")
-        for number, start in enumerate(starts):
-            end = starts[number + 1] if number + 1 < len(starts) else len(data)
-            height = first_height + number
-            last = number + 1 == len(starts)
+        height = first_height
+        while True:
+            following = data.find(BLOCK_MARK, start + 1)
+            last = following < 0
+            end = len(data) if last else following
             marker = end_marker(height)
             close = data.find(marker, start, end)
             if close < 0:
@@ -243,6 +267,9 @@ class BlockLog:
                     raise TornLog(self.path, height + 1, close)
                 raise HomeDamaged(f"{self.path}: unexpected text after block {height}")
             yield Span(height, start, end)
+            if last:
+                return
+            start, height = following, height + 1
 
     def parse_block(self, chunk: bytes, height: int) -> dict[str, Any]:
         try:
@@ -336,3 +363,12 @@ def parse_toml(data: bytes) -> dict[str, Any]:
         raise ValueError(str(exc)) from None
     assert isinstance(document, dict)
     return document
+
+
+def let_go(data: Buffer, upto: int) -> None:
+    """Drop the mapped pages before ``upto`` from this process (a replay is past them):
+    the kernel keeps them in its page cache, this process stops counting them."""
+    if isinstance(data, mmap.mmap):
+        upto -= upto % mmap.PAGESIZE
+        if upto > 0:
+            data.madvise(mmap.MADV_DONTNEED, 0, upto)

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.blocks import Genesis, block_hash
-from c4cli.chain.log import BlockLog, Span, parse_toml
+from c4cli.chain.log import BlockLog, Buffer, Span, let_go, parse_toml
 from c4cli.chain.tx import msg_signer, signature_error, tx_hash, use_fast_json
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
@@ -34,13 +34,15 @@ if TYPE_CHECKING:
 # Blocks per worker task: large enough to amortise the hand-over, small enough
 # that the first results come back while the workers are still busy.
 BATCH = 2000
+# A replay in one process lets go of the mapped log behind it every this many blocks.
+LET_GO_EVERY = 4096
 # Below this much log, starting workers costs more than it saves.
 PARALLEL_FROM_BYTES = 2_000_000
 # `c4 verify` checks in workers once the log holds this much past its genesis.
 PARALLEL_MIN_BYTES = 64 * 1024
 
 
-def _genesis(log: BlockLog, data: bytes) -> tuple[ChainState, int]:
+def _genesis(log: BlockLog, data: Buffer) -> tuple[ChainState, int]:
     from c4cli.chain.state import ChainState
 
     record, offset = log.parse_genesis(data)
@@ -63,9 +65,20 @@ def replay(
     given) receives every transaction's hash, height and outcome, for the cache;
     ``data`` is the log's bytes, if the caller has already read them.
     """
-    started = time.perf_counter()
     if data is None:
-        data = log.read_bytes()
+        with log.mapped() as mapped:
+            return _replay(log, mapped, parallel, timings, txs)
+    return _replay(log, data, parallel, timings, txs)
+
+
+def _replay(
+    log: BlockLog,
+    data: Buffer,
+    parallel: bool,
+    timings: dict[str, float] | None,
+    txs: list[TxRow] | None,
+) -> ChainState:
+    started = time.perf_counter()
     with naming(log):
         state, offset = _genesis(log, data)
         # Workers pay off only past a few blocks: a short log is checked in this process.
@@ -80,6 +93,8 @@ def replay(
                 begun = time.perf_counter()
                 for raw in log.parse_blocks(data, offset, 1):
                     keep_outcomes(txs, state, state.apply_block(raw.record))
+                    if raw.record["height"] % LET_GO_EVERY == 0:
+                        let_go(data, raw.offset)
                 clock["execute"] = time.perf_counter() - begun  # checks included
             else:
                 _replay_parallel(log, state, data, offset, workers, clock, txs)
@@ -130,7 +145,7 @@ def _batches(spans: Iterator[Span]) -> Iterator[list[Span]]:
 def _replay_parallel(
     log: BlockLog,
     state: ChainState,
-    data: bytes,
+    data: Buffer,
     offset: int,
     workers: int,
     clock: dict[str, float],
@@ -157,6 +172,7 @@ def _replay_parallel(
             started = time.perf_counter()
             _execute(log, state, data, batch, checked, txs)
             clock["execute"] += time.perf_counter() - started
+            let_go(data, batch[0].start)  # executed: this process needs none of it again
 
         try:
             for batch in _batches(log.spans(data, offset, state.height + 1)):
@@ -201,7 +217,7 @@ def _pool(context: Any, workers: int) -> Iterator[Any]:
 def _execute(
     log: BlockLog,
     state: ChainState,
-    data: bytes,
+    data: Buffer,
     batch: list[Span],
     clean: list[bool],
     txs: list[TxRow] | None,
