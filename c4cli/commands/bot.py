@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 
 import click
 
+from c4cli.chain.interface import Chain
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands.options import common_options, game_id_arg
@@ -17,7 +18,7 @@ from c4cli.commands.solve import think_option
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
 from c4cli.commands.views import coloured, mark_four, rich_board
-from c4cli.errors import Refused
+from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
 
 # Seconds of the move clock kept for sending the move once it is chosen.
@@ -41,18 +42,44 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opt
 
     Each move is searched for at most --think seconds, and never past the move
     clock (less a margin to send the move): when time runs out first, the bot
-    plays the best move found and says it is not proven.
+    plays the best move found and says it is not proven. A node that stops
+    answering, or a move whose fate is not known yet, does not stop it: it says so
+    on stderr and looks again a moment later.
 
     \b
     Example:
       c4 bot 1 alice --until-end &
       c4 bot 1 bob --until-end
     """
-    from c4cli.engine import solver
-
     number = game_id_arg(game_id)
     me = acting_address(home, key, opts["master"])
     chain = open_chain(home)
+    while True:
+        try:
+            if _turn(chain, number, me, key, until_end, think, home, opts):
+                return
+        except Unreachable as lost:
+            # A node that does not answer, or a move sent whose fate is not known yet:
+            # look again a moment later (the next transaction settles a pending one
+            # before anything new is signed, so nothing is sent twice).
+            click.echo(f"warning: {printable(str(lost))}; looking again", err=True)
+            time.sleep(max(chain.poll_interval, 1.0))
+
+
+def _turn(
+    chain: Chain,
+    number: int,
+    me: str,
+    key: str,
+    until_end: bool,
+    think: float,
+    home: Path,
+    opts: dict[str, Any],
+) -> bool:
+    """One look at the game: a move if it is ours, else a wait for the next block.
+    True when the bot is done (the game is over, or its one move is made)."""
+    from c4cli.engine import solver
+
     while True:
         before = chain.head().height  # taken before reading: no block is missed
         game = RealmClient(chain).game(number)
@@ -69,7 +96,7 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opt
                 {"game": number, "over": game.status, "winner": game.winner or None},
                 outcome,
             )
-            return
+            return True
         if game.status == Status.PLAYING and game.turn and game.player(game.turn) == me:
             started = time.monotonic()
             left = game.deadline - chain.chain_time(time.time()) - SEND_MARGIN
@@ -91,7 +118,7 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opt
                 f"game {number}, move {game.moves}: {key} plays {choice.column}{unproven}",
             )
             if not until_end:
-                return
+                return True
             continue
         while chain.head().height == before:  # wait for a new block, sleeping
             time.sleep(chain.poll_interval)

@@ -192,3 +192,28 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_a_bot_outlives_a_node_that_does_not_answer(bound: Home, c4_bin: str) -> None:
+    """`c4 bot` on a node that is down: it says so and looks again, until stopped."""
+    import os
+    import signal
+    import subprocess
+
+    env = dict(os.environ, C4_HOME=str(bound.path), C4_PASSWORD="", C4_TIMEOUT="1")
+    proc = subprocess.Popen(
+        [c4_bin, "bot", "1", "alice", "--until-end"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)
+    assert proc.poll() is None  # still looking
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    lines = err.splitlines()
+    assert proc.returncode == 130 and lines[-1].startswith("Error: interrupted"), err
+    looks = [line for line in lines if line.endswith("; looking again")]
+    assert len(looks) >= 2 and all("cannot reach the chain at" in line for line in looks)
+    assert bound.sent() == []
