@@ -85,7 +85,7 @@ def sign(
         raise BadInput("give both --account-number and --account-sequence, or neither")
     if chain_id is None or account_number is None or account_sequence is None:
         chain = open_chain(home, chain_id=chain_id)
-        chain_id = chain.chain_id
+        chain_id = chain_id or chain.chain_id
         if account_number is None or account_sequence is None:
             account_number, account_sequence = offline.account_numbers(
                 chain, signer, info.address if session else None
