@@ -12,7 +12,8 @@ import base64
 import hashlib
 import json
 import time as wallclock
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from c4cli.address import package_address
 from c4cli.chain import answers
@@ -25,13 +26,36 @@ from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.escape import printable
 
+T = TypeVar("T")
 GASPRICE = "auth/gasprice"
 STATUS_FRESH = 0.5  # seconds a status answer stands for the head
 
 
+class OtherChain(Unreachable):
+    """A URL that leads to another chain: never skipped over, always refused."""
+
+
+class Unusable(Unreachable):
+    """A node of the right chain that cannot serve now (catching up, or behind what
+    this home has seen): the next URL is asked, if the home has another."""
+
+
+def split_urls(text: str) -> list[str]:
+    """The RPC URLs of ``--remote``, ``$C4_REMOTE`` or config.toml: one, or several of
+    one chain separated by commas.
+
+    >>> split_urls("http://a:26657, http://b:26657")
+    ['http://a:26657', 'http://b:26657']
+    """
+    return [url.strip() for url in text.split(",") if url.strip()]
+
+
 class NodeReader(Rpc):
     """The chain at ``url`` (``http://127.0.0.1:26657``, ``https://rpc.gno.land:443``,
-    gnokey's ``tcp://127.0.0.1:26657``).
+    gnokey's ``tcp://127.0.0.1:26657``), or at any of several URLs of one chain
+    (``URL1,URL2``): the first that serves is used, and a command moves on to the
+    next when it stops answering (a read is asked again there; a broadcast never is:
+    its hash is looked up on every node instead).
 
     ``chain_id``, when given (the home's), is checked against the node's before
     anything is read or signed, and ``seen_height`` (the highest block this home
@@ -50,7 +74,11 @@ class NodeReader(Rpc):
         seen_height: int = 0,
         unbound: bool = False,
     ) -> None:
-        super().__init__(url, timeout=timeout)
+        self.urls = split_urls(url) or [url]
+        for other in self.urls[1:]:
+            Rpc(other)  # every URL is checked now, not when the first one fails
+        super().__init__(self.urls[0], timeout=timeout)
+        self._tried: list[Unreachable] = []  # why the URLs left behind were left
         self._realm_path = realm_path
         self._chain_id = chain_id
         self._checked = False
@@ -73,15 +101,44 @@ class NodeReader(Rpc):
         A read that comes first travels in one request with the ``status`` that checks
         the chain (a JSON-RPC batch: one round trip, not two); its answer is believed
         only once the status has passed. A broadcast never rides along: the chain is
-        checked before its bytes leave."""
-        if not self._checked and method != "status":
-            if not method.startswith("broadcast"):
-                (answer,) = self.calls([(method, params)], timeout=timeout)
-                if isinstance(answer, Unreachable):
-                    raise answer
-                return answer
-            self._check_chain()
-        return super().rpc(method, params, timeout=timeout)
+        checked before its bytes leave, and it is sent to one node only."""
+        if method.startswith("broadcast"):
+            if not self._checked:
+                self._over_nodes(self._check_chain)
+            return super().rpc(method, params, timeout=timeout)
+        if method == "status" and self._checked:
+            return super().rpc(method, params, timeout=timeout)
+
+        def attempt() -> Any:
+            if self._checked:
+                return Rpc.rpc(self, method, params, timeout=timeout)
+            (answer,) = self._calls([(method, params)], timeout)
+            if isinstance(answer, Unreachable):
+                raise answer
+            return answer
+
+        return self._over_nodes(attempt)
+
+    def _over_nodes(self, attempt: Callable[[], T]) -> T:
+        """``attempt()`` on the node in use, and again on the next URL of the home's
+        while one stops answering (or is of no use now); the last failure, with the
+        others', when none is left."""
+        while True:
+            try:
+                return attempt()
+            except OtherChain:
+                raise
+            except Unreachable as problem:
+                if len(self.urls) == 1 or answers.unknown_tx(str(problem)):
+                    raise
+                self._tried.append(problem)
+                if len(self._tried) >= len(self.urls):
+                    raise Unreachable(
+                        "no node of this chain could serve: "
+                        + "; ".join(str(p) for p in self._tried)
+                    ) from None
+                Rpc.__init__(self, self.urls[len(self._tried)], timeout=self.timeout)
+                self._checked, self._status = False, None
 
     def calls(
         self, calls: list[tuple[str, dict[str, Any]]], *, timeout: float | None = None
@@ -89,6 +146,9 @@ class NodeReader(Rpc):
         """Several reads in one request, with the chain's check on a command's first:
         each answer's ``result``, or the Unreachable it makes (returned: the caller
         raises the one it needs). One call at a time where the node takes no batch."""
+        return self._over_nodes(lambda: self._calls(calls, timeout))
+
+    def _calls(self, calls: list[tuple[str, dict[str, Any]]], timeout: float | None) -> list[Any]:
         check = not self._checked
         asked: list[tuple[str, dict[str, Any]]] = [("status", {})] if check else []
         found = self.batch(asked + calls, timeout=timeout)
@@ -102,7 +162,7 @@ class NodeReader(Rpc):
 
     def _alone(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
         try:
-            return super().rpc(method, params, timeout=timeout)
+            return Rpc.rpc(self, method, params, timeout=timeout)
         except Unreachable as problem:
             return problem
 
@@ -112,25 +172,37 @@ class NodeReader(Rpc):
         self._ahead += [path for path in paths if path not in self._ahead]
 
     def _check_chain(self, status: Any = None) -> None:
-        """The node is on the home's chain, and not behind what this home has seen
-        (``status``: its answer, when it came in a batch)."""
+        """The node is on the home's chain, has caught up, and is not behind what this
+        home has seen (``status``: its answer, when it came in a batch)."""
         self._checked = True
-        if isinstance(status, Unreachable):
-            raise status
-        if status is None:
-            status = self.rpc("status", {})
-        network = answers.field(self.redacted, status, "node_info", "network")
-        height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
-        if not isinstance(network, str) or not str(height).isdigit():
-            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        try:
+            if isinstance(status, Unreachable):
+                raise status
+            if status is None:
+                status = Rpc.rpc(self, "status", {})
+            network = answers.field(self.redacted, status, "node_info", "network")
+            height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
+            if not isinstance(network, str) or not str(height).isdigit():
+                raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+            catching_up = status["sync_info"].get("catching_up")  # a dict: read just above
+        except Unreachable:
+            self._checked = False
+            raise
         if self._chain_id is not None and network != self._chain_id:
-            raise Unreachable(
+            raise OtherChain(
                 f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self._chain_id!r} "
                 f"as {self._expected_from}: refused (another chain's answers are not this "
                 "chain's)"
             )
+        if catching_up is True:
+            self._checked = False
+            raise Unusable(
+                f"{self.redacted} is still catching up with the chain (at height {height}): "
+                "its answers would be old"
+            )
         if int(height) < self.seen_height:
-            raise Unreachable(
+            self._checked = False
+            raise Unusable(
                 f"{self.redacted} is at height {height}, below height {self.seen_height} where "
                 "this home saw a transaction land: the chain was rolled back or replaced, "
                 "or the node is still catching up; refused"
@@ -147,7 +219,7 @@ class NodeReader(Rpc):
     @property
     def chain_id(self) -> str:
         if not self._checked:
-            self._check_chain()
+            self._over_nodes(self._check_chain)
         assert self._chain_id is not None
         return self._chain_id
 
@@ -165,7 +237,7 @@ class NodeReader(Rpc):
 
     def head(self) -> Head:
         if not self._checked:
-            self._check_chain()
+            self._over_nodes(self._check_chain)
         # A status under half a second old serves again (a view reads the head more
         # than once); a wait for the next block asks once a second, so it never sees
         # an old one.
@@ -325,16 +397,31 @@ class NodeReader(Rpc):
         return self.journal.game_calls(game_id)
 
     def transaction(self, tx_id: str, *, timeout: float | None = None) -> dict[str, Any] | None:
-        """A transaction by hash, as the node's ``tx`` gives it; None if it has none."""
+        """A transaction by hash, as the node's ``tx`` gives it; None if it has none.
+        With several URLs, every node is asked before saying none has it (a broadcast
+        whose answer was lost may have reached another node first)."""
         try:
             found = self.rpc("tx", {"hash": tx_id}, timeout=timeout)
         except Unreachable as exc:
-            if answers.unknown_tx(str(exc)):
+            if not answers.unknown_tx(str(exc)):
+                raise
+            found = self._elsewhere(tx_id, timeout)
+            if found is None:
                 return None
-            raise
         if not isinstance(found, dict):
             raise Unreachable(f"{self.redacted} answered tx {tx_id} in a shape it never has")
         return found
+
+    def _elsewhere(self, tx_id: str, timeout: float | None) -> Any:
+        """The transaction as the home's other nodes know it, if one does."""
+        for url in self.urls:
+            if url == self.url:
+                continue
+            try:
+                return Rpc(url, timeout=self.timeout).rpc("tx", {"hash": tx_id}, timeout=timeout)
+            except Unreachable:
+                continue
+        return None
 
     def _block_holding(self, height: int, raw: bytes) -> int:
         """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer

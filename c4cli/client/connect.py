@@ -90,6 +90,9 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
         raise BadInput(f"the node at {url} is not chain {chain_id!r}")
+    for other in node.urls:  # several URLs: every one answers, for this chain
+        if other != node.url:
+            _node_chain(other, realm_path=realm_path, chain_id=node.chain_id).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)

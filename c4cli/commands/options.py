@@ -76,7 +76,8 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
         show_default="$C4_REMOTE, else the home's config",
         callback=_remember,
         expose_value=expose,
-        help="A gno.land node's RPC URL to use instead of the home's chain.",
+        help="A gno.land node's RPC URL to use instead of the home's chain (several of "
+        "one chain, comma-separated: the first that serves is used).",
     )
 
 
