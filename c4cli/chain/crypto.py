@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
-from c4cli.address import encode_address, encode_bech32
+from c4cli.address import encode_address
 from c4cli.errors import BadInput
 
 # The order n of secp256k1: a signature with s above n/2 is the malleated twin
@@ -102,20 +102,6 @@ def public_key(private_key: bytes) -> bytes:
 def address_of(pub_key: bytes) -> str:
     """The bech32 ``g`` address of a compressed public key (memoised: bech32 is slow)."""
     return encode_address(hashlib.new("ripemd160", hashlib.sha256(pub_key).digest()).digest())
-
-
-def bech32_pub_key(pub_key: bytes) -> str:
-    """A public key as gnokey prints it: ``gpub1…``, the bech32 of its amino ``Any``
-    (``/tm.PubKeySecp256k1`` and the 33 bytes).
-
-    >>> test1 = "03e16136db171e32df489935941f056e22f89863e3739d0ab7cd49ec42839c9db2"
-    >>> bech32_pub_key(bytes.fromhex(test1))[-16:]  # gnokey list: pub: gpub1pgfj…
-    '7cs5rnjwmyf40yaj'
-    """
-    type_url = PUBKEY_TYPE.encode()
-    key = b"\x0a" + bytes([len(pub_key)]) + pub_key
-    any_bytes = b"\x0a" + bytes([len(type_url)]) + type_url + b"\x12" + bytes([len(key)]) + key
-    return encode_bech32("gpub", any_bytes)
 
 
 def sign(private_key: bytes, sign_bytes: bytes) -> bytes:

@@ -143,7 +143,12 @@ def address(key: PubKey) -> str:
 
 
 def bech32(key: PubKey) -> str:
-    """``gpub1…``: the bech32 of the key's amino ``Any``, as gnokey prints and reads it."""
+    """``gpub1…``: the bech32 of the key's amino ``Any``, as gnokey prints and reads it.
+
+    >>> test1 = "03e16136db171e32df489935941f056e22f89863e3739d0ab7cd49ec42839c9db2"
+    >>> bech32(bytes.fromhex(test1))[-16:]  # gnokey list: pub: gpub1pgfj…
+    '7cs5rnjwmyf40yaj'
+    """
     return encode_bech32("gpub", any_bytes(key))
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from node.gnonode import gnokey_with_test1, node_available
 
-from c4cli.chain import crypto
+from c4cli.chain import crypto, pubkeys
 from c4cli.chain.tx import (
     call_msg,
     create_session_msg,
@@ -61,7 +61,7 @@ def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     binary, home, added = gnokey_with_test1(tmp_path_factory.mktemp("gnokey"))
     # gnokey names the key as c4 does: its address, and its public key as gpub1….
     public = crypto.public_key(KEY)
-    assert f"addr: {ME} pub: {crypto.bech32_pub_key(public)}," in added
+    assert f"addr: {ME} pub: {pubkeys.bech32(public)}," in added
     return Path(binary), Path(home)
 
 
