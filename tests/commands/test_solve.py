@@ -101,25 +101,33 @@ def opening(chain: Home, moves: str) -> tuple[str, str]:
     return started.id, started.first if len(moves) % 2 == 0 else started.second
 
 
-def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bin: str) -> None:
-    # Pons' Middle-Easy first position: the side to move wins with its 18th stone.
-    moves = "5554224333234511764415115"
-    gid, on_turn = opening(chain, moves)
-    assert solve(moves) == 4
-    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+def two_bots(chain: Home, c4_bin: str, gid: str, *args: str, **env: str) -> list[tuple[str, str]]:
+    """alice's and bob's `c4 bot GAME KEY --until-end ARGS`, run at once to the end:
+    each one's output, once both exited 0 with nothing on stderr."""
+    environment = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", **env)
     bots = [
         subprocess.Popen(
-            [c4_bin, "bot", gid, key, "--until-end"],
-            env=env,
+            [c4_bin, "bot", gid, key, "--until-end", *args],
+            env=environment,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         for key in ("alice", "bob")
     ]
-    outputs = [bot.communicate(timeout=120) for bot in bots]
-    for bot, (out, err) in zip(bots, outputs, strict=True):
+    outputs = [bot.communicate(timeout=300) for bot in bots]
+    for bot, (_, err) in zip(bots, outputs, strict=True):
         assert bot.returncode == 0 and err == "", err
+    return outputs
+
+
+def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bin: str) -> None:
+    # Pons' Middle-Easy first position: the side to move wins with its 18th stone.
+    moves = "5554224333234511764415115"
+    gid, on_turn = opening(chain, moves)
+    assert solve(moves) == 4
+    outputs = two_bots(chain, c4_bin, gid)
+    for out, _ in outputs:
         assert out.splitlines()[-1] == f"game {gid}: won, winner {on_turn}"
     game = chain.game(int(gid))
     winner = chain.address(on_turn)
@@ -192,21 +200,9 @@ def test_two_bots_without_the_book_move_within_their_budget(chain: Home, c4_bin:
     """A fresh game and no book: the first moves cannot be proven in a second, so each
     bot plays the best found within --think 1 and says so; the game still ends."""
     gid, _ = opening(chain, "")
-    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", C4_BOOK="off")
-    bots = [
-        subprocess.Popen(
-            [c4_bin, "bot", gid, key, "--until-end", "--think", "1", "--json"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for key in ("alice", "bob")
-    ]
-    outputs = [bot.communicate(timeout=300) for bot in bots]
+    outputs = two_bots(chain, c4_bin, gid, "--think", "1", "--json", C4_BOOK="off")
     moves = []
-    for bot, (out, err) in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0 and err == "", err
+    for out, _ in outputs:
         documents = [json.loads(line) for line in out.splitlines()]
         assert documents[-1]["over"] in ("won", "draw")
         moves += [doc for doc in documents if "column" in doc]
