@@ -29,6 +29,7 @@ from c4cli.escape import printable
 T = TypeVar("T")
 GASPRICE = "auth/gasprice"
 STATUS_FRESH = 0.5  # seconds a status answer stands for the head
+LAG_WAIT = 3.0  # seconds a node behind this home's last transaction is waited for
 
 
 class OtherChain(Unreachable):
@@ -156,8 +157,8 @@ class NodeReader(Rpc):
             if check:
                 self._check_chain()
             return [self._alone(method, params, timeout) for method, params in calls]
-        if check:
-            self._check_chain(found[0])
+        if check and self._check_chain(found[0]):
+            return [self._alone(method, params, timeout) for method, params in calls]
         return found[len(asked) :]
 
     def _alone(self, method: str, params: dict[str, Any], timeout: float | None) -> Any:
@@ -171,10 +172,13 @@ class NodeReader(Rpc):
         their answers serve the first query of each, once."""
         self._ahead += [path for path in paths if path not in self._ahead]
 
-    def _check_chain(self, status: Any = None) -> None:
+    def _check_chain(self, status: Any = None) -> bool:
         """The node is on the home's chain, has caught up, and is not behind what this
-        home has seen (``status``: its answer, when it came in a batch)."""
+        home has seen (``status``: its answer, when it came in a batch). True when it
+        had to be waited for: what it answered along with that status is older than
+        this home's last transaction, and is asked again."""
         self._checked = True
+        waited = False
         try:
             if isinstance(status, Unreachable):
                 raise status
@@ -201,14 +205,30 @@ class NodeReader(Rpc):
                 "its answers would be old"
             )
         if int(height) < self.seen_height:
+            status = self._caught_up(status, int(height))
+            waited = True
+        self._chain_id = network
+        self._status, self._status_at = status, wallclock.monotonic()
+        return waited
+
+    def _caught_up(self, status: Any, height: int) -> Any:
+        """The status of a node behind this home's last landed transaction, once it has
+        reached that block (read-your-writes: a transaction sent through another node
+        is shown, or the node is passed over); it is given a moment to get there."""
+        deadline = wallclock.monotonic() + min(LAG_WAIT, self.timeout)
+        while height < self.seen_height and wallclock.monotonic() < deadline:
+            wallclock.sleep(0.25)
+            status = Rpc.rpc(self, "status", {})
+            found = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
+            height = int(found) if found.isdigit() else -1
+        if height < self.seen_height:
             self._checked = False
             raise Unusable(
                 f"{self.redacted} is at height {height}, below height {self.seen_height} where "
-                "this home saw a transaction land: the chain was rolled back or replaced, "
-                "or the node is still catching up; refused"
+                "this home saw a transaction land: the node is behind (or the chain was rolled "
+                "back or replaced); refused"
             )
-        self._chain_id = network
-        self._status, self._status_at = status, wallclock.monotonic()
+        return status
 
     # -- the Chain interface --------------------------------------------------------
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from typing import Any
 
 import pytest
@@ -111,3 +112,31 @@ def test_a_lost_broadcast_is_looked_up_on_every_node(
     (entry,) = [tx for tx in home.sent() if tx["hash"] == receipt["hash"]]
     assert entry["status"] == "landed", entry
     assert json.dumps(answer({"id": 1}, None))  # the proxy's helpers stay importable
+
+
+def test_a_node_behind_this_homes_last_transaction_is_waited_for(
+    gno_node: Any, deployed: None, tmp_path: Any
+) -> None:
+    """Read-your-writes: a node a block or two behind the home's last landed
+    transaction is given a moment; one that stays behind is refused in one line."""
+    home = _home(gno_node, tmp_path, gno_node.url)
+    landed = home.json("send", "--to", "bob", "--amount", "3ugnot", "alice")["height"]
+    lagging = {"left": 2}
+
+    def behind(request: dict[str, Any], forward: Any) -> dict[str, Any]:
+        found = dict(forward())
+        if lagging["left"] > 0:
+            lagging["left"] -= 1
+            found["result"]["sync_info"]["latest_block_height"] = str(landed - 1)
+        return found
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["status"] = behind
+        result = home.run("--remote", proxy.url, "query", "balance", "bob", "--json")
+        assert result.exit_code == 0, result.output
+        assert proxy.seen.count("status") >= 3 and lagging["left"] == 0
+        lagging["left"] = 10**6  # and now it stays behind
+        started = time.monotonic()
+        result = home.run("--remote", proxy.url, "query", "balance", "bob")
+        assert result.exit_code == 4 and "the node is behind" in result.stderr
+        assert time.monotonic() - started < 10
