@@ -26,12 +26,12 @@ from c4cli.chain.interface import (
     TxOutcome,
 )
 from c4cli.chain.node_reads import GASPRICE, NodeReader
+from c4cli.chain.rpc import block_timeout
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import msg_names, msg_signer, signature_error, signed_tx
 from c4cli.coins import gnot
 from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 
-BROADCAST_TIMEOUT = 60.0  # broadcast_tx_commit waits for the block
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
 LOOKUPS = 10  # times a lost broadcast is looked up by hash, a second apart
@@ -264,7 +264,7 @@ class NodeChain(NodeReader):
             answer = self.rpc(
                 "broadcast_tx_commit",
                 {"tx": base64.b64encode(raw).decode()},
-                timeout=max(BROADCAST_TIMEOUT, self.timeout),
+                timeout=block_timeout(),
             )
         except Unreachable as lost:
             # The node may have the transaction even though its answer never came:

@@ -20,6 +20,7 @@ from c4cli.chain.answers import first_line
 from c4cli.errors import BadInput, Unreachable
 
 TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
+BLOCK_TIMEOUT = 60.0  # seconds a broadcast waits for its block ($C4_BLOCK_TIMEOUT overrides)
 MAX_ANSWER = 16 * 1024 * 1024
 
 
@@ -234,11 +235,23 @@ class Rpc:
 
 
 def rpc_timeout() -> float:
-    text = os.environ.get("C4_TIMEOUT", "")
+    """$C4_TIMEOUT: the seconds any one answer of a node may take."""
+    return _seconds("C4_TIMEOUT", TIMEOUT)
+
+
+def block_timeout() -> float:
+    """$C4_BLOCK_TIMEOUT: the seconds a broadcast waits for the block that holds it. Past
+    it the transaction is reported sent and pending (and its hash looked up for at most
+    $C4_TIMEOUT more), and the next transaction of the account settles it."""
+    return _seconds("C4_BLOCK_TIMEOUT", BLOCK_TIMEOUT)
+
+
+def _seconds(variable: str, default: float) -> float:
+    text = os.environ.get(variable, "")
     try:
-        value = float(text) if text else TIMEOUT
+        value = float(text) if text else default
     except ValueError:
-        raise BadInput(f"invalid $C4_TIMEOUT {text!r}: a number of seconds") from None
+        raise BadInput(f"invalid ${variable} {text!r}: a number of seconds") from None
     if not 0 < value <= 3600:
-        raise BadInput(f"invalid $C4_TIMEOUT {text!r}: from a fraction of a second to 3600")
+        raise BadInput(f"invalid ${variable} {text!r}: from a fraction of a second to 3600")
     return value

@@ -140,3 +140,33 @@ def test_a_node_behind_this_homes_last_transaction_is_waited_for(
         result = home.run("--remote", proxy.url, "query", "balance", "bob")
         assert result.exit_code == 4 and "the node is behind" in result.stderr
         assert time.monotonic() - started < 10
+
+
+def test_a_block_that_does_not_come_is_bounded_by_the_users_deadlines(
+    gno_node: Any, deployed: None, tmp_path: Any
+) -> None:
+    """The broadcast never reaches a block (the proxy sits on it): the command ends
+    within $C4_BLOCK_TIMEOUT plus $C4_TIMEOUT, says sent and pending, and the next
+    send settles it (the same bytes sent again: it lands once)."""
+
+    def sits(request: dict[str, Any], forward: Any) -> None:
+        time.sleep(30)
+        return None
+
+    home = _home(gno_node, tmp_path, gno_node.url)
+    before = int(home.json("query", "balance", "bob")["ugnot"])
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = sits
+        started = time.monotonic()
+        result = home.run(
+            "--remote", proxy.url, "send", "--to", "bob", "--amount", "4ugnot", "alice",
+            env={"C4_TIMEOUT": "2", "C4_BLOCK_TIMEOUT": "2"},
+        )  # fmt: skip
+        took = time.monotonic() - started
+    assert result.exit_code == 4 and "is not yet seen in a block" in result.stderr
+    assert took < 12, took
+    (pending,) = [tx for tx in home.sent() if tx["status"] == "pending"]
+    settled = home.run("send", "--to", "bob", "--amount", "1ugnot", "alice")
+    assert settled.exit_code == 0, settled.output
+    assert f"transaction {pending['hash']}, sent earlier, landed" in settled.stderr
+    assert int(home.json("query", "balance", "bob")["ugnot"]) == before + 4 + 1
