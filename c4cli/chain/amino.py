@@ -27,6 +27,7 @@ from c4cli.chain.protowire import (
     VARINT,
     DecodeError,
     EncodeError,
+    any_value,
     bytes_field,
     encode_varint,
     field_key,
@@ -68,10 +69,6 @@ def _sint64(number: int, value: Any) -> bytes:
     if parsed is None or (isinstance(value, str) and value.strip() != value):
         raise EncodeError(f"field {number}: expected an int64, got {value!r}")
     return field_key(number, VARINT) + encode_varint(zigzag(parsed)) if parsed else b""
-
-
-def _any(type_url: str, value: bytes) -> bytes:
-    return _string(1, type_url) + bytes_field(2, value)
 
 
 def _pub_key(value: Any) -> bytes:
@@ -135,7 +132,7 @@ def encode_msg(msg: Any) -> bytes:
     if not isinstance(kind, str) or kind not in _MESSAGES:
         raise EncodeError(f"unknown message type {kind!r}")
     try:
-        return _any(kind, _MESSAGES[kind](msg))
+        return any_value(kind, _MESSAGES[kind](msg))
     except KeyError as exc:
         raise EncodeError(f"{kind}: missing field {exc}") from None
 

@@ -41,6 +41,26 @@ def field(node: str, document: Any, *path: str) -> Any:
     return value
 
 
+def account_path(address: str, session: str | None = None) -> str:
+    """Where gno.land answers an account's numbers (a session's own, under its master)."""
+    return f"auth/accounts/{address}" + (f"/session/{session}" if session else "")
+
+
+def account_numbers(document: Any) -> tuple[int, int] | None:
+    """(account number, sequence) of an ``auth/accounts`` answer, an account's or a
+    session's; None when it names no account, ValueError for any other shape."""
+    if not document:
+        return None
+    base = document
+    for wrapper in ("BaseSessionAccount", "BaseAccount"):
+        if isinstance(base, dict) and wrapper in base:
+            base = base[wrapper]
+    try:
+        return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
+    except (AttributeError, TypeError, ValueError):
+        raise ValueError("not an account") from None
+
+
 def delivered(found: dict[str, Any]) -> tuple[dict[str, Any], str, list[Any]]:
     """A node's ``tx`` answer's deliver result: its base, its data as text, its events
     (KeyError, TypeError, AttributeError or ValueError for a shape it never has)."""

@@ -107,8 +107,6 @@ class NodeReader(Rpc):
             if not self._checked:
                 self._over_nodes(self._check_chain)
             return super().rpc(method, params, timeout=timeout)
-        if method == "status" and self._checked:
-            return super().rpc(method, params, timeout=timeout)
 
         def attempt() -> Any:
             if self._checked:
@@ -328,9 +326,7 @@ class NodeReader(Rpc):
     @staticmethod
     def account_path(signer: Signer) -> str:
         """Where the node answers the numbers ``signer``'s signature covers."""
-        if signer.session_addr is not None:
-            return f"auth/accounts/{signer.address}/session/{signer.session_addr}"
-        return f"auth/accounts/{signer.address}"
+        return answers.account_path(signer.address, signer.session_addr)
 
     def account_numbers(self, signer: Signer) -> tuple[int, int]:
         """(account number, sequence) the signature must cover: the session's own when a
@@ -348,16 +344,13 @@ class NodeReader(Rpc):
             raise Unreachable(
                 f"{self.redacted} answered {path} with something that is not JSON"
             ) from None
-        if not document:
-            raise Refused(missing)
-        base = document
-        for wrapper in ("BaseSessionAccount", "BaseAccount"):
-            if isinstance(base, dict) and wrapper in base:
-                base = base[wrapper]
         try:
-            return int(base.get("account_number") or 0), int(base.get("sequence") or 0)
-        except (AttributeError, TypeError, ValueError):
+            found = answers.account_numbers(document)
+        except ValueError:
             raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
+        if found is None:
+            raise Refused(missing)
+        return found
 
     def gas_price(self) -> tuple[int, int]:
         """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""

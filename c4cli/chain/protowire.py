@@ -48,6 +48,11 @@ def bytes_field(number: int, data: bytes) -> bytes:
     return field_key(number, BYTES) + encode_varint(len(data)) + data
 
 
+def any_value(type_url: str, value: bytes) -> bytes:
+    """An amino ``Any``: its type URL, then its value's own encoding."""
+    return bytes_field(1, type_url.encode()) + bytes_field(2, value)
+
+
 class DecodeError(ValueError):
     """Bytes that are not amino binary (a tx, a key, a node's answer)."""
 

@@ -17,7 +17,13 @@ from typing import Any, NamedTuple, Union
 
 from c4cli.address import decode_bech32, encode_address, encode_bech32
 from c4cli.chain import crypto
-from c4cli.chain.protowire import DecodeError, bytes_field, encode_varint, wire_fields
+from c4cli.chain.protowire import (
+    DecodeError,
+    any_value,
+    bytes_field,
+    encode_varint,
+    wire_fields,
+)
 from c4cli.errors import BadInput
 
 SECP256K1 = crypto.PUBKEY_TYPE
@@ -48,10 +54,10 @@ def any_bytes(key: PubKey) -> bytes:
     """The key as an amino ``Any``: what a transaction carries, and what is hashed for a
     multisig's address."""
     if isinstance(key, bytes):
-        return bytes_field(1, SECP256K1.encode()) + bytes_field(2, bytes_field(1, key))
+        return any_value(SECP256K1, bytes_field(1, key))
     body = encode_varint(1 << 3) + encode_varint(key.threshold) if key.threshold else b""
     body += b"".join(bytes_field(2, any_bytes(member)) for member in key.keys)
-    return bytes_field(1, MULTISIG.encode()) + bytes_field(2, body)
+    return any_value(MULTISIG, body)
 
 
 def from_any(data: bytes) -> PubKey:

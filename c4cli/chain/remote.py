@@ -80,11 +80,7 @@ class NodeChain(NodeReader):
         nothing. A sequence another client used first is fetched again, and the
         transaction signed and sent once more, once.
         """
-        if not self.confirmed:
-            raise BadInput(
-                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
-                f"{self.chain_id} (the chain it reports) to sign for that chain"
-            )
+        self._require_confirmed("sign for")
         self.reconcile(signer)
         # The account's numbers (and the gas price, for a fee c4 picks) travel with the
         # first read the messages make: one request, not three.
@@ -99,15 +95,20 @@ class NodeChain(NodeReader):
                 raise
         return self._send(signer, msgs, fee, memo, policy)  # with the sequence as it is now
 
+    def _require_confirmed(self, action: str) -> None:
+        """Refused, in one line, on a node this home is not bound to unless the user
+        named its chain (--chain-id): c4 never signs or sends for what a node claims."""
+        if not self.confirmed:
+            raise BadInput(
+                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
+                f"{self.chain_id} (the chain it reports) to {action} that chain"
+            )
+
     def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         """Send a transaction signed elsewhere: its signature checked here against the
         signer's account on the node (a node's simulation checks none), simulated unless
         ``policy.simulate`` is ``skip``, then journaled and sent like one of ours."""
-        if not self.confirmed:
-            raise BadInput(
-                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
-                f"{self.chain_id} (the chain it reports) to send to that chain"
-            )
+        self._require_confirmed("send to")
         try:
             master = msg_signer(tx["msg"][0])
             session = tx["signatures"][0].get("session_addr") or None

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from c4cli.chain import crypto, pubkeys
+from c4cli.chain import answers, crypto, pubkeys
 from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Reader
 from c4cli.chain.pubkeys import Multisig, PubKey
@@ -74,21 +74,21 @@ def write_signature(path: Path, entry: dict[str, Any]) -> None:
 def account_numbers(reader: Reader, address: str, session: str | None = None) -> tuple[int, int]:
     """(account number, sequence) of an account on the chain, as ``auth/accounts`` says; a
     session key's own, under its master, with ``session``."""
-    path = f"auth/accounts/{address}" + (f"/session/{session}" if session else "")
     try:
-        document = json.loads(reader.query(path).data or "null")
-        if session:
-            document = document["BaseSessionAccount"]
-        account = document["BaseAccount"]
-        return int(account["account_number"]), int(account["sequence"])
+        found = answers.account_numbers(
+            json.loads(reader.query(answers.account_path(address, session)).data or "null")
+        )
     except Refused:
         what = f"session {session} of {address}" if session else f"account {address}"
         raise BadInput(f"unknown address: {what} does not exist") from None
-    except (ValueError, KeyError, TypeError):
+    except ValueError:
+        found = None
+    if found is None:
         raise BadInput(
             f"account {address} does not exist yet: send it coins first, or give "
             "--account-number and --account-sequence"
-        ) from None
+        )
+    return found
 
 
 def signature(

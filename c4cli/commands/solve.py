@@ -133,8 +133,7 @@ def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
     except _solver().SolverError as exc:  # a game in play is never over; kept for safety
         raise BadInput(f"cannot solve game {game.id}: {exc}") from None
     scores = choice.scores
-    proven = [s for s in scores if s is not None]
-    score = max(proven) if choice.exact or proven else None
+    score = max(s for s in scores if s is not None) if choice.exact else None
     best = _solver().best_columns(scores) if choice.exact else [choice.column]
     if as_json:
         emit_json(
@@ -143,7 +142,7 @@ def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
                 "moves": moves,
                 "player": address,
                 "key": name,
-                "score": score if choice.exact else None,
+                "score": score,
                 "best": best,
                 "scores": scores,
                 "exact": choice.exact,
@@ -153,7 +152,7 @@ def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
         )
         return
     who = f"{name} ({disc})" if name else f"{address} ({disc})"
-    if choice.exact and score is not None:
+    if score is not None:
         said = f"{verdict(score, subject='')} (score {score:+d})"
     else:
         said = f"not solved within {think:g} s"

@@ -291,10 +291,10 @@ def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     knows, its message kept as bytes, its signer unknown rather than guessed."""
     from c4cli.chain import amino
     from c4cli.chain.listing import node_tx
-    from c4cli.chain.protowire import bytes_field
+    from c4cli.chain.protowire import any_value, bytes_field
 
     body = bytes_field(1, b"g1creator")  # any bytes: c4 does not read them
-    raw = bytes_field(1, amino._any("/vm.m_addpkg", body)) + amino._string(4, "hi")
+    raw = bytes_field(1, any_value("/vm.m_addpkg", body)) + amino._string(4, "hi")
     tx = decode_tx(raw)
     assert tx["msg"] == [{"@type": "/vm.m_addpkg", "amino": base64.b64encode(body).decode()}]
     assert tx["memo"] == "hi" and tx["signatures"] == []
