@@ -25,6 +25,19 @@ import sys  # noqa: E402
 from types import FrameType  # noqa: E402
 
 
+def _lost(unraisable: "sys.UnraisableHookArgs") -> None:
+    """A signal's exception raised where Python cannot let it rise (an import lock's
+    weakref callback, a ``__del__``) is printed and dropped, and the process would go
+    on as if no signal had come: end it here, in the same one line."""
+    signum = getattr(unraisable.exc_value, "signum", None)
+    if isinstance(signum, int):
+        _stopped_early(signum)
+    sys.__unraisablehook__(unraisable)
+
+
+sys.unraisablehook = _lost
+
+
 class _Stopped(BaseException):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)

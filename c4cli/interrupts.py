@@ -9,10 +9,12 @@ block is whole or gone, then interrupts.
 
 from __future__ import annotations
 
+import os
 import signal
+import sys
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from types import FrameType
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -38,10 +40,36 @@ def _raise(signum: int, frame: FrameType | None) -> None:
     raise Interrupted(signum)
 
 
-def install() -> None:
-    """Make SIGINT and SIGTERM raise Interrupted (the console script calls this)."""
+def install(ending: Callable[[Interrupted], None] | None = None) -> None:
+    """Make SIGINT and SIGTERM raise Interrupted (the console script calls this).
+
+    Where Python cannot let an exception rise (a weakref callback, a ``__del__``,
+    a finalizer run by the collector at any bytecode), it prints the exception and
+    carries on: the signal would be lost. With ``ending`` given, such a lost
+    Interrupted ends the process at once: ``ending`` says it (the same line as
+    when it rises), and the process exits with the signal's code.
+    """
     for signum in SIGNALS:
         signal.signal(signum, _raise)
+    if ending is not None:
+        previous = sys.unraisablehook
+
+        def lost(unraisable: sys.UnraisableHookArgs) -> None:
+            stop = unraisable.exc_value
+            if not isinstance(stop, Interrupted):
+                previous(unraisable)
+                return
+            try:
+                ending(stop)
+            except SystemExit:
+                pass
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    with suppress(OSError, ValueError):
+                        stream.flush()
+                os._exit(stop.exit_code)
+
+        sys.unraisablehook = lost
 
 
 @contextmanager

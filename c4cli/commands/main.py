@@ -116,12 +116,7 @@ class C4Group(click.Group):
             quiet_stdout()
             sys.exit(EXIT_BROKEN_PIPE)
         except Interrupted as stop:
-            # Appends are never cut in two (see interrupts.deferred), and a broadcast
-            # is "sent" from the moment its bytes may have left: say which side of
-            # it the signal fell on.
-            state = outbox.interrupted_state()
-            message = f"{stop.name}: {state}" if state else stop.name
-            fail(message, stop.exit_code, json_mode="--json" in argv)
+            report_interrupted(stop, argv)
         except OSError as exc:
             # The home (or a file named on the command line) cannot be read or written.
             where = f"{exc.filename}: " if exc.filename else ""
@@ -177,6 +172,16 @@ def after_sending(message: str) -> str:
     return f"{message}; {item.describe()}"
 
 
+def report_interrupted(stop: Interrupted, argv: Sequence[str] | None = None) -> None:
+    """The line for a signal, then exit: appends are never cut in two (see
+    interrupts.deferred), and a broadcast is "sent" from the moment its bytes may
+    have left, so it says which side of it the signal fell on."""
+    argv = sys.argv[1:] if argv is None else argv
+    state = outbox.interrupted_state()
+    message = f"{stop.name}: {state}" if state else stop.name
+    fail(message, stop.exit_code, json_mode="--json" in argv)
+
+
 def fail(message: str, code: int, *, json_mode: bool) -> None:
     """Report a failure as promised: one line on stderr (or one JSON document), then exit.
 
@@ -218,7 +223,7 @@ def main() -> None:
     which costs a short command a fifth of its time.
     """
     code: int = 0
-    install_signal_handlers()  # again, for callers that come in here directly
+    install_signal_handlers(report_interrupted)  # again, and for a signal Python would drop
     try:
         cli.main()
     except SystemExit as exc:

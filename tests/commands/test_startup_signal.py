@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -38,3 +39,46 @@ def test_a_signal_during_start_up_is_one_line(c4_bin: str, tmp_path: object, sig
             # Python's own start-up (site, the package finder), or c4 already done
             # (no chain here: exit 3).
             assert proc.returncode in (-signum, 1, 3, 120), (proc.returncode, err)
+
+
+LOST = """
+import signal
+{setup}
+class Finalized:
+    def __del__(self):  # where the collector runs it, an exception cannot rise
+        raise {exception}(signal.SIGTERM)
+Finalized()
+print("went on as if no signal had come")
+"""
+
+
+@pytest.mark.parametrize(
+    ("setup", "exception", "line"),
+    [
+        # While c4 loads: the console script's own handler.
+        (
+            "import c4cli.console\nfrom c4cli.console import _Stopped",
+            "_Stopped",
+            "Error: terminated: nothing was recorded\n",
+        ),
+        # Once a command runs: the same line as a signal that rises.
+        (
+            "from c4cli.commands.main import report_interrupted\n"
+            "from c4cli.interrupts import Interrupted, install\n"
+            "install(report_interrupted)",
+            "Interrupted",
+            "Error: terminated\n",
+        ),
+    ],
+    ids=["loading", "running"],
+)
+def test_a_signal_python_would_drop_still_ends_the_command(
+    setup: str, exception: str, line: str
+) -> None:
+    """A signal's exception raised inside a finalizer (as one was, inside an import
+    lock's weakref callback) is one Python prints and drops: c4 ends there anyway."""
+    source = LOST.format(setup=setup, exception=exception)
+    proc = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, timeout=60
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (128 + signal.SIGTERM, "", line)
