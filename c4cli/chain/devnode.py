@@ -35,6 +35,7 @@ GNO_MODULE = "github.com/gnolang/gno"
 CHAIN_ID = "dev"
 NODE_DIR = "node"
 PID_FILE = "gnoland.pid"
+NETWORK_FILE = "network.json"
 START_TIMEOUT = 120.0
 
 # The packages `c4 node start` deploys, in order: the rules, then the realm.
@@ -105,13 +106,15 @@ def find_gno() -> tuple[Path, Path]:
 class DevNode:
     """One gnoland in ``folder``: its genesis, its data, its log and its process."""
 
-    def __init__(self, folder: Path, bin_dir: Path, gnoroot: Path) -> None:
+    def __init__(
+        self, folder: Path, bin_dir: Path, gnoroot: Path, *, rpc_port: int | None = None
+    ) -> None:
         self.dir = folder.resolve()  # gnoland runs in it: no path may be relative
         self.bin = bin_dir
         self.gnoroot = gnoroot
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
-        self.rpc_port = free_port()
+        self.rpc_port = rpc_port or free_port()
         self.url = f"http://127.0.0.1:{self.rpc_port}"
         self._id = 0
 
@@ -129,13 +132,14 @@ class DevNode:
         config = self.dir / "data" / "config" / "config.toml"
         config.parent.mkdir(parents=True)
         self._gnoland("config", "init", "--config-path", str(config))
-        for key, value in (
-            ("consensus.create_empty_blocks", "true" if empty_blocks else "false"),
-            ("consensus.create_empty_blocks_interval", "1s"),
-            ("consensus.timeout_commit", "1s"),
-            ("consensus.timeout_propose", "1s"),
-        ):
-            self._gnoland("config", "set", "--config-path", str(config), key, value)
+        self.configure(
+            {
+                "consensus.create_empty_blocks": "true" if empty_blocks else "false",
+                "consensus.create_empty_blocks_interval": "1s",
+                "consensus.timeout_commit": "1s",
+                "consensus.timeout_propose": "1s",
+            }
+        )
         (self.dir / "balances.txt").write_text(
             "".join(f"{addr}={amount}ugnot\n" for addr, amount in balances.items())
         )
@@ -144,35 +148,43 @@ class DevNode:
     def launch(self, *, at_least: int = 1, detach: bool = False) -> None:
         """Run gnoland on this folder's chain, on fresh free ports, and wait until it
         has block ``at_least``. ``detach``: in a session of its own, to outlive c4."""
-        config = str(self.dir / "data" / "config" / "config.toml")
-        self._gnoland(
-            "config",
-            "set",
-            "--config-path",
-            config,
-            "rpc.laddr",
-            f"tcp://127.0.0.1:{self.rpc_port}",
+        self.bind(self.rpc_port, free_port())
+        self.spawn(detach=detach, lazy=True)
+        self.wait(at_least)
+
+    def bind(self, rpc_port: int, p2p_port: int) -> None:
+        """Listen for RPC and for peers on these ports of 127.0.0.1."""
+        self.rpc_port = rpc_port
+        self.url = f"http://127.0.0.1:{rpc_port}"
+        self.configure(
+            {"rpc.laddr": f"tcp://127.0.0.1:{rpc_port}", "p2p.laddr": f"tcp://127.0.0.1:{p2p_port}"}
         )
-        p2p = f"tcp://127.0.0.1:{free_port()}"
-        self._gnoland("config", "set", "--config-path", config, "p2p.laddr", p2p)
+
+    def configure(self, settings: dict[str, str]) -> None:
+        """``gnoland config set`` each setting in this node's config.toml."""
+        config = str(self.dir / "data" / "config" / "config.toml")
+        for key, value in settings.items():
+            self._gnoland("config", "set", "--config-path", config, key, value)
+
+    def spawn(self, *, detach: bool, lazy: bool) -> None:
+        """Start gnoland, its pid in the folder. ``lazy``: the first start of a chain of
+        one validator, which writes the genesis from the balances and this node's key."""
+        genesis = ["-genesis", str(self.dir / "genesis.json")]
+        if lazy:
+            genesis = ["-lazy", *genesis, "-genesis-balances-file", str(self.dir / "balances.txt")]
+            genesis += ["-genesis-txs-file", str(self.dir / "txs.jsonl")]
         self.log = (self.dir / "gnoland.log").open("ab")
         self.proc = subprocess.Popen(
             [
                 str(self.bin / "gnoland"),
                 "start",
-                "-lazy",
                 "-chainid",
                 CHAIN_ID,
                 "-data-dir",
                 str(self.dir / "data"),
                 "-gnoroot-dir",
                 str(self.dir / "gnoroot"),
-                "-genesis",
-                str(self.dir / "genesis.json"),
-                "-genesis-balances-file",
-                str(self.dir / "balances.txt"),
-                "-genesis-txs-file",
-                str(self.dir / "txs.jsonl"),
+                *genesis,
                 "-log-level",
                 "error",
             ],
@@ -183,12 +195,19 @@ class DevNode:
             start_new_session=detach,
         )
         (self.dir / PID_FILE).write_text(f"{self.proc.pid}\n")
+
+    def wait(self, at_least: int, *, synced: bool = False) -> None:
+        """Until the node answers with block ``at_least`` (and, ``synced``, no longer
+        catching up); stopped and NodeFailed if it exits or takes over START_TIMEOUT."""
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
+            if self.proc is not None and self.proc.poll() is not None:
                 raise NodeFailed(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
             with contextlib.suppress(OSError, Unreachable, KeyError, ValueError, TypeError):
-                if self.latest_height() >= at_least:
+                sync = self.rpc("status")["sync_info"]
+                if int(sync["latest_block_height"]) >= at_least and not (
+                    synced and sync["catching_up"]
+                ):
                     return
             time.sleep(0.2)
         self.stop()
@@ -209,6 +228,20 @@ class DevNode:
         with contextlib.suppress(FileNotFoundError):
             (self.dir / PID_FILE).unlink()
 
+    def secrets(self, *args: str) -> str:
+        """``gnoland secrets …`` on this node's secrets (its validator and node keys)."""
+        return self._gnoland("secrets", *args, "--data-dir", str(self.dir / "data" / "secrets"))
+
+    def validator_key(self) -> dict[str, Any]:
+        key: dict[str, Any] = json.loads(
+            (self.dir / "data" / "secrets" / "priv_validator_key.json").read_text()
+        )
+        return key
+
+    def node_id(self) -> str:
+        """The node's P2P id, as its peers name it."""
+        return self.secrets("get", "node_id.id").strip().strip('"')
+
     def tail(self) -> str:
         path = self.dir / "gnoland.log"
         return path.read_text(errors="replace")[-2000:].strip() if path.exists() else ""
@@ -224,12 +257,13 @@ class DevNode:
         genesis.mkdir(parents=True)
         shutil.copy(self.gnoroot / "gno.land" / "genesis" / "genesis_params.toml", genesis)
 
-    def _gnoland(self, *args: str) -> None:
+    def _gnoland(self, *args: str) -> str:
         proc = subprocess.run(
             [str(self.bin / "gnoland"), *args], capture_output=True, text=True, timeout=60
         )
         if proc.returncode != 0:
             raise NodeFailed(f"gnoland {args[0]} {args[1]} failed: {proc.stderr.strip()}")
+        return proc.stdout
 
     # -- deploying ---------------------------------------------------------------------
 
@@ -335,10 +369,10 @@ def running_pid(folder: Path) -> int | None:
     return pid if b"gnoland" in command else None
 
 
-def stop_pid(folder: Path, pid: int) -> None:
-    """SIGTERM the node and wait for it to go (SIGKILL after 20 s)."""
+def stop_pid(folder: Path, pid: int, *, kill: bool = False) -> None:
+    """SIGTERM the node and wait for it to go (SIGKILL after 20 s, or at once: ``kill``)."""
     with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGTERM)
+        os.kill(pid, signal.SIGKILL if kill else signal.SIGTERM)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and running_pid(folder) == pid:
         with contextlib.suppress(ChildProcessError):
@@ -349,3 +383,113 @@ def stop_pid(folder: Path, pid: int) -> None:
             os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(FileNotFoundError):
         (folder / PID_FILE).unlink()
+
+
+class Network:
+    """N gnoland validators of one chain on 127.0.0.1, in ``folder``/v0, v1, …
+
+    gnoland v1.7.1 has no command that writes a genesis for several validators:
+    node 0 starts once alone (``-lazy``) to write a genesis from the balances, whose
+    ``validators`` are then every node's own key (``gnoland secrets init``), each with
+    power 1; node 0 forgets the block it made alone. Every node has fixed RPC and P2P
+    ports and the others as persistent peers (no peer exchange: the list is the
+    network), so that one stopped or killed comes back where the others expect it.
+    The ports and node ids are in ``network.json``. Blocks need more than two thirds
+    of the validators: 4 go on without one of them, 3 halt when one stops.
+    """
+
+    def __init__(self, folder: Path, bin_dir: Path, gnoroot: Path) -> None:
+        self.dir = folder.resolve()
+        self.bin = bin_dir
+        self.gnoroot = gnoroot
+        self.ports: list[tuple[int, int]] = []  # (rpc, p2p) of each validator
+        if self.exists:
+            layout = json.loads((self.dir / NETWORK_FILE).read_text())
+            self.ports = [(int(v["rpc"]), int(v["p2p"])) for v in layout["validators"]]
+        self.nodes = [self._node(i) for i in range(len(self.ports))]
+
+    @property
+    def exists(self) -> bool:
+        return (self.dir / NETWORK_FILE).is_file()
+
+    @property
+    def urls(self) -> list[str]:
+        return [node.url for node in self.nodes]
+
+    def _node(self, index: int) -> DevNode:
+        rpc = self.ports[index][0] if index < len(self.ports) else None
+        return DevNode(self.dir / f"v{index}", self.bin, self.gnoroot, rpc_port=rpc)
+
+    def create(self, count: int, balances: dict[str, int]) -> None:
+        """A new chain of ``count`` validators (stopped: :meth:`start` runs them)."""
+        self.nodes = [self._node(i) for i in range(count)]
+        for node in self.nodes:
+            node.create(balances, empty_blocks=True)
+            node.secrets("init")
+        first = self.nodes[0]
+        first.launch(at_least=1)  # writes genesis.json
+        first.stop()
+        genesis = json.loads((first.dir / "genesis.json").read_text())
+        genesis["validators"] = [
+            {"address": key["address"], "pub_key": key["pub_key"], "power": "1", "name": f"v{i}"}
+            for i, key in enumerate(node.validator_key() for node in self.nodes)
+        ]
+        text = json.dumps(genesis, indent=2)
+        for node in self.nodes:
+            (node.dir / "genesis.json").write_text(text)
+        # Node 0 made block 1 alone, under the old genesis: gone, with its signing state.
+        for name in ("db", "wal"):
+            shutil.rmtree(first.dir / "data" / name, ignore_errors=True)
+        first.secrets("init", "validator_state", "--force")
+        self.ports = [(free_port(), free_port()) for _ in self.nodes]
+        ids = [node.node_id() for node in self.nodes]
+        for index, node in enumerate(self.nodes):
+            node.bind(*self.ports[index])
+            peers = [f"{ids[j]}@127.0.0.1:{self.ports[j][1]}" for j in range(count) if j != index]
+            node.configure(
+                {
+                    "p2p.persistent_peers": ",".join(peers),
+                    "p2p.allow_duplicate_ip": "true",
+                    "p2p.pex": "false",
+                }
+            )
+        layout = {
+            "chain_id": CHAIN_ID,
+            "validators": [
+                {"rpc": rpc, "p2p": p2p, "node_id": ids[i]}
+                for i, (rpc, p2p) in enumerate(self.ports)
+            ],
+        }
+        (self.dir / NETWORK_FILE).write_text(json.dumps(layout, indent=2) + "\n")
+
+    def running(self, index: int) -> int | None:
+        return running_pid(self.nodes[index].dir)
+
+    def start(self, indexes: list[int], *, detach: bool) -> None:
+        """Run these validators (those not running already) and wait until each has a
+        block and has caught up with the others."""
+        started = [i for i in indexes if self.running(i) is None]
+        for i in started:
+            self.nodes[i].spawn(detach=detach, lazy=False)
+        try:
+            for i in started:
+                self.nodes[i].wait(1, synced=True)
+        except BaseException:
+            for i in started:
+                self.stop(i)
+            raise
+
+    def stop(self, index: int, *, kill: bool = False) -> int | None:
+        """Stop one validator (SIGTERM; ``kill``: SIGKILL, as a crash); its pid, or None
+        if it was not running."""
+        node = self.nodes[index]
+        if node.proc is not None:  # launched by this object
+            if kill and node.proc.poll() is None:
+                node.proc.kill()
+            launched = node.proc.pid
+            node.stop()
+            return launched
+        pid = running_pid(node.dir)
+        if pid is not None:
+            stop_pid(node.dir, pid, kill=kill)
+        return pid

@@ -23,6 +23,8 @@ from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.journal import JOURNAL
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 
+MAX_VALIDATORS = 10  # each gnoland takes some 400 MB
+
 
 @click.group()
 def node() -> None:
@@ -50,12 +52,33 @@ def node() -> None:
     help="Key that owns the realm (a new node only).",
 )
 @click.option(
+    "--validators",
+    type=click.IntRange(1, MAX_VALIDATORS),
+    default=None,
+    help=f"A new chain of N validators (1-{MAX_VALIDATORS}), one gnoland each.",
+)
+@click.option(
+    "--validator",
+    "only",
+    type=click.IntRange(0),
+    default=None,
+    help="Start this validator of the home's network only (0 is the first).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Bind a home that already has a chain (its journal is kept aside).",
 )
 @local_options
-def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool) -> None:
+def start(
+    realm_path: str,
+    deployer: str,
+    validators: int | None,
+    only: int | None,
+    force: bool,
+    home: Path,
+    as_json: bool,
+) -> None:
     """Start gnoland for this home and bind the home to it.
 
     A new node gets a genesis that gives every key of the home 10,000,000 GNOT
@@ -65,78 +88,156 @@ def start(realm_path: str, deployer: str, force: bool, home: Path, as_json: bool
     A node stopped with `c4 node stop` starts again on its own chain, from where
     it was. gnoland runs in the background, its data and log in HOME/node.
 
+    With --validators N (2 or more), the chain is a network of N validators, each
+    its own gnoland with its own RPC URL, all bound to the home (reads and
+    transactions go to the first that serves). Blocks need more than two thirds of
+    the validators: 4 go on with one stopped, 3 halt. --validator I starts one
+    validator again (after `c4 node stop --validator I`).
+
     \b
     Example:
       c4 node start
       c4 node start --deployer owner --json
+      c4 node start --validators 4
+      c4 node stop --validator 2 --kill && c4 node start --validator 2
     """
     folder = home / _devnode().NODE_DIR
+    bin_dir, gnoroot = _devnode().find_gno()
+    network = _devnode().Network(folder, bin_dir, gnoroot)
+    if network.exists:
+        _start_network_again(home, network, validators, only, as_json)
+        return
+    if only is not None:
+        raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
     pid = _devnode().running_pid(folder)
     if pid is not None:
         raise BadInput(f"a node already runs for {home} (pid {pid}): c4 node stop first")
-    bin_dir, gnoroot = _devnode().find_gno()
-    sources = _devnode().gno_sources()
     running = _devnode().DevNode(folder, bin_dir, gnoroot)
-    bound = read_remote(home)
+    count = validators or 1
     if running.started_before:
+        if count > 1:
+            raise BadInput(
+                f"--validators {count}: the chain of {home} has one validator (it stays so)"
+            )
+        bound = read_remote(home)
         if bound is not None:
             realm_path = bound.realm_path
         running.launch(detach=True)
-        fresh = False
-    else:
-        if not realm_path.startswith("gno.land/r/"):
-            raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
-        if connect.has_chain(home) and not force:
-            raise BadInput(
-                f"a chain already exists in {home}: pass --force to bind it to a new node"
-            )
-        keyring = Keyring(home)
-        if deployer != DEV_KEY and not keyring.exists(check_name(deployer)):
-            raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
-        if not keyring.exists(DEV_KEY):
-            keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
-        balances = {info.address: PREMINE_UGNOT for info in keyring.list()}
-        try:
+        _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
+        return
+    if not realm_path.startswith("gno.land/r/"):
+        raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
+    if connect.has_chain(home) and not force:
+        raise BadInput(f"a chain already exists in {home}: pass --force to bind it to a new node")
+    keyring = Keyring(home)
+    if deployer != DEV_KEY and not keyring.exists(check_name(deployer)):
+        raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
+    if not keyring.exists(DEV_KEY):
+        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    balances = {info.address: PREMINE_UGNOT for info in keyring.list()}
+    nodes = [running]
+    try:
+        if count == 1:
             running.create(balances, empty_blocks=True)
             running.launch(detach=True)
-            running.deploy_package(
-                sources / "p" / "c4cli" / "gno4", _devnode().RULES_PATH, DEV_MNEMONIC
-            )
-            running.deploy_package(sources / "r" / "c4cli" / "connect4", realm_path, DEV_MNEMONIC)
-        except BaseException:
-            # A chain that never got its realm holds nothing of anyone's: gone, so that
-            # the next start makes a whole one instead of running this one again.
-            running.stop()
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        _set_aside_journal(home)
-        fresh = True
-    write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
+        else:
+            network.create(count, balances)
+            network.start(list(range(count)), detach=True)
+            nodes = network.nodes
+        first = nodes[0]
+        first.deploy_package(sources_of("p", "gno4"), _devnode().RULES_PATH, DEV_MNEMONIC)
+        first.deploy_package(sources_of("r", "connect4"), realm_path, DEV_MNEMONIC)
+    except BaseException:
+        # A chain that never got its realm holds nothing of anyone's: gone, so that
+        # the next start makes a whole one instead of running this one again.
+        for index in range(len(network.nodes)):
+            network.stop(index)
+        running.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    _set_aside_journal(home)
+    write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
     owner = DEV_KEY
-    if fresh and deployer != DEV_KEY:
+    if deployer != DEV_KEY:
         _hand_over(home, deployer)
         owner = deployer
-    height = running.latest_height()
-    pid = running.proc.pid if running.proc is not None else 0
+    _report(home, realm_path, nodes, fresh=True, owner=owner, as_json=as_json)
+
+
+def sources_of(kind: str, name: str) -> Path:
+    """A package of the Gno sources installed with c4 (``p/c4cli/gno4``, ``r/…``)."""
+    folder: Path = _devnode().gno_sources() / kind / "c4cli" / name
+    return folder
+
+
+def _start_network_again(
+    home: Path, network: Any, validators: int | None, only: int | None, as_json: bool
+) -> None:
+    """The validators of the home's network that are not running, started again (all,
+    or ``only``) on their chain, and the home bound to every one's URL."""
+    count = len(network.nodes)
+    if validators is not None and validators != count:
+        raise BadInput(f"--validators {validators}: the network of {home} has {count}")
+    if only is not None and only >= count:
+        raise BadInput(f"--validator {only}: the network of {home} has validators 0-{count - 1}")
+    wanted = list(range(count)) if only is None else [only]
+    already = [i for i in wanted if network.running(i) is not None]
+    if already == wanted:
+        which = "the validators" if only is None else f"validator {only}"
+        raise BadInput(f"{which} of {home} already run: c4 node stop first")
+    network.start(wanted, detach=True)
+    bound = read_remote(home)
+    realm_path = bound.realm_path if bound is not None else DEFAULT_REALM_PATH
+    write_remote(home, Remote(",".join(network.urls), _devnode().CHAIN_ID, realm_path))
+    started = [network.nodes[i] for i in wanted if i not in already]
+    _report(home, realm_path, started, fresh=False, owner=DEV_KEY, as_json=as_json, network=network)
+
+
+def _report(
+    home: Path,
+    realm_path: str,
+    nodes: list[Any],
+    *,
+    fresh: bool,
+    owner: str,
+    as_json: bool,
+    network: Any = None,
+) -> None:
+    """What `c4 node start` started: each gnoland's URL, pid and height."""
+    chain_id = _devnode().CHAIN_ID
+    rows = [
+        {
+            "url": n.url,
+            "pid": n.proc.pid if n.proc is not None else 0,
+            "height": n.latest_height(),
+            "log": str(n.dir / "gnoland.log"),
+        }
+        for n in nodes
+    ]
+    if network is not None:
+        for row, n in zip(rows, nodes, strict=True):
+            row["validator"] = network.nodes.index(n)
+    elif len(nodes) > 1:
+        for index, row in enumerate(rows):
+            row["validator"] = index
     if as_json:
-        emit_json(
-            {
-                "url": running.url,
-                "chain_id": _devnode().CHAIN_ID,
-                "realm_path": realm_path,
-                "pid": pid,
-                "height": height,
-                "new": fresh,
-                "log": str(folder / "gnoland.log"),
-            }
-        )
+        document: dict[str, Any] = {"chain_id": chain_id, "realm_path": realm_path, "new": fresh}
+        document.update(rows[0] if len(rows) == 1 and "validator" not in rows[0] else {})
+        if "validator" in rows[0]:
+            urls = network.urls if network is not None else [r["url"] for r in rows]
+            document["url"] = ",".join(urls)  # the home's, every validator's
+            document["validators"] = rows
+        emit_json(document)
         return
-    what = "a new chain" if fresh else f"its chain again (height {height})"
-    click.echo(
-        f"gnoland {_devnode().GNO_VERSION} runs {what} at {running.url} "
-        f"(chain {_devnode().CHAIN_ID}, pid {pid})"
-    )
-    click.echo(f"realm: {realm_path}" + (f", owned by {owner}" if fresh else ""))
+    for row in rows:
+        what = "a new chain" if fresh else f"its chain again (height {row['height']})"
+        who = f"validator {row['validator']} " if "validator" in row else ""
+        click.echo(
+            f"gnoland {_devnode().GNO_VERSION} {who}runs {what} at {row['url']} "
+            f"(chain {chain_id}, pid {row['pid']})"
+        )
+    if fresh or network is None:
+        click.echo(f"realm: {realm_path}" + (f", owned by {owner}" if fresh else ""))
     click.echo(f"{home} now uses it; stop it with: c4 node stop --home {home}")
 
 
@@ -166,23 +267,55 @@ def _set_aside_journal(home: Path) -> None:
 
 
 @node.command()
+@click.option(
+    "--validator",
+    "only",
+    type=click.IntRange(0),
+    default=None,
+    help="Stop this validator of the home's network only (0 is the first).",
+)
+@click.option("--kill", is_flag=True, help="SIGKILL, as a crash, instead of SIGTERM.")
 @local_options
-def stop(home: Path, as_json: bool) -> None:
+def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
     """Stop this home's gnoland; its chain stays in HOME/node for the next start.
 
     \b
     Example:
       c4 node stop
+      c4 node stop --validator 1 --kill     # one validator of a network, as a crash
     """
     folder = home / _devnode().NODE_DIR
+    bin_dir, gnoroot = _devnode().find_gno()
+    network = _devnode().Network(folder, bin_dir, gnoroot)
+    how = "killed" if kill else "stopped"
+    if network.exists:
+        count = len(network.nodes)
+        if only is not None and only >= count:
+            raise BadInput(
+                f"--validator {only}: the network of {home} has validators 0-{count - 1}"
+            )
+        wanted = list(range(count)) if only is None else [only]
+        stopped = {i: network.stop(i, kill=kill) for i in wanted}
+        gone = {i: pid for i, pid in stopped.items() if pid is not None}
+        if not gone:
+            which = "no validator runs" if only is None else f"validator {only} does not run"
+            raise Refused(f"{which} for {home} (c4 node start starts it)")
+        if as_json:
+            emit_json({how: [{"validator": i, "pid": pid} for i, pid in gone.items()]})
+            return
+        for i, pid in gone.items():
+            click.echo(f"{how} gnoland validator {i} (pid {pid}); its chain stays in {folder}")
+        return
+    if only is not None:
+        raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
     pid = _devnode().running_pid(folder)
     if pid is None:
         raise Refused(f"no node runs for {home} (c4 node start starts one)")
-    _devnode().stop_pid(folder, pid)
+    _devnode().stop_pid(folder, pid, kill=kill)
     if as_json:
         emit_json({"stopped": pid})
         return
-    click.echo(f"stopped gnoland (pid {pid}); its chain stays in {folder}")
+    click.echo(f"{how} gnoland (pid {pid}); its chain stays in {folder}")
 
 
 def _devnode() -> ModuleType:
