@@ -50,8 +50,8 @@ class Outgoing:
             where = f"height {self.height}, " if self.height else ""
             return f"the transaction was recorded ({where}TX HASH {self.tx_hash})"
         return (
-            f"the transaction was sent (TX HASH {self.tx_hash}) and is not yet seen in a "
-            f"block; `c4 tx {self.tx_hash}` tells whether it landed"
+            f"the transaction was sent (TX HASH {self.tx_hash}) and is pending, not yet seen "
+            f"in a block; `c4 tx {self.tx_hash}` tells whether it landed"
         )
 
 

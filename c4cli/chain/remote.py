@@ -307,9 +307,9 @@ class NodeChain(NodeReader):
         found = self._look_up(tx_id)
         if found is None:
             raise Unreachable(
-                f"{why}; the transaction was sent (TX HASH {tx_id}) and is not yet seen in a "
-                f"block: `c4 tx {tx_id}` tells, and the next transaction of this account "
-                "settles it first"
+                f"{why}; the transaction was sent (TX HASH {tx_id}) and is pending, not yet "
+                f"seen in a block: `c4 tx {tx_id}` tells, `c4 log` settles it once it lands, "
+                "and the next transaction of this account settles it first"
             )
         try:
             height = int(found["height"])
@@ -371,6 +371,41 @@ class NodeChain(NodeReader):
                 raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
             outbox.forget(tx_id)
             warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
+
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+        """What this home sent, its pending transactions looked up first (see
+        :meth:`settle_seen`)."""
+        self.settle_seen()
+        return super().listing(first, last, tail)
+
+    def settle_seen(self) -> None:
+        """Every pending transaction of this home that is now in a block, journaled as
+        landed (or refused there). One still unseen stays pending: a view sends nothing
+        and drops nothing (the next transaction of its account settles it)."""
+        if self.journal is None:
+            return
+        for entry in self.journal.unseen():
+            tx = entry.get("signed")
+            if not isinstance(tx, dict):
+                continue
+            tx_id = str(entry["hash"])
+            try:
+                found = self.transaction(tx_id)
+                if found is None:
+                    continue
+                signer = Signer(str(entry.get("signer")), b"", entry.get("session") or None)
+                receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
+            except Unreachable:
+                return  # no node answers now: pending it stays
+            except RefusedInBlock as refused:
+                warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
+            except (KeyError, TypeError, ValueError):
+                continue
+            else:
+                warn_once(
+                    f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}"
+                )
+            outbox.forget(tx_id)
 
     def _resend(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
         """The same bytes once more, for a pending transaction the node does not have."""

@@ -179,6 +179,10 @@ class Journal:
             and entry.get("session") == session
         ]
 
+    def unseen(self) -> list[dict[str, Any]]:
+        """Pending transactions of every account, oldest first."""
+        return [entry for entry in self.entries() if entry["status"] == PENDING]
+
 
 def entries(home: Path) -> list[dict[str, Any]]:
     """Every transaction of the journal, oldest first."""

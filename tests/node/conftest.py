@@ -61,6 +61,17 @@ def gno_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
+def gno_env() -> dict[str, str]:
+    """Where gno's binaries and standard library are, for a `c4 node` run as a shell
+    user runs it (the install script builds them)."""
+    reason = node_available()
+    if reason is not None:
+        missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
+    bin_dir, gnoroot = install_gno()
+    return {"GNO_BIN": str(bin_dir), "GNOROOT": str(gnoroot)}
+
+
+@pytest.fixture(scope="session")
 def twin(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The node and a local chain made to mirror it (``--realm-path gno.land/r/c4cli/connect4``)."""
     keys = gno_node.keys

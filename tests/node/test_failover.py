@@ -163,7 +163,7 @@ def test_a_block_that_does_not_come_is_bounded_by_the_users_deadlines(
             env={"C4_TIMEOUT": "2", "C4_BLOCK_TIMEOUT": "2"},
         )  # fmt: skip
         took = time.monotonic() - started
-    assert result.exit_code == 4 and "is not yet seen in a block" in result.stderr
+    assert result.exit_code == 4 and "is pending, not yet seen in a block" in result.stderr
     assert took < 12, took
     (pending,) = [tx for tx in home.sent() if tx["status"] == "pending"]
     settled = home.run("send", "--to", "bob", "--amount", "1ugnot", "alice")

@@ -137,7 +137,7 @@ def test_a_forged_broadcast_answer_is_pending_then_settled(bound: Home, gno_node
         )
     assert result.exit_code == 4, result.output
     assert "the transaction was sent (TX HASH " in result.stderr
-    assert "is not yet seen in a block" in result.stderr
+    assert "is pending, not yet seen in a block" in result.stderr
     pending = journal(bound)[-1]
     assert pending["status"] == "pending" and pending["hash"] in result.stderr
     assert ugnot(bound, "bob") == bob  # it never reached the node

@@ -17,19 +17,6 @@ import pytest
 from c4cli.chain import crypto
 
 
-@pytest.fixture(scope="module")
-def gno_env() -> dict[str, str]:
-    """Where gno's binaries and standard library are (the install script builds them)."""
-    from node.gnonode import install_gno, node_available
-    from oracles import missing
-
-    reason = node_available()
-    if reason is not None:
-        missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
-    bin_dir, gnoroot = install_gno()
-    return {"GNO_BIN": str(bin_dir), "GNOROOT": str(gnoroot)}
-
-
 def c4(
     c4_bin: str, home: Path, env: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,203 @@
+"""c4 on a network of four gnoland validators, as `c4 node start --validators 4` starts it.
+
+One network for the module, in a home that holds every player's key (funded at
+genesis). Each test binds homes of its own to every validator's URL, its chosen
+validator's first, and stops, kills (SIGKILL, as a crash) and restarts
+validators with `c4 node stop|start --validator I`, as a user would. Blocks need
+three of the four validators: one down, the chain goes on; two down, it halts.
+Every test leaves the four running. Deselect with ``-m "not network"``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from node.test_remote import costs, ugnot
+from node.twin import player_key
+
+from c4cli.chain.blocks import DEFAULT_REALM_PATH
+from c4cli.home.config import Remote, write_remote
+from c4cli.home.keys import Keyring
+from support import Home, start_game
+
+pytestmark = [pytest.mark.node, pytest.mark.network]
+
+PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
+VALIDATORS = 4
+# What one command may take with a validator gone: its node's refusal or silence
+# (C4_TIMEOUT, 10 s by default) and a block made without it.
+FAILOVER_BOUND = 30.0
+
+
+@dataclass
+class Network:
+    """The module's network: the home that started it, and its validators' URLs."""
+
+    home: Path
+    c4_bin: str
+    env: dict[str, str]
+    urls: list[str] = field(default_factory=list)
+
+    def c4(self, *args: str, home: Path | None = None) -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, C4_HOME=str(home or self.home), C4_PASSWORD="", **self.env)
+        return subprocess.run(
+            [self.c4_bin, *args], env=env, capture_output=True, text=True, timeout=300
+        )
+
+    def kill(self, index: int) -> None:
+        done = self.c4("node", "stop", "--validator", str(index), "--kill")
+        assert done.returncode == 0 and "killed gnoland validator" in done.stdout, done.stderr
+
+    def restart(self, index: int) -> None:
+        done = self.c4("node", "start", "--validator", str(index))
+        assert done.returncode == 0, done.stderr
+
+    def all_running(self) -> None:
+        """Whatever a test left stopped, started again (a no-op when all run)."""
+        self.c4("node", "start")
+
+    def through(self, folder: Path, first: int) -> Home:
+        """A home in ``folder`` with every player's key, bound to every validator,
+        validator ``first``'s URL first."""
+        home = Home(folder)
+        keyring = Keyring(folder)
+        for name in PLAYERS:
+            keyring.add(name, player_key(name), "")
+        urls = self.urls[first:] + self.urls[:first]
+        write_remote(folder, Remote(",".join(urls), "dev", DEFAULT_REALM_PATH))
+        return home
+
+
+@pytest.fixture(scope="module")
+def network(
+    c4_bin: str, gno_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Network]:
+    home = tmp_path_factory.mktemp("network") / "home"
+    keyring = Keyring(home)
+    for name in PLAYERS:
+        keyring.add(name, player_key(name), "")
+    net = Network(home, c4_bin, gno_env)
+    try:
+        started = net.c4("node", "start", "--validators", str(VALIDATORS), "--json")
+        assert started.returncode == 0, started.stderr
+        doc = json.loads(started.stdout)
+        assert [v["validator"] for v in doc["validators"]] == list(range(VALIDATORS))
+        net.urls = doc["url"].split(",")
+        assert len(set(net.urls)) == VALIDATORS
+        yield net
+    finally:
+        net.c4("node", "stop")
+
+
+@pytest.fixture
+def net(network: Network) -> Iterator[Network]:
+    """The network, with every validator running again after the test."""
+    yield network
+    network.all_running()
+
+
+def test_a_staked_game_goes_on_while_a_validator_is_killed_and_restarted(
+    net: Network, tmp_path: Path
+) -> None:
+    home = net.through(tmp_path / "home", 0)
+    start = {name: ugnot(home, name) for name in ("alice", "bob")}
+    spent = {"alice": 0, "bob": 0}
+
+    def send(who: str, *args: str) -> dict[str, Any]:
+        receipt: dict[str, Any] = home.json(*args, who)
+        spent[who] += costs(receipt)
+        return receipt
+
+    game = str(send("alice", "offer", "--stake", "3gnot")["result"][0])
+    send("bob", "accept", game)
+    send("alice", "reveal", game)
+    turn = send("bob", "reveal", game)["game"]["turnPlayer"]
+    first = "alice" if turn == home.address("alice") else "bob"
+    second = "bob" if first == "alice" else "alice"
+    for move in range(7):
+        if move == 1:
+            net.kill(3)
+        if move == 4:
+            net.restart(3)
+        who, column = (first, "4") if move % 2 == 0 else (second, "5")
+        last = send(who, "play", game, column)
+    assert last["game"]["status"] == "won" and last["game"]["winner"] == home.address(first)
+    fee = int(last["game"]["fee"])
+    assert last["transfers"] == [{"to": home.address(first), "amount": f"{6_000_000 - fee}ugnot"}]
+    won = {first: 6_000_000 - fee - 3_000_000, second: -3_000_000}
+    for name in ("alice", "bob"):
+        assert ugnot(home, name) == start[name] + won[name] - spent[name], name
+    # The restarted validator has caught up: it answers with the game's end.
+    again = home.json("--remote", net.urls[3], "query", "game", game)
+    assert again["game"]["status"] == "won"
+
+
+def test_the_bound_node_killed_mid_game_commands_go_to_the_others(
+    net: Network, tmp_path: Path
+) -> None:
+    home = net.through(tmp_path / "home", 1)
+    started = start_game(home, "45")
+    net.kill(1)
+    players = [started.first, started.second]
+    for move, column in enumerate("45454"):
+        began = time.monotonic()
+        played = home.json("play", started.id, column, players[move % 2])
+        assert time.monotonic() - began < FAILOVER_BOUND
+    assert played["game"]["status"] == "won"
+    began = time.monotonic()
+    shown = home.ok("show", started.id).stdout
+    assert "won, 7 moves" in shown and time.monotonic() - began < FAILOVER_BOUND
+
+
+def test_without_a_quorum_sends_are_pending_and_land_when_it_is_back(
+    net: Network, tmp_path: Path
+) -> None:
+    home = net.through(tmp_path / "home", 0)
+    started = start_game(home, "4")  # the second player's turn
+    mover = started.second
+    short = {"C4_BLOCK_TIMEOUT": "4", "C4_TIMEOUT": "4"}
+    net.kill(2)
+    net.kill(3)  # two of four: no block until one is back
+    sent = {}
+    for who, args in (("carol", ["offer", "--stake", "2gnot"]), (mover, ["play", started.id, "3"])):
+        began = time.monotonic()
+        result = home.run(*args, who, env=short)
+        assert time.monotonic() - began < FAILOVER_BOUND
+        assert result.exit_code == 4, (args, result.output)
+        assert result.stderr.count("\n") == 1 and "is pending, not yet seen in a block" in (
+            result.stderr
+        )
+        sent[who] = [tx["hash"] for tx in home.sent() if tx["status"] == "pending"][-1]
+        # Sent again: the same bytes at most, nothing new signed.
+        retry = home.run(*args, who, env=short)
+        assert retry.exit_code == 4 and retry.stderr.count("\n") == 1, retry.output
+    pending = [tx for tx in home.sent() if tx["status"] == "pending"]
+    assert sorted(tx["hash"] for tx in pending) == sorted(sent.values())
+    net.restart(2)  # three of four: blocks again, and both land
+    listed = {}
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        listed = {tx["hash"]: tx["status"] for tx in home.sent()}
+        if all(listed[h] == "landed" for h in sent.values()):
+            break
+        time.sleep(1)
+    assert all(listed[h] == "landed" for h in sent.values()), listed  # `c4 log` settled them
+    shown = home.ok("log").stdout
+    assert all(h in shown for h in sent.values())
+    game = home.game(int(started.id))
+    assert game["moves"] == 2  # the move, once
+    # The offer landed once, and its kept secret reveals it.
+    offers = [tx for tx in home.sent() if tx["func"] == "Offer" and tx["signer_key"] == "carol"]
+    assert len(offers) == 1, offers
+    offered = str(offers[0]["result"][0])
+    home.ok("accept", offered, "dave")
+    home.ok("reveal", offered, "carol")
+    assert home.json("reveal", offered, "dave")["game"]["status"] == "playing"
