@@ -9,6 +9,7 @@ JSON-RPC under both, with its deadlines, is :mod:`c4cli.chain.rpc`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import math
 import time as wallclock
 from collections.abc import Callable
@@ -34,11 +35,15 @@ from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
-LOOKUPS = 10  # times a lost broadcast is looked up by hash, a second apart
+NEXT_BLOCK_WAIT = 5.0  # seconds a refusal on a network waits for the next block to be asked again
 
 
 class RefusedInBlock(Refused):
     """The realm or the VM refused a transaction that is in a block: it paid its fee."""
+
+
+class Superseded(Refused):
+    """Another transaction of the account took this one's sequence: it never lands."""
 
 
 class NodeChain(NodeReader):
@@ -85,15 +90,39 @@ class NodeChain(NodeReader):
         # The account's numbers (and the gas price, for a fee c4 picks) travel with the
         # first read the messages make: one request, not three.
         self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
-        msgs = build(self)
+
+        def attempt() -> Receipt:
+            return self._send(signer, build(self), fee, memo, policy)
+
         try:
-            return self._send(signer, msgs, fee, memo, policy)
+            return attempt()
         except RefusedInBlock:
             raise  # it landed and paid its fee: never signed and sent again
+        except Superseded as superseded:
+            # It can never land: signed again, once, for the sequence as it is now.
+            warn_once(f"note: {superseded}; signed again for the next sequence")
         except Refused as refused:
-            if not answers.sequence_taken(str(refused)):
+            # Nothing of it is in a block or a mempool. Another client took the sequence:
+            # signed again. The realm refused on a node of a network, which may be a block
+            # behind the node that took the other player's move: asked again on its next
+            # block. Once, either way.
+            if not (answers.sequence_taken(str(refused)) or self._next_block_came()):
                 raise
-        return self._send(signer, msgs, fee, memo, policy)  # with the sequence as it is now
+        return attempt()
+
+    def _next_block_came(self) -> bool:
+        """On a home bound to several nodes, wait (at most NEXT_BLOCK_WAIT) for the node's
+        next block; whether it came. On one node, no wait: False."""
+        if len(self.urls) == 1:
+            return False
+        start = self.head().height
+        deadline = wallclock.monotonic() + min(NEXT_BLOCK_WAIT, self.timeout)
+        while wallclock.monotonic() < deadline:
+            wallclock.sleep(0.25)
+            with contextlib.suppress(Unreachable):
+                if self.head().height > start:
+                    return True
+        return False
 
     def _require_confirmed(self, action: str) -> None:
         """Refused, in one line, on a node this home is not bound to unless the user
@@ -257,10 +286,13 @@ class NodeChain(NodeReader):
         if self.journal is not None:
             self.journal.pending(tx, raw, tx_id, signer, sequence)
         outbox.sending(tx_id)
-        return self._deliver(signer, tx, raw, tx_id)
+        return self._deliver(signer, tx, raw, tx_id, sequence)
 
-    def _deliver(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
-        """broadcast_tx_commit of bytes already journaled as pending, and the receipt."""
+    def _deliver(
+        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
+    ) -> Receipt:
+        """broadcast_tx_commit of bytes already journaled as pending (signed for
+        ``sequence``), and the receipt."""
         try:
             answer = self.rpc(
                 "broadcast_tx_commit",
@@ -270,7 +302,7 @@ class NodeChain(NodeReader):
         except Unreachable as lost:
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
-            return self._find_or_pending(signer, tx, tx_id, str(lost))
+            return self._find_or_pending(signer, tx, tx_id, sequence, str(lost))
         try:
             check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
             refusal = answers.refusal(check) if check.get("Error") else None
@@ -282,6 +314,7 @@ class NodeChain(NodeReader):
                 signer,
                 tx,
                 tx_id,
+                sequence,
                 f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
             )
         if refusal is not None:
@@ -298,13 +331,16 @@ class NodeChain(NodeReader):
                 signer,
                 tx,
                 tx_id,
+                sequence,
                 f"{self.redacted} answered the broadcast with another "
                 f"transaction's result (hash {answered_hash or '-'}, height {height})",
             )
         return self._landed(signer, tx, tx_id, {"tx_result": deliver}, height)
 
-    def _find_or_pending(self, signer: Signer, tx: dict[str, Any], tx_id: str, why: str) -> Receipt:
-        found = self._look_up(tx_id)
+    def _find_or_pending(
+        self, signer: Signer, tx: dict[str, Any], tx_id: str, sequence: int, why: str
+    ) -> Receipt:
+        found = self._look_up(signer, tx_id, sequence)
         if found is None:
             raise Unreachable(
                 f"{why}; the transaction was sent (TX HASH {tx_id}) and is pending, not yet "
@@ -317,19 +353,47 @@ class NodeChain(NodeReader):
             raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
         return self._landed(signer, tx, tx_id, found, height)
 
-    def _look_up(self, tx_id: str) -> dict[str, Any] | None:
-        """The transaction by hash, asked until the deadline ($C4_TIMEOUT) passes."""
+    def _look_up(self, signer: Signer, tx_id: str, sequence: int) -> dict[str, Any] | None:
+        """The transaction by hash, asked until the deadline ($C4_TIMEOUT) passes.
+
+        Not found while the account's sequence has moved past ``sequence``: another
+        transaction of the account took its place (signed at the same moment by another
+        client, through another node), and it can never land: dropped, and Superseded.
+        """
         deadline = wallclock.monotonic() + self.timeout
         while True:
-            try:
-                found = self.transaction(tx_id, timeout=max(deadline - wallclock.monotonic(), 0.1))
-            except Unreachable:
-                found = None
+            found = self._transaction_or_none(tx_id, deadline)
             if found is not None:
                 return found
+            if self._sequence_or_none(signer) > sequence:
+                # A node records where a transaction landed before it commits the block's
+                # state, so the account's new sequence is never seen before the record.
+                found = self._transaction_or_none(tx_id, deadline)
+                if found is not None:
+                    return found
+                outbox.denied(tx_id)
+                if self.journal is not None:
+                    self.journal.dropped(tx_id, "another transaction took its sequence")
+                raise Superseded(
+                    f"another transaction of {signer.address} took sequence {sequence} first "
+                    f"(signed elsewhere at the same moment); transaction {tx_id} can never land"
+                )
             if wallclock.monotonic() + 1 > deadline:
                 return None
             wallclock.sleep(1)
+
+    def _transaction_or_none(self, tx_id: str, deadline: float) -> dict[str, Any] | None:
+        try:
+            return self.transaction(tx_id, timeout=max(deadline - wallclock.monotonic(), 0.1))
+        except Unreachable:
+            return None
+
+    def _sequence_or_none(self, signer: Signer) -> int:
+        """The account's sequence now, or -1 when no node says."""
+        try:
+            return self.account_numbers(signer)[1]
+        except (Unreachable, Refused):
+            return -1
 
     def reconcile(self, signer: Signer) -> None:
         """Settle what this home sent for ``signer``'s account and has not seen land.
@@ -360,7 +424,7 @@ class NodeChain(NodeReader):
             try:
                 if found is None:
                     raw = base64.b64decode(str(entry.get("tx", "")))
-                    receipt = self._resend(signer, tx, raw, tx_id)
+                    receipt = self._resend(signer, tx, raw, tx_id, int(entry.get("sequence", 0)))
                 else:
                     receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
             except Refused as refused:
@@ -407,14 +471,18 @@ class NodeChain(NodeReader):
                 )
             outbox.forget(tx_id)
 
-    def _resend(self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str) -> Receipt:
+    def _resend(
+        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
+    ) -> Receipt:
         """The same bytes once more, for a pending transaction the node does not have."""
         outbox.sending(tx_id)
         try:
-            return self._deliver(signer, tx, raw, tx_id)
+            return self._deliver(signer, tx, raw, tx_id, sequence)
         except Unreachable as exc:
             if "already exists in cache" in str(exc) or "in the mempool" in str(exc):
-                return self._find_or_pending(signer, tx, tx_id, "it is in the node's mempool")
+                return self._find_or_pending(
+                    signer, tx, tx_id, sequence, "it is in the node's mempool"
+                )
             raise Unreachable(
                 f"transaction {tx_id}, sent earlier, is still not in a block and nothing new "
                 f"was signed ({exc}); try again later"

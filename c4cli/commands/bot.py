@@ -17,7 +17,7 @@ from c4cli.commands.options import common_options, game_id_arg
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import names
 from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
-from c4cli.commands.views import coloured, mark_four, rich_board
+from c4cli.commands.views import coloured, mark_four, rich_board, standstill
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
 
@@ -154,6 +154,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     live = sys.stdout.isatty() and not as_json
     seen: _Seen | None = None
     shown: tuple[int, str, int] | None = None
+    said_still = False  # the chain's standstill, said once (piped) until blocks come again
     while True:
         before = chain.head().height
         game = RealmClient(chain).game(number)
@@ -164,20 +165,30 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
         was = seen
         seen = _Seen.look(game, story, was)
         view = (game.moves, game.status, game.turn)
+        still = standstill(chain) if game.status == Status.PLAYING else None
         if live:
-            _draw(game, known, now, story)
+            _draw(game, known, now, story, still)
         elif view != shown:
-            for line in _changes(game, seen, was, known, now, story, as_json):
+            for line in _changes(game, seen, was, known, now, story, as_json, still):
                 click.echo(line)
+            said_still = still is not None
         shown = view
         if game.status not in (Status.OPEN, Status.PLAYING):
             return
-        # Wait for a block; on a terminal, redraw once a second for the countdown.
+        # Wait for a block; on a terminal, redraw once a second for the countdown. Piped,
+        # a chain that stops making blocks is said once, instead of waiting in silence.
         waited = 0.0
         while chain.head().height == before and not (live and waited >= 1.0):
             pause = chain.poll_interval
             time.sleep(pause)
             waited += pause
+            if not live and not said_still and game.status == Status.PLAYING:
+                still = standstill(chain)
+                if still is not None:
+                    said_still = True
+                    _say(
+                        as_json, {"game": game.id, "standstill": still}, f"game {game.id}: {still}"
+                    )
 
 
 class _Seen(NamedTuple):
@@ -223,7 +234,9 @@ def _who(address: str, names: dict[str, str]) -> str:
     return names.get(address, address)
 
 
-def _status(game: GameView, names: dict[str, str], now: int, story: History) -> str:
+def _status(
+    game: GameView, names: dict[str, str], now: int, story: History, still: str | None = None
+) -> str:
     if game.status == Status.WON:
         ending = game.ending(story.last_call)
         return f"game {game.id}: won by {_who(game.winner, names)} ({ending})"
@@ -231,6 +244,8 @@ def _status(game: GameView, names: dict[str, str], now: int, story: History) -> 
         return f"game {game.id}: {game.status}"
     left = game.deadline - now
     clock = f"{left} s left" if left >= 0 else "clock ran out"
+    if still is not None:
+        clock = still  # not a countdown: the clock waits for blocks
     if game.turn == 0:
         owes = game.acceptor if game.revealed else game.creator
         return f"game {game.id}: {_who(owes, names)} must reveal, {clock}"
@@ -248,6 +263,7 @@ def _changes(
     now: int,
     story: History,
     as_json: bool,
+    still: str | None,
 ) -> list[str]:
     over = game.status not in (Status.OPEN, Status.PLAYING)
     if as_json:
@@ -268,6 +284,7 @@ def _changes(
             "four": list(game.four()),
             "deadline": game.deadline if game.status == Status.PLAYING else 0,
             "now": now,
+            "standstill": still,  # a node that makes no block: the clock waits
         }
         return [json.dumps(document)]
     lines = []
@@ -284,7 +301,7 @@ def _changes(
     start = 0 if was is None or was.first != seen.first else was.upto
     for index in range(max(start, seen.first), seen.upto):
         lines.append(f"game {game.id}, move {index}: column {seen.moves[index - seen.first]}")
-    lines.append(_status(game, names, now, story))
+    lines.append(_status(game, names, now, story, still))
     if over and game.moves:
         lines.append(_drawing(game).rstrip("\n"))
     return lines
@@ -295,13 +312,17 @@ def _drawing(game: GameView) -> str:
     return mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
 
 
-def _draw(game: GameView, names: dict[str, str], now: int, story: History) -> None:
+def _draw(
+    game: GameView, names: dict[str, str], now: int, story: History, still: str | None
+) -> None:
     """The live view on a terminal, redrawn in place: the board (in colour where colour
-    shows, the winning four in reverse video) and the status line."""
+    shows, the winning four in reverse video) and the status line; ``still``: the
+    chain's standstill, said instead of a clock counting down."""
     from rich.console import Console
 
     console = Console()
     click.echo("\x1b[H\x1b[2J", nl=False)
     drawing = _drawing(game)
     console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)
-    console.print(printable(_status(game, names, now, story)), highlight=False, markup=False)
+    status = _status(game, names, now, story, still)
+    console.print(printable(status), highlight=False, markup=False)

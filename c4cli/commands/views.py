@@ -27,6 +27,8 @@ from c4cli.escape import printable
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from c4cli.chain.interface import Chain
+
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
     if fmt == "svg":
@@ -53,6 +55,26 @@ def game_history(home: Path, game: GameView) -> History:
     of them on the local chain; on a node, whose GameJSON gives the position but not
     its history, what this home sent."""
     return history(open_chain(home).game_calls(game.id), game.id)
+
+
+STANDSTILL = 30  # seconds without a block after which a node's chain is said to stand still
+
+
+def standstill(chain: Chain) -> str | None:
+    """On a node whose last block is STANDSTILL seconds old or more by this machine's
+    clock, what to say instead of a clock counting down: a move clock runs by block
+    time, and stands still with the chain (a halted network, a node that makes blocks
+    only with transactions). None on the local chain, or while blocks come."""
+    if chain.exact_clock:
+        return None
+    head = chain.head()
+    age = int(wallclock.time()) - head.time
+    if age < STANDSTILL:
+        return None
+    return (
+        f"no block for {age}s (height {head.height} at {format_time(head.time)}): "
+        "the move clock runs by block time and stands still with the chain"
+    )
 
 
 def next_block_time(home: Path) -> tuple[int, bool]:
@@ -216,7 +238,10 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
-    if game.status == Status.PLAYING:
+    still = standstill(open_chain(home)) if game.status == Status.PLAYING else None
+    if still is not None:
+        lines.append(f"  clock: deadline {format_time(game.deadline)} ({still})")
+    elif game.status == Status.PLAYING:
         left = game.deadline - landing
         if exact:
             clock = f"{left}s left" if left >= 0 else "ran out"

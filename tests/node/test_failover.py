@@ -9,7 +9,9 @@ subject of its own tests; these hold the client's part on any number of nodes.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import time
 from typing import Any
 
@@ -18,7 +20,7 @@ from node.proxy import abci_answer, answer, proxy_for
 from node.test_remote import deploy_copy, home_with_keys
 
 from c4cli.home.config import Remote, read_remote, write_remote
-from support import Home
+from support import Home, start_game
 
 pytestmark = pytest.mark.node
 
@@ -170,3 +172,40 @@ def test_a_block_that_does_not_come_is_bounded_by_the_users_deadlines(
     assert settled.exit_code == 0, settled.output
     assert f"transaction {pending['hash']}, sent earlier, landed" in settled.stderr
     assert int(home.json("query", "balance", "bob")["ugnot"]) == before + 4 + 1
+
+
+def test_a_chain_without_blocks_is_said_instead_of_a_clock_counting_down(
+    gno_node: Any, deployed: None, tmp_path: Any, c4_bin: str
+) -> None:
+    """`c4 show` and `c4 watch` on a node whose last block is five minutes old: the move
+    clock (block time) stands still with the chain, and they say so."""
+    home = _home(gno_node, tmp_path / "home", gno_node.url)
+    started = start_game(home, "4")
+    old = time.strftime("%Y-%m-%dT%H:%M:%S.5Z", time.gmtime(time.time() - 300))
+
+    def halted(request: dict[str, Any], forward: Any) -> dict[str, Any]:
+        found = forward()
+        found["result"]["sync_info"]["latest_block_time"] = old
+        return dict(found)
+
+    with proxy_for(gno_node.url) as still:
+        still.rules["status"] = halted
+        write_remote(home.path, Remote(still.url, "dev", REALM_PATH))
+        shown = home.ok("show", started.id).stdout
+        assert "(no block for 30" in shown and "stands still with the chain)" in shown, shown
+        assert "s left" not in shown
+        watch = subprocess.Popen(
+            [c4_bin, "watch", started.id],
+            env=dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD=""),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert watch.stdout is not None
+            lines = [watch.stdout.readline() for _ in range(2)]
+        finally:
+            watch.kill()
+            watch.wait()
+        assert lines[1].startswith(f"game {started.id}, move 1: ") and (
+            "to move, no block for 30" in lines[1]
+        ), lines

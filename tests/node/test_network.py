@@ -201,3 +201,91 @@ def test_without_a_quorum_sends_are_pending_and_land_when_it_is_back(
     home.ok("accept", offered, "dave")
     home.ok("reveal", offered, "carol")
     assert home.json("reveal", offered, "dave")["game"]["status"] == "playing"
+
+
+def test_a_move_through_one_node_is_shown_through_another_at_once(
+    net: Network, tmp_path: Path
+) -> None:
+    home = net.through(tmp_path / "home", 0)
+    started = start_game(home)
+    players = [started.first, started.second]
+    for move, column in enumerate("1234"):
+        home.ok("play", started.id, column, players[move % 2])
+        shown = home.run("--remote", net.urls[2], "show", started.id)
+        if shown.exit_code == 0:
+            assert f"playing, {move + 1} move" in shown.stdout, shown.stdout
+        else:  # not there within a moment: said, never the old game shown as current
+            assert shown.exit_code == 4 and "the node is behind" in shown.stderr, shown.output
+
+
+def test_one_key_from_two_homes_through_two_nodes_at_once(net: Network, tmp_path: Path) -> None:
+    """Both sign the same sequence: one lands; the other is signed again once with the
+    next sequence and lands too, or is refused in one line; none is pending or paid twice."""
+    homes = [net.through(tmp_path / "a", 0), net.through(tmp_path / "b", 3)]
+    for _ in range(3):
+        procs = [
+            subprocess.Popen(
+                [net.c4_bin, "offer", "--stake", "1gnot", "erin"],
+                env=dict(os.environ, C4_HOME=str(h.path), C4_PASSWORD="", **net.env),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for h in homes
+        ]
+        done = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+        codes = sorted(code for code, _, _ in done)
+        assert codes[0] == 0, done
+        for code, _, err in done:
+            assert code == 0 or (code in (1, 4) and err.count("\n") == 1), done
+            assert "pending" not in err, done
+    offers = [
+        tx for h in homes for tx in h.sent() if tx["func"] == "Offer" and tx["status"] == "landed"
+    ]
+    assert len({tx["hash"] for tx in offers}) == len(offers)  # none paid twice
+    statuses = {tx["status"] for h in homes for tx in h.sent()}
+    assert statuses <= {"landed", "dropped"}, statuses
+    ids = sorted(int(tx["result"][0]) for tx in offers)
+    lobby = homes[0].json("lobby")
+    erin = homes[0].address("erin")
+    assert ids == sorted(g["id"] for g in lobby["games"] if g["creator"] == erin)
+
+
+def test_three_games_by_six_bots_while_a_validator_is_killed_and_restarted(
+    net: Network, tmp_path: Path
+) -> None:
+    """Each player in a home of its own, bound to the validators from a different
+    first one; validator 1 (the first URL of two players) goes down mid-game."""
+    homes = {name: net.through(tmp_path / name, i % VALIDATORS) for i, name in enumerate(PLAYERS)}
+    games = []
+    for creator, acceptor in zip(PLAYERS[::2], PLAYERS[1::2], strict=True):
+        game = str(homes[creator].json("offer", "--stake", "1gnot", creator)["result"][0])
+        homes[acceptor].ok("accept", game, acceptor)
+        homes[creator].ok("reveal", game, creator)
+        homes[acceptor].ok("reveal", game, acceptor)
+        games += [(game, creator), (game, acceptor)]
+    bots = [
+        subprocess.Popen(
+            [net.c4_bin, "bot", game, name, "--until-end", "--think", "5"],
+            env=dict(os.environ, C4_HOME=str(homes[name].path), C4_PASSWORD="", **net.env),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for game, name in games
+    ]
+    try:
+        time.sleep(8)
+        net.kill(1)
+        time.sleep(8)
+        net.restart(1)
+        ended = [(bot.wait(timeout=600), *bot.communicate()) for bot in bots]
+    finally:
+        for bot in bots:
+            bot.kill()
+    for code, out, err in ended:
+        assert code == 0, (out, err)
+    for game, _ in games[::2]:
+        shown = homes["alice"].ok("show", game).stdout
+        assert "by four in a row" in shown or "draw" in shown, shown
+        assert "timeout" not in shown.lower(), shown
