@@ -180,5 +180,11 @@ def node_home(tmp_path: Path, gno_env: dict[str, str]) -> Iterator[Path]:
 
 
 def test_a_node_of_your_own(node_home: Path, gno_env: dict[str, str]) -> None:
-    (block,) = section("A node of your own")
-    run(block, node_home, gno_env)
+    one, network = section("A node of your own")
+    run(one, node_home, gno_env)
+    try:
+        run(network, node_home, gno_env)
+    finally:  # a network left running by a failed step
+        subprocess.run(
+            ["c4", "--home", "net", "node", "stop"], cwd=node_home, env=gno_env, capture_output=True
+        )
