@@ -441,7 +441,12 @@ class Network:
         for name in ("db", "wal"):
             shutil.rmtree(first.dir / "data" / name, ignore_errors=True)
         first.secrets("init", "validator_state", "--force")
-        self.ports = [(free_port(), free_port()) for _ in self.nodes]
+        free: list[int] = []
+        while len(free) < 2 * count:  # two ports a node, none given twice
+            port = free_port()
+            if port not in free:
+                free.append(port)
+        self.ports = [(free[2 * i], free[2 * i + 1]) for i in range(count)]
         ids = [node.node_id() for node in self.nodes]
         for index, node in enumerate(self.nodes):
             node.bind(*self.ports[index])

@@ -115,7 +115,10 @@ class NodeChain(NodeReader):
         next block; whether it came. On one node, no wait: False."""
         if len(self.urls) == 1:
             return False
-        start = self.head().height
+        try:
+            start = self.head().height
+        except Unreachable:
+            return False  # the refusal stands, not a failure to read the head
         deadline = wallclock.monotonic() + min(NEXT_BLOCK_WAIT, self.timeout)
         while wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)

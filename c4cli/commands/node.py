@@ -122,7 +122,8 @@ def start(
         bound = read_remote(home)
         if bound is not None:
             realm_path = bound.realm_path
-        running.launch(detach=True)
+        running.launch(detach=True)  # on a new RPC port: the home is bound to it again
+        write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
     if not realm_path.startswith("gno.land/r/"):

@@ -289,3 +289,19 @@ def test_three_games_by_six_bots_while_a_validator_is_killed_and_restarted(
         shown = homes["alice"].ok("show", game).stdout
         assert "by four in a row" in shown or "draw" in shown, shown
         assert "timeout" not in shown.lower(), shown
+
+
+def test_node_commands_refuse_what_the_network_is_not(net: Network) -> None:
+    """Each one line, exit 2 (bad input) or 1 (refused), and every validator still runs."""
+    for args, code, words in [
+        (["node", "stop", "--validator", "4"], 2, "has validators 0-3"),
+        (["node", "start", "--validator", "9"], 2, "has validators 0-3"),
+        (["node", "start", "--validators", "3"], 2, "the network of"),
+        (["node", "start"], 2, "already run: c4 node stop first"),
+        (["node", "start", "--validator", "2"], 2, "validator 2 of"),
+    ]:
+        done = net.c4(*args)
+        assert done.returncode == code and done.stderr.count("\n") == 1, (args, done.stderr)
+        assert words in done.stderr, (args, done.stderr)
+    heights = [json.loads(net.c4("--remote", url, "time", "--json").stdout) for url in net.urls]
+    assert all(h["height"] > 0 for h in heights)
