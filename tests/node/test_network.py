@@ -17,10 +17,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
-from node.test_remote import costs, ugnot
+from node.test_remote import staked_game
 from node.twin import player_key
 
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
@@ -108,33 +107,14 @@ def test_a_staked_game_goes_on_while_a_validator_is_killed_and_restarted(
     net: Network, tmp_path: Path
 ) -> None:
     home = net.through(tmp_path / "home", 0)
-    start = {name: ugnot(home, name) for name in ("alice", "bob")}
-    spent = {"alice": 0, "bob": 0}
 
-    def send(who: str, *args: str) -> dict[str, Any]:
-        receipt: dict[str, Any] = home.json(*args, who)
-        spent[who] += costs(receipt)
-        return receipt
-
-    game = str(send("alice", "offer", "--stake", "3gnot")["result"][0])
-    send("bob", "accept", game)
-    send("alice", "reveal", game)
-    turn = send("bob", "reveal", game)["game"]["turnPlayer"]
-    first = "alice" if turn == home.address("alice") else "bob"
-    second = "bob" if first == "alice" else "alice"
-    for move in range(7):
+    def between(move: int) -> None:
         if move == 1:
             net.kill(3)
         if move == 4:
             net.restart(3)
-        who, column = (first, "4") if move % 2 == 0 else (second, "5")
-        last = send(who, "play", game, column)
-    assert last["game"]["status"] == "won" and last["game"]["winner"] == home.address(first)
-    fee = int(last["game"]["fee"])
-    assert last["transfers"] == [{"to": home.address(first), "amount": f"{6_000_000 - fee}ugnot"}]
-    won = {first: 6_000_000 - fee - 3_000_000, second: -3_000_000}
-    for name in ("alice", "bob"):
-        assert ugnot(home, name) == start[name] + won[name] - spent[name], name
+
+    game = staked_game(home, 3_000_000, between).id
     # The restarted validator has caught up: it answers with the game's end.
     again = home.json("--remote", net.urls[3], "query", "game", game)
     assert again["game"]["status"] == "won"

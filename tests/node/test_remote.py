@@ -10,7 +10,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from node.gnonode import gnokey_with_test1, install_gno
@@ -125,35 +125,52 @@ def test_remote_on_an_unbound_home_takes_a_realm_path(
     assert other.exit_code == 2 and "this home is bound to the realm" in other.stderr
 
 
-def test_a_staked_game_on_the_node(remote: Home) -> None:
-    start = {name: ugnot(remote, name) for name in ("alice", "bob")}
+class StakedGame(NamedTuple):
+    id: str
+    first: str  # key names
+    second: str
+    last: dict[str, Any]  # the winning move's receipt
+
+
+def staked_game(home: Home, stake: int, between: Callable[[int], None] | None = None) -> StakedGame:
+    """alice offers ``stake`` ugnot, bob accepts, both reveal, and the first mover wins
+    with four in column 4 (``between(move)`` runs before each of the 7 moves). Checked
+    to the ugnot: the payout's bank transfer, and both balances (the stake out, the
+    payout in, and what each transaction cost)."""
+    start = {name: ugnot(home, name) for name in ("alice", "bob")}
     spent = {"alice": 0, "bob": 0}
 
     def send(who: str, *args: str) -> dict[str, Any]:
-        receipt: dict[str, Any] = remote.json(*args, who)
+        receipt: dict[str, Any] = home.json(*args, who)
         spent[who] += costs(receipt)
         return receipt
 
-    offer = send("alice", "offer", "--stake", "5gnot")
-    game = int(offer["result"][0])
-    assert offer["game"]["stake"] == 5_000_000 and offer["keys"]
-    send("bob", "accept", str(game))
-    send("alice", "reveal", str(game))
-    turn = send("bob", "reveal", str(game))["game"]["turnPlayer"]
-    first = "alice" if turn == remote.address("alice") else "bob"
+    offer = send("alice", "offer", "--stake", f"{stake}ugnot")
+    game = str(offer["result"][0])
+    assert offer["game"]["stake"] == stake and offer["keys"]
+    send("bob", "accept", game)
+    send("alice", "reveal", game)
+    turn = send("bob", "reveal", game)["game"]["turnPlayer"]
+    first = "alice" if turn == home.address("alice") else "bob"
     second = "bob" if first == "alice" else "alice"
     for move in range(7):
+        if between is not None:
+            between(move)
         who, column = (first, "4") if move % 2 == 0 else (second, "5")
-        last = send(who, "play", str(game), column)
-    assert last["game"]["status"] == "won" and last["game"]["winner"] == remote.address(first)
+        last = send(who, "play", game, column)
+    assert last["game"]["status"] == "won" and last["game"]["winner"] == home.address(first)
     fee = int(last["game"]["fee"])
     # The payout, as the local chain reports it, from the node's bank transfer event.
-    paid = f"{2 * 5_000_000 - fee}ugnot"
-    assert last["transfers"] == [{"to": remote.address(first), "amount": paid}]
-    # Exact to the ugnot: the stake out, the payout in, and what each transaction cost.
-    won = {first: 2 * 5_000_000 - fee - 5_000_000, second: -5_000_000}
+    paid = f"{2 * stake - fee}ugnot"
+    assert last["transfers"] == [{"to": home.address(first), "amount": paid}]
+    won = {first: 2 * stake - fee - stake, second: -stake}
     for name in ("alice", "bob"):
-        assert ugnot(remote, name) == start[name] + won[name] - spent[name], name
+        assert ugnot(home, name) == start[name] + won[name] - spent[name], name
+    return StakedGame(game, first, second, last)
+
+
+def test_a_staked_game_on_the_node(remote: Home) -> None:
+    game, first, _, last = staked_game(remote, 5_000_000)
     shown = remote.ok("show", str(game)).stdout
     assert f"Game {game}: won, 7 moves" in shown and "by four in a row" in shown
     assert remote.json("query", "game", str(game))["game"]["status"] == "won"
