@@ -54,8 +54,8 @@ class Home:
         full_env.update(env or {})
         return CliRunner().invoke(cli, list(args), input=input, env=full_env)
 
-    def ok(self, *args: str, input: str | None = None) -> Result:
-        result = self.run(*args, input=input)
+    def ok(self, *args: str, input: str | None = None, env: dict[str, str] | None = None) -> Result:
+        result = self.run(*args, input=input, env=env)
         assert result.exit_code == 0, (args, result.output, result.stderr)
         return result
 

@@ -20,7 +20,7 @@ from c4cli.chain.amino import decode_tx, encode_tx
 from c4cli.chain.pubkeys import Multisig
 from c4cli.chain.tx import sign_bytes
 from c4cli.errors import BadInput
-from support import Home
+from support import Home, start_game
 
 # gnokey's keys a, b, c as `gnokey list` printed them, and their 2-of-3 `ms`.
 SECP_PREFIX = "gpub1pgfj7ard9eg82cjtv4u4xetrwqer2dntxyfzxz3pq"  # the amino Any of a secp256k1 key
@@ -128,7 +128,9 @@ def _multisigned(home: Home, tmp: Path, signers: tuple[str, ...], *args: str) ->
     return tx
 
 
-def test_a_two_of_three_takes_over_the_realm_and_sets_the_fee(chain: Home, tmp_path: Path) -> None:
+def test_a_two_of_three_takes_over_the_realm_sets_the_fee_and_withdraws(
+    chain: Home, tmp_path: Path
+) -> None:
     chain.ok("keys", "add", "owners", "--multisig", "alice", "--multisig", "bob",
              "--multisig", "carol", "--threshold", "2")  # fmt: skip
     info = chain.json("keys", "show", "owners")
@@ -142,6 +144,17 @@ def test_a_two_of_three_takes_over_the_realm_and_sets_the_fee(chain: Home, tmp_p
     tx = _multisigned(chain, tmp_path, ("bob", "carol"), "set-fee", "0.1gnot", "owners")
     chain.ok("broadcast", str(tx))
     assert chain.json("query", "fees")["fee"] == 100_000
+    # A game ends under the fee just set; the 2-of-3 withdraws it to dave, who is none
+    # of its members.
+    chain.ok("keys", "add", "dave")
+    start_game(chain, "4545454")
+    collected = chain.json("query", "fees")["collected"]
+    assert collected == 100_000
+    tx = _multisigned(chain, tmp_path, ("alice", "bob"), "withdraw-fees", "--to", "dave", "owners")
+    withdrawn = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
+    assert withdrawn["ok"] and withdrawn["func"] == "WithdrawFees"
+    assert chain.balance("dave") == collected
+    assert chain.json("query", "fees")["collected"] == 0
     # The log holds the multisig's signature, and a replay from genesis checks it.
     assert chain.json("verify")["ok"] is True
     signed = chain.json("tx", receipt["hash"])["tx"]["signatures"][0]

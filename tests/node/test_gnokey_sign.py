@@ -2,7 +2,8 @@
 c4's transaction body gives c4's signature and TX HASH, byte for byte.
 
 gnokey signs offline (account number and sequence given), so no node runs here; the
-binary is the one scripts/install-gno.sh builds at the pinned version.
+binary is the one scripts/install-gno.sh builds at the pinned version. The same holds
+of transactions c4 sent: a local chain's here, a node's in test_multisig_node.py.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from c4cli.chain.tx import (
     tx_hash,
 )
 from c4cli.home.keys import DEV_MNEMONIC
+from support import Home
 
 pytestmark = pytest.mark.node
 
@@ -96,3 +98,61 @@ def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, k
     theirs = json.loads(body.read_text())
     assert theirs["signatures"] == ours["signatures"]
     assert tx_hash(theirs) == tx_hash(ours)
+
+
+def resigned_by_gnokey(home: Home, key: str, tx: str, gnokey: tuple[Path, Path], tmp: Path) -> None:
+    """``gnokey sign`` of the body of transaction ``tx``, the last one ``key`` signed, with
+    the account's number and that sequence, gives the signature and TX HASH c4 sent."""
+    binary, keys = gnokey
+    sent = home.json("tx", tx)["tx"]
+    account = home.json("query", "account", key)["BaseAccount"]
+    body = tmp / f"{key}-body.json"
+    body.write_text(json.dumps({**sent, "signatures": None}))
+    sign = subprocess.run(
+        [
+            *(str(binary), "sign", "-tx-path", str(body), "-chainid", "dev", "-home", str(keys)),
+            *("-account-number", account["account_number"]),
+            *("-account-sequence", str(int(account["sequence"]) - 1)),
+            *("-insecure-password-stdin", key),
+        ],
+        input="\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert sign.returncode == 0, sign.stderr
+    theirs = json.loads(body.read_text())
+    assert theirs["signatures"] == sent["signatures"]
+    assert tx_hash(theirs) == tx
+
+
+def test_gnokey_signs_what_c4_sent_to_the_local_chain(
+    gnokey: tuple[Path, Path], chain: Home, tmp_path: Path
+) -> None:
+    """An offer, its acceptance and a move as c4 appended them (a fee given: gnokey signs
+    no zero fee), each signed again by gnokey holding the same keys."""
+    binary, keys = gnokey
+    for name in ("alice", "bob"):
+        armor = tmp_path / f"{name}.armor"
+        chain.ok("keys", "export", name, "--output-path", str(armor), env={"C4_ARMOR_PASSWORD": ""})
+        gnokey_import = [str(binary), "import", "-home", str(keys), "-name", name]
+        subprocess.run(
+            [*gnokey_import, "-armor-path", str(armor), "-insecure-password-stdin"],
+            input="\n\n\n",
+            text=True,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+    fee = ("--gas-wanted", "3000000", "--gas-fee", "3000ugnot")
+    offer = chain.json("offer", "--stake", "1gnot", *fee, "alice")
+    resigned_by_gnokey(chain, "alice", offer["hash"], gnokey, tmp_path)
+    game = str(offer["result"][0])
+    resigned_by_gnokey(
+        chain, "bob", chain.json("accept", game, *fee, "bob")["hash"], gnokey, tmp_path
+    )
+    chain.ok("reveal", game, *fee, "alice")
+    turn = chain.json("reveal", game, *fee, "bob")["game"]["turn"]
+    first = "alice" if turn == 1 else "bob"
+    move = chain.json("play", game, "4", *fee, first)
+    resigned_by_gnokey(chain, first, move["hash"], gnokey, tmp_path)

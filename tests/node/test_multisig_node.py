@@ -2,9 +2,10 @@
 
 Keys move between the two tools in gnokey's armor (both ways, sealed and in clear);
 a 2-of-3 multisig named in both has one address; the realm is handed over to it and
-its fee set by transactions passed from one tool to the other: c4's unsigned file
-signed by gnokey and c4, combined by gnokey and sent by c4, then combined by c4 and
-sent by gnokey.
+its fee set and its fees withdrawn by transactions passed from one tool to the other:
+c4's unsigned file signed by gnokey and c4, combined by gnokey and sent by c4, then
+combined by c4 and sent by gnokey; gnokey's unsigned file signed by both, combined and
+sent by c4.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from typing import Any
 
 import pytest
 from node.gnonode import gnokey_with_test1
-from node.test_remote import bound_home
+from node.test_gnokey_sign import resigned_by_gnokey
+from node.test_remote import bound_home, staked_game, ugnot
 
 from support import Home
 
 pytestmark = pytest.mark.node
 
 REALM_PATH = "gno.land/r/c4cli/multisig/connect4"
+CLEAR = {"C4_ARMOR_PASSWORD": ""}  # an armor in clear, as gnokey writes one then
 FEE = ("--gas-wanted", "5000000", "--gas-fee", "2500000ugnot")
 
 
@@ -90,6 +93,20 @@ def test_keys_move_both_ways_in_gnokeys_armor(tools: tuple[Home, Gnokey, Path]) 
     assert wrong.exit_code == 2 and "wrong armor passphrase" in wrong.stderr
 
 
+def test_gnokey_signs_what_c4_sent_to_the_node(tools: tuple[Home, Gnokey, Path]) -> None:
+    """A send and an offer c4 sent to the node, each signed again by gnokey holding the
+    same key (imported above through the armor): the same signature and TX HASH."""
+    home, gnokey, folder = tools
+    if "dave" not in home.ok("keys", "list").stdout:
+        test_keys_move_both_ways_in_gnokeys_armor(tools)
+    keys = (Path(gnokey.binary), Path(gnokey.home))
+    sent = home.json("send", "--to", "bob", "--amount", "1ugnot", "alice")
+    resigned_by_gnokey(home, "alice", sent["hash"], keys, folder)
+    offer = home.json("offer", "--stake", "1gnot", "alice")
+    resigned_by_gnokey(home, "alice", offer["hash"], keys, folder)
+    home.ok("cancel", str(offer["result"][0]), "alice")
+
+
 def _numbers(gno_node: Any, address: str) -> tuple[str, str]:
     number, sequence = gno_node.account(address)
     return str(number), str(sequence)
@@ -147,3 +164,85 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     shown = home.json("tx", tx_hash.group(1))
     assert shown["signer"] == owners and shown["func"] == "SetFee"
     assert shown["tx"]["signatures"][0]["pub_key"]["@type"] == "/tm.PubKeyMultisig"
+
+    # A staked game pays the fee just set; gnokey builds the withdrawal, c4 (carol) and
+    # gnokey (dave) sign, c4 combines and sends: the fee, to the ugnot, to a new key.
+    staked_game(home, 1_000_000)
+    assert home.json("query", "fees")["collected"] == 100_000
+    home.ok("keys", "add", "treasury")
+    treasury = home.address("treasury")
+    unsigned = gnokey("maketx", "call", "-home", gnokey.home, "-pkgpath", REALM_PATH,
+                      "-func", "WithdrawFees", "-args", treasury, "-gas-wanted", "20000000",
+                      "-gas-fee", FEE[3], "-broadcast=false", "owners")  # fmt: skip
+    tx = folder / "withdraw.json"
+    tx.write_text(unsigned)
+    number, sequence = _numbers(gno_node, owners)
+    home.ok("sign", str(tx), "carol", "--output-document", str(folder / "carol3.sig"))
+    gnokey.keyed("sign", "-tx-path", str(tx), "-chainid", "dev", "-account-number", number,
+                 "-account-sequence", sequence, "-output-document",
+                 str(folder / "dave3.sig"), "dave")  # fmt: skip
+    home.ok("multisign", str(tx), "owners", "--signature", str(folder / "carol3.sig"),
+            "--signature", str(folder / "dave3.sig"))  # fmt: skip
+    receipt = json.loads(home.ok("broadcast", str(tx), "--json").stdout)
+    assert receipt["ok"] and receipt["func"] == "WithdrawFees", receipt  # ~11.6M gas
+    assert receipt["transfers"] == [{"to": treasury, "amount": "100000ugnot"}]
+    assert ugnot(home, "treasury") == 100_000
+    assert home.json("query", "fees")["collected"] == 0
+
+
+def test_the_same_hand_to_hand_flow_on_the_local_chain(chain: Home, tmp_path: Path) -> None:
+    """gnokey signs and combines for the local chain (offline: the numbers from c4),
+    and c4 sends what gnokey made; gnokey cannot reach the local chain, so c4
+    broadcasts every time. dave is named in gnokey by its public key alone."""
+    binary, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
+    gnokey = Gnokey(binary, keys, "")
+    chain.ok("keys", "add", "dave")
+    for name in ("alice", "carol"):
+        armor = tmp_path / f"{name}.armor"
+        chain.ok("keys", "export", name, "--output-path", str(armor), env=CLEAR)
+        gnokey.keyed("import", "-name", name, "-armor-path", str(armor))
+    dave = chain.json("keys", "show", "dave")["pub_key_bech32"]
+    gnokey("add", "bech32", "-home", keys, "-pubkey", dave, "dave")
+    chain.ok("keys", "add", "owners", "--multisig", "alice", "--multisig", "carol",
+             "--multisig", "dave", "--threshold", "2")  # fmt: skip
+    gnokey("add", "multisig", "-home", keys, "-multisig", "alice", "-multisig", "carol",
+           "-multisig", "dave", "-threshold", "2", "owners")  # fmt: skip
+    owners = chain.address("owners")
+    assert gnokey.address("owners") == owners
+    chain.ok("send", "--to", "owners", "--amount", "10gnot", "test1")
+    chain.ok("transfer-ownership", "owners", "test1")
+
+    def numbers() -> list[str]:
+        account = chain.json("query", "account", "owners")["BaseAccount"]
+        return ["-chainid", "dev", "-account-number", account["account_number"],
+                "-account-sequence", account["sequence"]]  # fmt: skip
+
+    # c4's file: gnokey (carol) and c4 (alice) sign, gnokey combines, c4 sends.
+    tx = tmp_path / "accept.json"
+    fee = ("--gas-wanted", "2000000", "--gas-fee", "1000ugnot")  # gnokey signs no zero fee
+    tx.write_text(chain.ok("accept-ownership", "owners", *fee, "--generate-only").stdout)
+    gnokey.keyed("sign", "-tx-path", str(tx), *numbers(), "-output-document",
+                 str(tmp_path / "carol.sig"), "carol")  # fmt: skip
+    chain.ok("sign", str(tx), "alice", "--output-document", str(tmp_path / "alice.sig"))
+    gnokey("multisign", "-home", keys, "-tx-path", str(tx), "-signature",
+           str(tmp_path / "carol.sig"), "-signature", str(tmp_path / "alice.sig"),
+           "owners")  # fmt: skip
+    chain.ok("broadcast", str(tx))
+    assert chain.json("query", "fees")["owner"] == owners
+
+    # gnokey's file: c4 (dave) and gnokey (alice) sign, c4 combines and sends.
+    realm = json.loads(tx.read_text())["msg"][0]["pkg_path"]
+    tx = tmp_path / "fee.json"
+    tx.write_text(gnokey("maketx", "call", "-home", keys, "-pkgpath", realm, "-func", "SetFee",
+                         "-args", "150000", "-gas-wanted", "2000000", "-gas-fee", "1000ugnot",
+                         "-broadcast=false", "owners"))  # fmt: skip
+    chain.ok("sign", str(tx), "dave", "--output-document", str(tmp_path / "dave.sig"))
+    gnokey.keyed("sign", "-tx-path", str(tx), *numbers(), "-output-document",
+                 str(tmp_path / "alice2.sig"), "alice")  # fmt: skip
+    chain.ok("multisign", str(tx), "owners", "--signature", str(tmp_path / "dave.sig"),
+             "--signature", str(tmp_path / "alice2.sig"))  # fmt: skip
+    receipt = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
+    assert receipt["ok"] and receipt["func"] == "SetFee"
+    assert chain.json("tx", receipt["hash"])["signer"] == owners
+    assert chain.json("query", "fees")["fee"] == 150_000
+    assert chain.json("verify")["ok"] is True
