@@ -190,7 +190,22 @@ class NodeChain(NodeReader):
             )
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
-        return self._broadcast(signer, tx, sequence)
+        try:
+            return self._broadcast(signer, tx, sequence)
+        except Refused as refused:
+            # A node's simulation of a call does not check signatures (only CheckTx
+            # does), so an old node's refusal of the current payload often comes here.
+            if not self._take_legacy(refused):
+                raise
+            try:
+                receipt = self._broadcast(
+                    signer, self._sign(signer, msgs, chosen, memo, number, sequence), sequence
+                )
+            except Refused:
+                self.legacy_payload = False
+                raise refused from None
+        self._said_legacy()
+        return receipt
 
     def _simulated(self, signer: Signer, tx: dict[str, Any], gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
@@ -223,30 +238,44 @@ class NodeChain(NodeReader):
 
         A node older than gno.land v1.7.1 verifies only the legacy sign payload: when
         the simulation refuses the signature, the transaction is signed over that one
-        instead and simulated once more, and the command says so. If that is refused
-        too, the signature was not the cause (another client took the sequence): the
+        instead and simulated once more, and the command says so (``_take_legacy``;
+        the same when the broadcast's CheckTx refuses it). If that is refused too, the
         current payload stays, and the first refusal stands.
         """
         tx = sign()
         try:
             return tx, self.simulate(encode_tx(tx))
         except Refused as refused:
-            if self.legacy_payload or not answers.sequence_taken(str(refused)):
+            if not self._take_legacy(refused):
                 raise
             first = refused
-        self.legacy_payload = True
         try:
             tx = sign()
             gas_used = self.simulate(encode_tx(tx))
         except Refused:
             self.legacy_payload = False
             raise first from None
-        warn_once(
-            f"warning: {self.redacted} refused the signature over gno.land's current sign "
-            "payload and took the legacy one (a node older than gno.land v1.7.1): "
-            "transactions to it are signed that way, unlike gnokey v1.7.1's"
-        )
+        self._said_legacy()
         return tx, gas_used
+
+    def _take_legacy(self, refused: Refused) -> bool:
+        """Whether a refusal may be an old node's of the current sign payload (a
+        signature refused, and the legacy payload not tried yet); if so, sign over the
+        legacy one from now on. A refused signature, whatever signed it, was never
+        recorded: trying once more is safe, and a refusal of the legacy one too means
+        the signature was not the cause (another client took the sequence)."""
+        if self.legacy_payload or not answers.sequence_taken(str(refused)):
+            return False
+        self.legacy_payload = True
+        return True
+
+    def _said_legacy(self) -> None:
+        if self.legacy_payload:
+            warn_once(
+                f"warning: {self.redacted} refused the signature over gno.land's current "
+                "sign payload and took the legacy one (a node older than gno.land "
+                "v1.7.1): transactions to it are signed that way, unlike gnokey v1.7.1's"
+            )
 
     def _estimate(
         self,

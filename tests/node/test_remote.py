@@ -601,6 +601,55 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
     assert gno_node.account(carol)[1] == sequence + 1
 
 
+def test_an_old_node_that_refuses_the_signature_only_at_checktx(
+    remote: Home, gno_node: Any
+) -> None:
+    """A node's simulation of a call checks no signature (tm2 skips it for calls, old
+    releases and v1.7.1 alike), so an old node refuses the current payload in the
+    broadcast's CheckTx: nothing was recorded, and c4 sends the legacy-signed
+    transaction once, says so, and it lands."""
+    import base64
+
+    from node.proxy import proxy_for
+
+    from c4cli.chain import crypto
+    from c4cli.chain.amino import decode_tx, tx_hash
+    from c4cli.chain.tx import legacy_sign_bytes, sign_bytes
+    from c4cli.home.journal import entries as journal_entries
+
+    sent: list[bytes] = []
+
+    def old_node(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        sent.append(base64.b64decode(request["params"]["tx"]))
+        if len(sent) > 1:
+            return forward()
+        log = "unauthorized error: signature verification failed; verify correct account"
+        base = {"Error": {"@type": "/std.UnauthorizedError", "value": {}}, "Log": log}
+        refusal = {"check_tx": {"ResponseBase": base}, "deliver_tx": {}, "hash": "", "height": "0"}
+        return {"jsonrpc": "2.0", "id": request["id"], "result": refusal}
+
+    carol = remote.address("carol")
+    number, sequence = gno_node.account(carol)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = old_node
+        result = remote.run(
+            *("--remote", proxy.url, "send", "--to", "bob", "--amount", "3ugnot"),
+            *("--gas-wanted", "2000000", "--gas-fee", "2000ugnot", "carol"),
+        )
+    assert result.exit_code == 0, result.output
+    assert "legacy one (a node older than gno.land v1.7.1)" in result.stderr
+    first, second = (decode_tx(raw) for raw in sent)
+    assert first["msg"] == second["msg"] and first["fee"] == second["fee"]
+    args = ("dev", number, sequence, first["fee"], first["msg"], first["memo"])
+    for tx, render in ((first, sign_bytes), (second, legacy_sign_bytes)):
+        key = crypto.public_key(gno_node.keys["carol"])
+        signature = base64.b64decode(tx["signatures"][0]["signature"])
+        assert crypto.verify(key, render(*args), signature)
+    assert gno_node.account(carol)[1] == sequence + 1
+    journaled = {entry["hash"]: entry["status"] for entry in journal_entries(remote.path)}
+    assert [journaled[tx_hash(tx)] for tx in (first, second)] == ["dropped", "landed"]
+
+
 def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path) -> None:
     """gnokey sends a call and prints its receipt; c4 reads the same transaction from the
     node and renders its events and storage lines: they are gnokey's, byte for byte."""
