@@ -1,23 +1,23 @@
 """A gno.land node behind the :class:`~c4cli.chain.interface.Chain` interface: sending.
 
-``broadcast_tx_commit`` to send (after a simulation, unless told otherwise), ``tx``
-to look a transaction up by hash when an answer is lost, and the receipt read from
-the block it landed in. Reading the node is :mod:`c4cli.chain.node_reads`; the
-JSON-RPC under both, with its deadlines, is :mod:`c4cli.chain.rpc`.
+A transaction is signed here (over the current sign payload, or the legacy one for a
+node older than v1.7.1), simulated unless told otherwise, its fee estimated and
+bounded; once its bytes leave, :mod:`c4cli.chain.delivery` sends them and learns
+their fate. Reading the node is :mod:`c4cli.chain.node_reads`; the JSON-RPC under
+all three, with its deadlines, is :mod:`c4cli.chain.rpc`.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import math
 import time as wallclock
 from collections.abc import Callable
 from typing import Any
 
-from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
+from c4cli.chain.delivery import NodeDelivery, RefusedInBlock, Superseded
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Build,
@@ -26,28 +26,21 @@ from c4cli.chain.interface import (
     Signer,
     TxOutcome,
 )
-from c4cli.chain.node_reads import GASPRICE, NodeReader
-from c4cli.chain.rpc import block_timeout
+from c4cli.chain.node_reads import GASPRICE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import msg_names, msg_signer, signature_error, signed_tx
 from c4cli.coins import gnot
-from c4cli.errors import BadInput, HomeDamaged, Refused, Unreachable, warn_once
+from c4cli.errors import BadInput, Refused, Unreachable, warn_once
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
 NEXT_BLOCK_WAIT = 5.0  # seconds a refusal on a network waits for the next block to be asked again
 
 
-class RefusedInBlock(Refused):
-    """The realm or the VM refused a transaction that is in a block: it paid its fee."""
-
-
-class Superseded(Refused):
-    """Another transaction of the account took this one's sequence: it never lands."""
-
-
-class NodeChain(NodeReader):
-    """A gno.land node to send transactions to, as :class:`NodeReader` reads it.
+class NodeChain(NodeDelivery):
+    """A gno.land node to send transactions to: signed and simulated here, then
+    delivered (:class:`NodeDelivery`), found by hash (:class:`NodeTransactions`) and
+    read (:class:`NodeReader`).
 
     A transaction is never sent twice: when a broadcast's answer is lost, the node
     is asked for the transaction by its hash before anything else happens; what
@@ -305,268 +298,3 @@ class NodeChain(NodeReader):
                 "nothing was signed: pass --gas-fee to pay it, or raise --fee-cap"
             )
         return make_fee(wanted, f"{asked}ugnot"), used
-
-    def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
-        """Send a signed transaction and wait for its block.
-
-        The journal holds it as pending before the bytes leave, and the outbox says
-        "sent" from then on: whatever happens next (a lost answer, a signal, a
-        crash) it is never reported as not recorded, and never sent twice.
-        """
-        raw = encode_tx(tx)
-        tx_id = tx_hash(tx)
-        if self.journal is not None:
-            self.journal.pending(tx, raw, tx_id, signer, sequence)
-        outbox.sending(tx_id)
-        return self._deliver(signer, tx, raw, tx_id, sequence)
-
-    def _deliver(
-        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
-    ) -> Receipt:
-        """broadcast_tx_commit of bytes already journaled as pending (signed for
-        ``sequence``), and the receipt."""
-        try:
-            answer = self.rpc(
-                "broadcast_tx_commit",
-                {"tx": base64.b64encode(raw).decode()},
-                timeout=block_timeout(),
-            )
-        except Unreachable as lost:
-            # The node may have the transaction even though its answer never came:
-            # find it by hash before saying anything, and never send it again.
-            return self._find_or_pending(signer, tx, tx_id, sequence, str(lost))
-        try:
-            check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
-            refusal = answers.refusal(check) if check.get("Error") else None
-            deliver = answer["deliver_tx"]
-            height = int(answer["height"])
-            answered_hash = answers.hash_text(answer.get("hash"))
-        except (KeyError, TypeError, AttributeError, ValueError):
-            return self._find_or_pending(
-                signer,
-                tx,
-                tx_id,
-                sequence,
-                f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
-            )
-        if refusal is not None:
-            # Refused by the ante handler: not in the mempool, never in a block (the
-            # node's word: reported as such, but no secret is deleted on it).
-            outbox.denied(tx_id)
-            if self.journal is not None:
-                self.journal.dropped(tx_id, f"refused before a block: {refusal}")
-            raise Refused(refusal)
-        if answered_hash != tx_id or height <= 0:
-            # Not this transaction's answer (a proxy's invention, another tx's): ask
-            # the node about ours instead of believing it.
-            return self._find_or_pending(
-                signer,
-                tx,
-                tx_id,
-                sequence,
-                f"{self.redacted} answered the broadcast with another "
-                f"transaction's result (hash {answered_hash or '-'}, height {height})",
-            )
-        return self._landed(signer, tx, tx_id, {"tx_result": deliver}, height)
-
-    def _find_or_pending(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, sequence: int, why: str
-    ) -> Receipt:
-        found = self._look_up(signer, tx_id, sequence)
-        if found is None:
-            raise Unreachable(
-                f"{why}; the transaction was sent (TX HASH {tx_id}) and is pending, not yet "
-                f"seen in a block: `c4 tx {tx_id}` tells, `c4 log` settles it once it lands, "
-                "and the next transaction of this account settles it first"
-            )
-        try:
-            height = int(found["height"])
-        except (KeyError, TypeError, ValueError):
-            raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
-        return self._landed(signer, tx, tx_id, found, height)
-
-    def _look_up(self, signer: Signer, tx_id: str, sequence: int) -> dict[str, Any] | None:
-        """The transaction by hash, asked until the deadline ($C4_TIMEOUT) passes.
-
-        Not found while the account's sequence has moved past ``sequence``: another
-        transaction of the account took its place (signed at the same moment by another
-        client, through another node), and it can never land: dropped, and Superseded.
-        """
-        deadline = wallclock.monotonic() + self.timeout
-        while True:
-            found = self._transaction_or_none(tx_id, deadline)
-            if found is not None:
-                return found
-            if self._sequence_or_none(signer) > sequence:
-                # A node records where a transaction landed before it commits the block's
-                # state, so the account's new sequence is never seen before the record.
-                found = self._transaction_or_none(tx_id, deadline)
-                if found is not None:
-                    return found
-                outbox.denied(tx_id)
-                if self.journal is not None:
-                    self.journal.dropped(tx_id, "another transaction took its sequence")
-                raise Superseded(
-                    f"another transaction of {signer.address} took sequence {sequence} first "
-                    f"(signed elsewhere at the same moment); transaction {tx_id} can never land"
-                )
-            if wallclock.monotonic() + 1 > deadline:
-                return None
-            wallclock.sleep(1)
-
-    def _transaction_or_none(self, tx_id: str, deadline: float) -> dict[str, Any] | None:
-        try:
-            return self.transaction(tx_id, timeout=max(deadline - wallclock.monotonic(), 0.1))
-        except Unreachable:
-            return None
-
-    def _sequence_or_none(self, signer: Signer) -> int:
-        """The account's sequence now, or -1 when no node says."""
-        try:
-            return self.account_numbers(signer)[1]
-        except (Unreachable, Refused):
-            return -1
-
-    def reconcile(self, signer: Signer) -> None:
-        """Settle what this home sent for ``signer``'s account and has not seen land.
-
-        Each pending transaction is looked up by hash. Found: journaled as landed
-        (or refused). Not found, and the account's sequence has moved past it:
-        another transaction took its place, it can never land (dropped). Not found
-        and its sequence still free: the very same bytes are sent again (the same
-        hash: it can land once at most) and awaited; still nowhere, this command
-        signs nothing (exit 4) rather than risk paying twice.
-        """
-        if self.journal is None:
-            return
-        for entry in self.journal.unsettled(signer.address, signer.session_addr):
-            tx_id = str(entry["hash"])
-            found = self.transaction(tx_id)
-            if found is None:
-                _, sequence = self.account_numbers(signer)
-                if sequence > int(entry.get("sequence", 0)):
-                    found = self.transaction(tx_id)  # it may have just been indexed
-                    if found is None:
-                        self.journal.dropped(tx_id, "another transaction took its sequence")
-                        warn_once(f"note: transaction {tx_id}, sent earlier, never landed")
-                        continue
-            tx = entry.get("signed")
-            if not isinstance(tx, dict):
-                raise HomeDamaged(f"{self.journal.path}: pending {tx_id} lacks its transaction")
-            try:
-                if found is None:
-                    raw = base64.b64decode(str(entry.get("tx", "")))
-                    receipt = self._resend(signer, tx, raw, tx_id, int(entry.get("sequence", 0)))
-                else:
-                    receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
-            except Refused as refused:
-                outbox.forget(tx_id)
-                warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
-                continue
-            except (KeyError, TypeError, ValueError):
-                raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
-            outbox.forget(tx_id)
-            warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
-
-    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
-        """What this home sent, its pending transactions looked up first (see
-        :meth:`settle_seen`)."""
-        self.settle_seen()
-        return super().listing(first, last, tail)
-
-    def settle_seen(self) -> None:
-        """Every pending transaction of this home that is now in a block, journaled as
-        landed (or refused there). One still unseen stays pending: a view sends nothing
-        and drops nothing (the next transaction of its account settles it)."""
-        if self.journal is None:
-            return
-        for entry in self.journal.unseen():
-            tx = entry.get("signed")
-            if not isinstance(tx, dict):
-                continue
-            tx_id = str(entry["hash"])
-            try:
-                found = self.transaction(tx_id)
-                if found is None:
-                    continue
-                signer = Signer(str(entry.get("signer")), b"", entry.get("session") or None)
-                receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
-            except Unreachable:
-                return  # no node answers now: pending it stays
-            except RefusedInBlock as refused:
-                warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
-            except (KeyError, TypeError, ValueError):
-                continue
-            else:
-                warn_once(
-                    f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}"
-                )
-            outbox.forget(tx_id)
-
-    def _resend(
-        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
-    ) -> Receipt:
-        """The same bytes once more, for a pending transaction the node does not have."""
-        outbox.sending(tx_id)
-        try:
-            return self._deliver(signer, tx, raw, tx_id, sequence)
-        except Unreachable as exc:
-            if "already exists in cache" in str(exc) or "in the mempool" in str(exc):
-                return self._find_or_pending(
-                    signer, tx, tx_id, sequence, "it is in the node's mempool"
-                )
-            raise Unreachable(
-                f"transaction {tx_id}, sent earlier, is still not in a block and nothing new "
-                f"was signed ({exc}); try again later"
-            ) from None
-
-    def _landed(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
-    ) -> Receipt:
-        """The receipt of a transaction in block ``height``, checked against that block,
-        journaled; a refusal by the realm or the VM raises Refused saying what it cost."""
-        receipt, error = self._receipt(signer, tx, tx_id, found, height)
-        outbox.landed(tx_id, height)
-        fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
-        if self.journal is not None:
-            self.journal.landed(receipt, fee=fee, error=error)
-        if error:
-            raise RefusedInBlock(
-                f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "
-                f"paid its fee of {fee}"
-            )
-        return receipt
-
-    def _receipt(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
-    ) -> tuple[Receipt, str]:
-        """The receipt of a transaction found in a block, and the refusal's words if the
-        realm or the VM refused it there ("" if not)."""
-        try:
-            base, data, events = answers.delivered(found)
-            gas_used = answers.int64(found["tx_result"].get("GasUsed") or 0)
-        except (KeyError, TypeError, AttributeError, ValueError):
-            raise Unreachable(
-                f"{self.redacted} answered with a transaction in a shape it never has"
-            ) from None
-        time = self._block_holding(height, encode_tx(tx))
-        error = answers.refusal(base) if base.get("Error") else ""
-        result = TxOutcome(
-            tx,
-            tx_id,
-            signer.address,
-            funcs=tuple(msg_names(tx)),
-            values=tuple(answers.call_values(data)),
-            data=data,
-            transfers=() if error else tuple(self._transfers(events)),
-        )
-        receipt = Receipt(
-            height=height,
-            time=time,
-            result=result,
-            gas_used=gas_used,
-            events=answers.gnokey_events(events),
-            storage=answers.storage_moved(events),
-            info=str(base.get("Info") or ""),
-        )
-        return receipt, error

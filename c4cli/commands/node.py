@@ -103,7 +103,7 @@ def start(
     """
     folder = home / _devnode().NODE_DIR
     bin_dir, gnoroot = _devnode().find_gno()
-    network = _devnode().Network(folder, bin_dir, gnoroot)
+    network = _network().Network(folder, bin_dir, gnoroot)
     if network.exists:
         _start_network_again(home, network, validators, only, as_json)
         return
@@ -287,7 +287,7 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
     """
     folder = home / _devnode().NODE_DIR
     bin_dir, gnoroot = _devnode().find_gno()
-    network = _devnode().Network(folder, bin_dir, gnoroot)
+    network = _network().Network(folder, bin_dir, gnoroot)
     how = "killed" if kill else "stopped"
     if network.exists:
         count = len(network.nodes)
@@ -317,6 +317,13 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
         emit_json({"stopped": pid})
         return
     click.echo(f"{how} gnoland (pid {pid}); its chain stays in {folder}")
+
+
+def _network() -> ModuleType:
+    """A network of validators (the node's module, and json, shutil)."""
+    from c4cli.chain import network
+
+    return network
 
 
 def _devnode() -> ModuleType:
