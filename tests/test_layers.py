@@ -59,6 +59,7 @@ def test_no_module_outgrows_its_bound() -> None:
     over = {name: lines for name, lines in sizes.items() if lines > MODULE_LINES}
     assert not over, f"modules over {MODULE_LINES} lines: {over}"
 
+
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_a_layer_imports_only_the_layers_below(layer: str) -> None:
     wrong = []
