@@ -84,3 +84,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             or "gno_env" in fixtures
         ):
             item.add_marker(pytest.mark.node)
+
+
+# The differential test's figures (steps played on both chains, fields compared), said
+# at the end of the run. Under pytest-xdist each worker hands its own to the controller.
+GATHERED: list[list[int]] = []
+
+
+def _differential() -> list[list[int]]:
+    twin = sys.modules.get("node.twin")
+    made = getattr(twin, "MADE", [])
+    return [[t.steps, t.comparisons, t.differences] for t in made]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["differential"] = _differential()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    GATHERED.extend(getattr(node, "workeroutput", {}).get("differential", []))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for steps, comparisons, differences in _differential() + GATHERED:
+        terminalreporter.write_line(
+            f"differential (node vs local chain): {steps} steps, "
+            f"{comparisons} comparisons, {differences} differences"
+        )

@@ -7,11 +7,14 @@ they fail instead, so CI always runs them.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -24,6 +27,17 @@ def cache_dir() -> Path:
     """Where built oracles are kept between runs (a cache: deleting it costs a rebuild)."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "c4cli"
+
+
+@contextlib.contextmanager
+def building(name: str) -> Iterator[None]:
+    """One build of ``name`` at a time on this machine: the suite's workers (pytest-xdist)
+    and other runs wait for the one building, then find what it built."""
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def missing(tool: str, why: str) -> None:
@@ -73,9 +87,13 @@ def build_go_oracle() -> Path:
     for name in ("main.go", "go.mod", "go.sum"):
         digest.update((source / name).read_bytes())
     binary = cache_dir() / f"goamino-{digest.hexdigest()[:16]}"
-    if not binary.exists():
-        binary.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["go", "build", "-o", str(binary), "."], cwd=source, check=True, timeout=900)
+    with building("goamino"):
+        if not binary.exists():
+            built = binary.with_suffix(".part")
+            subprocess.run(
+                ["go", "build", "-o", str(built), "."], cwd=source, check=True, timeout=900
+            )
+            built.rename(binary)
     return binary
 
 
@@ -84,13 +102,14 @@ def start_js_oracle() -> LineOracle:
     if shutil.which("node") is None or shutil.which("npm") is None:
         missing("node/npm", "the JS oracle runs @gnolang/tm2-js-client")
     folder = WIRE / "js"
-    if not (folder / "node_modules" / "@gnolang" / "tm2-js-client").is_dir():
-        subprocess.run(
-            ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=folder,
-            check=True,
-            timeout=600,
-        )
+    with building("js-clients"):
+        if not (folder / "node_modules" / "@gnolang" / "tm2-js-client").is_dir():
+            subprocess.run(
+                ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
+                cwd=folder,
+                check=True,
+                timeout=600,
+            )
     return LineOracle(["node", "encode.js"], folder)
 
 

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from node.gnonode import ROOT, GnoNode, install_gno, node_available
 from node.twin import (
-    MADE,
     PACKAGE_PATH,
     PLAYER_FUNDS,
     PLAYERS,
@@ -78,12 +77,3 @@ def twin(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Any:
     return Twin.create(
         gno_node, tmp_path_factory.mktemp("twin"), keys, address_of_key(keys["test1"])
     )
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """The differential test's figures: steps played on both chains, fields compared."""
-    for made in MADE:
-        terminalreporter.write_line(
-            f"differential (node vs local chain): {made.steps} steps, "
-            f"{made.comparisons} comparisons, {made.differences} differences"
-        )

@@ -37,9 +37,12 @@ class NodeError(Unreachable):
 
 def install_gno() -> tuple[Path, Path]:
     """Run the install script; the folder of gno's binaries and the GNOROOT they use."""
-    proc = subprocess.run(
-        ["bash", str(INSTALL), "--env"], capture_output=True, text=True, timeout=1200
-    )
+    from oracles import building
+
+    with building("gno"):
+        proc = subprocess.run(
+            ["bash", str(INSTALL), "--env"], capture_output=True, text=True, timeout=1200
+        )
     if proc.returncode != 0:
         raise NodeError(f"{INSTALL.name} failed: {proc.stderr.strip()}")
     env = dict(line.split("=", 1) for line in proc.stdout.split())
