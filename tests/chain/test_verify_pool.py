@@ -25,6 +25,7 @@ def test_a_pool_on_a_short_log_starts_and_stops_300_times(
     chain.ok("send", "--to", "bob", "--amount", "2ugnot", "alice")
     monkeypatch.setattr(replay, "PARALLEL_MIN_BYTES", 0)
     log = BlockLog(chain.path)
+    before = set(_children())  # what this process ran before (a node, an oracle)
     previous = {signum: signal.getsignal(signum) for signum in interrupts.SIGNALS}
     interrupts.install()
     try:
@@ -36,10 +37,17 @@ def test_a_pool_on_a_short_log_starts_and_stops_300_times(
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    children = subprocess.run(
-        ["ps", "-o", "pid=", "--ppid", str(os.getpid())], capture_output=True, text=True
+    assert set(_children()) - before <= {"ps"}  # ps itself, at most
+
+
+def _children() -> list[str]:
+    """This process's children, each as ``pid command``; ``ps`` for the one asking."""
+    listed = subprocess.run(
+        ["ps", "-o", "pid=,comm=", "--ppid", str(os.getpid())], capture_output=True, text=True
     )
-    assert len(children.stdout.split()) <= 1  # ps itself, at most
+    return [
+        "ps" if line.split()[-1] == "ps" else line.strip() for line in listed.stdout.splitlines()
+    ]
 
 
 def test_verify_of_a_genesis_only_log_runs_in_this_process(chain: Home) -> None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from node.gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
@@ -33,7 +33,9 @@ from c4cli.chain.tx import fee, signed_tx
 from c4cli.client import workflow
 from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import Refused
+from c4cli.gotext import parse_result
 
+T = TypeVar("T")
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
 FEE_UGNOT = int(GAS_FEE.removesuffix("ugnot"))
@@ -256,17 +258,27 @@ class Twin:
                 f"{label}: {what} differs\n  node:  {node!r}\n  local: {local!r}{because}"
             )
 
+    def _within_one_block(self, label: str, read: Callable[[], T]) -> T:
+        """What ``read`` gets from the node while no block comes (the proof block after a
+        transaction's may come late on a busy machine); the local chain is then moved to
+        the time the node's realm read."""
+        for _ in range(20):
+            before = self.node.latest_height(), self._node_now()
+            got = read()
+            if (self.node.latest_height(), self._node_now()) == before:
+                self._follow(before[1])
+                return got
+        raise Difference(f"{label}: the node kept making blocks while it was read")
+
+    def _node_now(self) -> int:
+        """The time the realm reads on the node: its last block as the app committed it.
+        The block store (``status``) can be a block ahead of the app for a moment."""
+        value, _ = parse_result(self.node.qeval(REALM_PATH, "ActiveJSON(0,0)"))
+        return int(json.loads(value)["now"])
+
     def compare(self, label: str, games: Iterable[int] = ()) -> None:
         """Compare every read of the realm, and the balances, at the node's latest block."""
-        for _ in range(20):
-            before = self.node.latest_height()
-            node_reads = self._node_reads(games)
-            after = self.node.latest_height()
-            if before == after:
-                break
-        else:
-            raise Difference(f"{label}: the node kept making blocks while it was read")
-        self._follow(self.node.block_time(after))
+        node_reads = self._within_one_block(label, lambda: self._node_reads(games))
         local_reads = self._local_reads(games)
         for what, value in node_reads.items():
             self._same(label, what, value, local_reads[what])
@@ -275,11 +287,13 @@ class Twin:
         """Compare read-only calls (no transaction) on both chains at the same block."""
         for func, args in reads:
             what = f"{func}({', '.join(map(repr, args))})"
-            if func == "Render":
-                node = self.node.render(REALM_PATH, args[0])
-            else:
-                node = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
-            self._follow(self.node.block_time(self.node.latest_height()))
+
+            def node_read(func: str = func, args: list[str] = args) -> Any:
+                if func == "Render":
+                    return self.node.render(REALM_PATH, args[0])
+                return self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
+
+            node = self._within_one_block(label, node_read)
             self._same(label, what, node, self._local_read(func, args))
 
     def _reads(self, games: Iterable[int]) -> list[tuple[str, str, list[str]]]:
