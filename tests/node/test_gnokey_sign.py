@@ -71,7 +71,6 @@ def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 # checked against gno's own GetSignBytes in tests/chain/test_wire.py.
 @pytest.mark.parametrize("kind", sorted(MESSAGES))
 def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, kind: str) -> None:
-    binary, home = gnokey
     ours = signed_tx(
         MESSAGES[kind],
         fee(2_000_000, "1000ugnot"),
@@ -81,38 +80,21 @@ def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, k
         account_number=7,
         sequence=42,
     )
-    body = tmp_path / "tx.json"
-    body.write_text(json.dumps({**ours, "signatures": None}))
-    sign = subprocess.run(
-        [
-            *(str(binary), "sign", "-tx-path", str(body), "-chainid", "dev"),
-            *("-account-number", "7", "-account-sequence", "42", "-home", str(home)),
-            *("-insecure-password-stdin", "test1"),
-        ],
-        input="\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert sign.returncode == 0, sign.stderr
-    theirs = json.loads(body.read_text())
+    theirs = gnokey_sign(gnokey, "test1", ours, 7, 42, tmp_path / "tx.json")
     assert theirs["signatures"] == ours["signatures"]
     assert tx_hash(theirs) == tx_hash(ours)
 
 
-def resigned_by_gnokey(home: Home, key: str, tx: str, gnokey: tuple[Path, Path], tmp: Path) -> None:
-    """``gnokey sign`` of the body of transaction ``tx``, the last one ``key`` signed, with
-    the account's number and that sequence, gives the signature and TX HASH c4 sent."""
-    binary, keys = gnokey
-    sent = home.json("tx", tx)["tx"]
-    account = home.json("query", "account", key)["BaseAccount"]
-    body = tmp / f"{key}-body.json"
-    body.write_text(json.dumps({**sent, "signatures": None}))
+def gnokey_sign(
+    gnokey: tuple[Path, Path], key: str, tx: dict[str, Any], number: int, sequence: int, body: Path
+) -> dict[str, Any]:
+    """``tx`` as ``gnokey sign`` signs its body (offline, chain "dev", these numbers)."""
+    binary, home = gnokey
+    body.write_text(json.dumps({**tx, "signatures": None}))
     sign = subprocess.run(
         [
-            *(str(binary), "sign", "-tx-path", str(body), "-chainid", "dev", "-home", str(keys)),
-            *("-account-number", account["account_number"]),
-            *("-account-sequence", str(int(account["sequence"]) - 1)),
+            *(str(binary), "sign", "-tx-path", str(body), "-chainid", "dev", "-home", str(home)),
+            *("-account-number", str(number), "-account-sequence", str(sequence)),
             *("-insecure-password-stdin", key),
         ],
         input="\n",
@@ -121,7 +103,17 @@ def resigned_by_gnokey(home: Home, key: str, tx: str, gnokey: tuple[Path, Path],
         timeout=60,
     )
     assert sign.returncode == 0, sign.stderr
-    theirs = json.loads(body.read_text())
+    signed: dict[str, Any] = json.loads(body.read_text())
+    return signed
+
+
+def resigned_by_gnokey(home: Home, key: str, tx: str, gnokey: tuple[Path, Path], tmp: Path) -> None:
+    """``gnokey sign`` of the body of transaction ``tx``, the last one ``key`` signed, with
+    the account's number and that sequence, gives the signature and TX HASH c4 sent."""
+    sent = home.json("tx", tx)["tx"]
+    account = home.json("query", "account", key)["BaseAccount"]
+    number, sequence = int(account["account_number"]), int(account["sequence"]) - 1
+    theirs = gnokey_sign(gnokey, key, sent, number, sequence, tmp / f"{key}-body.json")
     assert theirs["signatures"] == sent["signatures"]
     assert tx_hash(theirs) == tx
 

@@ -50,6 +50,11 @@ class Gnokey:
     def keyed(self, command: str, *args: str, stdin: str = "\n\n\n") -> str:
         return self(command, "-home", self.home, "-insecure-password-stdin", *args, stdin=stdin)
 
+    def sign_for(self, tx: Path, numbers: list[str], key: str, document: Path) -> None:
+        """``key``'s signature of ``tx`` (a multisig member's) written to ``document``;
+        ``numbers`` are gnokey's -chainid, -account-number and -account-sequence."""
+        self.keyed("sign", "-tx-path", str(tx), *numbers, "-output-document", str(document), key)
+
     def address(self, name: str) -> str:
         listed = self("list", "-home", self.home)
         found = re.search(rf"\. {re.escape(name)} \(\w+\) - addr: (g1\w+)", listed)
@@ -107,9 +112,9 @@ def test_gnokey_signs_what_c4_sent_to_the_node(tools: tuple[Home, Gnokey, Path])
     home.ok("cancel", str(offer["result"][0]), "alice")
 
 
-def _numbers(gno_node: Any, address: str) -> tuple[str, str]:
+def _numbers(gno_node: Any, address: str) -> list[str]:
     number, sequence = gno_node.account(address)
-    return str(number), str(sequence)
+    return ["-chainid", "dev", "-account-number", str(number), "-account-sequence", str(sequence)]
 
 
 def test_a_multisig_owner_with_gnokey_at_every_other_step(
@@ -130,10 +135,8 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     # c4 builds; gnokey (carol) and c4 (alice) sign; gnokey combines; c4 sends.
     tx = folder / "accept.json"
     tx.write_text(home.ok("accept-ownership", "owners", *FEE, "--generate-only").stdout)
-    number, sequence = _numbers(gno_node, owners)
-    gnokey.keyed("sign", "-tx-path", str(tx), "-chainid", "dev", "-account-number", number,
-                 "-account-sequence", sequence, "-output-document",
-                 str(folder / "carol.sig"), "carol")  # fmt: skip
+    numbers = _numbers(gno_node, owners)
+    gnokey.sign_for(tx, numbers, "carol", folder / "carol.sig")
     home.ok("sign", str(tx), "alice", "--output-document", str(folder / "alice.sig"))
     ours = folder / "accept.c4.json"
     ours.write_bytes(tx.read_bytes())
@@ -150,11 +153,9 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     # c4 builds; c4 (dave) and gnokey (alice) sign; c4 combines; gnokey sends.
     tx = folder / "fee.json"
     tx.write_text(home.ok("set-fee", "0.1gnot", "owners", *FEE, "--generate-only").stdout)
-    number, sequence = _numbers(gno_node, owners)
+    numbers = _numbers(gno_node, owners)
     home.ok("sign", str(tx), "dave", "--output-document", str(folder / "dave.sig"))
-    gnokey.keyed("sign", "-tx-path", str(tx), "-chainid", "dev", "-account-number", number,
-                 "-account-sequence", sequence, "-output-document",
-                 str(folder / "alice2.sig"), "alice")  # fmt: skip
+    gnokey.sign_for(tx, numbers, "alice", folder / "alice2.sig")
     home.ok("multisign", str(tx), "owners", "--signature", str(folder / "dave.sig"),
             "--signature", str(folder / "alice2.sig"))  # fmt: skip
     sent = gnokey("broadcast", "-remote", gnokey.url, str(tx))
@@ -176,11 +177,9 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
                       "-gas-fee", FEE[3], "-broadcast=false", "owners")  # fmt: skip
     tx = folder / "withdraw.json"
     tx.write_text(unsigned)
-    number, sequence = _numbers(gno_node, owners)
+    numbers = _numbers(gno_node, owners)
     home.ok("sign", str(tx), "carol", "--output-document", str(folder / "carol3.sig"))
-    gnokey.keyed("sign", "-tx-path", str(tx), "-chainid", "dev", "-account-number", number,
-                 "-account-sequence", sequence, "-output-document",
-                 str(folder / "dave3.sig"), "dave")  # fmt: skip
+    gnokey.sign_for(tx, numbers, "dave", folder / "dave3.sig")
     home.ok("multisign", str(tx), "owners", "--signature", str(folder / "carol3.sig"),
             "--signature", str(folder / "dave3.sig"))  # fmt: skip
     receipt = json.loads(home.ok("broadcast", str(tx), "--json").stdout)
@@ -221,8 +220,7 @@ def test_the_same_hand_to_hand_flow_on_the_local_chain(chain: Home, tmp_path: Pa
     tx = tmp_path / "accept.json"
     fee = ("--gas-wanted", "2000000", "--gas-fee", "1000ugnot")  # gnokey signs no zero fee
     tx.write_text(chain.ok("accept-ownership", "owners", *fee, "--generate-only").stdout)
-    gnokey.keyed("sign", "-tx-path", str(tx), *numbers(), "-output-document",
-                 str(tmp_path / "carol.sig"), "carol")  # fmt: skip
+    gnokey.sign_for(tx, numbers(), "carol", tmp_path / "carol.sig")
     chain.ok("sign", str(tx), "alice", "--output-document", str(tmp_path / "alice.sig"))
     gnokey("multisign", "-home", keys, "-tx-path", str(tx), "-signature",
            str(tmp_path / "carol.sig"), "-signature", str(tmp_path / "alice.sig"),
@@ -237,8 +235,7 @@ def test_the_same_hand_to_hand_flow_on_the_local_chain(chain: Home, tmp_path: Pa
                          "-args", "150000", "-gas-wanted", "2000000", "-gas-fee", "1000ugnot",
                          "-broadcast=false", "owners"))  # fmt: skip
     chain.ok("sign", str(tx), "dave", "--output-document", str(tmp_path / "dave.sig"))
-    gnokey.keyed("sign", "-tx-path", str(tx), *numbers(), "-output-document",
-                 str(tmp_path / "alice2.sig"), "alice")  # fmt: skip
+    gnokey.sign_for(tx, numbers(), "alice", tmp_path / "alice2.sig")
     chain.ok("multisign", str(tx), "owners", "--signature", str(tmp_path / "dave.sig"),
              "--signature", str(tmp_path / "alice2.sig"))  # fmt: skip
     receipt = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
