@@ -185,9 +185,11 @@ class NodeChain(NodeDelivery):
             return self._simulated(signer, tx, gas_used)
         try:
             return self._broadcast(signer, tx, sequence)
+        except (RefusedInBlock, Superseded):
+            raise  # in a block, or never to be: nothing to sign again
         except Refused as refused:
-            # A node's simulation of a call does not check signatures (only CheckTx
-            # does), so an old node's refusal of the current payload often comes here.
+            # Refused in CheckTx. A node's simulation of a call checks no signature (only
+            # CheckTx does), so an old node's refusal of the current payload comes here.
             if not self._take_legacy(refused):
                 raise
             try:
