@@ -236,6 +236,22 @@ class Chain(Reader, Protocol):
         is verified against the signer's account as it stands before anything leaves."""
         ...
 
+    def unsigned_fee(
+        self,
+        msgs: list[Any],
+        fee: dict[str, str],
+        memo: str,
+        pub_key: dict[str, Any],
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> dict[str, str]:
+        """The fee of a transaction to be signed elsewhere (``--generate-only``), its gas
+        and fee filled in where ``fee`` leaves them empty, as :meth:`submit` fills them:
+        on a node, the gas its simulation used (the signer's public key in place of a
+        signature) and the fee its gas price asks, bounded by ``policy.fee_cap``; the
+        local chain meters no gas and gives ``fee`` back."""
+        ...
+
 
 class Verified(NamedTuple):
     """What a replay from genesis with every check found: the last block, its hash, and

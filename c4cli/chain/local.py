@@ -277,6 +277,17 @@ class LocalChain(LoggedState):
             )
             return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
+    def unsigned_fee(
+        self,
+        msgs: list[Any],
+        fee: dict[str, str],
+        memo: str,
+        pub_key: dict[str, Any],
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> dict[str, str]:
+        return fee
+
     def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own (with
         ``policy.simulate`` ``only``, checked and run but not appended)."""

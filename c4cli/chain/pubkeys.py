@@ -239,6 +239,18 @@ def multisignature(size: int, signatures: dict[int, bytes]) -> bytes:
     )
 
 
+def placeholder_signature(key: PubKey) -> bytes:
+    """A signature of the right shape and no worth, for a simulation (which checks no
+    signature of a call or a send, but meters each one and reads a multisignature):
+    64 zero bytes for a secp256k1 key; for a multisig, its first ``threshold`` members'."""
+    if isinstance(key, bytes):
+        return bytes(64)
+    return multisignature(
+        len(key.keys),
+        {index: placeholder_signature(key.keys[index]) for index in range(key.threshold)},
+    )
+
+
 def signed_members(size: int, data: bytes) -> list[tuple[int, bytes]] | None:
     """(member index, signature) of a multisignature over ``size`` members, or None
     where tm2 would refuse its shape (a bit array of another size, a signature more or

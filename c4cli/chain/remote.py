@@ -9,13 +9,14 @@ all three, with its deadlines, is :mod:`c4cli.chain.rpc`.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import math
 import time as wallclock
 from collections.abc import Callable
 from typing import Any
 
-from c4cli.chain import answers
+from c4cli.chain import answers, pubkeys
 from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.delivery import NodeDelivery, RefusedInBlock, Superseded
 from c4cli.chain.interface import (
@@ -288,9 +289,12 @@ class NodeChain(NodeDelivery):
         _, used = self._simulate_signed(
             lambda: self._sign(signer, msgs, trial, memo, number, sequence)
         )
-        wanted = math.ceil(used * GAS_MARGIN)
+        return self._priced(math.ceil(used * GAS_MARGIN), fee, policy), used
+
+    def _priced(self, wanted: int, fee: dict[str, str], policy: SendPolicy) -> dict[str, str]:
+        """``wanted`` gas at the fee given, else at the node's gas price within the cap."""
         if fee.get("gas_fee"):
-            return make_fee(wanted, fee["gas_fee"]), used
+            return make_fee(wanted, fee["gas_fee"])
         amount, per = self.gas_price()
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
@@ -299,4 +303,31 @@ class NodeChain(NodeDelivery):
                 f"{per} gas), above the {gnot(policy.fee_cap)} c4 pays without being told; "
                 "nothing was signed: pass --gas-fee to pay it, or raise --fee-cap"
             )
-        return make_fee(wanted, f"{asked}ugnot"), used
+        return make_fee(wanted, f"{asked}ugnot")
+
+    def unsigned_fee(
+        self,
+        msgs: list[Any],
+        fee: dict[str, str],
+        memo: str,
+        pub_key: dict[str, Any],
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+    ) -> dict[str, str]:
+        """A node simulates a call or a send without checking its signature (tm2 checks
+        one only for messages that carry code), so the transaction is simulated with the
+        signer's public key and a placeholder of a signature's shape, then priced as
+        :meth:`_send` prices."""
+        if fee.get("gas_wanted"):
+            return self._priced(int(fee["gas_wanted"]), fee, policy)
+        trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
+        shape = pubkeys.placeholder_signature(pubkeys.from_json(pub_key))
+        placeholder = base64.b64encode(shape).decode()
+        unsigned = {
+            "msg": msgs,
+            "fee": trial,
+            "signatures": [{"pub_key": pub_key, "signature": placeholder}],
+            "memo": memo,
+        }
+        used = self.simulate(encode_tx(unsigned))
+        return self._priced(math.ceil(used * GAS_MARGIN), fee, policy)

@@ -14,6 +14,7 @@ import click
 
 from c4cli import outbox
 from c4cli.address import canonical
+from c4cli.chain import pubkeys
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
@@ -128,7 +129,7 @@ def tx_options(func: F) -> F:
                 is_flag=True,
                 help="Print the unsigned transaction (amino JSON, as gnokey maketx "
                 "-broadcast=false) and send nothing; KEY may be an address, a multisig's. "
-                "On a node, give --gas-wanted and --gas-fee.",
+                "On a node, gas and fee not given are estimated.",
             ),
             click.option(
                 "--simulate",
@@ -222,7 +223,7 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     # A missing chain is reported before any key is opened.
     chain = open_chain(home, chain_id=opts.get("chain_id"))
     if opts.get("generate_only"):
-        generate_only(chain, build, opts)
+        generate_only(home, key_name, chain, build, opts)
     signer = signer_for(
         home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
     )
@@ -234,28 +235,58 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
     return chain.submit(signer, build, fee, opts["memo"], policy=policy)
 
 
-def generate_only(chain: Chain, build: Build, opts: dict[str, Any]) -> NoReturn:
+def generate_only(
+    home: Path, key_name: str, chain: Chain, build: Build, opts: dict[str, Any]
+) -> NoReturn:
     """Print the transaction unsigned, as gnokey's maketx -broadcast=false does, and stop.
 
     The messages are built from the chain as it is now, exactly as they would be
-    sent. From the moment it is printed the transaction may reach the chain through
-    another tool (gnokey sign, multisign, broadcast), so it counts as let go of: a
-    secret whose commitment it carries is kept.
+    sent. On a node, gas and fee left unsaid are estimated as for a transaction signed
+    here (the simulation carries the signer's public key instead of a signature), and
+    bounded by the fee cap. From the moment it is printed the transaction may reach
+    the chain through another tool (gnokey sign, multisign, broadcast), so it counts
+    as let go of: a secret whose commitment it carries is kept.
     """
-    if chain.fills_in_fee and (opts["gas_wanted"] is None or opts["gas_fee"] is None):
-        raise BadInput("--generate-only on a node needs --gas-wanted and --gas-fee (gnokey's too)")
     if opts.get("simulate") == "only":
         raise BadInput("--generate-only sends nothing already: leave out --simulate only")
-    unsigned = {
-        "msg": build(chain),
-        "fee": tx_fee(opts["gas_fee"], opts["gas_wanted"]),
-        "signatures": None,
-        "memo": opts["memo"],
-    }
+    if chain.fills_in_fee and opts["gas_wanted"] is not None and opts["gas_fee"] is None:
+        raise BadInput("--generate-only on a node: give --gas-fee with --gas-wanted, or neither")
+    msgs = build(chain)
+    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=chain.fills_in_fee)
+    if chain.fills_in_fee and not fee["gas_wanted"]:
+        policy = SendPolicy(fee_cap=fee_cap(home, opts.get("fee_cap")))
+        fee = chain.unsigned_fee(
+            msgs, fee, opts["memo"], _public_key(home, key_name, chain), policy=policy
+        )
+    unsigned = {"msg": msgs, "fee": fee, "signatures": None, "memo": opts["memo"]}
     text = go_json(unsigned)
     outbox.sending("unsigned " + hashlib.sha256(text.encode()).hexdigest())
     click.echo(text)
     raise click.exceptions.Exit(0)
+
+
+def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
+    """The signer's public key (amino JSON) for a simulation: a key of this home's (a
+    multisig's, a public key only), else the one its account shows on the chain."""
+    keyring = Keyring(home)
+    if keyring.exists(key_name) or canonical(key_name) is None:
+        return pubkeys.to_json(keyring.find(key_name).pub_key)
+    address = canonical(key_name)
+    for info in keyring.list(strict=False):
+        if info.address == address:
+            return pubkeys.to_json(info.pub_key)
+    try:
+        account = json.loads(chain.query(f"auth/accounts/{address}").data)
+        known: Any = (account.get("BaseAccount") or {}).get("public_key")
+        if known:
+            return pubkeys.to_json(pubkeys.from_json(known))
+    except (ValueError, AttributeError, pubkeys.NotAKey):
+        pass
+    raise BadInput(
+        f"{key_name} has no public key in this home or on the chain yet, so its gas cannot "
+        "be simulated: give --gas-wanted and --gas-fee (or name its key: c4 keys add "
+        "--pubkey or --multisig)"
+    )
 
 
 def fee_cap(home: Path, given: str | None) -> int:

@@ -791,3 +791,38 @@ def test_generate_only_is_gnokeys_maketx_and_gnokey_signs_and_sends_it(
         )
         assert done.returncode == 0, done.stdout + done.stderr
     assert gno_node.account(test1)[1] == sequence + 1
+
+
+def test_generate_only_on_a_node_estimates_what_is_not_given(remote: Home, gno_node: Any) -> None:
+    """Without --gas-wanted and --gas-fee the unsigned transaction gets the gas a
+    simulation used plus the margin, at the node's gas price, as a signed one would: for
+    a key of the home, and for an address whose account shows its key on the chain. An
+    address with no key anywhere, or a gas without its fee: one line, exit 2."""
+    import json as json_module
+
+    from c4cli.address import encode_address
+
+    def generated(*args: str) -> dict[str, str]:
+        out = remote.ok("send", "--to", "bob", "--amount", "5ugnot", *args, "--generate-only")
+        fee: dict[str, str] = json_module.loads(out.stdout)["fee"]
+        return fee
+
+    by_name = generated("carol")
+    assert int(by_name["gas_wanted"]) > 0 and by_name["gas_fee"].endswith("ugnot")
+    assert int(by_name["gas_fee"].removesuffix("ugnot")) > 0
+    test1 = remote.address("test1")  # its account has signed: its key is on the chain
+    Keyring(remote.path).delete("test1")
+    try:
+        by_address = generated(test1)
+        assert int(by_address["gas_wanted"]) > 0 and by_address["gas_fee"].endswith("ugnot")
+        given = generated(test1, "--gas-fee", "777ugnot")
+        assert given["gas_fee"] == "777ugnot" and int(given["gas_wanted"]) > 0
+    finally:
+        Keyring(remote.path).add("test1", gno_node.keys["test1"], "")
+    nobody = encode_address(bytes(range(20)))  # an account nobody has a key to
+    result = remote.run("send", "--to", "bob", "--amount", "5ugnot", nobody, "--generate-only")
+    assert result.exit_code == 2 and "has no public key" in result.stderr
+    assert result.stderr.count("\n") == 1
+    result = remote.run("send", "--to", "bob", "--amount", "5ugnot", "carol",
+                        "--gas-wanted", "100000", "--generate-only")  # fmt: skip
+    assert result.exit_code == 2 and "give --gas-fee with --gas-wanted" in result.stderr
