@@ -26,6 +26,7 @@ from c4cli.chain.interface import (
     SendPolicy,
     Signer,
 )
+from c4cli.chain.queries import ACCOUNTS
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee, go_json
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
@@ -268,15 +269,14 @@ def generate_only(
 def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
     """The signer's public key (amino JSON) for a simulation: a key of this home's (a
     multisig's, a public key only), else the one its account shows on the chain."""
-    keyring = Keyring(home)
-    if keyring.exists(key_name) or canonical(key_name) is None:
-        return pubkeys.to_json(keyring.find(key_name).pub_key)
-    address = canonical(key_name)
-    for info in keyring.list(strict=False):
-        if info.address == address:
-            return pubkeys.to_json(info.pub_key)
     try:
-        account = json.loads(chain.query(f"auth/accounts/{address}").data)
+        return pubkeys.to_json(Keyring(home).find(key_name).pub_key)
+    except BadInput:
+        address = canonical(key_name)
+        if address is None:
+            raise  # neither a key of this home nor an address
+    try:
+        account = json.loads(chain.query(ACCOUNTS + address).data)
         known: Any = (account.get("BaseAccount") or {}).get("public_key")
         if known:
             return pubkeys.to_json(pubkeys.from_json(known))
