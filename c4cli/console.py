@@ -54,9 +54,14 @@ def main() -> None:
     if _noted:
         _stopped_early(_noted[0])
     try:
+        from c4cli.commands import ending, lane
         from c4cli.interrupts import install
 
-        install()
+        install(ending.report_interrupted)
+        # The fast lane first: a query of a node needs neither click nor the commands.
+        code = lane.run(sys.argv[1:])
+        if code is not None:
+            ending.finish(code)
         from c4cli.commands.main import main as run
     except BaseException as stop:
         signum = getattr(stop, "signum", None)

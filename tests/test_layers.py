@@ -158,6 +158,7 @@ LAZY = {
     ("commands/views.py", "rich.text"): "rich: the lobby's table on a terminal only",
     ("console.py", "c4cli.interrupts"): "after the signal handlers that cover start-up",
     ("console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
+    ("console.py", "c4cli.commands"): "the fast lane and the ending: after the handlers too",
     ("engine/board.py", "c4cli.engine"): "the SVG drawing, which imports board.py itself",
     ("engine/solver.py", "c4cli.engine"): "the native solver: a shared library, solving only",
     ("home/config.py", "tomllib"): "a TOML reader: only for a home that has a config",

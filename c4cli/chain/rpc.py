@@ -96,7 +96,12 @@ class Rpc:
         parts = self._parts
         host, port = parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
         try:
-            sock: socket.socket = socket.create_connection((host, port), timeout=timeout)
+            # An ASCII host name goes to the resolver as bytes (getaddrinfo takes them;
+            # typeshed says str only): as text, Python first loads the IDNA codec and
+            # stringprep, ~10 ms of every remote command's start-up.
+            name: str | bytes = host.encode() if host.isascii() else host
+            address = (name, port)
+            sock: socket.socket = socket.create_connection(address, timeout=timeout)  # type: ignore[arg-type]
             try:
                 if parts.scheme == "https":
                     import ssl  # only for https: TLS costs a plain-HTTP node nothing

@@ -12,12 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Chain, Head, LocalControls
 from c4cli.chain.queries import QFUNCS
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.home.journal import Journal
+from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
     from c4cli.chain.remote import NodeChain

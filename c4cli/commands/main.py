@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -11,9 +9,16 @@ from typing import Any
 import click
 
 from c4cli import __version__, outbox
+from c4cli.commands.ending import (
+    PipeClosed,
+    check_text,
+    exit_code,
+    fail,
+    finish,
+    report_interrupted,
+    settle,
+)
 from c4cli.commands.options import group_options
-from c4cli.errors import BadInput, C4Error
-from c4cli.escape import printable
 from c4cli.interrupts import Interrupted
 from c4cli.interrupts import install as install_signal_handlers
 
@@ -57,10 +62,6 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class PipeClosed(BaseException):
-    """stdout's reader went away (a BaseException, so click does not handle it)."""
-
-
 class C4Group(click.Group):
     """A group that loads subcommands on demand and reports every failure as one line."""
 
@@ -97,8 +98,6 @@ class C4Group(click.Group):
             for arg in argv:
                 check_text(arg)
             super().main(argv, prog_name=prog_name or "c4", standalone_mode=False, **extra)
-        except C4Error as exc:
-            fail(after_sending(str(exc)), exc.exit_code, json_mode="--json" in argv)
         except click.exceptions.Exit as exc:
             sys.exit(exc.exit_code)
         except click.exceptions.NoArgsIsHelpError as exc:
@@ -109,23 +108,8 @@ class C4Group(click.Group):
             fail("aborted", 1, json_mode="--json" in argv)
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
-        except (BrokenPipeError, PipeClosed):
-            # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
-            # command, whose transaction (if any) stands. Exit as a process killed by
-            # SIGPIPE does, silently, as every tool in a shell pipeline does.
-            quiet_stdout()
-            sys.exit(EXIT_BROKEN_PIPE)
-        except Interrupted as stop:
-            report_interrupted(stop, argv)
-        except OSError as exc:
-            # The home (or a file named on the command line) cannot be read or written.
-            where = f"{exc.filename}: " if exc.filename else ""
-            fail(f"{where}{exc.strerror or exc}", 3, json_mode="--json" in argv)
-        except Exception as exc:
-            # A bug, not a user error: still one line and a non-zero exit; C4_DEBUG shows it.
-            if os.environ.get("C4_DEBUG"):
-                raise
-            fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode="--json" in argv)
+        except (Exception, PipeClosed, Interrupted) as exc:
+            settle(exc, argv)
         sys.exit(0)
 
 
@@ -137,66 +121,6 @@ def read_only(argv: list[str]) -> bool:
     """Whether the command line names a command that only reads."""
     command = next((arg for arg in argv if arg in _COMMANDS), None)
     return command in READ_ONLY or "--help" in argv or "-h" in argv
-
-
-def check_text(arg: str) -> None:
-    """Refuse an argument that is not valid UTF-8: nothing signed may hold one.
-
-    The shell hands Python undecodable bytes as lone surrogates, which could be
-    neither signed nor written to the log.
-    """
-    try:
-        arg.encode()
-    except UnicodeEncodeError:
-        raise BadInput(f"argument {arg!r} is not valid UTF-8") from None
-
-
-EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process SIGPIPE ended
-
-
-def quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-
-
-def after_sending(message: str) -> str:
-    """An error that comes after a transaction left says so, unless it already does:
-    a user who reads only "timed out" would send again and pay twice."""
-    item = outbox.standing()
-    if item is None or item.tx_hash in message:
-        return message
-    return f"{message}; {item.describe()}"
-
-
-def report_interrupted(stop: Interrupted, argv: Sequence[str] | None = None) -> None:
-    """The line for a signal, then exit: appends are never cut in two (see
-    interrupts.deferred), and a broadcast is "sent" from the moment its bytes may
-    have left, so it says which side of it the signal fell on."""
-    argv = sys.argv[1:] if argv is None else argv
-    state = outbox.interrupted_state()
-    message = f"{stop.name}: {state}" if state else stop.name
-    fail(message, stop.exit_code, json_mode="--json" in argv)
-
-
-def fail(message: str, code: int, *, json_mode: bool) -> None:
-    """Report a failure as promised: one line on stderr (or one JSON document), then exit.
-
-    The message may carry the chain's words (a realm's panic text, a node's log):
-    control characters are escaped, so none of them reaches a terminal.
-    """
-    message = printable(" ".join(message.split()))
-    try:
-        if json_mode:
-            click.echo(json.dumps({"ok": False, "error": message}))
-        else:
-            click.echo(f"Error: {message}", err=True)
-    except BrokenPipeError:
-        quiet_stdout()
-    sys.exit(code)
 
 
 @click.group(cls=C4Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -216,23 +140,13 @@ def cli() -> None:
 
 
 def main() -> None:
-    """The console script: run, flush, and leave without tearing the interpreter down.
-
-    Everything c4 writes is on disk (fsynced, or committed to the cache) before
-    a command returns, so the exit skips the clean-up of every loaded module,
-    which costs a short command a fifth of its time.
-    """
+    """The console script: run, then leave as ending.finish does."""
     code: int = 0
     install_signal_handlers(report_interrupted)  # again, and for a signal Python would drop
     try:
         cli.main()
     except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        code = exit_code(exc)
     except Interrupted as stop:  # a signal while the failure line itself was written
         code = stop.exit_code
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        code = code or EXIT_BROKEN_PIPE
-    os._exit(code)
+    finish(code)

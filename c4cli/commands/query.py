@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from c4cli.chain.queries import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
+from c4cli.chain.queries import ACCOUNTS, BALANCES
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import parse_coins
+from c4cli.commands.lane import NEEDS_DATA, is_raw_path, json_answer, raw_answer
 from c4cli.commands.options import common_options, emit_json, game_id_arg
 from c4cli.commands.transact import open_chain, resolve
 from c4cli.errors import BadInput, Unreachable
@@ -89,7 +89,7 @@ def query(
     elif what in ("balance", "account"):
         address = resolve(home, needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
-        data = _json(chain.query(prefix + address, height=height).data, what)
+        data = json_answer(chain.query(prefix + address, height=height).data, what)
         if what == "account":
             if as_json:
                 emit_json(data)
@@ -101,29 +101,12 @@ def query(
             emit_json({"address": address, "ugnot": ugnot})
         else:
             click.echo(f"{ugnot}ugnot")
-    elif what in (QEVAL, QRENDER, QFUNCS, QFILE, QDOC, GASPRICE) or what.startswith(
-        (BALANCES, ACCOUNTS)
-    ):
-        if what in (QEVAL, QRENDER, QFUNCS, QFILE, QDOC) and data is None:
+    elif is_raw_path(what):
+        if what in NEEDS_DATA and data is None:
             raise BadInput(f"query {what} needs --data")
-        answer = chain.query(what, data or "", height=height)
-        if as_json:
-            shown: object = answer.data
-            if what.startswith((BALANCES, ACCOUNTS)):
-                shown = _json(answer.data, what)
-            emit_json({"height": answer.height, "data": shown})
-        else:
-            click.echo(f"height: {answer.height}\ndata: {printable(answer.data, lines=True)}")
+        raw_answer(chain, what, data or "", height, as_json)
     else:
         raise BadInput(f"unknown query {what!r}: see `c4 query --help`")
-
-
-def _json(text: str, what: str) -> Any:
-    """A query's JSON answer; one line and exit 4 when the chain answered something else."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise Unreachable(f"the chain answered {what} with something that is not JSON") from None
 
 
 def _ugnot(coins: str) -> int:

@@ -63,7 +63,7 @@ print("went on as if no signal had come")
         ),
         # Once a command runs: the same line as a signal that rises.
         (
-            "from c4cli.commands.main import report_interrupted\n"
+            "from c4cli.commands.ending import report_interrupted\n"
             "from c4cli.interrupts import Interrupted, install\n"
             "install(report_interrupted)",
             "Interrupted",

@@ -1,0 +1,136 @@
+"""How a command line ends: one line for a failure, an exit code, and no tear-down.
+
+Click-free on purpose: the fast lane (``lane.py``) ends its commands here without
+loading click, and the click group ends every other command here too, so the two
+can never word a failure differently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from c4cli import outbox
+from c4cli.errors import BadInput, C4Error
+from c4cli.escape import printable
+from c4cli.interrupts import Interrupted
+
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process SIGPIPE ended
+
+
+class PipeClosed(BaseException):
+    """stdout's reader went away (a BaseException, so click does not handle it)."""
+
+
+def check_text(arg: str) -> None:
+    """Refuse an argument that is not valid UTF-8: nothing signed may hold one.
+
+    The shell hands Python undecodable bytes as lone surrogates, which could be
+    neither signed nor written to the log.
+    """
+    try:
+        arg.encode()
+    except UnicodeEncodeError:
+        raise BadInput(f"argument {arg!r} is not valid UTF-8") from None
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """One line on stdout (or stderr), flushed: what ``click.echo`` does with our text,
+    which is escaped before it gets here and so carries no terminal codes to strip."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def emit_json(document: object) -> None:
+    echo(json.dumps(document, ensure_ascii=False))
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def after_sending(message: str) -> str:
+    """An error that comes after a transaction left says so, unless it already does:
+    a user who reads only "timed out" would send again and pay twice."""
+    item = outbox.standing()
+    if item is None or item.tx_hash in message:
+        return message
+    return f"{message}; {item.describe()}"
+
+
+def report_interrupted(stop: Interrupted, argv: Sequence[str] | None = None) -> None:
+    """The line for a signal, then exit: appends are never cut in two (see
+    interrupts.deferred), and a broadcast is "sent" from the moment its bytes may
+    have left, so it says which side of it the signal fell on."""
+    argv = sys.argv[1:] if argv is None else argv
+    state = outbox.interrupted_state()
+    message = f"{stop.name}: {state}" if state else stop.name
+    fail(message, stop.exit_code, json_mode="--json" in argv)
+
+
+def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
+    """Report a failure as promised: one line on stderr (or one JSON document), then exit.
+
+    The message may carry the chain's words (a realm's panic text, a node's log):
+    control characters are escaped, so none of them reaches a terminal.
+    """
+    message = printable(" ".join(message.split()))
+    try:
+        if json_mode:
+            emit_json({"ok": False, "error": message})
+        else:
+            echo(f"Error: {message}", err=True)
+    except BrokenPipeError:
+        quiet_stdout()
+    sys.exit(code)
+
+
+def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
+    """The end of a command that raised ``exc``: its line and exit code."""
+    json_mode = "--json" in argv
+    if isinstance(exc, C4Error):
+        fail(after_sending(str(exc)), exc.exit_code, json_mode=json_mode)
+    if isinstance(exc, BrokenPipeError | PipeClosed):
+        # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
+        # command, whose transaction (if any) stands. Exit as a process killed by
+        # SIGPIPE does, silently, as every tool in a shell pipeline does.
+        quiet_stdout()
+        sys.exit(EXIT_BROKEN_PIPE)
+    if isinstance(exc, Interrupted):
+        report_interrupted(exc, argv)
+    if isinstance(exc, OSError):
+        # The home (or a file named on the command line) cannot be read or written.
+        where = f"{exc.filename}: " if exc.filename else ""
+        fail(f"{where}{exc.strerror or exc}", 3, json_mode=json_mode)
+    if isinstance(exc, Exception) and not os.environ.get("C4_DEBUG"):
+        # A bug, not a user error: still one line and a non-zero exit; C4_DEBUG shows it.
+        fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode=json_mode)
+    raise exc
+
+
+def finish(code: int) -> NoReturn:
+    """Flush and leave without tearing the interpreter down.
+
+    Everything c4 writes is on disk (fsynced, or committed to the cache) before
+    a command returns, so the exit skips the clean-up of every loaded module,
+    which costs a short command a fifth of its time.
+    """
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        code = code or EXIT_BROKEN_PIPE
+    os._exit(code)
+
+
+def exit_code(exc: SystemExit) -> int:
+    return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
