@@ -54,12 +54,10 @@ def main() -> None:
     if _noted:
         _stopped_early(_noted[0])
     try:
-        from c4cli.commands import ending, lane
-        from c4cli.interrupts import install
+        from c4cli.commands import ending
 
-        install(ending.report_interrupted)
-        # The fast lane first: a query of a node needs neither click nor the commands.
-        code = lane.run(sys.argv[1:])
+        ending.handle_signals()
+        code = _fast_lane(sys.argv[1:])
         if code is not None:
             ending.finish(code)
         from c4cli.commands.main import main as run
@@ -69,6 +67,21 @@ def main() -> None:
             raise
         _stopped_early(signum)
     run()
+
+
+def _fast_lane(argv: list[str]) -> int | None:
+    """A query or a move on a node, in its plain form, needs neither click nor the other
+    commands (commands/fast.py): its exit code, or None when click must run it."""
+    command = argv[0] if argv else ""
+    if command == "query":
+        from c4cli.commands import fast_query
+
+        return fast_query.run(argv)
+    if command == "play":
+        from c4cli.commands import fast_play
+
+        return fast_play.run(argv)
+    return None
 
 
 def _stopped_early(signum: int) -> None:

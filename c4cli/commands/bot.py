@@ -13,10 +13,10 @@ import click
 from c4cli.chain.interface import Chain
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
-from c4cli.commands.options import common_options, game_id_arg
+from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.solve import think_option
-from c4cli.commands.text import names
-from c4cli.commands.transact import acting_address, open_chain, submit, tx_options
+from c4cli.commands.text import game_id_arg, names
+from c4cli.commands.transact import acting_address, open_chain, submit
 from c4cli.commands.views import coloured, mark_four, rich_board, standstill
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable

@@ -16,7 +16,8 @@ from c4cli.chain.interface import Head
 from c4cli.chain.tx import send_msg
 from c4cli.client import connect
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
-from c4cli.commands.options import common_options, emit_json, remote_url
+from c4cli.commands.line import remote_url
+from c4cli.commands.options import common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import (
     acting_address,
@@ -25,7 +26,6 @@ from c4cli.commands.transact import (
     print_receipt,
     resolve,
     submit,
-    tx_options,
 )
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name

@@ -17,7 +17,7 @@ from c4cli.client import connect, workflow
 from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
 from c4cli.commands.chain import PREMINE_UGNOT
-from c4cli.commands.options import from_group
+from c4cli.commands.line import from_group
 from c4cli.commands.text import call_text
 from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput

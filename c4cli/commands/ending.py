@@ -16,7 +16,7 @@ from typing import NoReturn
 from c4cli import outbox
 from c4cli.errors import BadInput, C4Error
 from c4cli.escape import printable
-from c4cli.interrupts import Interrupted
+from c4cli.interrupts import Interrupted, install
 
 EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process SIGPIPE ended
 
@@ -65,6 +65,11 @@ def after_sending(message: str) -> str:
     if item is None or item.tx_hash in message:
         return message
     return f"{message}; {item.describe()}"
+
+
+def handle_signals() -> None:
+    """Ctrl-C and SIGTERM end the command in its one line (see interrupts.install)."""
+    install(report_interrupted)
 
 
 def report_interrupted(stop: Interrupted, argv: Sequence[str] | None = None) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,12 @@ from c4cli.chain.interface import Receipt
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
-from c4cli.commands.options import common_options, game_id_arg
-from c4cli.commands.text import names, parse_duration, who
-from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit, tx_options
+from c4cli.commands.calls import play_column, run_call
+from c4cli.commands.options import common_options, tx_options
+from c4cli.commands.text import game_id_arg, parse_duration
+from c4cli.commands.transact import acting_address, open_chain
 from c4cli.commitment import commitment_of
-from c4cli.errors import BadInput, C4Error, Refused, warn_once
+from c4cli.errors import BadInput, Refused
 from c4cli.home.keys import Keyring
 from c4cli.home.secrets import SecretStore, new_secret
 
@@ -37,76 +37,6 @@ def address_arg(home: Path, text: str) -> str:
     if is_address(text):
         return text
     raise BadInput(f"{text!r} is neither a local key nor a g1 address")
-
-
-Human = Callable[[GameView | None, Receipt, dict[str, str]], str]
-
-
-def run_call(
-    home: Path,
-    key: str,
-    build: workflow.BuildCall,
-    *,
-    opts: dict[str, Any],
-    human: Human | None = None,
-) -> None:
-    """Sign and submit one realm call; print the gnokey receipt (or JSON) and a human line.
-
-    ``build`` reads the chain the call will execute on (inside the lock, on the
-    local chain), so defaults read from it (the stake, the move count) cannot
-    go stale. The game the call was about is read back once it landed.
-    """
-    signer = acting_address(home, key, opts["master"])
-    receipt = submit(home, key, workflow.messages(build, signer), opts)
-    # From here on the transaction is in a block: nothing below may fail the command.
-    game = None
-    about = game_of(receipt.result)
-    if about is not None and not receipt.simulated:
-        try:
-            game = RealmClient(open_chain(home)).game(about)
-        except C4Error as exc:
-            warn_once(
-                f"warning: the transaction is recorded (TX HASH {receipt.result.hash}), "
-                f"but game {about} could not be read back: {exc}"
-            )
-    known = names(home)
-    ending = None if game is None else game.ending(_settling_call(receipt))
-    print_receipt(
-        receipt,
-        as_json=opts["as_json"],
-        human=(human or _settled)(game, receipt, known),
-        game=None if game is None else game.document,
-        known=known,
-        extra={} if ending is None else {"ending": str(ending)},
-    )
-
-
-def _settled(game: GameView | None, receipt: Receipt, known: dict[str, str]) -> str:
-    """One line on what a call did, for a person reading the terminal."""
-    lines = [_status_line(game, known, _settling_call(receipt))] if game is not None else []
-    lines += [f"paid {gnot(amount)} to {who(to, known)}" for to, amount in receipt.result.transfers]
-    return "\n".join(lines)
-
-
-def _settling_call(receipt: Receipt) -> str | None:
-    """The realm function a transaction called last: what settled a game it ended."""
-    return receipt.result.funcs[-1] if receipt.result.funcs else None
-
-
-def _status_line(game: GameView, known: dict[str, str], settled_by: str | None = None) -> str:
-    line = f"game {game.id}: {game.status}"
-    if game.status == Status.WON:
-        line += f", winner {who(game.winner, known)} ({game.ending(settled_by)})"
-    elif game.status == Status.PLAYING and game.turn:
-        line += f", move {game.moves}, {who(game.player(game.turn), known)} to play"
-    elif game.status == Status.PLAYING:
-        owed = (
-            f"{who(game.acceptor, known)}'s seed"
-            if game.revealed
-            else f"{who(game.creator, known)}'s reveal"
-        )
-        line += f", waiting for {owed}"
-    return line
 
 
 def _valid_for_minutes(text: str) -> int:
@@ -241,8 +171,6 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
       c4 play 1 best alice
     """
     gid = _game_arg(game_id)
-    if column != "best" and not (column.lstrip("-").isdigit() and column.isascii()):
-        raise BadInput(f"invalid column {column!r}: use 1-7, or best")
     if column == "best":
         # Solved outside the chain's lock (an early position may take a while),
         # so other writers are not held up; the pinned move count keeps it honest.
@@ -250,8 +178,7 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
         column = str(best_column(gid, game))
         if move is None and game is not None:
             move = game.moves
-
-    run_call(home, key, workflow.play(gid, column, move=move), opts=opts)
+    play_column(home, gid, column, move, key, opts)
 
 
 def best_column(gid: int, game: GameView | None) -> int:

@@ -9,18 +9,18 @@ from typing import Any
 import click
 
 from c4cli import __version__, outbox
+from c4cli.commands import line
 from c4cli.commands.ending import (
     PipeClosed,
     check_text,
     exit_code,
     fail,
     finish,
-    report_interrupted,
+    handle_signals,
     settle,
 )
 from c4cli.commands.options import group_options
 from c4cli.interrupts import Interrupted
-from c4cli.interrupts import install as install_signal_handlers
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
@@ -92,6 +92,7 @@ class C4Group(click.Group):
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
         outbox.reset()
+        line.begin()
         if not read_only(argv):
             outbox.transacting()  # a signal from now on says whether anything was recorded
         try:
@@ -142,7 +143,7 @@ def cli() -> None:
 def main() -> None:
     """The console script: run, then leave as ending.finish does."""
     code: int = 0
-    install_signal_handlers(report_interrupted)  # again, and for a signal Python would drop
+    handle_signals()  # again, and for a signal Python would drop
     try:
         cli.main()
     except SystemExit as exc:

@@ -9,36 +9,22 @@ from typing import Any, TypeVar
 
 import click
 
+from c4cli.chain.interface import SIMULATE_MODES
+from c4cli.chain.tx import DEFAULT_GAS_WANTED
+
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
-from c4cli.errors import BadInput
+from c4cli.commands.line import META, from_group, realm_path_from_env, remote_from_env
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-# A --home or --json given to a group (`c4 --home DIR query …`, `c4 time --json
-# advance 1s`) is kept in the context's meta, which the whole command line shares,
-# and is the default of the same option on every command below it.
-_META = "c4cli.options."
-
-
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """Keep an option given to a group for the commands below it (see ``line``)."""
     source = ctx.get_parameter_source(param.name or "")
     if source is not None and source is not click.core.ParameterSource.DEFAULT:
-        ctx.meta[_META + (param.name or "")] = value
+        ctx.meta[META + (param.name or "")] = value
     return value
-
-
-def from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
-    """A default: the value a group above was given for option ``name``, else ``fallback()``."""
-
-    def default() -> Any:
-        ctx = click.get_current_context(silent=True)
-        if ctx is not None and _META + name in ctx.meta:
-            return ctx.meta[_META + name]
-        return fallback()
-
-    return default
 
 
 def _home(*, expose: bool = True) -> Callable[[F], F]:
@@ -65,15 +51,11 @@ def _json(*, expose: bool = True) -> Callable[[F], F]:
     )
 
 
-def _remote_from_env() -> str | None:
-    return os.environ.get("C4_REMOTE") or None
-
-
 def _remote(*, expose: bool = False) -> Callable[[F], F]:
     return click.option(
         "--remote",
         metavar="URL",
-        default=from_group("remote", _remote_from_env),
+        default=from_group("remote", remote_from_env),
         show_default="$C4_REMOTE, else the home's config",
         callback=_remember,
         expose_value=expose,
@@ -82,33 +64,17 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
     )
 
 
-def _realm_path_from_env() -> str | None:
-    return os.environ.get("C4_REALM_PATH") or None
-
-
 def _realm_path(func: F) -> F:
     return click.option(
         "--realm-path",
         "group_realm_path",
         metavar="PATH",
-        default=from_group("group_realm_path", _realm_path_from_env),
+        default=from_group("group_realm_path", realm_path_from_env),
         show_default="$C4_REALM_PATH, else the home's config, else gno.land/r/samcrew/connect4",
         callback=_remember,
         expose_value=False,
         help="The realm --remote acts on, for a home bound to no node.",
     )(func)
-
-
-def remote_realm_path() -> str | None:
-    """The realm --realm-path (or $C4_REALM_PATH) names for --remote on an unbound home."""
-    path: str | None = from_group("group_realm_path", _realm_path_from_env)()
-    return path
-
-
-def remote_url() -> str | None:
-    """The node --remote (or $C4_REMOTE) names for this command line, if any."""
-    url: str | None = from_group("remote", _remote_from_env)()
-    return url
 
 
 def home_option(func: F) -> F:
@@ -140,8 +106,64 @@ def group_options(func: F) -> F:
     return _home(expose=False)(_json(expose=False)(_remote()(_realm_path(func))))
 
 
-def game_id_arg(text: str) -> int:
-    """A GAME argument: a positive decimal id (the realm answers for ids it never made)."""
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
-        raise BadInput(f"invalid game id {text!r}: a game is a positive number")
-    return int(text)
+def tx_options(func: F) -> F:
+    """The options every transaction command takes, as gnokey's maketx."""
+    for option in reversed(
+        [
+            click.option(
+                "--gas-fee",
+                metavar="COINS",
+                show_default="0ugnot; on a node, what its gas price asks for the gas wanted",
+                help="The fee paid for gas, as gnokey's -gas-fee.",
+            ),
+            click.option(
+                "--gas-wanted",
+                type=int,
+                metavar="GAS",
+                show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
+                help="The most gas the transaction may use, as gnokey's -gas-wanted.",
+            ),
+            click.option("--memo", default="", help="A note carried in the transaction."),
+            click.option(
+                "--generate-only",
+                is_flag=True,
+                help="Print the unsigned transaction (amino JSON, as gnokey maketx "
+                "-broadcast=false) and send nothing; KEY may be an address, a multisig's. "
+                "On a node, gas and fee not given are estimated.",
+            ),
+            click.option(
+                "--simulate",
+                type=click.Choice(SIMULATE_MODES),
+                default="test",
+                show_default=True,
+                help="As gnokey's -simulate: test runs the transaction first and sends it "
+                "only if it passes (a refusal costs nothing); skip sends it untested; only "
+                "runs it and sends nothing.",
+            ),
+            click.option(
+                "--fee-cap",
+                metavar="COINS",
+                help="The most gas fee c4 pays when it picks the fee itself from a node's gas "
+                "price; above it, nothing is signed. Default: $C4_FEE_CAP, else config.toml's "
+                "fee_cap, else 10gnot.",
+            ),
+            click.option(
+                "--chain-id",
+                metavar="ID",
+                help="The chain to sign for, when --remote names a node this home is not "
+                "bound to (a bound home signs for its own chain id only).",
+            ),
+            click.option(
+                "--master",
+                metavar="NAME_OR_ADDR",
+                help="Sign with session key KEY on behalf of this master account.",
+            ),
+            click.option(
+                "--password-stdin",
+                is_flag=True,
+                help="Read the key's passphrase from the first line of stdin.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func

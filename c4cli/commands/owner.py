@@ -9,10 +9,11 @@ import click
 
 from c4cli.client import workflow
 from c4cli.coins import gnot, parse_ugnot
-from c4cli.commands.game import Human, address_arg, run_call
-from c4cli.commands.options import common_options
+from c4cli.commands.calls import Human, run_call
+from c4cli.commands.game import address_arg
+from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.text import names, who
-from c4cli.commands.transact import acting_address, tx_options
+from c4cli.commands.transact import acting_address
 
 
 def _owner_line(text: str) -> Human:

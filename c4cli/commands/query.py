@@ -10,8 +10,9 @@ import click
 from c4cli.chain.queries import ACCOUNTS, BALANCES
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import parse_coins
-from c4cli.commands.lane import NEEDS_DATA, is_raw_path, json_answer, raw_answer
-from c4cli.commands.options import common_options, emit_json, game_id_arg
+from c4cli.commands.fast_query import NEEDS_DATA, is_raw_path, json_answer, raw_answer
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.text import game_id_arg
 from c4cli.commands.transact import open_chain, resolve
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable

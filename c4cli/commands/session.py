@@ -21,16 +21,9 @@ from c4cli.chain.tx import (
     revoke_session_msg,
 )
 from c4cli.coins import format_coins, parse_amount
-from c4cli.commands.options import common_options, emit_json, group_options
+from c4cli.commands.options import common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
-from c4cli.commands.transact import (
-    open_chain,
-    passphrase,
-    print_receipt,
-    resolve,
-    submit,
-    tx_options,
-)
+from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
 from c4cli.errors import BadInput
 from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
 

@@ -80,3 +80,10 @@ def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int
         unit = {"s": "seconds", "m": "minutes"}[bare]
         raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h (a bare number is {unit})")
     return total
+
+
+def game_id_arg(text: str) -> int:
+    """A GAME argument: a positive decimal id (the realm answers for ids it never made)."""
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise BadInput(f"invalid game id {text!r}: a game is a positive number")
+    return int(text)

@@ -1,4 +1,8 @@
-"""Sending a transaction: the key that signs, the tx options, the chain, the receipt."""
+"""Sending a transaction: the key that signs, the chain, the fee, the receipt.
+
+Click-free, so the fast lane sends a move through the very same code (the options
+that fill ``opts`` are declared in options.py).
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,8 @@ import hashlib
 import json
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
-
-import click
+from typing import Any, NoReturn
 
 from c4cli import outbox
 from c4cli.address import canonical
@@ -18,7 +19,6 @@ from c4cli.chain import pubkeys
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
-    SIMULATE_MODES,
     Build,
     Chain,
     LocalControls,
@@ -30,15 +30,15 @@ from c4cli.chain.queries import ACCOUNTS
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee, go_json
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
-from c4cli.commands.options import emit_json, remote_realm_path, remote_url
+from c4cli.commands import line
+from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.fast import open_chain as open_chain  # where the fast lanes reach it
 from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
 from c4cli.home.config import read_fee_cap
 from c4cli.home.keys import Keyring
-
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 def stdin_is_terminal() -> bool:
@@ -70,6 +70,8 @@ def passphrase(
             else "pass --password-stdin or set $C4_PASSWORD"
         )
         raise BadInput(f"a passphrase is needed and there is no terminal to ask on: {how}")
+    import click  # a prompt on a terminal only: the fast lane never loads click otherwise
+
     value: str = click.prompt(
         prompt, hide_input=True, confirmation_prompt=confirm, default="", show_default=False
     )
@@ -107,69 +109,6 @@ def resolve(home: Path, name_or_address: str) -> str:
     return Keyring(home).resolve(name_or_address)
 
 
-def tx_options(func: F) -> F:
-    """The options every transaction command takes, as gnokey's maketx."""
-    for option in reversed(
-        [
-            click.option(
-                "--gas-fee",
-                metavar="COINS",
-                show_default="0ugnot; on a node, what its gas price asks for the gas wanted",
-                help="The fee paid for gas, as gnokey's -gas-fee.",
-            ),
-            click.option(
-                "--gas-wanted",
-                type=int,
-                metavar="GAS",
-                show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
-                help="The most gas the transaction may use, as gnokey's -gas-wanted.",
-            ),
-            click.option("--memo", default="", help="A note carried in the transaction."),
-            click.option(
-                "--generate-only",
-                is_flag=True,
-                help="Print the unsigned transaction (amino JSON, as gnokey maketx "
-                "-broadcast=false) and send nothing; KEY may be an address, a multisig's. "
-                "On a node, gas and fee not given are estimated.",
-            ),
-            click.option(
-                "--simulate",
-                type=click.Choice(SIMULATE_MODES),
-                default="test",
-                show_default=True,
-                help="As gnokey's -simulate: test runs the transaction first and sends it "
-                "only if it passes (a refusal costs nothing); skip sends it untested; only "
-                "runs it and sends nothing.",
-            ),
-            click.option(
-                "--fee-cap",
-                metavar="COINS",
-                help="The most gas fee c4 pays when it picks the fee itself from a node's gas "
-                "price; above it, nothing is signed. Default: $C4_FEE_CAP, else config.toml's "
-                "fee_cap, else 10gnot.",
-            ),
-            click.option(
-                "--chain-id",
-                metavar="ID",
-                help="The chain to sign for, when --remote names a node this home is not "
-                "bound to (a bound home signs for its own chain id only).",
-            ),
-            click.option(
-                "--master",
-                metavar="NAME_OR_ADDR",
-                help="Sign with session key KEY on behalf of this master account.",
-            ),
-            click.option(
-                "--password-stdin",
-                is_flag=True,
-                help="Read the key's passphrase from the first line of stdin.",
-            ),
-        ]
-    ):
-        func = option(func)
-    return func
-
-
 def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False) -> dict[str, str]:
     """The fee to sign. On a node, what is not given is left empty for the node client to
     fill in: the gas by simulation, the fee from the node's gas price."""
@@ -186,32 +125,9 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
     return fee(DEFAULT_GAS_WANTED if gas_wanted is None else gas_wanted, coins or "0ugnot")
 
 
-def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
-    """The chain this command line uses: the node --remote (or $C4_REMOTE, or the home's
-    config) names, else the home's own log; a home with neither is exit 3. A chain id
-    comes from --chain-id, else $C4_CHAIN_ID.
-
-    A node's client is opened once per command line and shared by its parts (the
-    transaction and the view of its game after it): it has checked the chain already,
-    and knows its head of a moment ago."""
-    wanted = chain_id or os.environ.get("C4_CHAIN_ID") or None
-    url, realm_path = remote_url(), remote_realm_path()
-    context = click.get_current_context(silent=True)
-    opened: dict[tuple[object, ...], Chain] = (
-        context.find_root().meta.setdefault("c4.nodes", {}) if context is not None else {}
-    )
-    key = (home, url, realm_path, wanted)
-    if key in opened:
-        return opened[key]
-    chain = connect.open_chain(home, url=url, realm_path=realm_path, chain_id=wanted)
-    if chain.fills_in_fee:  # a node's client (the local chain reads its log afresh)
-        opened[key] = chain
-    return chain
-
-
 def local_chain(home: Path, what: str) -> LocalControls:
     """The home's local chain, for what only a chain in a folder has (exit 2 on a node)."""
-    return connect.local_chain(home, what, url=remote_url())
+    return connect.local_chain(home, what, url=line.remote_url())
 
 
 def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Receipt:
@@ -262,8 +178,8 @@ def generate_only(
     unsigned = {"msg": msgs, "fee": fee, "signatures": None, "memo": opts["memo"]}
     text = go_json(unsigned)
     outbox.sending("unsigned " + hashlib.sha256(text.encode()).hexdigest())
-    click.echo(text)
-    raise click.exceptions.Exit(0)
+    echo(text)
+    sys.exit(0)
 
 
 def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
@@ -395,8 +311,8 @@ def print_receipt(
     if as_json:
         emit_json({**receipt_json(receipt, game, known=known), **(extra or {})})
         return
-    click.echo(gnokey_receipt(receipt))
+    echo(gnokey_receipt(receipt))
     if receipt.simulated:
-        click.echo("simulated only (--simulate only): nothing was sent")
+        echo("simulated only (--simulate only): nothing was sent")
     elif human:
-        click.echo(human)
+        echo(human)

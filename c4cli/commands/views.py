@@ -17,8 +17,8 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.coins import gnot
-from c4cli.commands.options import common_options, emit_json, game_id_arg
-from c4cli.commands.text import key_names, names, who
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused

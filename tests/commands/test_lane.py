@@ -1,7 +1,8 @@
-"""The fast lane takes only the plain forms of `c4 query PATH` and leaves the rest to click.
+"""The fast lanes take only the plain forms of `c4 query PATH` and `c4 play` and leave
+the rest to click.
 
-What it answers is compared with click's answers on a real node in
-tests/node/test_lane_node.py; here, what it takes and what it declines.
+What they answer is compared with click's answers on a real node in
+tests/node/test_lane_node.py; here, what they take and what they decline.
 """
 
 from __future__ import annotations
@@ -13,27 +14,44 @@ from pathlib import Path
 
 import pytest
 
-from c4cli.commands import lane
+from c4cli.commands import fast, fast_play, fast_query
+from c4cli.commands.game import play
 from support import Home
 
 QRENDER = ["query", "vm/qrender", "--data", "gno.land/r/samcrew/connect4:"]
+PLAY = ["play", "1", "4", "alice"]
 
 
 @pytest.mark.parametrize(
-    "argv",
+    ("argv", "args", "options"),
     [
-        QRENDER,
-        ["query", "vm/qrender", "--data=gno.land/r/samcrew/connect4:"],
-        ["query", "--json", "vm/qeval", "--data", "gno.land/r/x.F()"],
-        ["query", "vm/qfuncs", "--data", "gno.land/r/x", "--height", "12", "--home", "h"],
-        ["query", "auth/gasprice"],
-        ["query", "bank/balances/g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5", "--height=0"],
-        ["query", "auth/accounts/g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5", "--json"],
+        (QRENDER, ["vm/qrender"], {"--data": "gno.land/r/samcrew/connect4:"}),
+        (["query", "vm/qrender", "--data=x:"], ["vm/qrender"], {"--data": "x:"}),
+        (
+            ["query", "--json", "vm/qeval", "--data", "gno.land/r/x.F()"],
+            ["vm/qeval"],
+            {"--json": "", "--data": "gno.land/r/x.F()"},
+        ),
+        (
+            ["query", "vm/qfuncs", "--data", "r", "--height", "12", "--home", "h"],
+            ["vm/qfuncs"],
+            {"--data": "r", "--height": "12", "--home": "h"},
+        ),
+        (["query", "auth/gasprice"], ["auth/gasprice"], {}),
+        (PLAY, ["1", "4", "alice"], {}),
+        (["play", "--move", "3", "1", "4", "alice", "--json"], ["1", "4", "alice"], {}),
+        (["play", "1", "4", "--move=0", "alice"], ["1", "4", "alice"], {}),
     ],
 )
-def test_the_lane_takes_the_plain_forms(argv: list[str]) -> None:
-    options = lane._parse(argv)
-    assert options is not None and options["what"] == argv[1 + (argv[1] == "--json")]
+def test_a_plain_form_is_read_as_click_reads_it(
+    argv: list[str], args: list[str], options: dict[str, str]
+) -> None:
+    nargs = 1 if argv[0] == "query" else 3
+    form = fast.plain(argv, argv[0], nargs, ("--data", "--height", "--home", "--move"))
+    assert form is not None and form.args == args
+    assert {k: v for k, v in form.options.items() if k != "--move" and k != "--json"} == {
+        k: v for k, v in options.items() if k != "--json"
+    }
 
 
 @pytest.mark.parametrize(
@@ -42,7 +60,6 @@ def test_the_lane_takes_the_plain_forms(argv: list[str]) -> None:
         [],
         ["query"],
         ["--home", "h", *QRENDER],  # a group option: click's
-        ["play", "1", "4", "alice"],
         ["query", "game", "1"],  # the realm's named queries: click's
         ["query", "balance", "alice"],
         ["query", "vm/qrender"],  # no --data: click words the refusal
@@ -63,25 +80,61 @@ def test_the_lane_takes_the_plain_forms(argv: list[str]) -> None:
         ["query", "vm/qrender", "--data", "gno.land/r/\udcff"],  # not UTF-8
     ],
 )
-def test_the_lane_declines_the_rest(argv: list[str]) -> None:
-    assert lane._parse(argv) is None
+def test_the_query_lane_declines_the_rest(argv: list[str]) -> None:
+    assert fast_query.run(argv) is None
 
 
-def test_a_home_with_a_local_chain_is_left_to_click(home: Home) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "1", "4"],  # no key: click words it
+        [*PLAY, "extra"],
+        ["play", "1", "best", "alice"],  # the solver: click's
+        [*PLAY, "--move", "-1"],
+        [*PLAY, "--move", "x"],
+        [*PLAY, "--gas-fee", "1ugnot"],  # every transaction option: click's
+        [*PLAY, "--fee-cap", "1gnot"],
+        [*PLAY, "--simulate", "only"],
+        [*PLAY, "--generate-only"],
+        [*PLAY, "--master", "bob"],
+        [*PLAY, "--password-stdin"],
+        [*PLAY, "--remote", "http://127.0.0.1:1"],
+        [*PLAY, "--help"],
+        ["play", "-1", "4", "alice"],
+        ["play", "1", "4", "\udcff"],
+    ],
+)
+def test_the_play_lane_declines_the_rest(argv: list[str]) -> None:
+    assert fast_play.run(argv) is None
+
+
+def test_the_play_lane_sends_what_click_would_by_default() -> None:
+    """Every option a plain `c4 play` leaves out is passed as click's command passes it."""
+    with play.make_context("play", ["1", "4", "alice"]) as ctx:
+        given = dict(ctx.params)
+    assert {name: given.pop(name) for name in fast_play.TX_DEFAULTS} == fast_play.TX_DEFAULTS
+    assert sorted(given) == ["as_json", "column", "game_id", "home", "key", "move"]
+
+
+@pytest.mark.parametrize("argv", [QRENDER, PLAY])
+def test_a_home_with_a_local_chain_is_left_to_click(home: Home, argv: list[str]) -> None:
     home.ok("init")
-    assert lane.run([*QRENDER, "--home", str(home.path)]) is None
+    run = fast_query.run if argv[0] == "query" else fast_play.run
+    assert run([*argv, "--home", str(home.path)]) is None
+    assert not (home.path / "journal").exists()
 
 
 def test_a_home_that_is_a_file_is_left_to_click(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    assert lane.run([*QRENDER, "--home", str(tmp_path / "file")]) is None
+    assert fast_query.run([*QRENDER, "--home", str(tmp_path / "file")]) is None
 
 
-def test_the_lane_loads_no_click() -> None:
-    """What the lane imports, a query of a node imports: click is not among it."""
+@pytest.mark.parametrize("lane", ["fast_query", "fast_play"])
+def test_a_lane_loads_no_click(lane: str) -> None:
+    """What a lane imports, its command imports: click and rich are not among it."""
     code = (
         "import sys\n"
-        "from c4cli.commands import ending, lane\n"
+        f"from c4cli.commands import ending, {lane}\n"
         "from c4cli.client import connect\n"
         "connect._node_chain('http://127.0.0.1:9', realm_path='gno.land/r/x', chain_id=None)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich')))\n"

@@ -1,19 +1,24 @@
-"""The fast lane answers a node exactly as click's `c4 query` does, without loading click.
+"""The fast lanes answer a node exactly as click's `c4 query` and `c4 play` do,
+without loading click.
 
 Each command line runs twice against the session's gnoland: as a shell user runs
 it (the installed console script, which takes the lane) and through click's group
 in this process (CliRunner, which never does). Reads are pinned to a block
-(``--height``) where they can be, so the two see the same chain.
+(``--height``) where they can be, so the two see the same chain; a move is made
+in two games that stand alike.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from node.test_remote import bound_home
 from node.twin import REALM_PATH
 
 from support import TEST1, Home
@@ -95,4 +100,83 @@ def test_a_query_of_a_node_loads_no_click(bound: Home, c4_bin: str) -> None:
     assert proc.returncode == 0 and proc.stdout.startswith("height: ")
     loaded = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
     assert "c4cli.chain.remote" in loaded  # the measurement works
+    assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
+
+
+PLAY_PATH = "gno.land/r/c4cli/lane/connect4"  # games of its own, apart from the differential's
+
+
+@pytest.fixture(scope="module")
+def players(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
+    return bound_home(gno_node, PLAY_PATH, tmp_path_factory.mktemp("lane-play"))
+
+
+def new_game(home: Home) -> tuple[str, str, str]:
+    """A game of alice's and bob's, ready for its first move: (id, first mover, second)."""
+    game = str(home.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    home.ok("accept", game, "bob")
+    home.ok("reveal", game, "alice")
+    turn = home.json("reveal", game, "bob")["game"]["turn"]
+    return (game, "alice", "bob") if turn == 1 else (game, "bob", "alice")
+
+
+def masked(text: str) -> str:
+    """Output with what differs between two games (ids, heights, gas, hashes) masked."""
+    text = re.sub(r"TX HASH:    \S+", "TX HASH:    H", text)
+    return re.sub(r"[0-9]+", "N", text)
+
+
+def shell(home: Home, c4_bin: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+    return subprocess.run([c4_bin, *argv], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> None:
+    a, first, second = new_game(players)
+    for _ in range(10):  # a game whose coin toss fell the same way
+        b, b_first, _ = new_game(players)
+        if b_first == first:
+            break
+    assert b_first == first
+    # Refusals, simulated and so never sent: the same game both ways, the same lines.
+    for argv in (
+        ["play", a, "9", first],  # the realm's words
+        ["play", a, "4", second],  # not this key's turn
+        ["play", a, "4", "--move", "5", first],  # a stale move count
+        ["play", a, "x", first],  # c4's own check
+        ["play", a, "4", "nobody"],  # no such key
+        ["play", "999999", "4", first, "--json"],  # no such game
+        ["play", "0x1", "4", first],  # not a game id
+    ):
+        lane, clicked = both(players, c4_bin, argv)
+        assert lane == clicked and lane[0] != 0, argv
+    # A move each way, in two games that stand alike: the same receipt but for the numbers.
+    lane = shell(players, c4_bin, "play", a, "4", first, "--json")
+    clicked = players.run("play", b, "4", first, "--json")
+    assert lane.returncode == clicked.exit_code == 0, lane.stderr
+    mine, theirs = json.loads(lane.stdout), json.loads(clicked.stdout)
+    assert sorted(mine) == sorted(theirs) and mine["func"] == "Play"
+    assert mine["game"]["moves"] == theirs["game"]["moves"] == 1
+    assert mine["keys"] == theirs["keys"]
+    lane = shell(players, c4_bin, "play", a, "3", "--move", "1", second)
+    clicked = players.run("play", b, "3", "--move", "1", second)
+    assert lane.returncode == clicked.exit_code == 0, lane.stderr
+    assert masked(lane.stdout) == masked(clicked.stdout)
+    assert "move 2, " in lane.stdout and lane.stderr == clicked.stderr == ""
+
+
+def test_a_move_through_the_lane_loads_no_click(players: Home, c4_bin: str) -> None:
+    game, first, _ = new_game(players)
+    python = os.path.join(os.path.dirname(c4_bin), "python")
+    env = dict(os.environ, C4_HOME=str(players.path), C4_PASSWORD="")
+    proc = subprocess.run(
+        [python, "-X", "importtime", c4_bin, "play", game, "4", first],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and "OK!" in proc.stdout, proc.stderr[-2000:]
+    loaded = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
+    assert "c4cli.commands.calls" in loaded  # the measurement works
     assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
