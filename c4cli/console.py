@@ -70,7 +70,7 @@ def main() -> None:
 
 
 def _fast_lane(argv: list[str]) -> int | None:
-    """A query or a move on a node, in its plain form, needs neither click nor the other
+    """A query or a move in its plain form needs neither click nor the other
     commands (commands/fast.py): its exit code, or None when click must run it."""
     command = argv[0] if argv else ""
     if command == "query":

@@ -37,11 +37,11 @@ def check_text(arg: str) -> None:
         raise BadInput(f"argument {arg!r} is not valid UTF-8") from None
 
 
-def echo(text: str, *, err: bool = False) -> None:
-    """One line on stdout (or stderr), flushed: what ``click.echo`` does with our text,
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
+    """A line on stdout (or stderr), flushed: what ``click.echo`` does with our text,
     which is escaped before it gets here and so carries no terminal codes to strip."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + "\n")
+    stream.write(text + "\n" if nl else text)
     stream.flush()
 
 

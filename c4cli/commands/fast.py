@@ -1,14 +1,15 @@
-"""The fast lanes: the plainest forms of `c4 query` and `c4 play` on a node, without click.
+"""The fast lanes: the plain forms of `c4 query` and `c4 play`, run without click.
 
-A query and a move are what a script runs most often against a node, and what is
+A query and a move are what a script runs most often, and on a node what is
 compared with gnokey: the node answers a query in a few milliseconds, and loading
-click took c4 longer than gnokey's whole command. So the console script offers the
-command line to a lane first (``fast_query``, ``fast_play``). A lane takes only a
-plain form (:func:`plain`), on a home bound to a node or with ``$C4_REMOTE`` naming
-one, and runs it through the very functions the click command calls: the same door
-to the chain, the same node client, the same output and the same failure lines.
-Anything else (``--help``, an option it does not know, a home with a chain of its
-own) it declines untouched, and click reads the command line as always.
+click took c4 longer than gnokey's whole command. So the console script offers
+these two command lines to a lane first (``fast_query``, ``fast_play``). A lane
+takes only a plain form (:func:`plain`) and runs it through the very functions the
+click command calls (the command's body lives beside the lane, and click's command
+calls it), so the chain, the output and every failure's line and exit code are
+the same. Anything else (``--help``, a group option, an option the lane does not
+know, a value click would read differently) the lane declines untouched, and
+click reads the command line as always.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from c4cli.chain.interface import Chain
 from c4cli.client import connect
 from c4cli.commands import line
 from c4cli.commands.ending import exit_code, settle
-from c4cli.home.config import read_remote
 
 
 class Plain(NamedTuple):
@@ -33,8 +33,8 @@ class Plain(NamedTuple):
     options: dict[str, str]
 
 
-def plain(argv: list[str], command: str, nargs: int, valued: tuple[str, ...]) -> Plain | None:
-    """``argv`` read as ``command`` with ``nargs`` arguments, options from ``valued``
+def plain(argv: list[str], command: str, nargs: range, valued: tuple[str, ...]) -> Plain | None:
+    """``argv`` read as ``command`` with a count of arguments in ``nargs``, options from ``valued``
     (``--name VALUE`` or ``--name=VALUE``) and ``--json``; None for anything else.
 
     Stricter than click on purpose: each option at most once, no value that starts
@@ -59,38 +59,33 @@ def plain(argv: list[str], command: str, nargs: int, valued: tuple[str, ...]) ->
             if not value or value.startswith("-"):
                 return None
             options[name] = value
-        elif arg.startswith("-") or len(args) == nargs:
+        elif arg.startswith("-") or len(args) == nargs.stop - 1:
             return None
         else:
             args.append(arg)
-    return Plain(args, options) if len(args) == nargs else None
+    return Plain(args, options) if len(args) in nargs else None
 
 
 def digits(text: str) -> bool:
     return text.isascii() and text.isdigit()
 
 
-def run_on_node(
-    argv: list[str], home_option: str | None, body: Callable[[Path, Chain], None]
-) -> int | None:
-    """Run a lane's ``body`` with the home and the node this command line names, and
-    say its exit code; None, with nothing done, where click must run the command.
+def run(argv: list[str], home_option: str | None, body: Callable[[Path], None]) -> int | None:
+    """Run a lane's ``body`` with the home this command line names, and say its exit
+    code; None, with nothing done, where click must run the command.
 
-    The node is found as click's command finds it (the home's binding, else
-    ``$C4_REMOTE``; ``$C4_REALM_PATH`` and ``$C4_CHAIN_ID`` as given), and every
-    failure ends as the click group ends it (``ending.settle``).
+    What the body does, and every failure's line and exit code, are the click
+    command's (``ending.settle`` ends both).
     """
     home = Path(home_option or os.environ.get("C4_HOME") or "state")
     if home.exists() and not home.is_dir():
         return None  # click's --home check words that
     outbox.reset()
     line.begin()
+    if argv[0] != "query":
+        outbox.transacting()  # a signal from now on says whether anything was recorded
     try:
-        if line.remote_url() is None and read_remote(home) is None:
-            return None  # a chain in the home, or none: click's command reads it
-        if argv[0] != "query":
-            outbox.transacting()  # a signal from now on says whether anything was recorded
-        body(home, open_chain(home))
+        body(home)
     except SystemExit as exc:
         return exit_code(exc)
     except BaseException as exc:

@@ -1,4 +1,4 @@
-"""The fast lane of ``c4 play GAME COLUMN KEY`` on a node; see ``fast``.
+"""The fast lane of ``c4 play GAME COLUMN KEY``; see ``fast``.
 
 Its plain form::
 
@@ -34,7 +34,7 @@ TX_DEFAULTS: dict[str, Any] = {
 
 def run(argv: list[str]) -> int | None:
     """Run ``argv`` if it is this lane's, and say the exit code; None: click's to run."""
-    form = fast.plain(argv, "play", 3, ("--move", "--home"))
+    form = fast.plain(argv, "play", range(3, 4), ("--move", "--home"))
     if form is None:
         return None
     game_id, column, key = form.args
@@ -42,10 +42,10 @@ def run(argv: list[str]) -> int | None:
     if column == "best" or (move is not None and not fast.digits(move)):
         return None
     opts = {**TX_DEFAULTS, "as_json": "--json" in form.options}
-    return fast.run_on_node(
+    return fast.run(
         argv,
         form.options.get("--home"),
-        lambda home, chain: play_column(
+        lambda home: play_column(
             home, game_id_arg(game_id), column, None if move is None else int(move), key, opts
         ),
     )

@@ -1,25 +1,123 @@
-"""The fast lane of ``c4 query PATH`` (one of gnokey's paths) on a node; see ``fast``.
+"""``c4 query``, read and answered without click; see ``fast``.
 
-Its plain form::
+Its plain form, taken by the fast lane::
 
-    c4 query PATH [--data D] [--height N] [--json] [--home H]
+    c4 query WHAT [ARG] [--data D] [--height N] [--offset N] [--limit N] [--json] [--home H]
 
-The answer is printed by :func:`raw_answer`, which click's command calls too.
+Every other form is click's (commands/query.py), which answers through
+:func:`answer` too.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from c4cli.chain.interface import Chain
 from c4cli.chain.queries import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
+from c4cli.client.realm_client import RealmClient
+from c4cli.coins import parse_coins
 from c4cli.commands import fast
 from c4cli.commands.ending import echo, emit_json
-from c4cli.errors import Unreachable
+from c4cli.commands.text import game_id_arg
+from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
+from c4cli.home.keys import Keyring
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
+LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees")
+
+
+def run(argv: list[str]) -> int | None:
+    """Run ``argv`` if it is the lane's, and say the exit code; None: click's to run."""
+    valued = ("--data", "--height", "--offset", "--limit", "--home")
+    form = fast.plain(argv, "query", range(1, 3), valued)
+    if form is None:
+        return None
+    options = form.options
+    numbers = {name: options.get(name, "20" if name == "--limit" else "0") for name in valued[1:4]}
+    if not all(fast.digits(value) for value in numbers.values()):
+        return None  # click's int (and its refusals) read anything else
+    what, arg = form.args[0], (form.args[1] if len(form.args) > 1 else None)
+    return fast.run(
+        argv,
+        options.get("--home"),
+        lambda home: answer(
+            home,
+            what,
+            arg,
+            data=options.get("--data"),
+            height=int(numbers["--height"]),
+            offset=int(numbers["--offset"]),
+            limit=int(numbers["--limit"]),
+            as_json="--json" in options,
+        ),
+    )
+
+
+def answer(
+    home: Path,
+    what: str,
+    arg: str | None,
+    *,
+    data: str | None,
+    height: int,
+    offset: int,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Read ``what`` at the last block (or after block ``height``) and print it."""
+
+    def needs_arg(name: str) -> str:
+        if arg is None:
+            raise BadInput(f"query {what} needs {name}")
+        return arg
+
+    chain = fast.open_chain(home)
+    realm = RealmClient(chain)
+    if height and what in LAST_BLOCK_ONLY:
+        raise BadInput(f"--height: query {what} reads the last block only; use vm/qeval")
+    if what == "game":
+        echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
+    elif what == "active":
+        echo(realm.active_json(offset, limit))
+    elif what == "leaders":
+        echo(realm.leaders_json())
+    elif what == "render":
+        markdown = realm.render(arg or "")
+        if as_json:
+            emit_json({"height": chain.head().height, "markdown": markdown})
+        else:
+            echo(printable(markdown, lines=True), nl=False)
+    elif what == "fees":
+        fees = realm.fees()._asdict()
+        if as_json:
+            emit_json(fees)
+        else:
+            for key, value in fees.items():
+                echo(f"{key}: {value}")
+    elif what in ("balance", "account"):
+        address = Keyring(home).resolve(needs_arg("an address or key name"))
+        prefix = BALANCES if what == "balance" else ACCOUNTS
+        document = json_answer(chain.query(prefix + address, height=height).data, what)
+        if what == "account":
+            if as_json:
+                emit_json(document)
+            else:
+                echo(json.dumps(document, indent=2))
+            return
+        ugnot = _ugnot(document if isinstance(document, str) else "?")
+        if as_json:
+            emit_json({"address": address, "ugnot": ugnot})
+        else:
+            echo(f"{ugnot}ugnot")
+    elif is_raw_path(what):
+        if what in NEEDS_DATA and data is None:
+            raise BadInput(f"query {what} needs --data")
+        raw_answer(chain, what, data or "", height, as_json)
+    else:
+        raise BadInput(f"unknown query {what!r}: see `c4 query --help`")
 
 
 def is_raw_path(what: str) -> bool:
@@ -28,7 +126,7 @@ def is_raw_path(what: str) -> bool:
 
 
 def raw_answer(chain: Chain, what: str, data: str, height: int, as_json: bool) -> None:
-    """Ask ``chain`` a gnokey path and print its answer, as both lanes print it."""
+    """Ask ``chain`` a gnokey path and print its answer."""
     answer = chain.query(what, data, height=height)
     if as_json:
         shown: object = answer.data
@@ -47,20 +145,12 @@ def json_answer(text: str, what: str) -> Any:
         raise Unreachable(f"the chain answered {what} with something that is not JSON") from None
 
 
-def run(argv: list[str]) -> int | None:
-    """Run ``argv`` if it is this lane's, and say the exit code; None: click's to run."""
-    form = fast.plain(argv, "query", 1, ("--data", "--height", "--home"))
-    if form is None:
-        return None
-    what, options = form.args[0], form.options
-    if not is_raw_path(what) or (what in NEEDS_DATA and "--data" not in options):
-        return None  # the realm's named queries, and the refusal of a missing --data
-    height = options.get("--height", "0")
-    if not fast.digits(height):
-        return None
-    data, as_json = options.get("--data", ""), "--json" in options
-    return fast.run_on_node(
-        argv,
-        options.get("--home"),
-        lambda home, chain: raw_answer(chain, what, data, int(height), as_json),
-    )
+def _ugnot(coins: str) -> int:
+    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
+    (negative, garbled) is the chain's garbage, never shown as a number."""
+    try:
+        return parse_coins(coins).get("ugnot", 0)
+    except BadInput:
+        raise Unreachable(
+            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
+        ) from None

@@ -8,6 +8,7 @@ tests/node/test_lane_node.py; here, what they take and what they decline.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,7 +47,7 @@ PLAY = ["play", "1", "4", "alice"]
 def test_a_plain_form_is_read_as_click_reads_it(
     argv: list[str], args: list[str], options: dict[str, str]
 ) -> None:
-    nargs = 1 if argv[0] == "query" else 3
+    nargs = range(1, 3) if argv[0] == "query" else range(3, 4)
     form = fast.plain(argv, argv[0], nargs, ("--data", "--height", "--home", "--move"))
     assert form is not None and form.args == args
     assert {k: v for k, v in form.options.items() if k != "--move" and k != "--json"} == {
@@ -60,9 +61,6 @@ def test_a_plain_form_is_read_as_click_reads_it(
         [],
         ["query"],
         ["--home", "h", *QRENDER],  # a group option: click's
-        ["query", "game", "1"],  # the realm's named queries: click's
-        ["query", "balance", "alice"],
-        ["query", "vm/qrender"],  # no --data: click words the refusal
         ["query", "vm/qrender", "--data"],
         ["query", "vm/qrender", "--data", ""],
         ["query", "vm/qrender", "--data", "--json"],  # a value like an option
@@ -73,9 +71,10 @@ def test_a_plain_form_is_read_as_click_reads_it(
         [*QRENDER, "--height", "-1"],
         [*QRENDER, "--height", "+1"],  # click's int reads it; the lane leaves it
         [*QRENDER, "--height", "1e3"],
-        [*QRENDER, "--offset", "1"],  # click's option, not the lane's
+        [*QRENDER, "--offset", "-1"],
+        [*QRENDER, "--limit", " 5"],
         [*QRENDER, "--remote", "http://127.0.0.1:1"],
-        [*QRENDER, "extra"],  # a second argument
+        [*QRENDER, "a", "b"],  # a third argument
         [*QRENDER, "--"],
         ["query", "vm/qrender", "--data", "gno.land/r/\udcff"],  # not UTF-8
     ],
@@ -116,14 +115,6 @@ def test_the_play_lane_sends_what_click_would_by_default() -> None:
     assert sorted(given) == ["as_json", "column", "game_id", "home", "key", "move"]
 
 
-@pytest.mark.parametrize("argv", [QRENDER, PLAY])
-def test_a_home_with_a_local_chain_is_left_to_click(home: Home, argv: list[str]) -> None:
-    home.ok("init")
-    run = fast_query.run if argv[0] == "query" else fast_play.run
-    assert run([*argv, "--home", str(home.path)]) is None
-    assert not (home.path / "journal").exists()
-
-
 def test_a_home_that_is_a_file_is_left_to_click(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     assert fast_query.run([*QRENDER, "--home", str(tmp_path / "file")]) is None
@@ -144,3 +135,103 @@ def test_a_lane_loads_no_click(lane: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     ).stdout
     assert out.strip() == "[]"
+
+
+def lane_only(home: Home, c4_bin: str, argv: list[str]) -> tuple[int, str, str]:
+    """The lane's run of ``argv``: the installed c4, as a shell user runs it."""
+    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+    shell = subprocess.run([c4_bin, *argv], capture_output=True, text=True, env=env, timeout=60)
+    return shell.returncode, shell.stdout, shell.stderr
+
+
+def both(home: Home, c4_bin: str, argv: list[str]) -> tuple[tuple[int, str, str], ...]:
+    """The lane's run of ``argv`` and click's (CliRunner, in this process)."""
+    lane = lane_only(home, c4_bin, argv)
+    clicked = home.run(*argv)
+    return lane, (clicked.exit_code, clicked.stdout, clicked.stderr)
+
+
+def new_game(home: Home) -> tuple[str, str, str]:
+    """A game of alice's and bob's, ready for its first move: (id, first mover, second)."""
+    game = str(home.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    home.ok("accept", game, "bob")
+    home.ok("reveal", game, "alice")
+    turn = home.json("reveal", game, "bob")["game"]["turn"]
+    return (game, "alice", "bob") if turn == 1 else (game, "bob", "alice")
+
+
+def test_the_query_lane_answers_a_local_chain_as_click_does(chain: Home, c4_bin: str) -> None:
+    game, first, _ = new_game(chain)
+    chain.ok("play", game, "4", first)
+    realm = "gno.land/r/samcrew/connect4"
+    for argv in (
+        ["query", "game", game],
+        ["query", "game", game, "--json"],
+        ["query", "active"],  # the defaults of --offset and --limit
+        ["query", "active", "--offset", "0", "--limit", "1"],
+        ["query", "leaders"],
+        ["query", "render", f"{game}"],
+        ["query", "render", "--json"],
+        ["query", "fees", "--json"],
+        ["query", "balance", "alice"],
+        ["query", "balance", "bob", "--json"],
+        ["query", "account", "carol"],
+        ["query", "vm/qeval", "--data", f"{realm}.GameJSON({game})"],
+        ["query", "vm/qrender", f"--data={realm}:", "--json"],
+        ["query", "bank/balances/g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5", "--height", "2"],
+        # Refusals, worded by the same code both ways.
+        ["query", "game"],
+        ["query", "game", "x1"],
+        ["query", "game", "1", "--height", "1"],
+        ["query", "balance", "nobody"],
+        ["query", "vm/qeval"],
+        ["query", "vm/qeval", "--data", f"{realm}.NoSuchFunc()", "--json"],
+        ["query", "vm/qfile", "--data", realm],
+        ["query", "bank/balances/g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5", "--height", "999"],
+        ["query", "nothing"],
+    ):
+        lane, clicked = both(chain, c4_bin, argv)
+        assert lane == clicked, argv
+
+
+def test_a_query_of_a_home_without_a_chain_fails_alike(home: Home, c4_bin: str) -> None:
+    lane, clicked = both(home, c4_bin, ["query", "game", "1"])
+    assert lane == clicked and lane[0] == 3
+
+
+def masked(text: str) -> str:
+    """Output with what differs between two alike games (ids, hashes, commitments) masked."""
+    text = re.sub(r"[0-9a-f]{64}", "C", text)
+    text = re.sub(r"(TX HASH:    |\"hash\": \")[A-Za-z0-9+/=]+", r"\1H", text)
+    return re.sub(r"[0-9]+", "N", text)
+
+
+def test_the_play_lane_moves_on_a_local_chain_as_click_does(chain: Home, c4_bin: str) -> None:
+    # Two games in a row whose coin tosses fell the same way (the second made right after
+    # the first: each block moves the manual clock on, toward the first game's deadline).
+    previous = new_game(chain)
+    for _ in range(12):
+        latest = new_game(chain)
+        if latest[1] == previous[1]:
+            break
+        previous = latest
+    (a, first, second), (b, b_first, _) = previous, latest
+    assert b_first == first
+    before = chain.log_bytes()
+    for argv in (
+        ["play", a, "9", first],  # the realm's words
+        ["play", a, "4", second],  # not this key's turn
+        ["play", a, "4", "--move", "5", first],  # a stale move count
+        ["play", a, "x", first],  # c4's own check
+        ["play", a, "4", "nobody"],  # no such key
+        ["play", "999999", "4", first, "--json"],  # no such game
+        ["play", "0x1", "4", first],  # not a game id
+    ):
+        lane, clicked = both(chain, c4_bin, argv)
+        assert lane == clicked and lane[0] != 0, argv
+    assert chain.log_bytes() == before  # refused: nothing appended either way
+    for argv in (["play", "{}", "4", first, "--json"], ["play", "{}", "3", "--move", "1", second]):
+        lane = lane_only(chain, c4_bin, [arg.format(a) for arg in argv])
+        clicked = chain.run(*[arg.format(b) for arg in argv])
+        assert lane[0] == clicked.exit_code == 0, lane
+        assert masked(lane[1]) == masked(clicked.stdout) and lane[2] == clicked.stderr == ""

@@ -132,11 +132,15 @@ def shell(home: Home, c4_bin: str, *argv: str) -> subprocess.CompletedProcess[st
 
 
 def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> None:
-    a, first, second = new_game(players)
-    for _ in range(10):  # a game whose coin toss fell the same way
-        b, b_first, _ = new_game(players)
-        if b_first == first:
+    # Two games in a row whose coin tosses fell the same way (made one right after the
+    # other, so the first one's move clock is still running when the second is ready).
+    previous = new_game(players)
+    for _ in range(12):
+        latest = new_game(players)
+        if latest[1] == previous[1]:
             break
+        previous = latest
+    (a, first, second), (b, b_first, _) = previous, latest
     assert b_first == first
     # Refusals, simulated and so never sent: the same game both ways, the same lines.
     for argv in (
