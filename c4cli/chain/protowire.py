@@ -2,8 +2,10 @@
 length-prefixed bytes. The transaction codec (:mod:`c4cli.chain.amino`) and the public
 keys (:mod:`c4cli.chain.pubkeys`) are written with it.
 
->>> encode_varint(300).hex()
-'ac02'
+>>> encode_varint(300).hex(), encode_varint(127).hex(), encode_varint(128).hex()
+('ac02', '7f', '8001')
+>>> bytes_field(1, b"ab").hex(), bytes_field(16, b"ab").hex(), len(bytes_field(2, bytes(200)))
+('0a026162', '8201026162', 203)
 >>> zigzag(-1), zigzag(1), unzigzag(zigzag(-5))
 (1, 2, -5)
 """
@@ -17,7 +19,14 @@ class EncodeError(ValueError):
     """A transaction value that has no amino encoding (a bad type or a missing field)."""
 
 
+# The one-byte varints, made once: most of a transaction's (every field key, most
+# lengths) are one of these, and `c4 verify` encodes each transaction for its hash.
+_ONE_BYTE = tuple(bytes((n,)) for n in range(0x80))
+
+
 def encode_varint(value: int) -> bytes:
+    if 0 <= value < 0x80:
+        return _ONE_BYTE[value]
     if value < 0:
         raise EncodeError(f"varint of a negative number {value}")
     out = bytearray()
@@ -45,7 +54,10 @@ def field_key(number: int, wire_type: int) -> bytes:
 
 def bytes_field(number: int, data: bytes) -> bytes:
     """A length-delimited field: bytes, a string, an embedded struct."""
-    return field_key(number, BYTES) + encode_varint(len(data)) + data
+    size = len(data)
+    if number < 16 and size < 0x80:  # the key and the length one byte each
+        return _ONE_BYTE[number << 3 | BYTES] + _ONE_BYTE[size] + data
+    return field_key(number, BYTES) + encode_varint(size) + data
 
 
 def any_value(type_url: str, value: bytes) -> bytes:
