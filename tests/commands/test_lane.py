@@ -8,12 +8,12 @@ tests/node/test_lane_node.py; here, what they take and what they decline.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
 
 from c4cli.commands import fast, fast_play, fast_query
 from c4cli.commands.game import play
@@ -137,29 +137,6 @@ def test_a_lane_loads_no_click(lane: str) -> None:
     assert out.strip() == "[]"
 
 
-def lane_only(home: Home, c4_bin: str, argv: list[str]) -> tuple[int, str, str]:
-    """The lane's run of ``argv``: the installed c4, as a shell user runs it."""
-    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
-    shell = subprocess.run([c4_bin, *argv], capture_output=True, text=True, env=env, timeout=60)
-    return shell.returncode, shell.stdout, shell.stderr
-
-
-def both(home: Home, c4_bin: str, argv: list[str]) -> tuple[tuple[int, str, str], ...]:
-    """The lane's run of ``argv`` and click's (CliRunner, in this process)."""
-    lane = lane_only(home, c4_bin, argv)
-    clicked = home.run(*argv)
-    return lane, (clicked.exit_code, clicked.stdout, clicked.stderr)
-
-
-def new_game(home: Home) -> tuple[str, str, str]:
-    """A game of alice's and bob's, ready for its first move: (id, first mover, second)."""
-    game = str(home.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    home.ok("accept", game, "bob")
-    home.ok("reveal", game, "alice")
-    turn = home.json("reveal", game, "bob")["game"]["turn"]
-    return (game, "alice", "bob") if turn == 1 else (game, "bob", "alice")
-
-
 def test_the_query_lane_answers_a_local_chain_as_click_does(chain: Home, c4_bin: str) -> None:
     game, first, _ = new_game(chain)
     chain.ok("play", game, "4", first)
@@ -199,39 +176,15 @@ def test_a_query_of_a_home_without_a_chain_fails_alike(home: Home, c4_bin: str) 
     assert lane == clicked and lane[0] == 3
 
 
-def masked(text: str) -> str:
-    """Output with what differs between two alike games (ids, hashes, commitments) masked."""
-    text = re.sub(r"[0-9a-f]{64}", "C", text)
-    text = re.sub(r"(TX HASH:    |\"hash\": \")[A-Za-z0-9+/=]+", r"\1H", text)
-    return re.sub(r"[0-9]+", "N", text)
-
-
 def test_the_play_lane_moves_on_a_local_chain_as_click_does(chain: Home, c4_bin: str) -> None:
-    # Two games in a row whose coin tosses fell the same way (the second made right after
-    # the first: each block moves the manual clock on, toward the first game's deadline).
-    previous = new_game(chain)
-    for _ in range(12):
-        latest = new_game(chain)
-        if latest[1] == previous[1]:
-            break
-        previous = latest
-    (a, first, second), (b, b_first, _) = previous, latest
-    assert b_first == first
+    (a, first, second), b = alike_games(chain)
     before = chain.log_bytes()
-    for argv in (
-        ["play", a, "9", first],  # the realm's words
-        ["play", a, "4", second],  # not this key's turn
-        ["play", a, "4", "--move", "5", first],  # a stale move count
-        ["play", a, "x", first],  # c4's own check
-        ["play", a, "4", "nobody"],  # no such key
-        ["play", "999999", "4", first, "--json"],  # no such game
-        ["play", "0x1", "4", first],  # not a game id
-    ):
+    for argv in play_refusals(a, first, second):
         lane, clicked = both(chain, c4_bin, argv)
         assert lane == clicked and lane[0] != 0, argv
     assert chain.log_bytes() == before  # refused: nothing appended either way
     for argv in (["play", "{}", "4", first, "--json"], ["play", "{}", "3", "--move", "1", second]):
-        lane = lane_only(chain, c4_bin, [arg.format(a) for arg in argv])
+        lane = lane_run(chain, c4_bin, [arg.format(a) for arg in argv])
         clicked = chain.run(*[arg.format(b) for arg in argv])
         assert lane[0] == clicked.exit_code == 0, lane
         assert masked(lane[1]) == masked(clicked.stdout) and lane[2] == clicked.stderr == ""

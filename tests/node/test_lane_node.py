@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
 from node.test_remote import bound_home
 from node.twin import REALM_PATH
 
@@ -31,18 +31,6 @@ def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     home = Home(tmp_path_factory.mktemp("lane") / "home")
     home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
     return home
-
-
-def both(home: Home, c4_bin: str, argv: list[str], env: dict[str, str] | None = None) -> Any:
-    """The lane's run and click's run of ``argv``: (exit code, stdout, stderr) each."""
-    full = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="", **(env or {}))
-    shell = subprocess.run([c4_bin, *argv], capture_output=True, text=True, env=full, timeout=60)
-    clicked = home.run(*argv, env=env)
-    return (shell.returncode, shell.stdout, shell.stderr), (
-        clicked.exit_code,
-        clicked.stdout,
-        clicked.stderr,
-    )
 
 
 def cases(height: int) -> list[list[str]]:
@@ -111,62 +99,25 @@ def players(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     return bound_home(gno_node, PLAY_PATH, tmp_path_factory.mktemp("lane-play"))
 
 
-def new_game(home: Home) -> tuple[str, str, str]:
-    """A game of alice's and bob's, ready for its first move: (id, first mover, second)."""
-    game = str(home.json("offer", "--stake", "1gnot", "alice")["result"][0])
-    home.ok("accept", game, "bob")
-    home.ok("reveal", game, "alice")
-    turn = home.json("reveal", game, "bob")["game"]["turn"]
-    return (game, "alice", "bob") if turn == 1 else (game, "bob", "alice")
-
-
-def masked(text: str) -> str:
-    """Output with what differs between two games (ids, heights, gas, hashes) masked."""
-    text = re.sub(r"TX HASH:    \S+", "TX HASH:    H", text)
-    return re.sub(r"[0-9]+", "N", text)
-
-
-def shell(home: Home, c4_bin: str, *argv: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
-    return subprocess.run([c4_bin, *argv], capture_output=True, text=True, env=env, timeout=60)
-
-
 def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> None:
-    # Two games in a row whose coin tosses fell the same way (made one right after the
-    # other, so the first one's move clock is still running when the second is ready).
-    previous = new_game(players)
-    for _ in range(12):
-        latest = new_game(players)
-        if latest[1] == previous[1]:
-            break
-        previous = latest
-    (a, first, second), (b, b_first, _) = previous, latest
-    assert b_first == first
+    (a, first, second), b = alike_games(players)
     # Refusals, simulated and so never sent: the same game both ways, the same lines.
-    for argv in (
-        ["play", a, "9", first],  # the realm's words
-        ["play", a, "4", second],  # not this key's turn
-        ["play", a, "4", "--move", "5", first],  # a stale move count
-        ["play", a, "x", first],  # c4's own check
-        ["play", a, "4", "nobody"],  # no such key
-        ["play", "999999", "4", first, "--json"],  # no such game
-        ["play", "0x1", "4", first],  # not a game id
-    ):
+    for argv in play_refusals(a, first, second):
         lane, clicked = both(players, c4_bin, argv)
         assert lane == clicked and lane[0] != 0, argv
     # A move each way, in two games that stand alike: the same receipt but for the numbers.
-    lane = shell(players, c4_bin, "play", a, "4", first, "--json")
+    lane = lane_run(players, c4_bin, ["play", a, "4", first, "--json"])
     clicked = players.run("play", b, "4", first, "--json")
-    assert lane.returncode == clicked.exit_code == 0, lane.stderr
-    mine, theirs = json.loads(lane.stdout), json.loads(clicked.stdout)
+    assert lane[0] == clicked.exit_code == 0, lane
+    mine, theirs = json.loads(lane[1]), json.loads(clicked.stdout)
     assert sorted(mine) == sorted(theirs) and mine["func"] == "Play"
     assert mine["game"]["moves"] == theirs["game"]["moves"] == 1
     assert mine["keys"] == theirs["keys"]
-    lane = shell(players, c4_bin, "play", a, "3", "--move", "1", second)
+    lane = lane_run(players, c4_bin, ["play", a, "3", "--move", "1", second])
     clicked = players.run("play", b, "3", "--move", "1", second)
-    assert lane.returncode == clicked.exit_code == 0, lane.stderr
-    assert masked(lane.stdout) == masked(clicked.stdout)
-    assert "move 2, " in lane.stdout and lane.stderr == clicked.stderr == ""
+    assert lane[0] == clicked.exit_code == 0, lane
+    assert masked(lane[1]) == masked(clicked.stdout)
+    assert "move 2, " in lane[1] and lane[2] == clicked.stderr == ""
 
 
 def test_a_move_through_the_lane_loads_no_click(players: Home, c4_bin: str) -> None:
