@@ -27,16 +27,17 @@ from c4cli.home.keys import Keyring
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees")
+# `c4 query`'s numbers when not given (a test holds them to the click command's).
+NUMBERS = {"--height": "0", "--offset": "0", "--limit": "20"}
 
 
 def run(argv: list[str]) -> int | None:
     """Run ``argv`` if it is the lane's, and say the exit code; None: click's to run."""
-    valued = ("--data", "--height", "--offset", "--limit", "--home")
-    form = fast.plain(argv, "query", range(1, 3), valued)
+    form = fast.plain(argv, "query", range(1, 3), ("--data", "--home", *NUMBERS))
     if form is None:
         return None
     options = form.options
-    numbers = {name: options.get(name, "20" if name == "--limit" else "0") for name in valued[1:4]}
+    numbers = {name: options.get(name, default) for name, default in NUMBERS.items()}
     if not all(fast.digits(value) for value in numbers.values()):
         return None  # click's int (and its refusals) read anything else
     what, arg = form.args[0], (form.args[1] if len(form.args) > 1 else None)

@@ -3,8 +3,9 @@
 A --home, --json, --remote or --realm-path given to a group (`c4 --home DIR query …`,
 `c4 time --json advance 1s`) is kept in the click context's meta, which the whole
 command line shares, and is the default of the same option on every command below
-it. Only click's group puts it there: a command line the fast lane runs has no group
-options and no click loaded, so the environment alone speaks for it.
+it. Only click's group puts it there: a command line a fast lane runs has no group
+options (and click is not even loaded, unless a passphrase prompt needed it), so the
+environment alone speaks for it.
 
 A node's client is opened once per command line and shared by its parts (the
 transaction and the view of its game after it): it has checked the chain already
@@ -40,7 +41,7 @@ def from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
     """A default: the value a group above was given for option ``name``, else ``fallback()``."""
 
     def default() -> Any:
-        click = sys.modules.get("click")  # no click loaded: no group was given anything
+        click = sys.modules.get("click")  # not loaded (a fast lane): no group options
         ctx = click.get_current_context(silent=True) if click is not None else None
         if ctx is not None and META + name in ctx.meta:
             return ctx.meta[META + name]

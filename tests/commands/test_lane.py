@@ -17,6 +17,7 @@ from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
 
 from c4cli.commands import fast, fast_play, fast_query
 from c4cli.commands.game import play
+from c4cli.commands.query import query
 from support import Home
 
 QRENDER = ["query", "vm/qrender", "--data", "gno.land/r/samcrew/connect4:"]
@@ -81,6 +82,14 @@ def test_a_plain_form_is_read_as_click_reads_it(
 )
 def test_the_query_lane_declines_the_rest(argv: list[str]) -> None:
     assert fast_query.run(argv) is None
+
+
+def test_the_query_lane_reads_what_click_would_by_default() -> None:
+    with query.make_context("query", ["active"]) as ctx:
+        given = dict(ctx.params)
+    assert {f"--{name}": str(given[name]) for name in ("height", "offset", "limit")} == (
+        fast_query.NUMBERS
+    )
 
 
 @pytest.mark.parametrize(
