@@ -8,8 +8,10 @@ tests/node/test_lane_node.py; here, what they take and what they decline.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +199,58 @@ def test_the_play_lane_moves_on_a_local_chain_as_click_does(chain: Home, c4_bin:
         clicked = chain.run(*[arg.format(b) for arg in argv])
         assert lane[0] == clicked.exit_code == 0, lane
         assert masked(lane[1]) == masked(clicked.stdout) and lane[2] == clicked.stderr == ""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_a_lanes_append_says_the_move_was_recorded(
+    chain: Home, c4_bin: str, signum: int
+) -> None:
+    """The lane ends a signal as click's group does: the append finishes, then one line
+    says the move is recorded (never "nothing was recorded")."""
+    game, first, _ = new_game(chain)
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", C4_FAULT="pause-mid-append")
+    log = chain.path / "chain" / "blocks.toml"
+    size = log.stat().st_size
+    proc = subprocess.Popen(
+        [c4_bin, "play", game, "4", first],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 20
+    while log.stat().st_size == size and time.monotonic() < deadline:
+        time.sleep(0.01)  # half the block is written: the append is under way
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    name = "interrupted" if signum == signal.SIGINT else "terminated"
+    assert proc.returncode == 128 + signum, err
+    assert err.startswith(f"Error: {name}: the transaction was recorded (height "), err
+    assert chain.game(int(game))["moves"] == 1
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_lane_starts_is_one_line(home: Home, c4_bin: str, signum: int) -> None:
+    """Signals at 40 moments of a lane's first 40 ms: one line and 128+signum, or the
+    interpreter's own end (before any c4 code runs), or the command's own (no chain
+    here: exit 3); never a traceback through c4's code."""
+    package = os.path.dirname(fast.__file__).rsplit(os.sep, 1)[0] + os.sep
+    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+    for step in range(40):
+        proc = subprocess.Popen(
+            [c4_bin, "query", "game", "1", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(step * 0.001)
+        proc.send_signal(signum)
+        out, err = proc.communicate(timeout=30)
+        assert package not in err, err
+        if proc.returncode == 128 + signum:
+            assert out.count("\n") == 1 and '"ok": false' in out, (out, err)
+        else:
+            # Python's own start-up (site, the package finder: 1 or 120, or the signal
+            # itself), or c4 already done (no chain here: exit 3).
+            assert proc.returncode in (-signum, 1, 3, 120), (proc.returncode, out, err)

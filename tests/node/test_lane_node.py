@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
+from node.proxy import proxy_for
 from node.test_remote import bound_home
 from node.twin import REALM_PATH
 
+from c4cli.home.journal import entries as journal_entries
 from support import TEST1, Home
 
 pytestmark = pytest.mark.node
@@ -135,3 +140,41 @@ def test_a_move_through_the_lane_loads_no_click(players: Home, c4_bin: str) -> N
     loaded = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
     assert "c4cli.commands.calls" in loaded  # the measurement works
     assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
+
+
+def test_a_signal_while_a_lanes_move_waits_for_its_block_says_sent(
+    gno_node: Any, players: Home, c4_bin: str
+) -> None:
+    """Ctrl-C after the lane's move left for the node ($C4_REMOTE names a proxy that
+    holds the node's answer): "sent", with its TX HASH, never "nothing was recorded";
+    the journal holds it as pending, and the move lands."""
+
+    def held(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()  # the node has it, and commits it
+        time.sleep(30)  # the answer is late
+        return document
+
+    game, first, _ = new_game(players)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = held
+        env = dict(os.environ, C4_HOME=str(players.path), C4_PASSWORD="", C4_REMOTE=proxy.url)
+        proc = subprocess.Popen(
+            [c4_bin, "play", game, "4", first],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while "broadcast_tx_commit" not in proxy.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.startswith("Error: interrupted: the transaction was sent (TX HASH "), err
+    tx_hash = err.split("TX HASH ")[1].split(")")[0]
+    entry = next(e for e in journal_entries(players.path) if e["hash"] == tx_hash)
+    assert entry["status"] == "pending" and entry["func"] == "Play"
+    time.sleep(1.5)  # its block
+    assert players.game(int(game))["moves"] == 1
