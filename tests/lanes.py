@@ -52,9 +52,10 @@ def alike_games(home: Home) -> tuple[tuple[str, str, str], str]:
     raise AssertionError("twelve coin tosses in a row fell apart")
 
 
-def play_refusals(game: str, first: str, second: str) -> list[list[str]]:
-    """Moves refused before anything is sent, each for its own reason."""
-    return [
+def refusals_read_alike(home: Home, c4_bin: str, game: str, first: str, second: str) -> None:
+    """Moves refused before anything is sent, each for its own reason: the lane and click
+    fail them with the same exit code and the same lines."""
+    for argv in (
         ["play", game, "9", first],  # the realm's words
         ["play", game, "4", second],  # not this key's turn
         ["play", game, "4", "--move", "5", first],  # a stale move count
@@ -62,7 +63,9 @@ def play_refusals(game: str, first: str, second: str) -> list[list[str]]:
         ["play", game, "4", "nobody"],  # no such key
         ["play", "999999", "4", first, "--json"],  # no such game
         ["play", "0x1", "4", first],  # not a game id
-    ]
+    ):
+        lane, clicked = both(home, c4_bin, argv)
+        assert lane == clicked and lane[0] != 0, argv
 
 
 def masked(text: str) -> str:

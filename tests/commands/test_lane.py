@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
+from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_alike
 
 from c4cli.commands import fast, fast_play, fast_query
 from c4cli.commands.game import play
@@ -190,9 +190,7 @@ def test_a_query_of_a_home_without_a_chain_fails_alike(home: Home, c4_bin: str) 
 def test_the_play_lane_moves_on_a_local_chain_as_click_does(chain: Home, c4_bin: str) -> None:
     (a, first, second), b = alike_games(chain)
     before = chain.log_bytes()
-    for argv in play_refusals(a, first, second):
-        lane, clicked = both(chain, c4_bin, argv)
-        assert lane == clicked and lane[0] != 0, argv
+    refusals_read_alike(chain, c4_bin, a, first, second)
     assert chain.log_bytes() == before  # refused: nothing appended either way
     for argv in (["play", "{}", "4", first, "--json"], ["play", "{}", "3", "--move", "1", second]):
         lane = lane_run(chain, c4_bin, [arg.format(a) for arg in argv])
@@ -227,30 +225,3 @@ def test_a_signal_during_a_lanes_append_says_the_move_was_recorded(
     assert proc.returncode == 128 + signum, err
     assert err.startswith(f"Error: {name}: the transaction was recorded (height "), err
     assert chain.game(int(game))["moves"] == 1
-
-
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_while_a_lane_starts_is_one_line(home: Home, c4_bin: str, signum: int) -> None:
-    """Signals at 40 moments of a lane's first 40 ms: one line and 128+signum, or the
-    interpreter's own end (before any c4 code runs), or the command's own (no chain
-    here: exit 3); never a traceback through c4's code."""
-    package = os.path.dirname(fast.__file__).rsplit(os.sep, 1)[0] + os.sep
-    env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
-    for step in range(40):
-        proc = subprocess.Popen(
-            [c4_bin, "query", "game", "1", "--json"],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        time.sleep(step * 0.001)
-        proc.send_signal(signum)
-        out, err = proc.communicate(timeout=30)
-        assert package not in err, err
-        if proc.returncode == 128 + signum:
-            assert out.count("\n") == 1 and '"ok": false' in out, (out, err)
-        else:
-            # Python's own start-up (site, the package finder: 1 or 120, or the signal
-            # itself), or c4 already done (no chain here: exit 3).
-            assert proc.returncode in (-signum, 1, 3, 120), (proc.returncode, out, err)

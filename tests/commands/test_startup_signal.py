@@ -16,14 +16,20 @@ PACKAGE = os.path.dirname(c4cli.__file__) + os.sep
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_signal_during_start_up_is_one_line(c4_bin: str, tmp_path: object, signum: int) -> None:
-    """Signals at 60 moments of the first 60 ms: each run ends with 128+signum and one
-    line, or (before any c4 code runs: the interpreter's own start-up) by the signal
-    itself; never with a traceback through c4's code."""
+@pytest.mark.parametrize(
+    "command", [["--json", "time"], ["query", "game", "1", "--json"]], ids=["click", "lane"]
+)
+def test_a_signal_during_start_up_is_one_line(
+    c4_bin: str, tmp_path: object, signum: int, command: list[str]
+) -> None:
+    """Signals at 60 moments of the first 60 ms, of a command click reads and of one a
+    fast lane takes: each run ends with 128+signum and one line, or (before any c4 code
+    runs: the interpreter's own start-up) by the signal itself; never with a traceback
+    through c4's code."""
     env = dict(os.environ, C4_HOME=str(tmp_path), C4_PASSWORD="")
     for step in range(60):
         proc = subprocess.Popen(
-            [c4_bin, "--json", "time"],
+            [c4_bin, *command],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

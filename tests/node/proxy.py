@@ -12,6 +12,8 @@ import base64
 import hashlib
 import http.server
 import json
+import signal
+import subprocess
 import threading
 import time
 import urllib.request
@@ -98,6 +100,33 @@ def proxy_for(node_url: str) -> Iterator[Proxy]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def interrupted_while_held(
+    node_url: str, command: Callable[[str], tuple[list[str], dict[str, str]]]
+) -> tuple[int, str]:
+    """Run the c4 command line ``command(proxy_url)`` gives (argv and environment) through a
+    proxy that passes its broadcast to the node and holds the answer; SIGINT it once
+    the bytes have left. Its exit code and stderr."""
+
+    def held(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        document = forward()  # the node has it, and commits it
+        time.sleep(30)  # the answer is late
+        return document
+
+    with proxy_for(node_url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = held
+        argv, env = command(proxy.url)
+        proc = subprocess.Popen(
+            argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        deadline = time.monotonic() + 30
+        while "broadcast_tx_commit" not in proxy.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    return proc.returncode, err
 
 
 def tx_hash_of(request: dict[str, Any]) -> str:

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lanes import alike_games, both, lane_run, masked, new_game, play_refusals
-from node.proxy import proxy_for
+from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_alike
+from node.proxy import interrupted_while_held
 from node.test_remote import bound_home
 from node.twin import REALM_PATH
 
@@ -110,9 +108,7 @@ def players(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
 def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> None:
     (a, first, second), b = alike_games(players)
     # Refusals, simulated and so never sent: the same game both ways, the same lines.
-    for argv in play_refusals(a, first, second):
-        lane, clicked = both(players, c4_bin, argv)
-        assert lane == clicked and lane[0] != 0, argv
+    refusals_read_alike(players, c4_bin, a, first, second)
     # A move each way, in two games that stand alike: the same receipt but for the numbers.
     lane = lane_run(players, c4_bin, ["play", a, "4", first, "--json"])
     clicked = players.run("play", b, "4", first, "--json")
@@ -152,29 +148,15 @@ def test_a_signal_while_a_lanes_move_waits_for_its_block_says_sent(
     holds the node's answer): "sent", with its TX HASH, never "nothing was recorded";
     the journal holds it as pending, and the move lands."""
 
-    def held(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
-        document = forward()  # the node has it, and commits it
-        time.sleep(30)  # the answer is late
-        return document
-
     game, first, _ = new_game(players)
-    with proxy_for(gno_node.url) as proxy:
-        proxy.rules["broadcast_tx_commit"] = held
-        env = dict(os.environ, C4_HOME=str(players.path), C4_PASSWORD="", C4_REMOTE=proxy.url)
-        proc = subprocess.Popen(
+    code, err = interrupted_while_held(
+        gno_node.url,
+        lambda url: (
             [c4_bin, "play", game, "4", first],
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while "broadcast_tx_commit" not in proxy.seen and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+            dict(os.environ, C4_HOME=str(players.path), C4_PASSWORD="", C4_REMOTE=url),
+        ),
+    )
+    assert code == 130, err
     assert err.startswith("Error: interrupted: the transaction was sent (TX HASH "), err
     tx_hash = err.split("TX HASH ")[1].split(")")[0]
     entry = next(e for e in journal_entries(players.path) if e["hash"] == tx_hash)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -20,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.proxy import abci_answer, abci_path, answer, proxy_for, tx_hash_of
+from node.proxy import (
+    abci_answer,
+    abci_path,
+    answer,
+    interrupted_while_held,
+    proxy_for,
+    tx_hash_of,
+)
 from node.test_remote import bound_home, deploy_copy, home_with_keys
 
 from c4cli.home.journal import entries as journal_entries
@@ -188,27 +194,14 @@ def test_a_signal_while_waiting_for_the_block_says_sent_and_keeps_the_secret(
     holds it as pending, the secret is kept, and the next command of that account
     finds it landed."""
 
-    def held(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
-        document = forward()  # the node has it, and commits it
-        time.sleep(30)  # the answer is late
-        return document
-
-    with proxy_for(gno_node.url) as proxy:
-        proxy.rules["broadcast_tx_commit"] = held
-        proc = subprocess.Popen(
-            [c4_bin(), "--remote", proxy.url, "offer", "--stake", "1gnot", *FEE, "alice"],
-            env=c4_env(bound),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        deadline = time.monotonic() + 30
-        while "broadcast_tx_commit" not in proxy.seen and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-        proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
+    code, err = interrupted_while_held(
+        gno_node.url,
+        lambda url: (
+            [c4_bin(), "--remote", url, "offer", "--stake", "1gnot", *FEE, "alice"],
+            c4_env(bound),
+        ),
+    )
+    assert code == 130, err
     assert err.startswith("Error: interrupted: the transaction was sent (TX HASH "), err
     tx_hash = err.split("TX HASH ")[1].split(")")[0]
     assert "nothing was recorded" not in err
