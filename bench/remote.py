@@ -13,7 +13,9 @@ the gas and fee it must be given), each waiting for its block. Moves are spaced
 (``--spacing`` seconds apart, longer than the node's 1 s block interval) so that no
 move waits behind the previous one's block: back to back, both tools would mostly
 measure the block interval. Between moves, each tool reads the realm's page once
-(``c4 query vm/qrender`` and ``gnokey query vm/qrender``).
+(``c4 query vm/qrender`` and ``gnokey query vm/qrender``), and so does
+``bench/bare_query.py``: the same query as the least a Python command can send, with
+the interpreter c4 runs under, to measure the floor a Python client starts from.
 Targets: c4's median at most 1.2 times gnokey's per move, 1.5 times per query. c4 is
 installed as a user would have it (``pip install .``, into bench/run.py's venv).
 """
@@ -90,14 +92,25 @@ def main() -> None:
         ratio = statistics.median(samples[mine]) / statistics.median(samples[other])
         verdict = "pass" if ratio <= limit else "FAIL"
         print(f"  {'c4 / gnokey, ' + what:<34}{ratio:>9.2f}x{limit:>9.2f}x  {verdict}")
+    bare, gnokey_q = statistics.median(samples["bare q"]), statistics.median(samples["gnokey q"])
+    above = statistics.median(samples["c4 q"]) - bare
+    print(f"\n  the floor, bench/bare_query.py (a bare JSON-RPC query): {bare * 1000:.0f} ms")
+    print(f"  ({bare / gnokey_q:.2f}x gnokey's query); c4's query {above * 1000:.0f} ms above it")
 
 
 def play(
     options: argparse.Namespace, node: GnoNode, bin_dir: Path, c4_home: Path, gnokey_home: Path
 ) -> dict[str, list[float]]:
     """Rounds of a c4 move, a gnokey move (each ``options.spacing`` s after the last), a
-    c4 query and a gnokey query, until each was timed ``options.rounds`` times."""
-    samples: dict[str, list[float]] = {"c4": [], "gnokey": [], "c4 q": [], "gnokey q": []}
+    c4 query, a gnokey query and the bare query, until each was timed ``options.rounds``
+    times."""
+    samples: dict[str, list[float]] = {
+        "c4": [],
+        "gnokey": [],
+        "c4 q": [],
+        "gnokey q": [],
+        "bare q": [],
+    }
     game, moves, players = "", len(bench.DRAWN), ("alice", "bob")
     remote = node.url.removeprefix("http://")
     render = ["-data", f"{REALM_PATH}:"]
@@ -141,6 +154,10 @@ def play(
             capture_output=True,
         )
         samples["gnokey q"].append(time.perf_counter() - started)
+        bare = [bench.PYTHON, str(HERE / "bare_query.py"), remote, "vm/qrender", render[1]]
+        started = time.perf_counter()
+        subprocess.run(bare, check=True, capture_output=True)
+        samples["bare q"].append(time.perf_counter() - started)
     return samples
 
 
