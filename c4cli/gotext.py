@@ -8,7 +8,9 @@ True
 
 from __future__ import annotations
 
+import json
 import unicodedata
+from typing import Any
 
 _SHORT = {
     "\a": "\\a",
@@ -91,6 +93,35 @@ def unquote(literal: str) -> str:
         else:
             raise ValueError(f"unknown escape \\{kind} in a Go string literal")
     return out.decode("utf-8", "surrogateescape")
+
+
+# What Go's encoding/json escapes that Python's json module writes as it is.
+_JSON_ESCAPES = (
+    ("<", "\\u003c"),
+    (">", "\\u003e"),
+    ("&", "\\u0026"),
+    ("\u2028", "\\u2028"),
+    ("\u2029", "\\u2029"),
+)
+
+
+def go_escaped(text: str) -> str:
+    """JSON text from Python's encoder (``ensure_ascii=False``) as Go's writes it:
+    ``<``, ``>``, ``&`` and the line and paragraph separators U+2028 and U+2029
+    escaped; since Go 1.22 both write U+0008 and U+000C as ``\\b`` and ``\\f``.
+
+    >>> go_escaped('{"a":"<b>&\u2028"}')
+    '{"a":"\\\\u003cb\\\\u003e\\\\u0026\\\\u2028"}'
+    """
+    for char, escape in _JSON_ESCAPES:
+        if char in text:
+            text = text.replace(char, escape)
+    return text
+
+
+def go_json(value: Any) -> str:
+    """JSON as Go's encoding/json writes it (keys in the order given, no spaces)."""
+    return go_escaped(json.dumps(value, separators=(",", ":"), ensure_ascii=False))
 
 
 def parse_result(data: str) -> tuple[str, str]:

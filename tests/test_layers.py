@@ -145,8 +145,10 @@ LAZY = {
     ("chain/rpc.py", "ssl"): "TLS (~15 ms): an https node only",
     ("chain/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
     ("chain/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
-    ("client/connect.py", "c4cli.chain.local"): "SQLite, TOML, replay: not for a home on a node",
-    ("client/connect.py", "c4cli.chain.remote"): "an HTTP stack: not for a local chain",
+    ("client/connect.py", "c4cli.chain"): (
+        "a backend when a home uses it: the local chain's SQLite, TOML and replay, or a "
+        "node's HTTP stack (and, to send, signing and delivery: not for a query)"
+    ),
     ("client/realm_client.py", "c4cli.engine"): "the board and its native solver: boards only",
     ("commands/bot.py", "c4cli.engine"): "the solver: when the bot moves",
     ("commands/bot.py", "rich.console"): "rich (~40-150 ms): colour on a terminal only",
@@ -158,6 +160,7 @@ LAZY = {
     ("commands/views.py", "rich.text"): "rich: the lobby's table on a terminal only",
     ("console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
     ("console.py", "c4cli.commands"): "the ending and a fast lane: after the handlers too",
+    ("commands/fast_query.py", "c4cli.commands"): "the realm client, the keyring: named queries",
     ("commands/transact.py", "click"): "a passphrase prompt on a terminal: the fast lanes",
     ("engine/board.py", "c4cli.engine"): "the SVG drawing, which imports board.py itself",
     ("engine/solver.py", "c4cli.engine"): "the native solver: a shared library, solving only",

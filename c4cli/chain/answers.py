@@ -13,9 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from c4cli.chain.protowire import DecodeError, unzigzag, wire_fields
-from c4cli.chain.tx import go_json
 from c4cli.errors import Unreachable
-from c4cli.gotext import parse_result
+from c4cli.gotext import go_json, parse_result
 
 
 def unix_time(rfc3339: str) -> int:

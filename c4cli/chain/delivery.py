@@ -17,9 +17,9 @@ from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import Receipt, Signer, TxOutcome
+from c4cli.chain.msgs import msg_names
 from c4cli.chain.node_txs import NodeTransactions
 from c4cli.chain.rpc import block_timeout
-from c4cli.chain.tx import msg_names
 from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
 
 

@@ -25,20 +25,18 @@ from c4cli.chain.accounts import (
 from c4cli.chain.amino import EncodeError
 from c4cli.chain.blocks import BlockContext
 from c4cli.chain.interface import TxOutcome
-from c4cli.chain.pubkeys import PubKey
-from c4cli.chain.tx import (
+from c4cli.chain.msgs import (
     AUTH_MSGS,
     MSG_CALL,
     MSG_CREATE_SESSION,
     MSG_REVOKE_ALL_SESSIONS,
     MSG_REVOKE_SESSION,
     MSG_SEND,
-    SIG_FAILED,
     Tx,
     msg_signer,
-    signature_error,
-    tx_hash,
 )
+from c4cli.chain.pubkeys import PubKey
+from c4cli.chain.tx import SIG_FAILED, signature_error, tx_hash
 from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, Refused
 from c4cli.realm import abi, rules

@@ -167,15 +167,20 @@ class Reader(Protocol):
 Build = Callable[[Reader], "list[Msg]"]
 
 
-class Chain(Reader, Protocol):
+class ChainReader(Reader, Protocol):
+    """A chain as a query sees it: its answers and its last block, nothing that signs or
+    sends (on a node, the client without its sending half: see ``connect.open_reader``)."""
+
+    def head(self) -> Head: ...
+
+
+class Chain(ChainReader, Protocol):
     """A chain a command can use: read it, sign for it, submit to it."""
 
     @property
     def chain_id(self) -> str:
         """The chain id signatures cover (the genesis'; a node's as it reports it)."""
         ...
-
-    def head(self) -> Head: ...
 
     @property
     def exact_clock(self) -> bool:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.tx import msg_names, msg_signer
+from c4cli.chain.msgs import msg_names, msg_signer
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block

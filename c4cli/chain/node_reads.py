@@ -17,12 +17,12 @@ from typing import Any, TypeVar
 
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, SentLog, Signer
+from c4cli.chain.paths import GASPRICE
 from c4cli.chain.rpc import Rpc
 from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.escape import printable
 
 T = TypeVar("T")
-GASPRICE = "auth/gasprice"
 STATUS_FRESH = 0.5  # seconds a status answer stands for the head
 LAG_WAIT = 3.0  # seconds a node behind this home's last transaction is waited for
 

@@ -18,23 +18,13 @@ from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
 from c4cli.chain.interface import Answer
+from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL
 from c4cli.errors import BadInput, Refused
 from c4cli.gotext import quote
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
 if TYPE_CHECKING:
     from c4cli.chain.cache import Cache
-
-QEVAL = "vm/qeval"
-QRENDER = "vm/qrender"
-QFUNCS = "vm/qfuncs"
-QFILE = "vm/qfile"
-QDOC = "vm/qdoc"
-GASPRICE = "auth/gasprice"
-# Paths only a GnoVM answers (its sources, their docs) or a node that prices gas.
-NODE_ONLY = (QFILE, QDOC, GASPRICE)
-BALANCES = "bank/balances/"
-ACCOUNTS = "auth/accounts/"
 
 _EXPR = re.compile(r"^(?P<func>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<args>.*)\))?$", re.S)
 

@@ -27,9 +27,10 @@ from c4cli.chain.interface import (
     Signer,
     TxOutcome,
 )
-from c4cli.chain.node_reads import GASPRICE
+from c4cli.chain.msgs import msg_names, msg_signer
+from c4cli.chain.paths import GASPRICE
 from c4cli.chain.tx import fee as make_fee
-from c4cli.chain.tx import msg_names, msg_signer, signature_error, signed_tx
+from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
 from c4cli.errors import BadInput, Refused, Unreachable, warn_once
 

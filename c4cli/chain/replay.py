@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.blocks import Genesis, block_hash
 from c4cli.chain.log import BlockLog, Buffer, Span, let_go, parse_toml
-from c4cli.chain.tx import msg_signer, signature_error, tx_hash, use_fast_json
+from c4cli.chain.msgs import msg_signer
+from c4cli.chain.tx import signature_error, tx_hash, use_fast_json
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
 

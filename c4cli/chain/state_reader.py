@@ -11,13 +11,8 @@ from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
 from c4cli.chain.interface import Answer
+from c4cli.chain.paths import ACCOUNTS, BALANCES, NODE_ONLY, QEVAL, QFUNCS, QRENDER
 from c4cli.chain.queries import (
-    ACCOUNTS,
-    BALANCES,
-    NODE_ONLY,
-    QEVAL,
-    QFUNCS,
-    QRENDER,
     address_in,
     parse_qeval,
     parse_qrender,

@@ -13,37 +13,19 @@ from typing import Any
 
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.amino import tx_hash as amino_hash
+from c4cli.chain.msgs import (
+    MSG_CALL,
+    MSG_CREATE_SESSION,
+    MSG_REVOKE_ALL_SESSIONS,
+    MSG_REVOKE_SESSION,
+    MSG_SEND,
+)
+from c4cli.chain.msgs import Msg as Msg  # the vocabulary of this module's callers too
+from c4cli.chain.msgs import Tx as Tx
 from c4cli.coins import format_coins, parse_coins
+from c4cli.gotext import go_escaped
 
-Msg = dict[str, Any]
-Tx = dict[str, Any]
-
-MSG_CALL = "/vm.m_call"
-MSG_SEND = "/bank.MsgSend"
-MSG_CREATE_SESSION = "/auth.m_create_session"
-MSG_REVOKE_SESSION = "/auth.m_revoke_session"
-MSG_REVOKE_ALL_SESSIONS = "/auth.m_revoke_all_sessions"
-AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 DEFAULT_GAS_WANTED = 2_000_000
-
-
-def msg_names(tx: Tx) -> list[str]:
-    """What each message of a transaction does, as receipts and the journal name it:
-    a call's function, ``send``, ``create_session``….
-
-    >>> msg_names({"msg": [{"@type": MSG_CALL, "func": "Play"}, {"@type": MSG_SEND}]})
-    ['Play', 'send']
-    """
-    names = []
-    for msg in tx.get("msg", []):
-        kind = str(msg.get("@type", ""))
-        if kind == MSG_CALL:
-            names.append(str(msg.get("func")))
-        elif kind == MSG_SEND:
-            names.append("send")
-        else:
-            names.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
-    return names
 
 
 def call_msg(caller: str, pkg_path: str, func: str, args: list[str], send: str = "") -> Msg:
@@ -115,14 +97,6 @@ def pub_key_json(pub_key: bytes) -> dict[str, str]:
     return {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(pub_key).decode()}
 
 
-def msg_signer(msg: Msg) -> str:
-    """The account a message acts for: the one that must sign it."""
-    for field in ("caller", "from_address", "creator"):
-        if field in msg:
-            return str(msg[field])
-    raise ValueError(f"unknown message type {msg.get('@type')!r}")
-
-
 def fee(gas_wanted: int, gas_fee: str) -> dict[str, str]:
     """A ``std.Fee`` of one coin, in canonical form; a zero coin is ``""``, as amino writes it.
 
@@ -139,20 +113,7 @@ def canonical_json(value: Any) -> bytes:
     paragraph separators U+2028 and U+2029 are escaped; since Go 1.22 it writes
     U+0008 and U+000C as ``\b`` and ``\f``, as Python does.
     """
-    text = _encode(value)
-    for char, escape in _GO_ESCAPES:
-        if char in text:
-            text = text.replace(char, escape)
-    return text.encode()
-
-
-def go_json(value: Any) -> str:
-    """JSON as Go's encoding/json writes it (keys in the order given, no spaces)."""
-    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    for char, escape in _GO_ESCAPES:
-        if char in text:
-            text = text.replace(char, escape)
-    return text
+    return go_escaped(_encode(value)).encode()
 
 
 def _json_encode(value: Any) -> str:
@@ -176,15 +137,6 @@ def use_fast_json() -> None:
 
     global _encode
     _encode = encode
-
-
-_GO_ESCAPES = (
-    ("<", "\\u003c"),
-    (">", "\\u003e"),
-    ("&", "\\u0026"),
-    ("\u2028", "\\u2028"),
-    ("\u2029", "\\u2029"),
-)
 
 
 SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"

@@ -9,18 +9,22 @@ backend class, so the same command works on both.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from c4cli.chain.interface import Chain, Head, LocalControls
-from c4cli.chain.queries import QFUNCS
+from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
+from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.home.journal import Journal
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
+    from c4cli.chain.node_reads import NodeReader
     from c4cli.chain.remote import NodeChain
+
+Client = TypeVar("Client", bound="NodeReader")
 
 
 def open_chain(
@@ -39,7 +43,26 @@ def open_chain(
     is, at ``realm_path`` (default the deployed realm's), and signs only for the
     ``chain_id`` given.
     """
-    node = _node(home, url=url, realm_path=realm_path, chain_id=chain_id)
+    node = _node(_node_chain, home, url=url, realm_path=realm_path, chain_id=chain_id)
+    if node is not None:
+        return node
+    chain = _local_chain(home)
+    chain.require()
+    return chain
+
+
+def open_reader(
+    home: Path,
+    *,
+    url: str | None = None,
+    realm_path: str | None = None,
+    chain_id: str | None = None,
+) -> ChainReader:
+    """The chain as :func:`open_chain` opens it, for a command that only asks (`c4
+    query`): a node's client comes without its sending half, so nothing that signs,
+    simulates or delivers is loaded; every check of the chain and its answers is the
+    same."""
+    node = _node(_node_reader, home, url=url, realm_path=realm_path, chain_id=chain_id)
     if node is not None:
         return node
     chain = _local_chain(home)
@@ -100,13 +123,18 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
 
 
 def _node(
-    home: Path, *, url: str | None, realm_path: str | None, chain_id: str | None
-) -> NodeChain | None:
+    client: Callable[..., Client],
+    home: Path,
+    *,
+    url: str | None,
+    realm_path: str | None,
+    chain_id: str | None,
+) -> Client | None:
     config = read_remote(home)
     if url is None and config is None:
         return None
     if config is None:
-        return _node_chain(
+        return client(
             str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=chain_id, unbound=True
         )
     if realm_path is not None and realm_path != config.realm_path:
@@ -116,7 +144,7 @@ def _node(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     journal = Journal(home)
-    return _node_chain(
+    return client(
         config.url if url is None else url,
         realm_path=config.realm_path,
         chain_id=config.chain_id,
@@ -126,13 +154,14 @@ def _node(
 
 
 # Each backend is imported only when a home uses it: a node's client brings an HTTP
-# stack, the local chain SQLite, TOML and the log's replay; neither needs the other.
+# stack (and, to send, signing and delivery), the local chain SQLite, TOML and the
+# log's replay; neither needs the other.
 
 
 def _local_chain(home: Path) -> LocalControls:
-    from c4cli.chain.local import LocalChain
+    from c4cli.chain import local
 
-    return LocalChain(home)
+    return local.LocalChain(home)
 
 
 def _node_chain(
@@ -144,9 +173,30 @@ def _node_chain(
     seen_height: int = 0,
     unbound: bool = False,
 ) -> NodeChain:
-    from c4cli.chain.remote import NodeChain
+    from c4cli.chain import remote
 
-    return NodeChain(
+    return remote.NodeChain(
+        url,
+        realm_path=realm_path,
+        chain_id=chain_id,
+        journal=journal,
+        seen_height=seen_height,
+        unbound=unbound,
+    )
+
+
+def _node_reader(
+    url: str,
+    *,
+    realm_path: str,
+    chain_id: str | None,
+    journal: Journal | None = None,
+    seen_height: int = 0,
+    unbound: bool = False,
+) -> NodeReader:
+    from c4cli.chain import node_reads
+
+    return node_reads.NodeReader(
         url,
         realm_path=realm_path,
         chain_id=chain_id,

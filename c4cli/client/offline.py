@@ -19,10 +19,12 @@ from typing import Any
 from c4cli.chain import answers, crypto, pubkeys
 from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Reader
+from c4cli.chain.msgs import msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
-from c4cli.chain.tx import Tx, go_json, msg_signer, sign_bytes
+from c4cli.chain.tx import Tx, sign_bytes
 from c4cli.errors import BadInput, Refused
 from c4cli.files import write_private
+from c4cli.gotext import go_json
 
 
 def read_json(path: Path, what: str) -> Any:

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
-from c4cli.chain.queries import QEVAL, QFUNCS, QRENDER
+from c4cli.chain.paths import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Refused, Unreachable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules

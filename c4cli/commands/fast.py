@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from c4cli import outbox
-from c4cli.chain.interface import Chain
+from c4cli.chain.interface import Chain, ChainReader
 from c4cli.client import connect
 from c4cli.commands import line
 from c4cli.commands.ending import exit_code, settle
@@ -94,6 +94,14 @@ def run(argv: list[str], home_option: str | None, body: Callable[[Path], None]) 
         except SystemExit as ended:
             return exit_code(ended)
     return 0
+
+
+def open_reader(home: Path) -> ChainReader:
+    """The chain a query reads, named as for :func:`open_chain`: on a node, its client
+    without the sending half (a command line that only asks loads no signing)."""
+    wanted = os.environ.get("C4_CHAIN_ID") or None
+    url, realm_path = line.remote_url(), line.remote_realm_path()
+    return connect.open_reader(home, url=url, realm_path=realm_path, chain_id=wanted)
 
 
 def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:

@@ -14,19 +14,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from c4cli.chain.interface import Chain
-from c4cli.chain.queries import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
-from c4cli.client.realm_client import RealmClient
-from c4cli.coins import parse_coins
+from c4cli.chain.interface import ChainReader
+from c4cli.chain.paths import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 from c4cli.commands import fast
 from c4cli.commands.ending import echo, emit_json
-from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
-from c4cli.home.keys import Keyring
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
-LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees")
+# The realm's named queries (commands/realm_query.py); the rest are gnokey's paths.
+NAMED = ("game", "active", "leaders", "render", "fees", "balance", "account")
 # `c4 query`'s numbers when not given (a test holds them to the click command's).
 NUMBERS = {"--height": "0", "--offset": "0", "--limit": "20"}
 
@@ -69,50 +66,13 @@ def answer(
     as_json: bool,
 ) -> None:
     """Read ``what`` at the last block (or after block ``height``) and print it."""
+    chain = fast.open_reader(home)
+    if what in NAMED:
+        from c4cli.commands import realm_query  # the realm's client, keys: named only
 
-    def needs_arg(name: str) -> str:
-        if arg is None:
-            raise BadInput(f"query {what} needs {name}")
-        return arg
-
-    chain = fast.open_chain(home)
-    realm = RealmClient(chain)
-    if height and what in LAST_BLOCK_ONLY:
-        raise BadInput(f"--height: query {what} reads the last block only; use vm/qeval")
-    if what == "game":
-        echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
-    elif what == "active":
-        echo(realm.active_json(offset, limit))
-    elif what == "leaders":
-        echo(realm.leaders_json())
-    elif what == "render":
-        markdown = realm.render(arg or "")
-        if as_json:
-            emit_json({"height": chain.head().height, "markdown": markdown})
-        else:
-            echo(printable(markdown, lines=True), nl=False)
-    elif what == "fees":
-        fees = realm.fees()._asdict()
-        if as_json:
-            emit_json(fees)
-        else:
-            for key, value in fees.items():
-                echo(f"{key}: {value}")
-    elif what in ("balance", "account"):
-        address = Keyring(home).resolve(needs_arg("an address or key name"))
-        prefix = BALANCES if what == "balance" else ACCOUNTS
-        document = json_answer(chain.query(prefix + address, height=height).data, what)
-        if what == "account":
-            if as_json:
-                emit_json(document)
-            else:
-                echo(json.dumps(document, indent=2))
-            return
-        ugnot = _ugnot(document if isinstance(document, str) else "?")
-        if as_json:
-            emit_json({"address": address, "ugnot": ugnot})
-        else:
-            echo(f"{ugnot}ugnot")
+        realm_query.answer(
+            home, chain, what, arg, height=height, offset=offset, limit=limit, as_json=as_json
+        )
     elif is_raw_path(what):
         if what in NEEDS_DATA and data is None:
             raise BadInput(f"query {what} needs --data")
@@ -126,7 +86,7 @@ def is_raw_path(what: str) -> bool:
     return what in (*NEEDS_DATA, GASPRICE) or what.startswith((BALANCES, ACCOUNTS))
 
 
-def raw_answer(chain: Chain, what: str, data: str, height: int, as_json: bool) -> None:
+def raw_answer(chain: ChainReader, what: str, data: str, height: int, as_json: bool) -> None:
     """Ask ``chain`` a gnokey path and print its answer."""
     answer = chain.query(what, data, height=height)
     if as_json:
@@ -144,14 +104,3 @@ def json_answer(text: str, what: str) -> Any:
         return json.loads(text)
     except ValueError:
         raise Unreachable(f"the chain answered {what} with something that is not JSON") from None
-
-
-def _ugnot(coins: str) -> int:
-    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
-    (negative, garbled) is the chain's garbage, never shown as a number."""
-    try:
-        return parse_coins(coins).get("ugnot", 0)
-    except BadInput:
-        raise Unreachable(
-            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
-        ) from None

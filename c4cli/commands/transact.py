@@ -26,8 +26,8 @@ from c4cli.chain.interface import (
     SendPolicy,
     Signer,
 )
-from c4cli.chain.queries import ACCOUNTS
-from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee, go_json
+from c4cli.chain.paths import ACCOUNTS
+from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands import line
@@ -37,6 +37,7 @@ from c4cli.commands.text import key_names
 from c4cli.errors import BadInput
 from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
+from c4cli.gotext import go_json
 from c4cli.home.config import read_fee_cap
 from c4cli.home.keys import Keyring
 

@@ -1,0 +1,92 @@
+"""`c4 query`'s named queries: the realm's JSON (game, active, leaders), its page
+(render), its fees, and an account's balance or record by key name or address.
+
+Apart from gnokey's paths (:mod:`c4cli.commands.fast_query`), which need neither
+the realm's client nor the keyring: a query by path loads neither.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from c4cli.chain.interface import ChainReader
+from c4cli.chain.paths import ACCOUNTS, BALANCES
+from c4cli.client.realm_client import RealmClient
+from c4cli.coins import parse_coins
+from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.fast_query import json_answer
+from c4cli.commands.text import game_id_arg
+from c4cli.errors import BadInput, Unreachable
+from c4cli.escape import printable
+from c4cli.home.keys import Keyring
+
+LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees")
+
+
+def answer(
+    home: Path,
+    chain: ChainReader,
+    what: str,
+    arg: str | None,
+    *,
+    height: int,
+    offset: int,
+    limit: int,
+    as_json: bool,
+) -> None:
+    """Print the named query ``what`` (one of ``fast_query.NAMED``) as read from ``chain``."""
+
+    def needs_arg(name: str) -> str:
+        if arg is None:
+            raise BadInput(f"query {what} needs {name}")
+        return arg
+
+    realm = RealmClient(chain)
+    if height and what in LAST_BLOCK_ONLY:
+        raise BadInput(f"--height: query {what} reads the last block only; use vm/qeval")
+    if what == "game":
+        echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
+    elif what == "active":
+        echo(realm.active_json(offset, limit))
+    elif what == "leaders":
+        echo(realm.leaders_json())
+    elif what == "render":
+        markdown = realm.render(arg or "")
+        if as_json:
+            emit_json({"height": chain.head().height, "markdown": markdown})
+        else:
+            echo(printable(markdown, lines=True), nl=False)
+    elif what == "fees":
+        fees = realm.fees()._asdict()
+        if as_json:
+            emit_json(fees)
+        else:
+            for key, value in fees.items():
+                echo(f"{key}: {value}")
+    else:
+        address = Keyring(home).resolve(needs_arg("an address or key name"))
+        prefix = BALANCES if what == "balance" else ACCOUNTS
+        document = json_answer(chain.query(prefix + address, height=height).data, what)
+        if what == "account":
+            if as_json:
+                emit_json(document)
+            else:
+                echo(json.dumps(document, indent=2))
+            return
+        ugnot = _ugnot(document if isinstance(document, str) else "?")
+        if as_json:
+            emit_json({"address": address, "ugnot": ugnot})
+        else:
+            echo(f"{ugnot}ugnot")
+
+
+def _ugnot(coins: str) -> int:
+    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
+    (negative, garbled) is the chain's garbage, never shown as a number."""
+    try:
+        return parse_coins(coins).get("ugnot", 0)
+    except BadInput:
+        raise Unreachable(
+            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
+        ) from None
