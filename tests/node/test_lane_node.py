@@ -80,7 +80,7 @@ def test_a_node_that_does_not_answer_reads_the_same_both_ways(
     assert lane == clicked and lane[0] == 3
 
 
-def test_a_query_of_a_node_loads_no_click(bound: Home, c4_bin: str) -> None:
+def test_a_query_of_a_node_loads_no_click_and_nothing_that_signs(bound: Home, c4_bin: str) -> None:
     env = dict(os.environ, C4_HOME=str(bound.path), C4_PASSWORD="")
     python = os.path.join(os.path.dirname(c4_bin), "python")
     query = ["query", "vm/qrender", "--data", f"{REALM_PATH}:"]
@@ -93,8 +93,12 @@ def test_a_query_of_a_node_loads_no_click(bound: Home, c4_bin: str) -> None:
     )
     assert proc.returncode == 0 and proc.stdout.startswith("height: ")
     loaded = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
-    assert "c4cli.chain.remote" in loaded  # the measurement works
+    assert "c4cli.chain.node_reads" in loaded  # the measurement works
     assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
+    # A query opens the node's reader (connect.open_reader): the sending half, the
+    # signing and the keyring stay unloaded.
+    signing = ("c4cli.chain.remote", "c4cli.chain.tx", "c4cli.chain.crypto", "c4cli.home.keys")
+    assert not [name for name in loaded if name in signing or name.startswith("coincurve")]
 
 
 PLAY_PATH = "gno.land/r/c4cli/lane/connect4"  # games of its own, apart from the differential's
