@@ -43,12 +43,7 @@ def open_chain(
     is, at ``realm_path`` (default the deployed realm's), and signs only for the
     ``chain_id`` given.
     """
-    node = _node(_node_chain, home, url=url, realm_path=realm_path, chain_id=chain_id)
-    if node is not None:
-        return node
-    chain = _local_chain(home)
-    chain.require()
-    return chain
+    return _open(_sender, home, url=url, realm_path=realm_path, chain_id=chain_id)
 
 
 def open_reader(
@@ -62,12 +57,7 @@ def open_reader(
     query`): a node's client comes without its sending half, so nothing that signs,
     simulates or delivers is loaded; every check of the chain and its answers is the
     same."""
-    node = _node(_node_reader, home, url=url, realm_path=realm_path, chain_id=chain_id)
-    if node is not None:
-        return node
-    chain = _local_chain(home)
-    chain.require()
-    return chain
+    return _open(_reader, home, url=url, realm_path=realm_path, chain_id=chain_id)
 
 
 def local_chain(home: Path, what: str, *, url: str | None = None) -> LocalControls:
@@ -109,32 +99,36 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
     ``chain_id`` (when given) and holds the realm; nothing is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
-    node = _node_chain(url, realm_path=realm_path, chain_id=chain_id)
+    node = _sender()(url, realm_path=realm_path, chain_id=chain_id)
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
         raise BadInput(f"the node at {url} is not chain {chain_id!r}")
     for other in node.urls:  # several URLs: every one answers, for this chain
         if other != node.url:
-            _node_chain(other, realm_path=realm_path, chain_id=node.chain_id).head()
+            _sender()(other, realm_path=realm_path, chain_id=node.chain_id).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)
     return Binding(remote, head)
 
 
-def _node(
-    client: Callable[..., Client],
+def _open(
+    kind: Callable[[], type[Client]],
     home: Path,
     *,
     url: str | None,
     realm_path: str | None,
     chain_id: str | None,
-) -> Client | None:
+) -> Client | LocalControls:
+    """The node's client of ``kind`` (imported only if a node is named), else the
+    home's own chain; a home with neither is exit 3."""
     config = read_remote(home)
     if url is None and config is None:
-        return None
+        chain = _local_chain(home)
+        chain.require()
+        return chain
     if config is None:
-        return client(
+        return kind()(
             str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=chain_id, unbound=True
         )
     if realm_path is not None and realm_path != config.realm_path:
@@ -144,7 +138,7 @@ def _node(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     journal = Journal(home)
-    return client(
+    return kind()(
         config.url if url is None else url,
         realm_path=config.realm_path,
         chain_id=config.chain_id,
@@ -164,43 +158,15 @@ def _local_chain(home: Path) -> LocalControls:
     return local.LocalChain(home)
 
 
-def _node_chain(
-    url: str,
-    *,
-    realm_path: str,
-    chain_id: str | None,
-    journal: Journal | None = None,
-    seen_height: int = 0,
-    unbound: bool = False,
-) -> NodeChain:
+def _sender() -> type[NodeChain]:
+    """A node's whole client: reads, signing, simulation and delivery."""
     from c4cli.chain import remote
 
-    return remote.NodeChain(
-        url,
-        realm_path=realm_path,
-        chain_id=chain_id,
-        journal=journal,
-        seen_height=seen_height,
-        unbound=unbound,
-    )
+    return remote.NodeChain
 
 
-def _node_reader(
-    url: str,
-    *,
-    realm_path: str,
-    chain_id: str | None,
-    journal: Journal | None = None,
-    seen_height: int = 0,
-    unbound: bool = False,
-) -> NodeReader:
+def _reader() -> type[NodeReader]:
+    """A node's client without its sending half: what a query needs."""
     from c4cli.chain import node_reads
 
-    return node_reads.NodeReader(
-        url,
-        realm_path=realm_path,
-        chain_id=chain_id,
-        journal=journal,
-        seen_height=seen_height,
-        unbound=unbound,
-    )
+    return node_reads.NodeReader

@@ -131,14 +131,14 @@ def test_a_home_that_is_a_file_is_left_to_click(tmp_path: Path) -> None:
     assert fast_query.run([*QRENDER, "--home", str(tmp_path / "file")]) is None
 
 
-@pytest.mark.parametrize("lane", ["fast_query", "fast_play"])
+@pytest.mark.parametrize("lane", ["fast_query, realm_query", "fast_play"])
 def test_a_lane_loads_no_click(lane: str) -> None:
     """What a lane imports, its command imports: click and rich are not among it."""
     code = (
         "import sys\n"
         f"from c4cli.commands import ending, {lane}\n"
         "from c4cli.client import connect\n"
-        "connect._node_chain('http://127.0.0.1:9', realm_path='gno.land/r/x', chain_id=None)\n"
+        "connect._sender()('http://127.0.0.1:9', realm_path='gno.land/r/x', chain_id=None)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich')))\n"
     )
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
