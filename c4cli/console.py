@@ -4,8 +4,9 @@ The module's first statements put in handlers through ``_signal`` (the C module
 beneath ``signal``, which builds no enums on import) that only note the signal,
 before anything else of c4, click or the standard library is loaded; ``main``
 then ends in one line for a signal noted while c4 was loading, as for one that
-comes later. What runs before this module (the interpreter's own start-up) is
-Python's.
+comes later. What runs before those handlers are in is Python's: the interpreter's
+own start-up, and its default Ctrl-C (a KeyboardInterrupt) for a SIGINT that lands
+as the console script enters the package or this module, before its first statement.
 """
 
 import _signal
