@@ -16,7 +16,7 @@ from typing import Any
 from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.interface import Receipt, Signer, TxOutcome
+from c4cli.chain.interface import Receipt, Signer, ThenRead, TxOutcome
 from c4cli.chain.msgs import msg_names
 from c4cli.chain.node_txs import NodeTransactions
 from c4cli.chain.rpc import block_timeout
@@ -33,6 +33,10 @@ class Superseded(Refused):
 
 class NodeDelivery(NodeTransactions):
     """Sending signed bytes to a node and learning their fate, journaled all along."""
+
+    # What the caller of the transaction being sent reads once it lands (Chain.submit's
+    # then_read): asked in the request that reads its block.
+    then_read: ThenRead | None = None
 
     def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
         """Send a signed transaction and wait for its block.
@@ -265,6 +269,16 @@ class NodeDelivery(NodeTransactions):
             )
         return receipt
 
+    def _reads_after(self, result: TxOutcome) -> list[tuple[str, str]]:
+        """What the caller reads once ``result`` landed, to ask along with its block: a
+        saving only, so a hint that cannot be made is none (the reads go alone)."""
+        if self.then_read is None:
+            return []
+        try:
+            return self.then_read(self, result)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return []
+
     def _receipt(
         self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
     ) -> tuple[Receipt, str]:
@@ -277,7 +291,6 @@ class NodeDelivery(NodeTransactions):
             raise Unreachable(
                 f"{self.redacted} answered with a transaction in a shape it never has"
             ) from None
-        time = self._block_holding(height, encode_tx(tx))
         error = answers.refusal(base) if base.get("Error") else ""
         result = TxOutcome(
             tx,
@@ -288,6 +301,8 @@ class NodeDelivery(NodeTransactions):
             data=data,
             transfers=() if error else tuple(self._transfers(events)),
         )
+        reads = [] if error else self._reads_after(result)
+        time = self._block_holding(height, encode_tx(tx), reads)
         receipt = Receipt(
             height=height,
             time=time,

@@ -166,6 +166,10 @@ class Reader(Protocol):
 # chain, inside the lock the transaction executes under.
 Build = Callable[[Reader], "list[Msg]"]
 
+# The reads a caller will make once its transaction has landed, given the chain and
+# what the transaction did: (path, data) pairs, each asked at the last block.
+ThenRead = Callable[[Reader, TxOutcome], "list[tuple[str, str]]"]
+
 
 class ChainReader(Reader, Protocol):
     """A chain as a query sees it: its answers and its last block, nothing that signs or
@@ -233,7 +237,15 @@ class Chain(ChainReader, Protocol):
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
-    ) -> Receipt: ...
+        then_read: ThenRead | None = None,
+    ) -> Receipt:
+        """Sign and submit the messages ``build`` makes; the receipt once it landed.
+
+        ``then_read``: the queries the caller will ask once the transaction landed (a
+        game read back). A node asks them in the request that reads the landed block,
+        one round trip where there would be two, and serves each answer once; the
+        local chain answers from its state and fetches nothing ahead."""
+        ...
 
     def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         """Send a transaction signed elsewhere (``c4 sign``, ``gnokey sign``, a

@@ -31,6 +31,7 @@ from c4cli.chain.interface import (
     Receipt,
     SendPolicy,
     Signer,
+    ThenRead,
     Verified,
 )
 from c4cli.chain.listing import local_blocks, local_tx
@@ -245,6 +246,7 @@ class LocalChain(LoggedState):
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
+        then_read: ThenRead | None = None,
     ) -> Receipt:
         """Sign for the signer's current sequence, execute, append: all under the lock.
 
@@ -252,6 +254,7 @@ class LocalChain(LoggedState):
         against, so a default such as "the move count I see" is read inside the
         same lock. Executing is the simulation: a refused transaction is never
         appended, whatever ``policy.simulate`` says, and ``only`` appends nothing.
+        ``then_read`` is for a node: what follows reads this home's own state.
         """
         with self.log.locked(exclusive=True):
             state = self._current()

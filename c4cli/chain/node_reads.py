@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import time as wallclock
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from c4cli.chain import answers
@@ -89,7 +89,9 @@ class NodeReader(Rpc):
         # Sign over the legacy payload: set once a node refused the current one.
         self.legacy_payload = False
         self._ahead: list[str] = []  # paths to ask along with the next read
-        self._asked: dict[str, Any] = {}  # their answers, each served once
+        # Answers asked ahead (those paths', reads along with a landed block), by
+        # (path, data): each serves the first query of it at the last block, once.
+        self._asked: dict[tuple[str, bytes], Any] = {}
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; the first of a command checks the chain behind the URL.
@@ -283,8 +285,8 @@ class NodeReader(Rpc):
 
     def _abci(self, path: str, data: bytes, height: int = 0) -> tuple[bytes, int]:
         plain = not data and not height
-        if plain and path in self._asked:
-            result = self._asked.pop(path)
+        if not height and (path, data) in self._asked:
+            result = self._asked.pop((path, data))
         elif self._ahead:
             extra = [p for p in self._ahead if p != path or not plain]
             self._ahead = []
@@ -292,7 +294,7 @@ class NodeReader(Rpc):
                 [("abci_query", _params(path, data, height))]
                 + [("abci_query", _params(p, b"", 0)) for p in extra]
             )
-            self._asked.update(zip(extra, found[1:], strict=True))
+            self._asked.update(zip([(p, b"") for p in extra], found[1:], strict=True))
             result = found[0]
         else:
             result = self.rpc("abci_query", _params(path, data, height))
@@ -309,6 +311,30 @@ class NodeReader(Rpc):
             raise Unreachable(
                 f"{self.redacted} answered abci_query {path} in a shape it never has"
             ) from None
+
+    def block_with(self, height: int, reads: Sequence[tuple[str, str]] = ()) -> Any:
+        """``block`` at ``height``; ``reads`` (queries as (path, data)) asked at the last
+        block in the same request, each answer that came serving the first query of it.
+        The node answers a batch's calls in order: they see at least that block.
+
+        The reads are a saving, never a condition: when the request fails (a read
+        held it past the timeout) or the block did not come with it, the block is
+        asked alone, as it would have been without them."""
+        block: Any = None
+        if reads:
+            try:
+                found = self._calls(
+                    [("block", {"height": str(height)})]
+                    + [("abci_query", _params(path, data.encode(), 0)) for path, data in reads],
+                    None,
+                )
+            except Unreachable:
+                found = [None]
+            block = None if isinstance(found[0], Unreachable) else found[0]
+            for (path, data), answer in zip(reads, found[1:], strict=False):
+                if block is not None and not isinstance(answer, Unreachable):
+                    self._asked[(path, data.encode())] = answer
+        return block if block is not None else self.rpc("block", {"height": str(height)})
 
     def block_time(self, height: int) -> int:
         block = self.rpc("block", {"height": str(height)})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from c4cli.address import package_address
@@ -95,10 +96,13 @@ class NodeTransactions(NodeReader):
                 continue
         return None
 
-    def _block_holding(self, height: int, raw: bytes) -> int:
+    def _block_holding(self, height: int, raw: bytes, reads: Sequence[tuple[str, str]] = ()) -> int:
         """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer
-        is believed only if the block it names has the transaction in it."""
-        block = self.rpc("block", {"height": str(height)})
+        is believed only if the block it names has the transaction in it.
+
+        ``reads`` (queries as (path, data)) are asked at the last block in the same
+        request, and each answer that came serves the first query of it."""
+        block = self.block_with(height, reads)
         txs = answers.field(self.redacted, block, "block", "data", "txs")
         if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
             raise Unreachable(

@@ -25,6 +25,7 @@ from c4cli.chain.interface import (
     Receipt,
     SendPolicy,
     Signer,
+    ThenRead,
     TxOutcome,
 )
 from c4cli.chain.msgs import msg_names, msg_signer
@@ -68,6 +69,7 @@ class NodeChain(NodeDelivery):
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
+        then_read: ThenRead | None = None,
     ) -> Receipt:
         """Sign for the account's number and sequence on the node, broadcast, wait for the block.
 
@@ -78,14 +80,23 @@ class NodeChain(NodeDelivery):
         ``policy.fee_cap``. With the gas given, the transaction is still simulated
         first unless ``policy.simulate`` is ``skip``, so a call the realm refuses costs
         nothing. A sequence another client used first is fetched again, and the
-        transaction signed and sent once more, once.
+        transaction signed and sent once more, once. ``then_read`` travels with the
+        read of the block it lands in.
         """
         self._require_confirmed("sign for")
         self.reconcile(signer)
         # The account's numbers (and the gas price, for a fee c4 picks) travel with the
         # first read the messages make: one request, not three.
         self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
+        self.then_read = then_read  # this transaction's, not one reconcile settled
+        try:
+            return self._submit(signer, build, fee, memo, policy)
+        finally:
+            self.then_read = None
 
+    def _submit(
+        self, signer: Signer, build: Build, fee: dict[str, str], memo: str, policy: SendPolicy
+    ) -> Receipt:
         def attempt() -> Receipt:
             return self._send(signer, build(self), fee, memo, policy)
 

@@ -201,6 +201,13 @@ def game_of(result: TxOutcome) -> int | None:
     return game
 
 
+def game_read_back(reader: Reader, result: TxOutcome) -> list[tuple[str, str]]:
+    """What a command reads once its transaction landed (a Chain.submit ``then_read``):
+    the game the transaction was about, as :meth:`RealmClient.game` asks for it."""
+    about = game_of(result)
+    return [] if about is None else [RealmClient(reader).game_query(about)]
+
+
 def _int_arg(args: list[str], index: int) -> int | None:
     try:
         return int(args[index])
@@ -217,9 +224,13 @@ class RealmClient:
     def _value(self, expression: str) -> str:
         return self._typed(expression)[0]
 
+    def _query(self, expression: str) -> tuple[str, str]:
+        """The query (path, data) that evaluates ``expression`` in the realm."""
+        return QEVAL, f"{self.reader.realm_path}.{expression}"
+
     def _typed(self, expression: str) -> tuple[str, str]:
         """A value of the realm and its type, as ``vm/qeval`` prints them."""
-        answer = self.reader.query(QEVAL, f"{self.reader.realm_path}.{expression}")
+        answer = self.reader.query(*self._query(expression))
         try:
             return parse_result(answer.data)
         except ValueError:
@@ -245,6 +256,10 @@ class RealmClient:
 
     def game_json(self, game_id: int) -> str:
         return self._value(f"GameJSON({game_id})")
+
+    def game_query(self, game_id: int) -> tuple[str, str]:
+        """The query :meth:`game` asks, to be asked ahead of it."""
+        return self._query(f"GameJSON({game_id})")
 
     def game(self, game_id: int) -> GameView | None:
         document = self._document(f"GameJSON({game_id})")

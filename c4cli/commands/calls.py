@@ -9,7 +9,7 @@ from typing import Any
 
 from c4cli.chain.interface import Receipt
 from c4cli.client import workflow
-from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
+from c4cli.client.realm_client import GameView, RealmClient, Status, game_of, game_read_back
 from c4cli.coins import gnot
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit
@@ -43,7 +43,7 @@ def run_call(
     go stale. The game the call was about is read back once it landed.
     """
     signer = acting_address(home, key, opts["master"])
-    receipt = submit(home, key, workflow.messages(build, signer), opts)
+    receipt = submit(home, key, workflow.messages(build, signer), opts, then_read=game_read_back)
     # From here on the transaction is in a block: nothing below may fail the command.
     game = None
     about = game_of(receipt.result)

@@ -25,6 +25,7 @@ from c4cli.chain.interface import (
     Receipt,
     SendPolicy,
     Signer,
+    ThenRead,
 )
 from c4cli.chain.paths import ACCOUNTS
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
@@ -131,12 +132,19 @@ def local_chain(home: Path, what: str) -> LocalControls:
     return connect.local_chain(home, what, url=line.remote_url())
 
 
-def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Receipt:
+def submit(
+    home: Path,
+    key_name: str,
+    build: Build,
+    opts: dict[str, Any],
+    *,
+    then_read: ThenRead | None = None,
+) -> Receipt:
     """Sign with KEY (a session key with --master) and submit: the path of every transaction.
 
     ``opts`` holds the values of :func:`tx_options`. On a node, the node client
     journals the transaction as pending before its bytes leave, and as landed once
-    it is in a block.
+    it is in a block; ``then_read`` names what the command reads once it landed.
     """
     # A missing chain is reported before any key is opened.
     chain = open_chain(home, chain_id=opts.get("chain_id"))
@@ -150,7 +158,7 @@ def submit(home: Path, key_name: str, build: Build, opts: dict[str, Any]) -> Rec
         simulate=opts.get("simulate") or "test", fee_cap=fee_cap(home, opts.get("fee_cap"))
     )
     outbox.transacting()
-    return chain.submit(signer, build, fee, opts["memo"], policy=policy)
+    return chain.submit(signer, build, fee, opts["memo"], policy=policy, then_read=then_read)
 
 
 def generate_only(

@@ -34,6 +34,7 @@ class Proxy(http.server.ThreadingHTTPServer):
         self.node_url = node_url
         self.rules: dict[str, Rule] = {}
         self.seen: list[str] = []
+        self.requests: list[list[str]] = []  # each HTTP request's methods, a batch's all
         self.authorization: list[str] = []  # the basic-auth credentials c4 sent
         self.trickle_headers = False
 
@@ -60,6 +61,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         # A JSON-RPC batch (c4 sends its first read with the status that checks the
         # chain): each call answered as if it came alone, rules and all.
         calls = request if isinstance(request, list) else [request]
+        self.server.requests.append([str(call.get("method")) for call in calls])
         answers = [self._answer(json.dumps(call).encode(), call) for call in calls]
         if any(answer is None for answer in answers):
             self.close_connection = True

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_alike
-from node.proxy import interrupted_while_held
+from node.proxy import interrupted_while_held, proxy_for
 from node.test_remote import bound_home
 from node.twin import REALM_PATH
 
@@ -126,6 +126,33 @@ def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> 
     assert lane[0] == clicked.exit_code == 0, lane
     assert masked(lane[1]) == masked(clicked.stdout)
     assert "move 2, " in lane[1] and lane[2] == clicked.stderr == ""
+
+
+def test_a_move_is_four_requests_and_reads_its_game_back_with_its_block(
+    gno_node: Any, players: Home, c4_bin: str
+) -> None:
+    """A move on a node: its first read (the game's move count, the account's numbers
+    and the gas price, with the status that checks the chain), the simulation, the
+    broadcast, and then the block it landed in with the game read back, in one
+    request; the game shown is the chain's after the move."""
+    game, first, second = new_game(players)
+    with proxy_for(gno_node.url) as proxy:
+        env = {"C4_REMOTE": proxy.url}
+        code, out, err = lane_run(players, c4_bin, ["play", game, "4", first, "--json"], env)
+        assert code == 0, err
+        played = json.loads(out)
+        assert played["game"] == players.game(int(game)) and played["game"]["moves"] == 1
+        assert proxy.requests == [
+            ["status", "abci_query", "abci_query", "abci_query"],
+            ["abci_query"],
+            ["broadcast_tx_commit"],
+            ["block", "abci_query"],
+        ], proxy.requests
+        # Through click, the same: the read back is served from the block's request.
+        proxy.requests.clear()
+        clicked = players.run("--remote", proxy.url, "play", game, "3", "--move", "1", second)
+        assert clicked.exit_code == 0 and len(proxy.requests) == 4, proxy.requests
+    assert "move 2, " in clicked.stdout and players.game(int(game))["moves"] == 2
 
 
 def test_a_move_through_the_lane_loads_no_click(players: Home, c4_bin: str) -> None:
