@@ -164,7 +164,7 @@ LAZY = {
     ("commands/transact.py", "click"): "a passphrase prompt on a terminal: the fast lanes",
     ("engine/board.py", "c4cli.engine"): "the SVG drawing, which imports board.py itself",
     ("engine/solver.py", "c4cli.engine"): "the native solver: a shared library, solving only",
-    ("home/config.py", "tomllib"): "a TOML reader: only for a home that has a config",
+    ("home/config.py", "rtoml"): "a TOML reader: only for a home that has a config",
     ("home/config.py", "tomli_w"): "a TOML writer: only when the config is written",
     ("home/keys.py", "c4cli.home"): "the cryptography package (60-130 ms): sealed keys only",
     ("realm/abi.py", "c4cli.realm.render"): "Render and its SVGs: pages only",

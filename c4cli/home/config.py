@@ -42,12 +42,18 @@ def _document(home: Path, what: str) -> dict[str, object] | None:
         return None
     except OSError as exc:
         raise HomeDamaged(f"cannot read {path}: {exc.strerror or exc}") from None
-    import tomllib  # only for a home that has a config: the local path stays light
+    except UnicodeDecodeError:
+        raise HomeDamaged(f"{path} is not {what}") from None
+    # Only for a home that has a config: the local path stays light. rtoml (the log's
+    # reader) loads in a fifth of the time tomllib takes to compile its patterns.
+    import rtoml
 
     try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+        document = rtoml.loads(text)
+    except rtoml.TomlParsingError:
         raise HomeDamaged(f"{path} is not {what}") from None
+    assert isinstance(document, dict)
+    return document
 
 
 _NOT_A_CONFIG = "a c4 config (a [remote] with url, chain_id, realm_path, each a non-empty string)"

@@ -190,3 +190,25 @@ def test_a_config_whose_url_is_not_text_is_damage_not_a_host(home: Home) -> None
     )
     result = home.fails(3, "time")
     assert "config.toml is not a c4 config" in result.stderr
+
+
+NOT_A_CONFIG = "a c4 config (a [remote] with url, chain_id, realm_path, each a non-empty string)"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'[remote]\nurl = "\xff"\n',  # not UTF-8
+        b"[remote]\nurl = ",  # not TOML
+        b'[remote]\nurl = "a"\nurl = "b"\n',  # a key twice
+        b'fee_cap = "1gnot"\n[remote]\n',  # a [remote] with nothing in it
+    ],
+)
+def test_a_config_that_is_not_one_is_damage_in_one_line(home: Home, text: bytes) -> None:
+    """A config.toml c4 cannot read as its own is exit 3 naming the file, never a
+    traceback or an internal error, whatever its bytes."""
+    home.path.mkdir(parents=True)
+    (home.path / "config.toml").write_bytes(text)
+    for argv in (["time"], ["query", "game", "1"]):
+        result = home.fails(3, *argv)
+        assert result.stderr == f"Error: {home.path / 'config.toml'} is not {NOT_A_CONFIG}\n"
