@@ -13,6 +13,7 @@ from pathlib import Path
 
 from c4cli import outbox
 from c4cli.commitment import commitment_of, is_commitment
+from c4cli.errors import HomeDamaged
 from c4cli.files import read_private, write_private
 
 
@@ -62,7 +63,18 @@ class SecretStore:
             raise
 
     def find(self, address: str, commitment: str) -> str | None:
+        """The secret kept for ``commitment``, or None if none is; a file that does not
+        open its commitment (damaged, or not c4's) is exit 3 naming it, never sent."""
         path = self._path(address, commitment)
         if path is None or not path.exists():
             return None
-        return read_private(path).decode()
+        try:
+            secret = read_private(path).decode()
+        except UnicodeDecodeError:
+            secret = None
+        if secret is None or commitment_of(secret) != commitment:
+            raise HomeDamaged(
+                f"{path} does not hold the secret of commitment {commitment} (damaged?): "
+                "if you have the secret elsewhere, reveal with --secret"
+            )
+        return secret

@@ -5,6 +5,8 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
+import pytest
+
 from c4cli.home.keys import Keyring
 from support import Home
 
@@ -39,6 +41,29 @@ def test_a_secret_readable_by_others_is_refused(chain: Home) -> None:
     secret.chmod(0o644)
     result = chain.fails(3, "reveal", "1", "alice")
     assert f"chmod 600 {secret}" in result.stderr
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8", b"", b"another secret"])
+def test_a_kept_secret_that_does_not_open_its_commitment_is_damage(
+    chain: Home, damage: bytes
+) -> None:
+    """A secret file that does not hash to its commitment (not UTF-8, emptied, replaced)
+    is exit 3 naming the file, before anything is signed; --secret still reveals."""
+    chain.ok("offer", "--stake", "1gnot", "--passphrase", OFFER_SECRET, "alice")
+    chain.ok("accept", "1", "bob")
+    (secret,) = [
+        p
+        for p in (chain.path / "secrets").rglob("*")
+        if p.is_file() and chain.address("alice") in str(p)
+    ]
+    secret.write_bytes(damage)
+    result = chain.fails(3, "reveal", "1", "alice")
+    assert result.stderr == (
+        f"Error: {secret} does not hold the secret of commitment {secret.name} (damaged?): "
+        "if you have the secret elsewhere, reveal with --secret\n"
+    )
+    chain.ok("reveal", "1", "alice", "--secret", OFFER_SECRET)
+    assert chain.game(1)["status"] == "playing"
 
 
 def test_no_secret_ever_reaches_an_output_or_the_log(home: Home) -> None:
