@@ -18,8 +18,9 @@ from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import Receipt, Signer, ThenRead, TxOutcome
 from c4cli.chain.msgs import msg_names
+from c4cli.chain.node_reads import abci_params
 from c4cli.chain.node_txs import NodeTransactions
-from c4cli.chain.rpc import block_timeout
+from c4cli.chain.rpc import Rpc, block_timeout
 from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
 
 
@@ -35,8 +36,11 @@ class NodeDelivery(NodeTransactions):
     """Sending signed bytes to a node and learning their fate, journaled all along."""
 
     # What the caller of the transaction being sent reads once it lands (Chain.submit's
-    # then_read): asked in the request that reads its block.
+    # then_read): asked after the broadcast in its request, or else with its block.
     then_read: ThenRead | None = None
+    # The last block and those reads as they came with a broadcast, by its TX HASH
+    # (see _commit).
+    landing: tuple[str, Any, list[tuple[tuple[str, str], Any]]] | None = None
 
     def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
         """Send a signed transaction and wait for its block.
@@ -57,12 +61,10 @@ class NodeDelivery(NodeTransactions):
     ) -> Receipt:
         """broadcast_tx_commit of bytes already journaled as pending (signed for
         ``sequence``), and the receipt."""
+        # What the caller reads once it lands, as far as the transaction names it before.
+        reads = self._reads_after(TxOutcome(tx, tx_id, signer.address))
         try:
-            answer = self.rpc(
-                "broadcast_tx_commit",
-                {"tx": base64.b64encode(raw).decode()},
-                timeout=block_timeout(),
-            )
+            answer = self._commit(raw, tx_id, reads)
         except Unreachable as lost:
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
@@ -100,6 +102,40 @@ class NodeDelivery(NodeTransactions):
                 f"transaction's result (hash {answered_hash or '-'}, height {height})",
             )
         return self._landed(signer, tx, tx_id, {"tx_result": deliver}, height)
+
+    def _commit(self, raw: bytes, tx_id: str, reads: list[tuple[str, str]]) -> Any:
+        """broadcast_tx_commit's answer; or Unreachable, as the call alone would raise.
+
+        Where the node has answered a batch in this command, the request also asks
+        for the last block and ``reads`` (what the caller will read once the
+        transaction lands, as far as it is known before: a call about a game names
+        it). tm2 answers a batch's calls in order, so they come once the block with
+        the transaction is committed: its receipt then needs no request of its own
+        (:meth:`_block_holding` checks that block as it would have read it). They
+        ride after the broadcast, never before: the chain was checked already, and
+        the bytes go to this one node.
+        """
+        params = {"tx": base64.b64encode(raw).decode()}
+        self.landing = None
+        if not self._checked:
+            self._over_nodes(self._check_chain)
+        if not self.takes_batches:
+            return Rpc.rpc(self, "broadcast_tx_commit", params, timeout=block_timeout())
+        found = self.batch(
+            [("broadcast_tx_commit", params), ("block", {})]
+            + [("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads],
+            timeout=block_timeout(),
+        )
+        if found is None:
+            raise Unreachable(
+                f"{self.redacted} answered broadcast_tx_commit in a shape it never has"
+            )
+        answer, block, *read = found
+        if isinstance(answer, Unreachable):
+            raise answer
+        if not isinstance(block, Unreachable):
+            self.landing = (tx_id, block, list(zip(reads, read, strict=True)))
+        return answer
 
     def _find_or_pending(
         self, signer: Signer, tx: dict[str, Any], tx_id: str, sequence: int, why: str
@@ -269,6 +305,24 @@ class NodeDelivery(NodeTransactions):
             )
         return receipt
 
+    def _block_came(self, tx_id: str, height: int) -> Any:
+        """Block ``height`` if it came with the answer to the broadcast of ``tx_id`` (the
+        last block then), its reads kept to serve the caller's queries; None when
+        another block came (or none): it is asked for."""
+        landing, self.landing = self.landing, None
+        if landing is None or landing[0] != tx_id:
+            return None
+        _, block, reads = landing
+        try:
+            came = int(block["block"]["header"]["height"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if came >= height:  # the reads ran after the transaction's block was committed
+            for (path, data), answer in reads:
+                if not isinstance(answer, Unreachable):
+                    self._asked[(path, data.encode())] = answer
+        return block if came == height else None
+
     def _reads_after(self, result: TxOutcome) -> list[tuple[str, str]]:
         """What the caller reads once ``result`` landed, to ask along with its block: a
         saving only, so a hint that cannot be made is none (the reads go alone)."""
@@ -301,8 +355,10 @@ class NodeDelivery(NodeTransactions):
             data=data,
             transfers=() if error else tuple(self._transfers(events)),
         )
-        reads = [] if error else self._reads_after(result)
-        time = self._block_holding(height, encode_tx(tx), reads)
+        block = self._block_came(tx_id, height)
+        reads = [] if error or block is not None else self._reads_after(result)
+        reads = [(path, data) for path, data in reads if (path, data.encode()) not in self._asked]
+        time = self._block_holding(height, encode_tx(tx), reads, block=block)
         receipt = Receipt(
             height=height,
             time=time,

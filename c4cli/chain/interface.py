@@ -242,9 +242,10 @@ class Chain(ChainReader, Protocol):
         """Sign and submit the messages ``build`` makes; the receipt once it landed.
 
         ``then_read``: the queries the caller will ask once the transaction landed (a
-        game read back). A node asks them in the request that reads the landed block,
-        one round trip where there would be two, and serves each answer once; the
-        local chain answers from its state and fetches nothing ahead."""
+        game read back). A node asks them in the broadcast's request, after it (or,
+        for what only the outcome names, with the landed block), and serves each
+        answer once; the local chain answers from its state and fetches nothing
+        ahead."""
         ...
 
     def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:

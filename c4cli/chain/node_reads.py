@@ -92,14 +92,16 @@ class NodeReader(Rpc):
         # Answers asked ahead (those paths', reads along with a landed block), by
         # (path, data): each serves the first query of it at the last block, once.
         self._asked: dict[tuple[str, bytes], Any] = {}
+        self.takes_batches = False  # whether the node answered a batch as one, this command
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; the first of a command checks the chain behind the URL.
 
         A read that comes first travels in one request with the ``status`` that checks
         the chain (a JSON-RPC batch: one round trip, not two); its answer is believed
-        only once the status has passed. A broadcast never rides along: the chain is
-        checked before its bytes leave, and it is sent to one node only."""
+        only once the status has passed. A broadcast never rides along with a read:
+        the chain is checked before its bytes leave, and it is sent to one node only
+        (reads may ride after it: ``NodeDelivery._commit``)."""
         if method.startswith("broadcast"):
             if not self._checked:
                 self._over_nodes(self._check_chain)
@@ -148,6 +150,7 @@ class NodeReader(Rpc):
         check = not self._checked
         asked: list[tuple[str, dict[str, Any]]] = [("status", {})] if check else []
         found = self.batch(asked + calls, timeout=timeout)
+        self.takes_batches = found is not None
         if found is None:
             if check:
                 self._check_chain()
@@ -291,13 +294,13 @@ class NodeReader(Rpc):
             extra = [p for p in self._ahead if p != path or not plain]
             self._ahead = []
             found = self.calls(
-                [("abci_query", _params(path, data, height))]
-                + [("abci_query", _params(p, b"", 0)) for p in extra]
+                [("abci_query", abci_params(path, data, height))]
+                + [("abci_query", abci_params(p, b"", 0)) for p in extra]
             )
             self._asked.update(zip([(p, b"") for p in extra], found[1:], strict=True))
             result = found[0]
         else:
-            result = self.rpc("abci_query", _params(path, data, height))
+            result = self.rpc("abci_query", abci_params(path, data, height))
         if isinstance(result, Unreachable):
             raise result
         try:
@@ -325,7 +328,7 @@ class NodeReader(Rpc):
             try:
                 found = self._calls(
                     [("block", {"height": str(height)})]
-                    + [("abci_query", _params(path, data.encode(), 0)) for path, data in reads],
+                    + [("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads],
                     None,
                 )
             except Unreachable:
@@ -390,7 +393,8 @@ class NodeReader(Rpc):
         return amount, max(gas, 1)
 
 
-def _params(path: str, data: bytes, height: int) -> dict[str, Any]:
+def abci_params(path: str, data: bytes, height: int) -> dict[str, Any]:
+    """``abci_query``'s parameters for a query of ``path`` with ``data`` at ``height``."""
     return {
         "path": path,
         "data": base64.b64encode(data).decode(),

@@ -96,13 +96,17 @@ class NodeTransactions(NodeReader):
                 continue
         return None
 
-    def _block_holding(self, height: int, raw: bytes, reads: Sequence[tuple[str, str]] = ()) -> int:
+    def _block_holding(
+        self, height: int, raw: bytes, reads: Sequence[tuple[str, str]] = (), block: Any = None
+    ) -> int:
         """Block ``height``'s time, once it is seen to hold ``raw``: a broadcast's answer
         is believed only if the block it names has the transaction in it.
 
-        ``reads`` (queries as (path, data)) are asked at the last block in the same
-        request, and each answer that came serves the first query of it."""
-        block = self.block_with(height, reads)
+        ``block`` is that block's answer if it came already; else it is asked for, with
+        ``reads`` (queries as (path, data)) at the last block in the same request, each
+        answer that came serving the first query of it."""
+        if block is None:
+            block = self.block_with(height, reads)
         txs = answers.field(self.redacted, block, "block", "data", "txs")
         if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
             raise Unreachable(

@@ -80,8 +80,8 @@ class NodeChain(NodeDelivery):
         ``policy.fee_cap``. With the gas given, the transaction is still simulated
         first unless ``policy.simulate`` is ``skip``, so a call the realm refuses costs
         nothing. A sequence another client used first is fetched again, and the
-        transaction signed and sent once more, once. ``then_read`` travels with the
-        read of the block it lands in.
+        transaction signed and sent once more, once. ``then_read`` rides after the
+        broadcast (see :meth:`NodeDelivery._commit`).
         """
         self._require_confirmed("sign for")
         self.reconcile(signer)

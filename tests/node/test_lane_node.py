@@ -128,13 +128,13 @@ def test_a_move_through_the_lane_reads_as_clicks(players: Home, c4_bin: str) -> 
     assert "move 2, " in lane[1] and lane[2] == clicked.stderr == ""
 
 
-def test_a_move_is_four_requests_and_reads_its_game_back_with_its_block(
+def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_block(
     gno_node: Any, players: Home, c4_bin: str
 ) -> None:
     """A move on a node: its first read (the game's move count, the account's numbers
-    and the gas price, with the status that checks the chain), the simulation, the
-    broadcast, and then the block it landed in with the game read back, in one
-    request; the game shown is the chain's after the move."""
+    and the gas price, with the status that checks the chain), the simulation, and
+    the broadcast with the last block and the game read back riding after it in one
+    request, as gnokey's three; the game shown is the chain's after the move."""
     game, first, second = new_game(players)
     with proxy_for(gno_node.url) as proxy:
         env = {"C4_REMOTE": proxy.url}
@@ -145,14 +145,47 @@ def test_a_move_is_four_requests_and_reads_its_game_back_with_its_block(
         assert proxy.requests == [
             ["status", "abci_query", "abci_query", "abci_query"],
             ["abci_query"],
-            ["broadcast_tx_commit"],
-            ["block", "abci_query"],
+            ["broadcast_tx_commit", "block", "abci_query"],
         ], proxy.requests
-        # Through click, the same: the read back is served from the block's request.
+        # Through click, the same (--move: the first read is the account's and the price).
         proxy.requests.clear()
         clicked = players.run("--remote", proxy.url, "play", game, "3", "--move", "1", second)
-        assert clicked.exit_code == 0 and len(proxy.requests) == 4, proxy.requests
+        assert clicked.exit_code == 0 and len(proxy.requests) == 3, proxy.requests
     assert "move 2, " in clicked.stdout and players.game(int(game))["moves"] == 2
+
+
+@pytest.mark.parametrize("answer", ["an error", "another block"])
+def test_a_last_block_that_is_not_the_moves_is_asked_for_again(
+    gno_node: Any, players: Home, c4_bin: str, answer: str
+) -> None:
+    """The block that rides after the broadcast is believed only if it is the one the
+    broadcast names: an error in its place, or an earlier block (a proxy's), and the
+    move's block is asked for by its height, the game read with it; the move stands."""
+    from node.proxy import answer as answered
+
+    def latest(request: dict[str, Any], forward: Any) -> Any:
+        document = forward()
+        if request["params"].get("height"):
+            return document  # the block asked for by height: the node's own
+        if answer == "an error":
+            return {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -1, "message": "x"}}
+        document["result"]["block"]["header"]["height"] = "1"
+        return answered(request, document["result"])
+
+    game, first, _ = new_game(players)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["block"] = latest
+        env = {"C4_REMOTE": proxy.url}
+        code, out, err = lane_run(players, c4_bin, ["play", game, "4", first, "--json"], env)
+    assert code == 0 and err == "", err
+    # The move's block, and the game read again with it (it came with a block not seen).
+    assert proxy.requests[2:] == [
+        ["broadcast_tx_commit", "block", "abci_query"],
+        ["block", "abci_query"],
+    ]
+    played = json.loads(out)
+    assert played["game"]["moves"] == 1 and played["height"] > 1
+    assert played["game"] == players.game(int(game))
 
 
 def test_a_move_through_the_lane_loads_no_click(players: Home, c4_bin: str) -> None:
