@@ -137,6 +137,12 @@ class Journal:
             if not isinstance(entry, dict) or not isinstance(entry.get("hash"), str):
                 continue
             entry.setdefault("status", LANDED)  # lines written before statuses existed
+            wrong = _misshapen(entry)
+            if wrong is not None:
+                raise HomeDamaged(
+                    f"{self.path}: line {number} is not a transaction as c4 writes it "
+                    f"(its {wrong!r} is not what c4 writes there)"
+                )
             merged = by_hash.setdefault(entry["hash"], {})
             merged.update(entry)
             if entry["status"] != PENDING:
@@ -182,6 +188,45 @@ class Journal:
     def unseen(self) -> list[dict[str, Any]]:
         """Pending transactions of every account, oldest first."""
         return [entry for entry in self.entries() if entry["status"] == PENDING]
+
+
+_TEXTS = ("time", "sent_at", "signer", "reason", "gas_fee", "error", "func", "tx")
+_WHOLES = ("height", "sequence", "gas_wanted", "gas_used")
+
+
+def _texts(value: Any, *, or_none: bool = False) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(v, str) or (or_none and v is None) for v in value
+    )
+
+
+def _misshapen(entry: dict[str, Any]) -> str | None:
+    """The first field of a journal line whose value is not of the kind c4 writes there
+    (commands read them as such), or None; fields c4 does not know are left alone."""
+    checks: dict[str, bool] = {
+        "status": entry["status"] in (PENDING, LANDED, REFUSED, DROPPED),
+        "session": entry.get("session") is None or isinstance(entry["session"], str),
+        "args": isinstance(entry.get("args", []), list)
+        and all(_texts(msg) for msg in entry.get("args", [])),
+        "send": _texts(entry.get("send", [])),
+        "to": _texts(entry.get("to", []), or_none=True),
+        "result": _texts(entry.get("result", [])),
+        "transfers": isinstance(entry.get("transfers", []), list)
+        and all(
+            isinstance(t, dict) and _texts([t.get("to"), t.get("amount")])
+            for t in entry.get("transfers", [])
+        ),
+        "signed": isinstance(entry.get("signed", {}), dict),
+    }
+    checks.update({key: isinstance(entry.get(key, ""), str) for key in _TEXTS})
+    if all(checks.values()) and "func" in entry:
+        # One of each per message, as messages() writes them together.
+        count = len(entry["func"].split(","))
+        checks.update(
+            {key: len(entry[key]) == count for key in ("args", "send", "to") if key in entry}
+        )
+    checks.update({key: type(entry.get(key, 0)) is int for key in _WHOLES})  # not a bool
+    return next((key for key, fine in checks.items() if not fine), None)
 
 
 def entries(home: Path) -> list[dict[str, Any]]:

@@ -192,6 +192,61 @@ def test_a_config_whose_url_is_not_text_is_damage_not_a_host(home: Home) -> None
     assert "config.toml is not a c4 config" in result.stderr
 
 
+A_LANDED_PLAY = {
+    "status": "landed",
+    "height": 5,
+    "time": "2026-01-01T00:00:05Z",
+    "hash": "5+s/c4X8gTOT3+f22PNMqBK7vv3U1eOvOucER7tgL9E=",
+    "signer": "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",
+    "func": "Play",
+    "args": [["1", "4", "0"]],
+    "send": [""],
+    "to": [None],
+    "result": [],
+    "transfers": [],
+    "gas_wanted": 2000000,
+    "gas_used": 1500000,
+    "gas_fee": "2000ugnot",
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("args", 12345),
+        ("args", [[1, 4, 0]]),
+        ("send", []),  # a message without its coins
+        ("to", None),
+        ("height", "5"),
+        ("height", True),
+        ("status", "lost"),
+        ("transfers", [{"to": 1, "amount": "1ugnot"}]),
+        ("result", {}),
+    ],
+)
+def test_a_journal_line_c4_did_not_write_is_damage_in_one_line(
+    home: Home, field: str, value: object
+) -> None:
+    """A node home's journal is read as c4 writes it: a line whose fields are of
+    another kind (edited, or another tool's) is exit 3 naming the line, never an
+    internal error; the same journal with the line as written lists it."""
+    home.path.mkdir(parents=True)
+    (home.path / "config.toml").write_text(
+        '[remote]\nurl = "http://127.0.0.1:9"\nchain_id = "dev"\nrealm_path = "gno.land/r/x/c4"\n'
+    )
+    journal = home.path / "journal.jsonl"
+    journal.write_text(json.dumps(A_LANDED_PLAY) + "\n")
+    assert "Play(1, 4, 0)" in home.ok("log").stdout
+    journal.write_text(
+        json.dumps(A_LANDED_PLAY) + "\n" + json.dumps(A_LANDED_PLAY | {field: value}) + "\n"
+    )
+    result = home.fails(3, "log")
+    assert result.stderr == (
+        f"Error: {journal}: line 2 is not a transaction as c4 writes it "
+        f"(its {field!r} is not what c4 writes there)\n"
+    )
+
+
 NOT_A_CONFIG = "a c4 config (a [remote] with url, chain_id, realm_path, each a non-empty string)"
 
 
