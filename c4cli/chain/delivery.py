@@ -18,7 +18,7 @@ from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import Receipt, Signer, ThenRead, TxOutcome
 from c4cli.chain.msgs import msg_names
-from c4cli.chain.node_reads import abci_params
+from c4cli.chain.node_reads import read_calls
 from c4cli.chain.node_txs import NodeTransactions
 from c4cli.chain.rpc import Rpc, block_timeout
 from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
@@ -38,9 +38,9 @@ class NodeDelivery(NodeTransactions):
     # What the caller of the transaction being sent reads once it lands (Chain.submit's
     # then_read): asked after the broadcast in its request, or else with its block.
     then_read: ThenRead | None = None
-    # The last block and those reads as they came with a broadcast, by its TX HASH
-    # (see _commit).
-    landing: tuple[str, Any, list[tuple[tuple[str, str], Any]]] | None = None
+    # The TX HASH of a broadcast, and the last block, the reads and their answers as
+    # they came with it (see _commit).
+    landing: tuple[str, Any, list[tuple[str, str]], list[Any]] | None = None
 
     def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
         """Send a signed transaction and wait for its block.
@@ -122,8 +122,7 @@ class NodeDelivery(NodeTransactions):
         if not self.takes_batches:
             return Rpc.rpc(self, "broadcast_tx_commit", params, timeout=block_timeout())
         found = self.batch(
-            [("broadcast_tx_commit", params), ("block", {})]
-            + [("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads],
+            [("broadcast_tx_commit", params), ("block", {}), *read_calls(reads)],
             timeout=block_timeout(),
         )
         if found is None:
@@ -134,7 +133,7 @@ class NodeDelivery(NodeTransactions):
         if isinstance(answer, Unreachable):
             raise answer
         if not isinstance(block, Unreachable):
-            self.landing = (tx_id, block, list(zip(reads, read, strict=True)))
+            self.landing = (tx_id, block, reads, read)
         return answer
 
     def _find_or_pending(
@@ -312,15 +311,13 @@ class NodeDelivery(NodeTransactions):
         landing, self.landing = self.landing, None
         if landing is None or landing[0] != tx_id:
             return None
-        _, block, reads = landing
+        _, block, reads, found = landing
         try:
             came = int(block["block"]["header"]["height"])
         except (KeyError, TypeError, ValueError):
             return None
         if came >= height:  # the reads ran after the transaction's block was committed
-            for (path, data), answer in reads:
-                if not isinstance(answer, Unreachable):
-                    self._asked[(path, data.encode())] = answer
+            self.keep_answers(reads, found)
         return block if came == height else None
 
     def _reads_after(self, result: TxOutcome) -> list[tuple[str, str]]:
@@ -357,7 +354,7 @@ class NodeDelivery(NodeTransactions):
         )
         block = self._block_came(tx_id, height)
         reads = [] if error or block is not None else self._reads_after(result)
-        reads = [(path, data) for path, data in reads if (path, data.encode()) not in self._asked]
+        reads = [(path, data) for path, data in reads if not self.answered(path, data)]
         time = self._block_holding(height, encode_tx(tx), reads, block=block)
         receipt = Receipt(
             height=height,

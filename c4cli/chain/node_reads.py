@@ -326,18 +326,24 @@ class NodeReader(Rpc):
         block: Any = None
         if reads:
             try:
-                found = self._calls(
-                    [("block", {"height": str(height)})]
-                    + [("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads],
-                    None,
-                )
+                found = self._calls([("block", {"height": str(height)}), *read_calls(reads)], None)
             except Unreachable:
                 found = [None]
             block = None if isinstance(found[0], Unreachable) else found[0]
-            for (path, data), answer in zip(reads, found[1:], strict=False):
-                if block is not None and not isinstance(answer, Unreachable):
-                    self._asked[(path, data.encode())] = answer
+            if block is not None:
+                self.keep_answers(reads, found[1:])
         return block if block is not None else self.rpc("block", {"height": str(height)})
+
+    def keep_answers(self, reads: Sequence[tuple[str, str]], found: Sequence[Any]) -> None:
+        """Keep what came for ``reads`` (queries as (path, data), asked ahead at the last
+        block), each answer to serve the first query of it; a failed one is asked again."""
+        for (path, data), answer in zip(reads, found, strict=False):
+            if not isinstance(answer, Unreachable):
+                self._asked[(path, data.encode())] = answer
+
+    def answered(self, path: str, data: str) -> bool:
+        """Whether an answer to this query, asked ahead, waits to serve it."""
+        return (path, data.encode()) in self._asked
 
     def block_time(self, height: int) -> int:
         block = self.rpc("block", {"height": str(height)})
@@ -391,6 +397,11 @@ class NodeReader(Rpc):
         except (ValueError, TypeError, AttributeError):
             raise Unreachable(f"{self.redacted} answered auth/gasprice with no price") from None
         return amount, max(gas, 1)
+
+
+def read_calls(reads: Sequence[tuple[str, str]]) -> list[tuple[str, dict[str, Any]]]:
+    """Queries as (path, data), as the ``abci_query`` calls that ask them at the last block."""
+    return [("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads]
 
 
 def abci_params(path: str, data: bytes, height: int) -> dict[str, Any]:
