@@ -6,6 +6,7 @@ its exit code in one place and never guesses from a message.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 
 
@@ -59,4 +60,6 @@ def warn_once(message: str) -> None:
     """One warning line on stderr, at most once per process for the same words."""
     if message not in _warned:
         _warned.add(message)
-        sys.stderr.write(message + "\n")
+        # stderr closed or full: the line is lost, never the command.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stderr.write(message + "\n")

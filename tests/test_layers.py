@@ -107,7 +107,7 @@ BACKEND_MODULES = {
     f"c4cli.chain.{name}"
     for name in (
         *("local", "loading", "cache", "projection", "state", "state_reader", "execute"),
-        *("remote", "delivery", "node_txs", "node_reads", "rpc"),
+        *("remote", "delivery", "node_txs", "node_reads", "node_receipts", "node_proof", "rpc"),
     )
 }
 

@@ -258,3 +258,9 @@ def _number(value: Any) -> int:
         return int(str(value or 0))
     except ValueError:
         return 0
+
+
+def already_held(message: str) -> bool:
+    """A broadcast's refusal that says the node has these very bytes already (tm2's
+    mempool cache: ErrTxInCache)."""
+    return "already exists in cache" in message.lower()

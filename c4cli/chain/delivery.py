@@ -1,46 +1,59 @@
-"""A gno.land node's side of a transaction once its bytes leave: delivered, found.
+"""A gno.land node's side of a transaction once its bytes leave: delivered, proved.
 
-``broadcast_tx_commit`` of bytes journaled as pending first; when its answer is
-lost, the transaction looked up by hash (never sent twice); when the account's
-sequence moved past it unseen, dropped (:class:`Superseded`); a landed one's
-receipt read from its block and checked against it. :meth:`NodeDelivery.reconcile`
-settles what an earlier command left pending before a new transaction is signed.
+``broadcast_tx_commit`` of bytes journaled as pending first. After that only
+positive evidence moves the transaction out of pending: a block that holds it
+(landed, or refused there), or, once the account's sequence is past it, the
+blocks since it was sent without it (superseded: another transaction of the
+account took its sequence, :mod:`c4cli.chain.node_proof`). A lost answer, a
+failed or lagging look-up, a timeout, or an answer that names another TX HASH is
+no evidence: the transaction stays pending and nothing is signed again. A node's
+refusal before a block is believed only if it names this TX HASH while the
+account's sequence is still this one's. :meth:`NodeDelivery.reconcile` settles
+what an earlier command left unsettled before a new transaction is signed.
 """
 
 from __future__ import annotations
 
 import base64
 import time as wallclock
-from typing import Any
+from typing import Any, NamedTuple, NoReturn
 
 from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.interface import Receipt, Signer, ThenRead, TxOutcome
-from c4cli.chain.msgs import msg_names
+from c4cli.chain.interface import Receipt, Signer, TxOutcome
+from c4cli.chain.node_proof import Fate, account_and_head, fate_from_blocks
 from c4cli.chain.node_reads import read_calls
-from c4cli.chain.node_txs import NodeTransactions
+from c4cli.chain.node_receipts import NodeReceipts, RefusedInBlock
 from c4cli.chain.rpc import Rpc, block_timeout
 from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
-
-
-class RefusedInBlock(Refused):
-    """The realm or the VM refused a transaction that is in a block: it paid its fee."""
 
 
 class Superseded(Refused):
     """Another transaction of the account took this one's sequence: it never lands."""
 
 
-class NodeDelivery(NodeTransactions):
+class Duplicate(Unreachable):
+    """The node holds these very bytes already, sent by another client of the key."""
+
+
+class Sent(NamedTuple):
+    """A signed transaction whose bytes may have left: for which account and sequence,
+    and a height the node had before they did (no block up to it holds them)."""
+
+    signer: Signer
+    tx: dict[str, Any]
+    raw: bytes
+    tx_id: str
+    sequence: int
+    since: int
+
+
+class NodeDelivery(NodeReceipts):
     """Sending signed bytes to a node and learning their fate, journaled all along."""
 
-    # What the caller of the transaction being sent reads once it lands (Chain.submit's
-    # then_read): asked after the broadcast in its request, or else with its block.
-    then_read: ThenRead | None = None
-    # The TX HASH of a broadcast, and the last block, the reads and their answers as
-    # they came with it (see _commit).
-    landing: tuple[str, Any, list[tuple[str, str]], list[Any]] | None = None
+    # The TX HASHes this submission sent (see reconcile's ``own``).
+    sent_now: tuple[str, ...] = ()
 
     def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
         """Send a signed transaction and wait for its block.
@@ -51,24 +64,37 @@ class NodeDelivery(NodeTransactions):
         """
         raw = encode_tx(tx)
         tx_id = tx_hash(tx)
+        since = self.first_height
         if self.journal is not None:
-            self.journal.pending(tx, raw, tx_id, signer, sequence)
+            self.journal.pending(tx, raw, tx_id, signer, sequence, since)
+        self.sent_now = (*self.sent_now, tx_id)
         outbox.sending(tx_id)
-        return self._deliver(signer, tx, raw, tx_id, sequence)
+        return self._deliver(Sent(signer, tx, raw, tx_id, sequence, since))
 
-    def _deliver(
-        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
-    ) -> Receipt:
-        """broadcast_tx_commit of bytes already journaled as pending (signed for
-        ``sequence``), and the receipt."""
+    def _deliver(self, sent: Sent, *, again: bool = False) -> Receipt:
+        """broadcast_tx_commit of bytes already journaled as pending, and the receipt.
+
+        Only the answer that names this TX HASH is read at all; a refusal in it is
+        believed only while the account's sequence has not moved past this one's
+        (else it may have landed, and the blocks decide). ``again``: bytes an earlier
+        command sent, which the node may hold already."""
         # What the caller reads once it lands, as far as the transaction names it before.
-        reads = self._reads_after(TxOutcome(tx, tx_id, signer.address))
+        reads = self._reads_after(TxOutcome(sent.tx, sent.tx_id, sent.signer.address))
         try:
-            answer = self._commit(raw, tx_id, reads)
+            answer = self._commit(sent.raw, sent.tx_id, reads)
         except Unreachable as lost:
+            if answers.already_held(str(lost)) and not again:
+                # These very bytes reached the node before this command's: signed at the
+                # same moment by another client of the key. Not this command's to report.
+                raise Duplicate(
+                    f"{self.redacted} already holds this very transaction (TX HASH "
+                    f"{sent.tx_id}), sent at the same moment by another client of this key "
+                    "(another home, or gnokey), not by this command: `c4 tx "
+                    f"{sent.tx_id}` tells whether it lands"
+                ) from None
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
-            return self._find_or_pending(signer, tx, tx_id, sequence, str(lost))
+            return self._find_or_pending(sent, str(lost))
         try:
             check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
             refusal = answers.refusal(check) if check.get("Error") else None
@@ -77,31 +103,40 @@ class NodeDelivery(NodeTransactions):
             answered_hash = answers.hash_text(answer.get("hash"))
         except (KeyError, TypeError, AttributeError, ValueError):
             return self._find_or_pending(
-                signer,
-                tx,
-                tx_id,
-                sequence,
-                f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
+                sent, f"{self.redacted} answered broadcast_tx_commit in a shape it never has"
             )
-        if refusal is not None:
-            # Refused by the ante handler: not in the mempool, never in a block (the
-            # node's word: reported as such, but no secret is deleted on it).
-            outbox.denied(tx_id)
-            if self.journal is not None:
-                self.journal.dropped(tx_id, f"refused before a block: {refusal}")
-            raise Refused(refusal)
-        if answered_hash != tx_id or height <= 0:
+        if answered_hash != sent.tx_id or (refusal is None and height <= 0):
             # Not this transaction's answer (a proxy's invention, another tx's): ask
             # the node about ours instead of believing it.
             return self._find_or_pending(
-                signer,
-                tx,
-                tx_id,
-                sequence,
-                f"{self.redacted} answered the broadcast with another "
-                f"transaction's result (hash {answered_hash or '-'}, height {height})",
+                sent,
+                f"{self.redacted} answered the broadcast with another transaction's result "
+                f"(hash {answered_hash or '-'}, height {height})",
             )
-        return self._landed(signer, tx, tx_id, {"tx_result": deliver}, height)
+        if refusal is not None:
+            return self._refused_before_block(sent, refusal)
+        return self._landed(sent.signer, sent.tx, sent.tx_id, {"tx_result": deliver}, height)
+
+    def _refused_before_block(self, sent: Sent, refusal: str) -> Receipt:
+        """The node's refusal of this transaction before a block (its CheckTx). Believed
+        while the account's sequence is still this transaction's: whatever the node
+        does with the bytes, the next transaction is signed for the same sequence, so
+        at most one of them lands. Moved past it (or not to be read): it may have
+        landed after all, and only a block says."""
+        try:
+            _, now, _ = account_and_head(self, sent.signer)
+        except Unreachable:
+            now = sent.sequence + 1
+        if now > sent.sequence:
+            return self._find_or_pending(
+                sent,
+                f"{self.redacted} said it refused the transaction ({refusal}), but the "
+                f"account's sequence is no longer {sent.sequence}",
+            )
+        outbox.denied(sent.tx_id)
+        if self.journal is not None:
+            self.journal.dropped(sent.tx_id, f"refused before a block: {refusal}", unproven=True)
+        raise Refused(refusal)
 
     def _commit(self, raw: bytes, tx_id: str, reads: list[tuple[str, str]]) -> Any:
         """broadcast_tx_commit's answer; or Unreachable, as the call alone would raise.
@@ -136,50 +171,59 @@ class NodeDelivery(NodeTransactions):
             self.landing = (tx_id, block, reads, read)
         return answer
 
-    def _find_or_pending(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, sequence: int, why: str
-    ) -> Receipt:
-        found = self._look_up(signer, tx_id, sequence)
+    def _find_or_pending(self, sent: Sent, why: str) -> Receipt:
+        found = self._look_up(sent)
         if found is None:
             raise Unreachable(
-                f"{why}; the transaction was sent (TX HASH {tx_id}) and is pending, not yet "
-                f"seen in a block: `c4 tx {tx_id}` tells, `c4 log` settles it once it lands, "
-                "and the next transaction of this account settles it first"
+                f"{why}; the transaction was sent (TX HASH {sent.tx_id}) and is pending, not "
+                f"yet seen in a block: `c4 tx {sent.tx_id}` tells, `c4 log` settles it once it "
+                "lands, and the next transaction of this account settles it first"
             )
         try:
             height = int(found["height"])
         except (KeyError, TypeError, ValueError):
-            raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
-        return self._landed(signer, tx, tx_id, found, height)
+            raise Unreachable(
+                f"{self.redacted} answered tx {sent.tx_id} without a height"
+            ) from None
+        return self._landed(sent.signer, sent.tx, sent.tx_id, found, height)
 
-    def _look_up(self, signer: Signer, tx_id: str, sequence: int) -> dict[str, Any] | None:
-        """The transaction by hash, asked until the deadline ($C4_TIMEOUT) passes.
+    def _look_up(self, sent: Sent) -> dict[str, Any] | None:
+        """The transaction as a node has it, asked until the deadline ($C4_TIMEOUT)
+        passes; None while nothing proves its fate.
 
-        Not found while the account's sequence has moved past ``sequence``: another
-        transaction of the account took its place (signed at the same moment by another
-        client, through another node), and it can never land: dropped, and Superseded.
-        """
+        A failed look-up, or a "not found" (a node's index may lag), proves nothing.
+        Once the account's sequence is past this transaction's, the blocks since it
+        was sent decide (:func:`fate_from_blocks`): it is in one, or it never lands
+        (Superseded: dropped, and the caller may sign again)."""
         deadline = wallclock.monotonic() + self.timeout
         while True:
-            found = self._transaction_or_none(tx_id, deadline)
+            found = self._transaction_or_none(sent.tx_id, deadline)
             if found is not None:
                 return found
-            if self._sequence_or_none(signer) > sequence:
-                # A node records where a transaction landed before it commits the block's
-                # state, so the account's new sequence is never seen before the record.
-                found = self._transaction_or_none(tx_id, deadline)
-                if found is not None:
-                    return found
-                outbox.denied(tx_id)
-                if self.journal is not None:
-                    self.journal.dropped(tx_id, "another transaction took its sequence")
-                raise Superseded(
-                    f"another transaction of {signer.address} took sequence {sequence} first "
-                    f"(signed elsewhere at the same moment); transaction {tx_id} can never land"
-                )
+            try:
+                fate = fate_from_blocks(self, sent.signer, sent.raw, sent.sequence, sent.since)
+            except Unreachable:
+                fate = None  # no answer is no evidence
+            if fate is not None and fate.found is not None:
+                return fate.found
+            if fate is not None:
+                self._superseded(sent, fate)
             if wallclock.monotonic() + 1 > deadline:
                 return None
             wallclock.sleep(1)
+
+    def _superseded(self, sent: Sent, fate: Fate) -> NoReturn:
+        """Dropped for good, on the blocks' proof: another transaction took its sequence."""
+        took = f"transaction {fate.taker}" if fate.taker else "another transaction"
+        reason = f"{took} of this account took its sequence {sent.sequence}"
+        where = f" at height {fate.height}" if fate.height else ""
+        outbox.denied(sent.tx_id)
+        if self.journal is not None:
+            self.journal.dropped(sent.tx_id, reason + where)
+        raise Superseded(
+            f"{took} of {sent.signer.address} took sequence {sent.sequence}{where} (signed "
+            f"elsewhere at the same moment): transaction {sent.tx_id} can never land"
+        )
 
     def _transaction_or_none(self, tx_id: str, deadline: float) -> dict[str, Any] | None:
         try:
@@ -187,53 +231,103 @@ class NodeDelivery(NodeTransactions):
         except Unreachable:
             return None
 
-    def _sequence_or_none(self, signer: Signer) -> int:
-        """The account's sequence now, or -1 when no node says."""
-        try:
-            return self.account_numbers(signer)[1]
-        except (Unreachable, Refused):
-            return -1
+    def reconcile(self, signer: Signer, *, below: int | None = None) -> Receipt | None:
+        """Settle what this home sent for ``signer``'s account and no block has proved,
+        before anything new is signed for it (``below``: only what was signed for a
+        sequence under this one, the account's now).
 
-    def reconcile(self, signer: Signer) -> None:
-        """Settle what this home sent for ``signer``'s account and has not seen land.
+        Each is looked up by hash, then, once the account's sequence is past it, in
+        the blocks since it was sent: found, journaled as landed (or refused); proved
+        superseded, dropped. Its sequence still free: a pending one's very bytes are
+        sent again (the same hash: it lands once at most); one a node said it
+        refused is left, as the new transaction takes the same sequence. Anything
+        unproved while the sequence has moved, or a node that does not answer: this
+        command signs nothing (exit 4) rather than risk paying twice.
 
-        Each pending transaction is looked up by hash. Found: journaled as landed
-        (or refused). Not found, and the account's sequence has moved past it:
-        another transaction took its place, it can never land (dropped). Not found
-        and its sequence still free: the very same bytes are sent again (the same
-        hash: it can land once at most) and awaited; still nowhere, this command
-        signs nothing (exit 4) rather than risk paying twice.
-        """
+        One this very command sent (a refusal that was not the truth, an answer that
+        was lost) and that landed is the command's own result: its receipt."""
         if self.journal is None:
-            return
+            return None
         for entry in self.journal.unsettled(signer.address, signer.session_addr):
-            tx_id = str(entry["hash"])
-            found = self.transaction(tx_id)
-            if found is None:
-                _, sequence = self.account_numbers(signer)
-                if sequence > int(entry.get("sequence", 0)):
-                    found = self.transaction(tx_id)  # it may have just been indexed
-                    if found is None:
-                        self.journal.dropped(tx_id, "another transaction took its sequence")
-                        warn_once(f"note: transaction {tx_id}, sent earlier, never landed")
-                        continue
             tx = entry.get("signed")
-            if not isinstance(tx, dict):
-                raise HomeDamaged(f"{self.journal.path}: pending {tx_id} lacks its transaction")
-            try:
-                if found is None:
-                    raw = base64.b64decode(str(entry.get("tx", "")))
-                    receipt = self._resend(signer, tx, raw, tx_id, int(entry.get("sequence", 0)))
-                else:
-                    receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
-            except Refused as refused:
-                outbox.forget(tx_id)
-                warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
+            if not isinstance(tx, dict) or not isinstance(entry.get("tx"), str):
+                raise HomeDamaged(
+                    f"{self.journal.path}: unsettled {entry['hash']} lacks its transaction"
+                )
+            sent = Sent(
+                signer,
+                tx,
+                base64.b64decode(str(entry["tx"])),
+                str(entry["hash"]),
+                int(entry.get("sequence", 0)),
+                int(entry.get("since", 0)),
+            )
+            if below is not None and sent.sequence >= below:
                 continue
+            own = sent.tx_id in self.sent_now
+            refused = str(entry.get("reason") or "")
+            try:
+                receipt = self._settle_earlier(sent, refused, own=own)
+            except Refused as refusal:
+                if own:
+                    raise
+                outbox.forget(sent.tx_id)
+                warn_once(f"note: transaction {sent.tx_id}, sent earlier, {refusal}")
+                continue
+            if own and receipt is not None:
+                return receipt
+            if not own:
+                outbox.forget(sent.tx_id)
+        return None
+
+    def _settle_earlier(self, sent: Sent, refused: str, *, own: bool = False) -> Receipt | None:
+        """One unsettled transaction (``refused``: what a node said when it refused it
+        before a block, if it did; ``own``: sent by this command): its receipt if it
+        landed, None if it never will or its sequence is still free."""
+        tx_id = sent.tx_id
+        try:
+            found = self.transaction(tx_id)
+            fate = (
+                None
+                if found is not None
+                else fate_from_blocks(self, sent.signer, sent.raw, sent.sequence, sent.since)
+            )
+        except Unreachable as exc:
+            raise Unreachable(
+                f"transaction {tx_id}, sent earlier, is not yet proved landed or dropped "
+                f"({exc}); nothing new was signed: `c4 tx {tx_id}` looks, and the next "
+                "command settles it"
+            ) from None
+        if fate is not None and fate.found is None:
+            took = f"transaction {fate.taker}" if fate.taker else "another transaction"
+            self.journal_dropped(tx_id, f"{took} of this account took its sequence")
+            if not own:
+                warn_once(f"note: transaction {tx_id}, sent earlier, never landed: {took} took it")
+            return None
+        found = found or (None if fate is None else fate.found)
+        if found is None:
+            if refused or own:
+                return None  # its sequence is free: the new transaction takes it
+            receipt = self._resend(sent)
+        else:
+            try:
+                receipt = self._landed(sent.signer, sent.tx, tx_id, found, int(found["height"]))
             except (KeyError, TypeError, ValueError):
                 raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
-            outbox.forget(tx_id)
-            warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
+            if own:
+                return receipt
+            if refused:
+                raise Unreachable(
+                    f"transaction {tx_id}, which a node said it refused ({refused}), landed "
+                    f"at height {receipt.height} after all; nothing new was signed: run the "
+                    "command again if another transaction is meant"
+                )
+        warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
+        return receipt
+
+    def journal_dropped(self, tx_id: str, reason: str) -> None:
+        if self.journal is not None:
+            self.journal.dropped(tx_id, reason)
 
     def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
         """What this home sent, its pending transactions looked up first (see
@@ -270,99 +364,15 @@ class NodeDelivery(NodeTransactions):
                 )
             outbox.forget(tx_id)
 
-    def _resend(
-        self, signer: Signer, tx: dict[str, Any], raw: bytes, tx_id: str, sequence: int
-    ) -> Receipt:
+    def _resend(self, sent: Sent) -> Receipt:
         """The same bytes once more, for a pending transaction the node does not have."""
-        outbox.sending(tx_id)
+        outbox.sending(sent.tx_id)
         try:
-            return self._deliver(signer, tx, raw, tx_id, sequence)
+            return self._deliver(sent, again=True)
         except Unreachable as exc:
-            if "already exists in cache" in str(exc) or "in the mempool" in str(exc):
-                return self._find_or_pending(
-                    signer, tx, tx_id, sequence, "it is in the node's mempool"
-                )
+            if answers.already_held(str(exc)) or "in the mempool" in str(exc):
+                return self._find_or_pending(sent, "it is in the node's mempool")
             raise Unreachable(
-                f"transaction {tx_id}, sent earlier, is still not in a block and nothing new "
-                f"was signed ({exc}); try again later"
+                f"transaction {sent.tx_id}, sent earlier, is still not in a block and nothing "
+                f"new was signed ({exc}); try again later"
             ) from None
-
-    def _landed(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
-    ) -> Receipt:
-        """The receipt of a transaction in block ``height``, checked against that block,
-        journaled; a refusal by the realm or the VM raises Refused saying what it cost."""
-        receipt, error = self._receipt(signer, tx, tx_id, found, height)
-        outbox.landed(tx_id, height)
-        fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
-        if self.journal is not None:
-            self.journal.landed(receipt, fee=fee, error=error)
-        if error:
-            raise RefusedInBlock(
-                f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "
-                f"paid its fee of {fee}"
-            )
-        return receipt
-
-    def _block_came(self, tx_id: str, height: int) -> Any:
-        """Block ``height`` if it came with the answer to the broadcast of ``tx_id`` (the
-        last block then), its reads kept to serve the caller's queries; None when
-        another block came (or none): it is asked for."""
-        landing, self.landing = self.landing, None
-        if landing is None or landing[0] != tx_id:
-            return None
-        _, block, reads, found = landing
-        try:
-            came = int(block["block"]["header"]["height"])
-        except (KeyError, TypeError, ValueError):
-            return None
-        if came >= height:  # the reads ran after the transaction's block was committed
-            self.keep_answers(reads, found)
-        return block if came == height else None
-
-    def _reads_after(self, result: TxOutcome) -> list[tuple[str, str]]:
-        """What the caller reads once ``result`` landed, to ask along with its block: a
-        saving only, so a hint that cannot be made is none (the reads go alone)."""
-        if self.then_read is None:
-            return []
-        try:
-            return self.then_read(self, result)
-        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-            return []
-
-    def _receipt(
-        self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
-    ) -> tuple[Receipt, str]:
-        """The receipt of a transaction found in a block, and the refusal's words if the
-        realm or the VM refused it there ("" if not)."""
-        try:
-            base, data, events = answers.delivered(found)
-            gas_used = answers.int64(found["tx_result"].get("GasUsed") or 0)
-        except (KeyError, TypeError, AttributeError, ValueError):
-            raise Unreachable(
-                f"{self.redacted} answered with a transaction in a shape it never has"
-            ) from None
-        error = answers.refusal(base) if base.get("Error") else ""
-        result = TxOutcome(
-            tx,
-            tx_id,
-            signer.address,
-            funcs=tuple(msg_names(tx)),
-            values=tuple(answers.call_values(data)),
-            data=data,
-            transfers=() if error else tuple(self._transfers(events)),
-        )
-        block = self._block_came(tx_id, height)
-        reads = [] if error or block is not None else self._reads_after(result)
-        reads = [(path, data) for path, data in reads if not self.answered(path, data)]
-        time = self._block_holding(height, encode_tx(tx), reads, block=block)
-        receipt = Receipt(
-            height=height,
-            time=time,
-            result=result,
-            gas_used=gas_used,
-            events=answers.gnokey_events(events),
-            storage=answers.storage_moved(events),
-            info=str(base.get("Info") or ""),
-        )
-        return receipt, error

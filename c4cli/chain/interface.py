@@ -13,6 +13,7 @@ backend.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -71,9 +72,10 @@ class Receipt(NamedTuple):
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's
-# fee_cap): 10 GNOT, far above what a game's call costs on gno.land (thousandths of
-# a GNOT at its gas price), far below what a rogue or mistaken gas price would take.
-DEFAULT_FEE_CAP = 10_000_000
+# fee_cap): 1 GNOT, some fifty times what a game's call costs on gno.land (about
+# 0.001-0.02 GNOT at its gas price), and a thousandth of what a rogue gas price once
+# asked for a send of 1 ugnot.
+DEFAULT_FEE_CAP = 1_000_000
 
 SIMULATE_MODES = ("test", "skip", "only")
 
@@ -127,12 +129,16 @@ class SentLog(Protocol):
     def path(self) -> Path: ...
 
     def pending(
-        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int
+        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int, since: int
     ) -> None: ...
 
     def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None: ...
 
-    def dropped(self, tx_id: str, reason: str) -> None: ...
+    def dropped(self, tx_id: str, reason: str, *, unproven: bool = False) -> None: ...
+
+    def took_sequence(self, tx_id: str, height: int) -> None: ...
+
+    def holding(self, signer: Signer) -> AbstractContextManager[None]: ...
 
     def entries(self) -> list[dict[str, Any]]: ...
 

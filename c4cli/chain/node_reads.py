@@ -93,6 +93,9 @@ class NodeReader(Rpc):
         # (path, data): each serves the first query of it at the last block, once.
         self._asked: dict[tuple[str, bytes], Any] = {}
         self.takes_batches = False  # whether the node answered a batch as one, this command
+        # The node's height when this command first checked the chain: a block that
+        # existed before anything was sent, so nothing sent now can be in it or below.
+        self.first_height = 0
 
     def rpc(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One JSON-RPC call; the first of a command checks the chain behind the URL.
@@ -207,6 +210,9 @@ class NodeReader(Rpc):
             waited = True
         self._chain_id = network
         self._status, self._status_at = status, wallclock.monotonic()
+        self.first_height = self.first_height or int(
+            answers.field(self.redacted, status, "sync_info", "latest_block_height")
+        )
         return waited
 
     def _caught_up(self, status: Any, height: int) -> Any:

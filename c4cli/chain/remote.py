@@ -18,7 +18,7 @@ from typing import Any
 
 from c4cli.chain import answers, pubkeys
 from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.delivery import NodeDelivery, RefusedInBlock, Superseded
+from c4cli.chain.delivery import NodeDelivery, Superseded
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Build,
@@ -29,6 +29,7 @@ from c4cli.chain.interface import (
     TxOutcome,
 )
 from c4cli.chain.msgs import msg_names, msg_signer
+from c4cli.chain.node_receipts import RefusedInBlock
 from c4cli.chain.paths import GASPRICE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import signature_error, signed_tx
@@ -84,15 +85,21 @@ class NodeChain(NodeDelivery):
         broadcast (see :meth:`NodeDelivery._commit`).
         """
         self._require_confirmed("sign for")
-        self.reconcile(signer)
-        # The account's numbers (and the gas price, for a fee c4 picks) travel with the
-        # first read the messages make: one request, not three.
-        self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
-        self.then_read = then_read  # this transaction's, not one reconcile settled
-        try:
-            return self._submit(signer, build, fee, memo, policy)
-        finally:
-            self.then_read = None
+        with self._holding(signer):
+            self.sent_now = ()
+            self.reconcile(signer)
+            # The account's numbers (and the gas price, for a fee c4 picks) travel with
+            # the first read the messages make: one request, not three.
+            self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
+            self.then_read = then_read  # this transaction's, not one reconcile settled
+            try:
+                return self._submit(signer, build, fee, memo, policy)
+            finally:
+                self.then_read = None
+
+    def _holding(self, signer: Signer) -> contextlib.AbstractContextManager[None]:
+        """The home's lock on the account (see Journal.holding); none without a home."""
+        return contextlib.nullcontext() if self.journal is None else self.journal.holding(signer)
 
     def _submit(
         self, signer: Signer, build: Build, fee: dict[str, str], memo: str, policy: SendPolicy
@@ -153,6 +160,11 @@ class NodeChain(NodeDelivery):
         except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             raise BadInput("the transaction has no message or no signature to send") from None
         signer = Signer(address=master, private_key=b"", session_addr=session)
+        with self._holding(signer):
+            return self._broadcast_held(signer, tx, policy)
+
+    def _broadcast_held(self, signer: Signer, tx: dict[str, Any], policy: SendPolicy) -> Receipt:
+        self.sent_now = ()
         self.reconcile(signer)
         number, sequence = self.account_numbers(signer)
         try:
@@ -161,7 +173,7 @@ class NodeChain(NodeDelivery):
                 chain_id=self.chain_id,
                 account_number=number,
                 sequence=sequence,
-                key_address=session or master,
+                key_address=signer.session_addr or signer.address,
             )
         except (KeyError, IndexError, TypeError, ValueError) as exc:
             raise BadInput(f"the transaction's signature cannot be read: {exc}") from None
@@ -184,6 +196,12 @@ class NodeChain(NodeDelivery):
         policy: SendPolicy,
     ) -> Receipt:
         number, sequence = self.account_numbers(signer)
+        # A transaction this command sent for an earlier sequence (refused by a node's
+        # word, its answer lost) is proved first: if it landed, it is the command's
+        # result, and nothing is signed again.
+        earlier = self.reconcile(signer, below=sequence)
+        if earlier is not None:
+            return earlier
         chosen = fee
         if not fee.get("gas_wanted"):
             chosen, gas_used = self._estimate(signer, msgs, fee, memo, number, sequence, policy)

@@ -7,6 +7,7 @@ can never word a failure differently.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -22,7 +23,13 @@ EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a process SIGPIPE ended
 
 
 class PipeClosed(BaseException):
-    """stdout's reader went away (a BaseException, so click does not handle it)."""
+    """stdout's reader went away, or stdout cannot be written at all (closed, a full
+    disk, /dev/full): a BaseException, so click does not handle it. ``reason``: what
+    the system said, for anything but a reader gone."""
+
+    def __init__(self, reason: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 def check_text(arg: str) -> None:
@@ -41,12 +48,29 @@ def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     """A line on stdout (or stderr), flushed: what ``click.echo`` does with our text,
     which is escaped before it gets here and so carries no terminal codes to strip."""
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + "\n" if nl else text)
-    stream.flush()
+    if stream is None:  # closed by the shell (`>&-`): nowhere to write
+        raise PipeClosed("closed")
+    try:
+        stream.write(text + "\n" if nl else text)
+        stream.flush()
+    except BrokenPipeError:
+        raise PipeClosed() from None
+    except (OSError, ValueError) as exc:
+        raise PipeClosed(getattr(exc, "strerror", None) or str(exc) or "closed") from None
 
 
 def emit_json(document: object) -> None:
     echo(json.dumps(document, ensure_ascii=False))
+
+
+def stdout_broken() -> bool:
+    """Whether stdout cannot take what is waiting in its buffer (a full disk,
+    /dev/full): click's own echo failed there, not the home."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return True
+    return False
 
 
 def quiet_stdout() -> None:
@@ -94,8 +118,8 @@ def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
             emit_json({"ok": False, "error": message})
         else:
             echo(f"Error: {message}", err=True)
-    except BrokenPipeError:
-        quiet_stdout()
+    except PipeClosed:
+        quiet_stdout()  # the code still says what happened
     sys.exit(code)
 
 
@@ -107,8 +131,17 @@ def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
     if isinstance(exc, BrokenPipeError | PipeClosed):
         # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
         # command, whose transaction (if any) stands. Exit as a process killed by
-        # SIGPIPE does, silently, as every tool in a shell pipeline does.
+        # SIGPIPE does, silently, as every tool in a shell pipeline does. A stdout
+        # that cannot be written at all (closed, full) is the same for the
+        # transaction; stderr says so, where it can, with the transaction's fate.
         quiet_stdout()
+        reason = exc.reason if isinstance(exc, PipeClosed) else ""
+        item = outbox.standing()
+        if reason:
+            fate = f"; {item.describe()}" if item is not None else ""
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                sys.stderr.write(f"c4: stdout could not be written ({reason}){fate}\n")
+                sys.stderr.flush()
         sys.exit(EXIT_BROKEN_PIPE)
     if isinstance(exc, Interrupted):
         report_interrupted(exc, argv)
@@ -129,11 +162,12 @@ def finish(code: int) -> NoReturn:
     a command returns, so the exit skips the clean-up of every loaded module,
     which costs a short command a fifth of its time.
     """
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (BrokenPipeError, ValueError):
-        code = code or EXIT_BROKEN_PIPE
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):
+            code = code or EXIT_BROKEN_PIPE
     os._exit(code)
 
 

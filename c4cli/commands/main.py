@@ -18,6 +18,7 @@ from c4cli.commands.ending import (
     finish,
     handle_signals,
     settle,
+    stdout_broken,
 )
 from c4cli.commands.options import group_options
 from c4cli.interrupts import Interrupted
@@ -83,6 +84,10 @@ class C4Group(click.Group):
             return super().invoke(ctx)
         except BrokenPipeError:
             raise PipeClosed() from None
+        except OSError as exc:
+            if exc.filename is None and stdout_broken():
+                raise PipeClosed(exc.strerror or str(exc)) from None
+            raise
 
     def main(  # type: ignore[override]
         self,

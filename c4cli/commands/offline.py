@@ -177,7 +177,7 @@ def multisign(
     "fee_cap_text",
     metavar="COINS",
     help="The most gas fee c4 sends without being told (the file's fee is the signers', "
-    "not yours). Default: $C4_FEE_CAP, else config.toml's fee_cap, else 10gnot.",
+    "not yours). Default: $C4_FEE_CAP, else config.toml's fee_cap, else 1gnot.",
 )
 @click.option("--chain-id", metavar="ID", help="For --remote naming a node of another chain.")
 @common_options

@@ -145,7 +145,7 @@ def tx_options(func: F) -> F:
                 metavar="COINS",
                 help="The most gas fee c4 pays when it picks the fee itself from a node's gas "
                 "price; above it, nothing is signed. Default: $C4_FEE_CAP, else config.toml's "
-                "fee_cap, else 10gnot.",
+                "fee_cap, else 1gnot.",
             ),
             click.option(
                 "--chain-id",

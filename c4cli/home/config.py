@@ -8,7 +8,7 @@
     realm_path = "gno.land/r/samcrew/connect4"
 
 and may say, at the top, the most gas fee c4 pays when it picks the fee itself
-(``fee_cap = "10gnot"``; ``--fee-cap`` and ``$C4_FEE_CAP`` come first).
+(``fee_cap = "2gnot"``; ``--fee-cap`` and ``$C4_FEE_CAP`` come first).
 
 A home without it has a local chain (``<home>/chain``), or none yet.
 """
@@ -83,7 +83,7 @@ def read_fee_cap(home: Path) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise HomeDamaged(f'{home / CONFIG}: fee_cap must be a string of coins, e.g. "10gnot"')
+        raise HomeDamaged(f'{home / CONFIG}: fee_cap must be a string of coins, e.g. "2gnot"')
     return value
 
 

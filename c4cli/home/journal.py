@@ -18,9 +18,12 @@ next command that signs for that account settles it first (see
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import time as wallclock
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +31,11 @@ from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import GameCall, Receipt, Signer
 from c4cli.chain.listing import messages
-from c4cli.errors import DiskError, HomeDamaged
+from c4cli.errors import DiskError, HomeDamaged, warn_once
 from c4cli.interrupts import deferred
 
 JOURNAL = "journal.jsonl"
+LOCKS = "locks"  # one lock file per account a command of this home signs for
 
 PENDING = "pending"
 LANDED = "landed"
@@ -63,21 +67,55 @@ class Journal:
             ) from None
 
     def pending(
-        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int
+        self,
+        tx: dict[str, Any],
+        raw: bytes,
+        tx_id: str,
+        signer: Signer,
+        sequence: int,
+        since: int,
     ) -> None:
-        """Before the bytes leave: what was signed, and for which account and sequence."""
+        """Before the bytes leave: what was signed, for which account and sequence, and
+        a height the node had reached before (no block up to it can hold them)."""
         entry = {
             "status": PENDING,
             "hash": tx_id,
             "signer": signer.address,
             "session": signer.session_addr,
             "sequence": sequence,
+            "since": since,
             "sent_at": format_time(int(wallclock.time())),
             **messages(tx),
             "tx": base64.b64encode(raw).decode(),
             "signed": tx,
         }
         self._write(entry, "nothing was sent")
+
+    @contextmanager
+    def holding(self, signer: Signer) -> Iterator[None]:
+        """This home's lock on one account (a session's own, for a session key), held
+        from settling what it sent before, through signing and sending, to learning
+        the new transaction's fate: two commands of the same account never sign for
+        the same sequence from one home, so neither can take the other's transaction
+        (the same bytes, the same TX HASH) for its own. One that waits says so."""
+        folder = self.path.parent / LOCKS
+        name = signer.address + (f"-{signer.session_addr}" if signer.session_addr else "")
+        try:
+            folder.mkdir(mode=0o700, exist_ok=True)
+            fd = os.open(folder / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise DiskError(
+                f"cannot write {folder / name}.lock: {exc.strerror or exc}; nothing was signed"
+            ) from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                warn_once(f"waiting for another c4 command of {name} in this home to finish")
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None:
         """Once the transaction is in a block (``error``: the realm or VM refused it)."""
@@ -103,12 +141,28 @@ class Journal:
             "only this home's journal misses it",
         )
 
-    def dropped(self, tx_id: str, reason: str) -> None:
-        """Known never to reach a block."""
+    def dropped(self, tx_id: str, reason: str, *, unproven: bool = False) -> None:
+        """Known never to reach a block; or, ``unproven``, refused before a block on the
+        node's word only: reported so, but checked again (with its bytes kept) until a
+        block proves it (see :meth:`unsettled`)."""
         self._write(
-            {"status": DROPPED, "hash": tx_id, "reason": reason},
+            {"status": DROPPED, "hash": tx_id, "reason": reason, "unproven": unproven},
             f"transaction {tx_id} is still listed as pending",
         )
+
+    def took_sequence(self, tx_id: str, height: int) -> None:
+        """Transaction ``tx_id`` of this home landed (in block ``height``): every other
+        unsettled one of the same account, signed for the same sequence, never will."""
+        entries = {entry["hash"]: entry for entry in self.entries()}
+        taker = entries.get(tx_id)
+        if taker is None or not isinstance(taker.get("sequence"), int):
+            return
+        for entry in self.unsettled(str(taker.get("signer")), taker.get("session")):
+            if entry["hash"] != tx_id and entry.get("sequence") == taker["sequence"]:
+                self.dropped(
+                    entry["hash"],
+                    f"transaction {tx_id} of this account took its sequence at height {height}",
+                )
 
     def entries(self) -> list[dict[str, Any]]:
         """One entry per transaction, in the order they were first sent; each as its
@@ -145,7 +199,9 @@ class Journal:
                 )
             merged = by_hash.setdefault(entry["hash"], {})
             merged.update(entry)
-            if entry["status"] != PENDING:
+            if entry["status"] in (LANDED, REFUSED):
+                merged.pop("unproven", None)
+            if entry["status"] != PENDING and not merged.get("unproven"):
                 merged.pop("tx", None)
                 merged.pop("signed", None)
         return list(by_hash.values())
@@ -176,11 +232,12 @@ class Journal:
         return calls
 
     def unsettled(self, address: str, session: str | None) -> list[dict[str, Any]]:
-        """Pending transactions signed for this account (and session)."""
+        """Transactions signed for this account (and session) whose fate no block has
+        proved: pending ones, and those a node said it refused before a block."""
         return [
             entry
             for entry in self.entries()
-            if entry["status"] == PENDING
+            if _unsettled(entry)
             and entry.get("signer") == address
             and entry.get("session") == session
         ]
@@ -191,7 +248,13 @@ class Journal:
 
 
 _TEXTS = ("time", "sent_at", "signer", "reason", "gas_fee", "error", "func", "tx")
-_WHOLES = ("height", "sequence", "gas_wanted", "gas_used")
+_WHOLES = ("height", "sequence", "since", "gas_wanted", "gas_used")
+
+
+def _unsettled(entry: dict[str, Any]) -> bool:
+    """No block has proved its fate: pending, or refused before a block on a node's word."""
+    unproven = entry["status"] == DROPPED and entry.get("unproven") is True
+    return entry["status"] == PENDING or unproven
 
 
 def _texts(value: Any, *, or_none: bool = False) -> bool:
@@ -217,6 +280,7 @@ def _misshapen(entry: dict[str, Any]) -> str | None:
             for t in entry.get("transfers", [])
         ),
         "signed": isinstance(entry.get("signed", {}), dict),
+        "unproven": isinstance(entry.get("unproven", False), bool),
     }
     checks.update({key: isinstance(entry.get(key, ""), str) for key in _TEXTS})
     if all(checks.values()) and "func" in entry:

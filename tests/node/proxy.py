@@ -22,8 +22,9 @@ from contextlib import contextmanager
 from typing import Any
 
 # A rule: (the request, a function that asks the node) -> the answer document to send,
-# or None to send nothing (the connection is closed without an answer).
-Rule = Callable[[dict[str, Any], Callable[[], dict[str, Any]]], dict[str, Any] | None]
+# None to send nothing (the connection is closed without an answer), or an HTTP status
+# to answer the whole request with (429: a rate-limited hosted RPC; 503).
+Rule = Callable[[dict[str, Any], Callable[[], dict[str, Any]]], dict[str, Any] | int | None]
 
 
 class Proxy(http.server.ThreadingHTTPServer):
@@ -66,6 +67,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if any(answer is None for answer in answers):
             self.close_connection = True
             return
+        status = next((answer for answer in answers if isinstance(answer, int)), None)
+        if status is not None:
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "17")
+            self.end_headers()
+            self.wfile.write(b"too many requests")
+            return
         data = json.dumps(answers if isinstance(request, list) else answers[0]).encode()
         if self.server.trickle_headers:
             # One header byte a second: every read of the socket gets something.
@@ -81,7 +90,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _answer(self, body: bytes, request: dict[str, Any]) -> dict[str, Any] | None:
+    def _answer(self, body: bytes, request: dict[str, Any]) -> dict[str, Any] | int | None:
         method = str(request.get("method"))
         self.server.seen.append(method)
         rule = self.server.rules.get(method)

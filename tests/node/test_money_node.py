@@ -80,7 +80,7 @@ def test_a_rogue_gas_price_is_refused_before_signing(bound: Home, gno_node: Any)
         )
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("Error: the node asks a fee of ")
-        assert "above the 10 GNOT c4 pays without being told; nothing was signed" in result.stderr
+        assert "above the 1 GNOT c4 pays without being told; nothing was signed" in result.stderr
         assert "broadcast_tx_commit" not in proxy.seen
     assert ugnot(bound, "carol") == before
 

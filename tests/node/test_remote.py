@@ -624,7 +624,7 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
     transaction once, says so, and it lands."""
     import base64
 
-    from node.proxy import proxy_for
+    from node.proxy import proxy_for, tx_hash_of
 
     from c4cli.chain import crypto
     from c4cli.chain.amino import decode_tx, tx_hash
@@ -639,7 +639,14 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
             return forward()
         log = "unauthorized error: signature verification failed; verify correct account"
         base = {"Error": {"@type": "/std.UnauthorizedError", "value": {}}, "Log": log}
-        refusal = {"check_tx": {"ResponseBase": base}, "deliver_tx": {}, "hash": "", "height": "0"}
+        # As tm2 answers a CheckTx refusal: the transaction's own hash, height 0.
+        named = tx_hash_of(request)
+        refusal = {
+            "check_tx": {"ResponseBase": base},
+            "deliver_tx": {},
+            "hash": named,
+            "height": "0",
+        }
         return {"jsonrpc": "2.0", "id": request["id"], "result": refusal}
 
     carol = remote.address("carol")

@@ -1,0 +1,184 @@
+"""A sent transaction's fate proved by the blocks themselves, not by a node's index.
+
+A node's ``tx`` look-up is no evidence either way: it fails when the node is
+rate-limited or slow, and says "not found" both for a transaction it never had
+and for one its index has not reached yet. Blocks are evidence. A transaction
+signed for sequence S of an account can only land in a block at or after the
+height the node had when it was signed (the account's sequence was S there);
+once the account's sequence is past S, some block up to the node's height holds
+the one transaction that took S. Reading every block of that range tells which:
+
+- this very transaction's bytes in a block: it landed (its result is read from
+  ``block_results``);
+- not there, in a range read to its end: another transaction of the account took
+  S, and this one can never land (superseded). The taker is named when its
+  signature verifies for S.
+
+Anything short of that (a block that would not come, a node behind the range,
+a range longer than :data:`SCAN_LIMIT`) proves nothing: the caller keeps the
+transaction pending.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from typing import Any, NamedTuple
+
+from c4cli.chain import answers
+from c4cli.chain.amino import DecodeError, decode_tx
+from c4cli.chain.interface import Signer
+from c4cli.chain.msgs import msg_signer
+from c4cli.chain.node_reads import NodeReader, abci_params
+from c4cli.chain.tx import signature_error
+from c4cli.errors import Unreachable
+
+SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
+METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
+CALLS = 10  # calls in one request (a JSON-RPC batch)
+
+
+class Fate(NamedTuple):
+    """What the blocks say of a transaction: ``found`` (as ``tx`` answers it) when it
+    landed; else the height and hash of the one that took its sequence ("" unknown)."""
+
+    found: dict[str, Any] | None
+    taker: str = ""
+    height: int = 0
+
+
+def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]:
+    """(account number, sequence, the node's height) from one node in one request,
+    the account read first: the height is at least the state's the sequence comes from."""
+    path = reader.account_path(signer)
+    found = reader.calls([("abci_query", abci_params(path, b"", 0)), ("status", {})])
+    for answer in found:
+        if isinstance(answer, Unreachable):
+            raise answer
+    try:
+        response = found[0]["response"]
+        data = base64.b64decode((response.get("ResponseBase") or response).get("Data") or "")
+        numbers = answers.account_numbers(json.loads(data or b"null"))
+        height = answers.int64(found[1]["sync_info"]["latest_block_height"])
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None
+    if numbers is None:
+        raise Unreachable(f"{reader.redacted} has no account {signer.address} now")
+    return numbers[0], numbers[1], height
+
+
+def fate_from_blocks(
+    reader: NodeReader,
+    signer: Signer,
+    raw: bytes,
+    sequence: int,
+    since: int,
+) -> Fate | None:
+    """The fate of ``raw`` (signed for ``sequence``, sent when the node was at height
+    ``since``) as the blocks prove it, or None when they prove nothing yet (the
+    account's sequence not past it, or a block that could not be read)."""
+    try:
+        number, now, head = account_and_head(reader, signer)
+    except Unreachable:
+        return None
+    if now <= sequence:
+        return None  # its sequence is still free: it may be on its way
+    first = max(since, 1)
+    if head - first + 1 > SCAN_LIMIT:
+        return None
+    mine = base64.b64encode(raw).decode()
+    taker: tuple[str, int] | None = None
+    try:
+        for height, txs in _blocks_with_txs(reader, first, head):
+            if mine in txs:
+                return Fate(_result(reader, height, txs.index(mine), mine), "", height)
+            if taker is None:
+                taker = _taker(reader, signer, txs, number, sequence, height)
+    except Unreachable:
+        return None
+    tx_hash, height = taker or ("", 0)
+    return Fate(None, tx_hash, height)
+
+
+def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
+    """Each block from ``first`` to ``last`` that holds transactions, as (height, its
+    transactions in base64), every height of the range accounted for."""
+    for start in range(first, last + 1, METAS * CALLS):
+        ranges = [
+            (low, min(low + METAS - 1, last))
+            for low in range(start, min(start + METAS * CALLS, last + 1), METAS)
+        ]
+        metas = reader.calls(
+            [("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)}) for lo, hi in ranges]
+        )
+        busy = []
+        for (lo, hi), answer in zip(ranges, metas, strict=True):
+            counts = _tx_counts(reader, answer)
+            if set(counts) != set(range(lo, hi + 1)):
+                raise Unreachable(f"{reader.redacted} did not list blocks {lo} to {hi}")
+            busy += [height for height, count in sorted(counts.items()) if count > 0]
+        for chunk in range(0, len(busy), CALLS):
+            heights = busy[chunk : chunk + CALLS]
+            blocks = reader.calls([("block", {"height": str(h)}) for h in heights])
+            for height, block in zip(heights, blocks, strict=True):
+                if isinstance(block, Unreachable):
+                    raise block
+                txs = answers.field(reader.redacted, block, "block", "data", "txs")
+                if not isinstance(txs, list) or not txs:
+                    raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
+                yield height, [str(tx) for tx in txs]
+
+
+def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
+    if isinstance(answer, Unreachable):
+        raise answer
+    try:
+        return {
+            answers.int64(meta["header"]["height"]): answers.int64(meta["header"]["num_txs"])
+            for meta in answer["block_metas"]
+        }
+    except (KeyError, TypeError, ValueError):
+        raise Unreachable(
+            f"{reader.redacted} answered blockchain in a shape it never has"
+        ) from None
+
+
+def _result(reader: NodeReader, height: int, index: int, mine: str) -> dict[str, Any]:
+    """Our transaction's answer as ``tx`` would give it, from its block's results."""
+    results = reader.rpc("block_results", {"height": str(height)})
+    try:
+        deliver = results["results"]["deliver_tx"][index]
+    except (KeyError, TypeError, IndexError):
+        raise Unreachable(
+            f"{reader.redacted} answered block_results {height} in a shape it never has"
+        ) from None
+    tx_hash = base64.b64encode(hashlib.sha256(base64.b64decode(mine)).digest()).decode()
+    return {"hash": tx_hash, "height": str(height), "index": index, "tx_result": deliver}
+
+
+def _taker(
+    reader: NodeReader, signer: Signer, txs: list[str], number: int, sequence: int, height: int
+) -> tuple[str, int] | None:
+    """The transaction of this block signed by the account for ``sequence``, if one is."""
+    for text in txs:
+        try:
+            raw = base64.b64decode(text, validate=True)
+            tx = decode_tx(raw)
+            signature = tx["signatures"][0]
+            if signature.get("session_addr", None) != signer.session_addr or not any(
+                msg_signer(msg) == signer.address for msg in tx["msg"]
+            ):
+                continue
+            problem = signature_error(
+                tx,
+                chain_id=reader.chain_id,
+                account_number=number,
+                sequence=sequence,
+                key_address=signer.session_addr or signer.address,
+            )
+        except (DecodeError, UnicodeDecodeError, KeyError, IndexError, TypeError, ValueError):
+            continue
+        if problem is None:
+            return base64.b64encode(hashlib.sha256(raw).digest()).decode(), height
+    return None
