@@ -74,7 +74,11 @@ def stdout_broken() -> bool:
 
 
 def quiet_stdout() -> None:
-    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again."""
+    """Point stdout at /dev/null, so the interpreter's last flush cannot fail again. A
+    stdout the shell closed (``>&-``) is left alone: its descriptor may now be one of
+    c4's own files."""
+    if sys.stdout is None:
+        return
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

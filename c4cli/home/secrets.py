@@ -16,6 +16,9 @@ from c4cli.commitment import commitment_of, is_commitment
 from c4cli.errors import HomeDamaged
 from c4cli.files import read_private, write_private
 
+# The realm's refusal of a commitment its caller used before: one carrying it is on chain.
+COMMITMENT_USED = "commitment already used"
+
 
 def new_secret() -> str:
     """32 random bytes as hex: the advice of the realm's pages (openssl rand -hex 32)."""
@@ -31,34 +34,40 @@ class SecretStore:
             return None
         return self.folder / address / commitment
 
-    def keep(self, address: str, secret: str) -> str:
-        """Store ``secret`` for ``address``; returns its commitment."""
-        commitment = commitment_of(secret)
-        path = self._path(address, commitment)
-        assert path is not None
-        write_private(path, secret.encode(), fault="secret-write")
-        return commitment
-
     @contextmanager
     def kept(self, address: str, secret: str) -> Iterator[None]:
         """Keep ``secret`` while a transaction that commits to it is sent.
 
         The secret is on disk before the transaction is, so an acknowledged
-        commitment can always be revealed. It is forgotten again only when the
-        command fails and it is *known* that no transaction carrying the
-        commitment was recorded: refused before signing, by the local chain or a
-        node's simulation, or a local append that was cut back (see
-        :mod:`c4cli.outbox`). Whatever fails after the bytes may have left (the
+        commitment can always be revealed. The file is created exclusively: only
+        the command that created it may delete it again, and only when the command
+        fails and it is *known* that no transaction carrying the commitment was
+        recorded (refused before signing, by the local chain or a node's
+        simulation, or a local append that was cut back: see
+        :mod:`c4cli.outbox`), and never when the realm says the commitment is
+        used (then a transaction carrying it is on chain: another command's, sent
+        at the same moment). Whatever fails after the bytes may have left (the
         read-back, the printing, a closed pipe, a signal, the journal) keeps it.
         """
-        path = self._path(address, commitment_of(secret))
-        existed = path is not None and path.exists()
-        self.keep(address, secret)
+        commitment = commitment_of(secret)
+        path = self._path(address, commitment)
+        assert path is not None
+        try:
+            write_private(path, secret.encode(), fault="secret-write", exclusive=True)
+        except FileExistsError:
+            self.find(address, commitment)  # kept already: one that does not open it is damage
+            created = False
+        else:
+            created = True
         start = outbox.mark()
         try:
             yield
-        except BaseException:
-            if not existed and path is not None and not outbox.may_be_recorded_since(start):
+        except BaseException as failure:
+            if (
+                created
+                and not outbox.may_be_recorded_since(start)
+                and COMMITMENT_USED not in str(failure)
+            ):
                 path.unlink(missing_ok=True)
             raise
 

@@ -5,6 +5,7 @@ and what a command prints after its block never undoes it."""
 from __future__ import annotations
 
 import json
+import hashlib
 import os
 import signal
 import subprocess
@@ -85,6 +86,73 @@ def test_stdout_closed_before_the_receipt_exits_141_with_the_secret_kept(
     assert (proc.returncode, proc.stderr) == (141, "")
     assert chain.game(1)["status"] == "open"
     assert len(kept_secrets(chain, "alice")) == 1
+
+
+@pytest.mark.slow
+def test_two_offers_with_one_passphrase_at_once_never_lose_its_secret(
+    chain: Home, c4_bin: str
+) -> None:
+    """Two `c4 offer --passphrase P` at once, 36 rounds: one lands, the realm refuses the
+    other ("commitment already used", itself proof a transaction carrying it is on
+    chain), and the refused one never deletes the secret the landed one needs."""
+    import secrets
+
+    lost = []
+    for _ in range(36):
+        passphrase = secrets.token_hex(16)
+        argv = [c4_bin, "offer", "--stake", "1gnot", "--passphrase", passphrase, "alice"]
+        procs = [
+            subprocess.Popen(
+                argv, env=env_for(chain), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+            for _ in range(2)
+        ]
+        codes = sorted(proc.wait(timeout=60) for proc in procs)
+        for proc in procs:
+            assert proc.stdout is not None and proc.stderr is not None
+            proc.stdout.close()
+            proc.stderr.close()
+        assert codes == [0, 1]
+        commitment = hashlib.sha256(passphrase.encode()).hexdigest()
+        if not (chain.path / "secrets" / chain.address("alice") / commitment).exists():
+            lost.append(passphrase)
+    assert lost == []
+
+
+@pytest.mark.parametrize("json_mode", [False, True])
+@pytest.mark.parametrize("stdout", ["/dev/full", "closed"])
+def test_a_stdout_that_cannot_be_written_after_the_send_is_never_not_recorded(
+    chain: Home, c4_bin: str, stdout: str, json_mode: bool
+) -> None:
+    """`c4 send … > /dev/full` or `>&-`: the transaction is in the log, so the exit is the
+    README's "the transaction stands" (141, never 3's "nothing was recorded"), no
+    traceback, and stderr says what was recorded, with its hash."""
+    before = chain.balance("bob")
+    argv = [c4_bin, "send", "--to", "bob", "--amount", "5ugnot", "alice"]
+    opened = os.open(stdout, os.O_WRONLY) if stdout != "closed" else None
+
+    def close_stdout() -> None:
+        os.close(1)
+
+    proc = subprocess.run(
+        argv + (["--json"] if json_mode else []),
+        env=env_for(chain),
+        stdout=opened,
+        stderr=subprocess.PIPE,
+        preexec_fn=close_stdout if opened is None else None,
+        text=True,
+        timeout=60,
+    )
+    if opened is not None:
+        os.close(opened)
+    assert chain.balance("bob") == before + 5
+    last = chain.sent()[-1]
+    reason = "No space left on device" if stdout == "/dev/full" else "closed"
+    assert (proc.returncode, proc.stderr) == (
+        141,
+        f"c4: stdout could not be written ({reason}); the transaction was recorded "
+        f"(height {last['height']}, TX HASH {last['hash']})\n",
+    )
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
