@@ -142,7 +142,8 @@ class NodeDelivery(NodeReceipts):
         """broadcast_tx_commit's answer; or Unreachable, as the call alone would raise.
 
         Where the node has answered a batch in this command, the request also asks
-        for the last block and ``reads`` (what the caller will read once the
+        for the last block, the node's status (its own height, which a landing must
+        not pass) and ``reads`` (what the caller will read once the
         transaction lands, as far as it is known before: a call about a game names
         it). tm2 answers a batch's calls in order, so they come once the block with
         the transaction is committed: its receipt then needs no request of its own
@@ -151,24 +152,25 @@ class NodeDelivery(NodeReceipts):
         the bytes go to this one node.
         """
         params = {"tx": base64.b64encode(raw).decode()}
-        self.landing = None
+        self.landing, self.head_after = None, 0
         if not self._checked:
             self._over_nodes(self._check_chain)
         if not self.takes_batches:
             return Rpc.rpc(self, "broadcast_tx_commit", params, timeout=block_timeout())
         found = self.batch(
-            [("broadcast_tx_commit", params), ("block", {}), *read_calls(reads)],
+            [("broadcast_tx_commit", params), ("block", {}), ("status", {}), *read_calls(reads)],
             timeout=block_timeout(),
         )
         if found is None:
             raise Unreachable(
                 f"{self.redacted} answered broadcast_tx_commit in a shape it never has"
             )
-        answer, block, *read = found
+        answer, block, status, *read = found
         if isinstance(answer, Unreachable):
             raise answer
         if not isinstance(block, Unreachable):
             self.landing = (tx_id, block, reads, read)
+        self.head_after = self._height_of(status)
         return answer
 
     def _find_or_pending(self, sent: Sent, why: str) -> Receipt:

@@ -32,6 +32,8 @@ class NodeReceipts(NodeTransactions):
     # The TX HASH of a broadcast, and the last block, the reads and their answers as
     # they came with it (see _commit).
     landing: tuple[str, Any, list[tuple[str, str]], list[Any]] | None = None
+    # The node's height as its status gave it after the broadcast (0: not asked).
+    head_after = 0
 
     def _landed(
         self, signer: Signer, tx: dict[str, Any], tx_id: str, found: dict[str, Any], height: int
@@ -50,6 +52,28 @@ class NodeReceipts(NodeTransactions):
                 f"paid its fee of {fee}"
             )
         return receipt
+
+    def _head_reaches(self, height: int) -> None:
+        """A block at ``height`` is believed only once the node's own status reaches it:
+        a forged one far ahead would otherwise raise this home's seen height and make
+        every honest node look rolled back."""
+        head = self.head_after
+        if head < height:
+            head = self._height_of(self.rpc("status", {}))
+        if head < height:
+            raise Unreachable(
+                f"{self.redacted} said the transaction is in block {height}, but its own "
+                f"status is at height {head}: not believed"
+            )
+
+    def _height_of(self, status: Any) -> int:
+        """The height a status answer gives (0 for one that gives none)."""
+        if isinstance(status, Unreachable):
+            return 0
+        try:
+            return answers.int64(status["sync_info"]["latest_block_height"])
+        except (KeyError, TypeError, ValueError):
+            return 0
 
     def _block_came(self, tx_id: str, height: int) -> Any:
         """Block ``height`` if it came with the answer to the broadcast of ``tx_id`` (the
@@ -103,6 +127,7 @@ class NodeReceipts(NodeTransactions):
         reads = [] if error or block is not None else self._reads_after(result)
         reads = [(path, data) for path, data in reads if not self.answered(path, data)]
         time = self._block_holding(height, encode_tx(tx), reads, block=block)
+        self._head_reaches(height)
         receipt = Receipt(
             height=height,
             time=time,

@@ -15,8 +15,10 @@ import click
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import call_text, names, who
 from c4cli.commands.transact import open_chain
-from c4cli.errors import Refused
+from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
+from c4cli.home.config import read_remote
+from c4cli.home.journal import Journal
 
 
 def calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
@@ -58,9 +60,22 @@ def _note(tx: dict[str, Any]) -> str:
 @click.option(
     "--tail", type=click.IntRange(min=1), metavar="N", help="Only the last N blocks (of those)."
 )
+@click.option(
+    "--forget-above",
+    type=click.IntRange(min=0),
+    metavar="HEIGHT",
+    help="On a node home: the transactions journaled as landed above HEIGHT are not on "
+    "this chain (a forged answer, a chain reset); drop them, so a node at HEIGHT is "
+    "trusted again. Reads no node.",
+)
 @common_options
 def log(
-    from_height: int, to_height: int | None, tail: int | None, home: Path, as_json: bool
+    from_height: int,
+    to_height: int | None,
+    tail: int | None,
+    forget_above: int | None,
+    home: Path,
+    as_json: bool,
 ) -> None:
     """List blocks and their transactions (height, time, signer, call, TX HASH).
 
@@ -72,6 +87,9 @@ def log(
       c4 log --from 1 --to 10
       c4 log --tail 5 --json | jq -r '.[-1].txs[0].hash'
     """
+    if forget_above is not None:
+        _forget_above(home, forget_above, as_json)
+        return
     known = names(home)
     blocks = open_chain(home).listing(from_height, to_height, tail)
     for block in blocks:
@@ -93,6 +111,24 @@ def log(
             signer = "-" if tx["signer"] is None else who(str(tx["signer"]), known)
             line = f"        {signer}  {calls_text(tx, known)}  {tx['hash']}{_note(tx)}"
             click.echo(printable(line))
+
+
+def _forget_above(home: Path, height: int, as_json: bool) -> None:
+    """The user's word that what this node home saw land above ``height`` is not on its
+    chain: those journal entries dropped, the home's seen height back within reach."""
+    if read_remote(home) is None:
+        raise BadInput(
+            "--forget-above: this home is not bound to a node (only a node home "
+            "keeps a journal of what it saw land)"
+        )
+    journal = Journal(home)
+    forgotten = journal.forget_above(height)
+    if as_json:
+        emit_json({"forgotten": forgotten, "seen_height": journal.seen_height()})
+        return
+    for tx_hash in forgotten:
+        click.echo(f"dropped {tx_hash}: not on this chain")
+    click.echo(f"this home's seen height is now {journal.seen_height()}")
 
 
 @click.command("tx")

@@ -164,6 +164,24 @@ class Journal:
                     f"transaction {tx_id} of this account took its sequence at height {height}",
                 )
 
+    def forget_above(self, height: int) -> list[str]:
+        """The user's word that this home's transactions journaled as landed above
+        ``height`` are not on its chain (a forged answer, a chain reset): each is
+        dropped, so the height this home saw comes back within the chain's reach.
+        Their TX HASHes."""
+        forgotten = [
+            entry["hash"]
+            for entry in self.entries()
+            if entry["status"] in (LANDED, REFUSED)
+            and isinstance(entry.get("height"), int)
+            and entry["height"] > height
+        ]
+        for tx_id in forgotten:
+            self.dropped(
+                tx_id, f"not on this chain, the user said (c4 log --forget-above {height})"
+            )
+        return forgotten
+
     def entries(self) -> list[dict[str, Any]]:
         """One entry per transaction, in the order they were first sent; each as its
         latest line says (a pending one's ``tx`` bytes kept until it lands)."""
@@ -209,7 +227,11 @@ class Journal:
     def seen_height(self) -> int:
         """The highest block this home saw one of its transactions land in: a node
         below it is on a chain rolled back, or another chain."""
-        heights = [int(e["height"]) for e in self.entries() if isinstance(e.get("height"), int)]
+        heights = [
+            int(e["height"])
+            for e in self.entries()
+            if e["status"] in (LANDED, REFUSED) and isinstance(e.get("height"), int)
+        ]
         return max(heights, default=0)
 
     def game_calls(self, game_id: int) -> list[GameCall]:

@@ -145,7 +145,7 @@ def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_bl
         assert proxy.requests == [
             ["status", "abci_query", "abci_query", "abci_query"],
             ["abci_query"],
-            ["broadcast_tx_commit", "block", "abci_query"],
+            ["broadcast_tx_commit", "block", "status", "abci_query"],
         ], proxy.requests
         # Through click, the same (--move: the first read is the account's and the price).
         proxy.requests.clear()
@@ -180,7 +180,7 @@ def test_a_last_block_that_is_not_the_moves_is_asked_for_again(
     assert code == 0 and err == "", err
     # The move's block, and the game read again with it (it came with a block not seen).
     assert proxy.requests[2:] == [
-        ["broadcast_tx_commit", "block", "abci_query"],
+        ["broadcast_tx_commit", "block", "status", "abci_query"],
         ["block", "abci_query"],
     ]
     played = json.loads(out)

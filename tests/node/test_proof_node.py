@@ -12,6 +12,7 @@ user told what happened (landed, with its hash, or pending), the journal agreein
 from __future__ import annotations
 
 import base64
+import json
 import os
 import subprocess
 import sys
@@ -254,3 +255,81 @@ def test_two_homes_of_one_key_never_claim_each_others_transaction(
     for proc in done:
         if proc.returncode != 0:
             assert proc.stderr.splitlines()[-1].startswith("Error: "), proc.stderr
+
+
+FAR = 999_999_999
+
+
+def test_a_forged_block_far_ahead_never_raises_the_seen_height(bound: Home, gno_node: Any) -> None:
+    """A proxy forges the broadcast's success and the block that holds it at height
+    999999999 (never forwarding the bytes): the node's own status is far below, so the
+    landing is not believed. The transaction stays pending, the home's seen height is
+    unchanged, and an honest node still serves every command."""
+    to = stranger()
+
+    def forged(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        deliver = {"ResponseBase": {"Error": None, "Data": ""}, "GasUsed": "1"}
+        result = {
+            **{"check_tx": {"ResponseBase": {"Error": None}}, "deliver_tx": deliver},
+            **{"hash": tx_hash_of(request), "height": str(FAR)},
+        }
+        forged_block[0] = request["params"]["tx"]
+        return answer(request, result)
+
+    forged_block = [""]
+
+    def far_block(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        if forged_block[0]:
+            header = document["result"]["block"]["header"]
+            header["height"] = str(FAR)
+            document["result"]["block"]["data"]["txs"] = [forged_block[0]]
+        return document
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = forged
+        proxy.rules["block"] = far_block
+        result = bound.run(
+            "--remote",
+            proxy.url,
+            "send",
+            "--to",
+            to,
+            "--amount",
+            "5ugnot",
+            "carol",
+            env={"C4_TIMEOUT": "2"},
+        )
+    assert result.exit_code == 4, result.output
+    assert f"said the transaction is in block {FAR}, but its own status is at" in result.stderr
+    assert "is pending" in result.stderr
+    assert bound.sent()[-1]["status"] == "pending"
+    bound.ok("query", "balance", "carol")  # not "below height 999999999"
+    bound.ok("send", "--to", to, "--amount", "5ugnot", "carol")  # settles it, then its own
+    assert gno_node.balance(to) == 5 + 5
+
+
+def test_a_home_that_saw_a_height_out_of_reach_is_told_so_in_one_command(
+    bound: Home, gno_node: Any
+) -> None:
+    """A journal that believed a landing at 999999999 (an older c4, a forgery) refuses
+    every honest node; `c4 log --forget-above HEIGHT` (reading no node) drops what it
+    says landed above, and the home serves again."""
+    line = {
+        "status": "landed",
+        "height": FAR,
+        "time": "2026-01-01T00:00:00Z",
+        "hash": base64.b64encode(b"f" * 32).decode(),
+        "signer": bound.address("carol"),
+    }
+    with (bound.path / "journal.jsonl").open("a") as handle:
+        handle.write(json.dumps(line) + "\n")
+    refused = bound.run("query", "balance", "carol")
+    assert refused.exit_code == 4 and f"below height {FAR}" in refused.stderr
+    height = gno_node.latest_height()
+    forgot = bound.json("log", "--forget-above", str(height))
+    assert forgot == {"forgotten": [line["hash"]], "seen_height": forgot["seen_height"]}
+    assert forgot["seen_height"] <= height
+    bound.ok("query", "balance", "carol")
+    status = {entry["hash"]: entry["status"] for entry in bound.sent()}
+    assert status[line["hash"]] == "dropped"
