@@ -21,8 +21,10 @@ from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Reader
 from c4cli.chain.msgs import msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
-from c4cli.chain.tx import Tx, sign_bytes
+from c4cli.chain.tx import Tx, legacy_sign_bytes, sign_bytes
+from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, Refused
+from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.gotext import go_json
 
@@ -140,9 +142,17 @@ def read_signature(path: Path) -> tuple[PubKey, bytes]:
     return key, raw
 
 
-def combine(multisig: Multisig, documents: list[Path]) -> dict[str, Any]:
+def sign_docs(tx: Tx, *, chain_id: str, account_number: int, sequence: int) -> tuple[bytes, ...]:
+    """The sign documents a signature of ``tx`` for these numbers may cover (gno.land's
+    current one and the legacy one a v1.7.1 node still accepts)."""
+    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
+    return sign_bytes(*numbers), legacy_sign_bytes(*numbers)
+
+
+def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) -> dict[str, Any]:
     """The multisig's signature from its members' documents (at least its threshold of
-    them, each by a member), as gnokey's ``multisign`` builds it."""
+    them, each by a member, each over one of ``docs``: this transaction for the
+    multisig's numbers), as gnokey's ``multisign`` builds it."""
     signed: dict[int, bytes] = {}
     for path in documents:
         key, raw = read_signature(path)
@@ -150,6 +160,11 @@ def combine(multisig: Multisig, documents: list[Path]) -> dict[str, Any]:
             raise BadInput(
                 f"{path} is signed by {pubkeys.address(key)}, which is not a member of "
                 "this multisig"
+            )
+        if not any(pubkeys.verify(key, doc, raw) for doc in docs):
+            raise BadInput(
+                f"{path} is not a signature of this transaction by {pubkeys.address(key)} "
+                "(another transaction, or other numbers or chain); nothing was combined"
             )
         signed[multisig.keys.index(key)] = raw
     if len(signed) < multisig.threshold:
@@ -161,3 +176,38 @@ def combine(multisig: Multisig, documents: list[Path]) -> dict[str, Any]:
         "pub_key": pubkeys.to_json(multisig),
         "signature": base64.b64encode(pubkeys.multisignature(len(multisig.keys), signed)).decode(),
     }
+
+
+def outflow(tx: Tx) -> int:
+    """The most ugnot the messages may take out of the signer's account: what each call
+    sends and may deposit for storage, what each send sends, and what a new session
+    may spend."""
+    total = 0
+    for msg in tx["msg"]:
+        for field in ("send", "max_deposit", "amount", "spend_limit"):
+            total += ugnot_in(str(msg.get(field) or ""))
+    return total
+
+
+def described(tx: Tx) -> list[str]:
+    """One line per message, as a person checks it before signing (the file's text
+    escaped: it may come from anyone)."""
+    lines = []
+    for msg in tx["msg"]:
+        kind = msg.get("@type")
+        if kind == "/vm.m_call":
+            args = ", ".join(
+                json.dumps(str(arg), ensure_ascii=False) for arg in msg.get("args") or []
+            )
+            line = f"call {msg.get('pkg_path')}.{msg.get('func')}({args})"
+            for field, what in (("send", "sending"), ("max_deposit", "storage deposit up to")):
+                if msg.get(field):
+                    line += f" {what} {msg[field]}"
+        elif kind == "/bank.MsgSend":
+            line = f"send {msg.get('amount')} to {msg.get('to_address')}"
+        elif kind == "/auth.m_create_session":
+            line = f"create a session key, spending up to {msg.get('spend_limit') or 'nothing'}"
+        else:
+            line = str(kind).removeprefix("/")
+        lines.append(printable(line))
+    return lines

@@ -9,15 +9,20 @@ files gnokey reads and writes.
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
 from c4cli import outbox
 from c4cli.chain.amino import tx_hash
 from c4cli.chain.interface import SIMULATE_MODES, SendPolicy
+from c4cli.chain.tx import Tx
 from c4cli.client import offline
-from c4cli.coins import gnot, ugnot_in
+from c4cli.coins import gnot, parse_ugnot, ugnot_in
+from c4cli.commands.ending import echo
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
 from c4cli.errors import BadInput
@@ -49,6 +54,20 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     help="KEY is a session key of the signer's (as gnokey sign -session): its own numbers.",
 )
 @click.option("--password-stdin", is_flag=True, help="Read the key's passphrase from stdin.")
+@click.option(
+    "--fee-cap",
+    "fee_cap_text",
+    metavar="COINS",
+    help="The most gas fee c4 signs for. Default: $C4_FEE_CAP, else config.toml's fee_cap, "
+    "else 1gnot.",
+)
+@click.option(
+    "--send-cap",
+    "send_cap_text",
+    metavar="COINS",
+    help="The most the messages may take out of the signer's account (sends, stakes, "
+    "storage deposits). Default: $C4_SEND_CAP, else a question on a terminal, else 0.",
+)
 @common_options
 def sign(
     tx_file: Path,
@@ -59,6 +78,8 @@ def sign(
     chain_id: str | None,
     session: bool,
     password_stdin: bool,
+    fee_cap_text: str | None,
+    send_cap_text: str | None,
     home: Path,
     as_json: bool,
 ) -> None:
@@ -68,10 +89,16 @@ def sign(
     of the first message: a multisig's, when KEY is one of its members). Without
     --output-document, it is added to FILE, replacing KEY's own if there is one.
 
+    What is signed is shown on stderr first (chain, signer, numbers, each message,
+    the fee). A fee above the fee cap is refused; so is a transaction that takes
+    more out of the signer's account than --send-cap, unless you confirm it on a
+    terminal. A signed file can be broadcast by anyone, with any tool.
+
     \b
     Example:
       c4 set-fee 0.2gnot owners --generate-only > fee.json
       c4 sign fee.json alice --output-document alice.sig
+      c4 sign send.json alice --send-cap 5gnot
     """
     tx = offline.read_tx(tx_file)
     info = Keyring(home).find(key)
@@ -90,6 +117,11 @@ def sign(
             account_number, account_sequence = offline.account_numbers(
                 chain, signer, info.address if session else None
             )
+    ask = _within_caps(tx, home, fee_cap_text, send_cap_text, password_stdin=password_stdin)
+    summary = _summary(tx, signer, chain_id, account_number, account_sequence)
+    echo("\n".join(summary["lines"]), err=True)
+    if ask and not click.confirm(ask, err=True):
+        raise BadInput("not confirmed; nothing was signed")
     private_key = signer_for(home, info.name, password_stdin=password_stdin).private_key
     entry = offline.signature(
         tx,
@@ -115,11 +147,72 @@ def sign(
                 "chain_id": chain_id,
                 "account_number": account_number,
                 "sequence": account_sequence,
+                "messages": summary["messages"],
+                "gas_wanted": int(tx["fee"]["gas_wanted"] or 0),
+                "gas_fee": tx["fee"]["gas_fee"],
+                "sends_out": f"{offline.outflow(tx)}ugnot",
                 "hash": None if output_document is not None else tx_hash(tx),
             }
         )
     else:
         click.echo(f"{what} {printable(str(where))}")
+
+
+def _summary(tx: Tx, signer: str, chain_id: str, number: int, sequence: int) -> dict[str, Any]:
+    """What is about to be signed, for a person (stderr) and a script (--json)."""
+    messages = offline.described(tx)
+    fee = tx["fee"]
+    lines = [
+        f"signing on chain {printable(chain_id)} for {signer} "
+        f"(account number {number}, sequence {sequence}):",
+        *(f"  {line}" for line in messages),
+        f"  fee: {printable(str(fee['gas_fee'] or '0ugnot'))} for {fee['gas_wanted']} gas",
+    ]
+    if tx.get("memo"):
+        lines.append(f"  memo: {printable(str(tx['memo']))}")
+    return {"lines": lines, "messages": messages}
+
+
+def _within_caps(
+    tx: Tx,
+    home: Path,
+    fee_cap_text: str | None,
+    send_cap_text: str | None,
+    *,
+    password_stdin: bool,
+) -> str:
+    """Refuse (exit 2, nothing signed) a fee above the fee cap, and what takes more out
+    of the signer's account than the send cap; on a terminal with no cap given, the
+    question to confirm it with ("" when none is needed)."""
+    cap = fee_cap(home, fee_cap_text)
+    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
+    if asked > cap:
+        raise BadInput(
+            f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 signs "
+            "for without being told; nothing was signed: pass --fee-cap to sign it"
+        )
+    out = offline.outflow(tx)
+    text = send_cap_text if send_cap_text is not None else os.environ.get("C4_SEND_CAP")
+    if text is not None:
+        try:
+            limit = parse_ugnot(text)
+        except BadInput:
+            where = "--send-cap" if send_cap_text is not None else "$C4_SEND_CAP"
+            raise BadInput(f"invalid {where} {text!r}: give an amount, e.g. 5gnot") from None
+        if out > limit:
+            raise BadInput(
+                f"the transaction takes up to {gnot(out)} out of the signer's account, above "
+                f"the send cap of {gnot(limit)}; nothing was signed: raise --send-cap to sign it"
+            )
+        return ""
+    if out == 0:
+        return ""
+    if not password_stdin and sys.stdin.isatty() and sys.stderr.isatty():
+        return f"sign it, taking up to {gnot(out)} out of the signer's account?"
+    raise BadInput(
+        f"the transaction takes up to {gnot(out)} out of the signer's account; nothing was "
+        "signed: pass --send-cap (or $C4_SEND_CAP) with at least that, or sign on a terminal"
+    )
 
 
 @click.command("multisign")
@@ -133,13 +226,25 @@ def sign(
     required=True,
     help="A member's signature document (from c4 sign or gnokey sign); repeat.",
 )
+@click.option("--account-number", type=int, help="Default: the multisig account's, on the chain.")
+@click.option("--account-sequence", type=int, help="Default: the multisig account's, on the chain.")
+@click.option("--chain-id", metavar="ID", help="Default: the chain's.")
 @common_options
 def multisign(
-    tx_file: Path, multisig: str, documents: tuple[Path, ...], home: Path, as_json: bool
+    tx_file: Path,
+    multisig: str,
+    documents: tuple[Path, ...],
+    account_number: int | None,
+    account_sequence: int | None,
+    chain_id: str | None,
+    home: Path,
+    as_json: bool,
 ) -> None:
     """Combine members' signatures into MULTISIG's, added to FILE (as gnokey multisign).
 
-    At least the multisig's threshold of members must have signed.
+    At least the multisig's threshold of members must have signed, each over this
+    very transaction for the multisig account's number and sequence: a signature of
+    anything else is refused before it is combined.
 
     \b
     Example:
@@ -154,7 +259,17 @@ def multisign(
             f"{info.name} ({info.address}) is not this transaction's signer "
             f"({offline.signer_of(tx)})"
         )
-    tx = offline.with_signature(tx, offline.combine(info.pub_key, list(documents)))
+    if (account_number is None) != (account_sequence is None):
+        raise BadInput("give both --account-number and --account-sequence, or neither")
+    if chain_id is None or account_number is None or account_sequence is None:
+        chain = open_chain(home, chain_id=chain_id)
+        chain_id = chain_id or chain.chain_id
+        if account_number is None or account_sequence is None:
+            account_number, account_sequence = offline.account_numbers(chain, info.address)
+    docs = offline.sign_docs(
+        tx, chain_id=chain_id, account_number=account_number, sequence=account_sequence
+    )
+    tx = offline.with_signature(tx, offline.combine(info.pub_key, list(documents), docs))
     offline.write_tx(tx_file, tx)
     if as_json:
         emit_json({"file": str(tx_file), "multisig": info.name, "hash": tx_hash(tx)})

@@ -173,21 +173,24 @@ def test_what_cannot_be_sent_is_refused_before_anything_leaves(chain: Home, tmp_
     chain.fails(
         2, "broadcast", str(tx), message=f"{tx} is not signed: c4 sign (or c4 multisign) it first"
     )
-    chain.ok("sign", str(tx), "alice", "--output-document", str(tmp_path / "a.sig"))
+    cap = ("--send-cap", "1gnot")  # each member bounds what the multisig's account sends
+    chain.fails(2, "sign", str(tx), "alice", "--output-document", str(tmp_path / "a.sig"))
+    chain.ok("sign", str(tx), "alice", "--output-document", str(tmp_path / "a.sig"), *cap)
     chain.fails(2, "multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
                 message="1 member(s) signed; this multisig needs 2 of 3")  # fmt: skip
     chain.fails(2, "sign", str(tx), "bob")  # bob is not the signer: a document is needed
     chain.fails(2, "sign", str(tx), "owners", "--output-document", str(tmp_path / "x.sig"))
     chain.ok("keys", "add", "dave")
-    chain.ok("sign", str(tx), "dave", "--output-document", str(tmp_path / "d.sig"))
+    chain.ok("sign", str(tx), "dave", "--output-document", str(tmp_path / "d.sig"), *cap)
     chain.fails(2, "multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
                 "--signature", str(tmp_path / "d.sig"))  # fmt: skip
-    # A member's signature over other numbers: combined, but refused at broadcast.
+    # A member's signature over other numbers: refused before it is combined.
     chain.ok("sign", str(tx), "bob", "--output-document", str(tmp_path / "b.sig"),
-             "--account-number", "0", "--account-sequence", "0")  # fmt: skip
-    chain.ok("multisign", str(tx), "owners", "--signature", str(tmp_path / "a.sig"),
-             "--signature", str(tmp_path / "b.sig"))  # fmt: skip
-    chain.fails(1, "broadcast", str(tx))
+             "--account-number", "0", "--account-sequence", "0", *cap)  # fmt: skip
+    signatures = ("--signature", str(tmp_path / "a.sig"), "--signature", str(tmp_path / "b.sig"))
+    refused = chain.fails(2, "multisign", str(tx), "owners", *signatures)
+    assert f"{tmp_path / 'b.sig'} is not a signature of this transaction" in refused.stderr
+    chain.fails(2, "broadcast", str(tx))  # still unsigned
     assert chain.balance("owners") == 5_000_000
 
 
@@ -195,7 +198,9 @@ def test_a_fee_above_the_cap_is_not_sent_unless_raised(chain: Home, tmp_path: Pa
     tx = tmp_path / "tx.json"
     tx.write_text(chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice",
                            "--gas-fee", "20gnot", "--generate-only").stdout)  # fmt: skip
-    chain.ok("sign", str(tx), "alice")
+    refused = chain.fails(2, "sign", str(tx), "alice", "--send-cap", "1gnot")
+    assert "above the 1 GNOT c4 signs for without being told; nothing was signed" in refused.stderr
+    chain.ok("sign", str(tx), "alice", "--send-cap", "1gnot", "--fee-cap", "20gnot")
     chain.fails(2, "broadcast", str(tx))
     chain.ok("broadcast", str(tx), "--fee-cap", "20gnot")
     assert chain.balance("bob") == 10_000_000 * 1_000_000 + 1_000_000
@@ -216,7 +221,7 @@ def test_sign_works_offline_with_every_number_given(home: Home, tmp_path: Path) 
     tx.write_text(json.dumps(body))
     home.fails(3, "sign", str(tx), "alice")  # no chain to read the numbers from
     home.ok("sign", str(tx), "alice", "--chain-id", "dev", "--account-number", "3",
-            "--account-sequence", "9")  # fmt: skip
+            "--account-sequence", "9", "--send-cap", "1ugnot")  # fmt: skip
     signed = json.loads(tx.read_text())
     key = pubkeys.from_json(signed["signatures"][0]["pub_key"])
     doc = sign_bytes("dev", 3, 9, signed["fee"], signed["msg"], "")
@@ -229,9 +234,70 @@ def test_a_session_key_signs_a_file_for_its_master(chain: Home, tmp_path: Path) 
     chain.ok("session", "create", "--session-key", "alice-s", "--allow-paths", "bank/send",
              "--spend-limit", "1gnot", "alice")  # fmt: skip
     tx = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "5ugnot", "alice")
-    chain.ok("sign", str(tx), "alice-s", "--session")
+    chain.ok("sign", str(tx), "alice-s", "--session", "--send-cap", "5ugnot")
     entry = json.loads(tx.read_text())["signatures"][0]
     assert entry["session_addr"] == chain.address("alice-s")
     before = chain.balance("bob")
     chain.ok("broadcast", str(tx))
     assert chain.balance("bob") == before + 5
+
+
+def test_sign_shows_what_it_signs_and_bounds_what_leaves(chain: Home, tmp_path: Path) -> None:
+    """`c4 sign` says on stderr what it signs (chain, signer, numbers, each message, the
+    fee, the memo escaped), refuses a fee above the fee cap and what takes more out of
+    the signer's account than the send cap (exit 2, the file untouched), and --json
+    carries the same."""
+    tx = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "2gnot", "alice",
+                   "--memo", "all fine \x1b[2J", "--gas-fee", "1000ugnot")  # fmt: skip
+    unsigned = tx.read_bytes()
+    chain.fails(2, "sign", str(tx), "alice", message="the transaction takes up to 2 GNOT out of "
+                "the signer's account; nothing was signed: pass --send-cap (or $C4_SEND_CAP) "
+                "with at least that, or sign on a terminal")  # fmt: skip
+    chain.fails(2, "sign", str(tx), "alice", "--send-cap", "1.5gnot")
+    chain.fails(2, "sign", str(tx), "alice", "--send-cap", "2gnot", "--fee-cap", "999ugnot")
+    assert tx.read_bytes() == unsigned
+    result = chain.ok("sign", str(tx), "alice", "--send-cap", "2gnot", "--json")
+    alice, bob = chain.address("alice"), chain.address("bob")
+    document = json.loads(result.stdout)
+    fee = json.loads(unsigned)["fee"]
+    assert result.stderr == (
+        f"signing on chain dev for {alice} (account number {document['account_number']}, "
+        f"sequence {document['sequence']}):\n"
+        f"  send 2000000ugnot to {bob}\n"
+        f"  fee: {fee['gas_fee']} for {fee['gas_wanted']} gas\n"
+        "  memo: all fine \\x1b[2J\n"
+    )
+    assert (document["messages"], document["sends_out"], document["gas_fee"]) == (
+        [f"send 2000000ugnot to {bob}"],
+        "2000000ugnot",
+        fee["gas_fee"],
+    )
+    assert json.loads(tx.read_text())["signatures"]
+
+
+@pytest.mark.parametrize("answer", ["y", "n"])
+def test_sign_on_a_terminal_asks_before_it_signs_a_send(
+    chain: Home, tmp_path: Path, c4_bin: str, answer: str
+) -> None:
+    """No send cap given, on a terminal: the summary, then a question; only yes signs."""
+    import os
+    import pty
+    import subprocess
+
+    tx = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "3gnot", "alice")
+    leader, follower = pty.openpty()
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    env.pop("C4_SEND_CAP", None)
+    proc = subprocess.Popen([c4_bin, "sign", str(tx), "alice"], env=env, stdin=follower,
+                            stdout=follower, stderr=follower)  # fmt: skip
+    os.close(follower)
+    seen = b""
+    while b"[y/N]" not in seen:
+        seen += os.read(leader, 4096)
+    os.write(leader, f"{answer}\n".encode())
+    code = proc.wait(timeout=30)
+    os.close(leader)
+    assert b"send 3000000ugnot to" in seen
+    assert b"sign it, taking up to 3 GNOT out of the signer's account?" in seen
+    assert code == (0 if answer == "y" else 2)
+    assert bool(json.loads(tx.read_text())["signatures"]) == (answer == "y")
