@@ -49,6 +49,11 @@ def _parsed_coins(text: str) -> tuple[tuple[str, int], ...]:
     return tuple(coins.items())
 
 
+# Scientific notation typed as an amount (``1e3gnot``), which tm2 would read as one coin
+# of a denomination ``e3gnot``.
+_EXPONENT = re.compile(r"[0-9.]+[eE][+-]?[0-9]+")
+
+
 def parse_amount(text: str) -> Coins:
     """Coins as a person types them: tm2 coins, where ``gnot`` (up to 6 decimals) means ugnot.
 
@@ -59,6 +64,9 @@ def parse_amount(text: str) -> Coins:
     >>> parse_amount("1,5gnot")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     c4cli.errors.BadInput: invalid amount '1,5gnot': '1' has no denomination (e.g. ...)
+    >>> parse_amount("1e3gnot")  # one coin of a denomination "e3gnot"? No: a typo.
+    Traceback (most recent call last):
+    c4cli.errors.BadInput: invalid amount '1e3gnot': write the number out (e.g. 1000gnot), not 1e3
     """
     coins: Coins = {}
     for part in text.strip().split(","):
@@ -66,6 +74,12 @@ def parse_amount(text: str) -> Coins:
         match = _GNOT.match(part.lower())
         if not part:
             raise BadInput(f"invalid amount {text!r}: expected e.g. 10gnot or 1000000ugnot")
+        exponent = _EXPONENT.match(part)
+        if exponent is not None:
+            raise BadInput(
+                f"invalid amount {text!r}: write the number out (e.g. 1000gnot), not "
+                f"{exponent.group(0)}"
+            )
         if match is None:
             try:
                 parsed = parse_coins(part)

@@ -94,6 +94,14 @@ class Binding(NamedTuple):
     head: Head
 
 
+def shown_url(url: str) -> str:
+    """A node URL (or a home's comma-separated list) as c4 prints it: credentials and
+    paths (where hosted RPCs put API keys) left out."""
+    from c4cli.chain import rpc
+
+    return ",".join(rpc.redact(part.strip()) for part in url.split(",") if part.strip())
+
+
 def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: bool) -> Binding:
     """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
     ``chain_id`` (when given) and holds the realm; nothing is written before that."""

@@ -152,10 +152,14 @@ def _init_remote(
     remote, head = connect.bind(
         home, url, realm_path, chain_id=chain_id if given else None, force=force
     )
+    shown = connect.shown_url(remote.url)
     if as_json:
-        emit_json({**remote._asdict(), "height": head.height, "time": format_time(head.time)})
+        document = {**remote._asdict(), "url": shown}
+        emit_json({**document, "height": head.height, "time": format_time(head.time)})
         return
-    click.echo(f"home {home} uses the node at {url}: chain {remote.chain_id}, height {head.height}")
+    click.echo(
+        f"home {home} uses the node at {shown}: chain {remote.chain_id}, height {head.height}"
+    )
     click.echo(f"realm: {realm_path}")
 
 

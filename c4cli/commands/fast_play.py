@@ -39,7 +39,7 @@ def run(argv: list[str]) -> int | None:
         return None
     game_id, column, key = form.args
     move = form.options.get("--move")
-    if column == "best" or (move is not None and not fast.digits(move)):
+    if column == "best" or (move is not None and not (fast.digits(move) and len(move) < 19)):
         return None
     opts = {**TX_DEFAULTS, "as_json": "--json" in form.options}
     return fast.run(

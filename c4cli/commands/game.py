@@ -16,7 +16,7 @@ from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands.calls import play_column, run_call
-from c4cli.commands.options import common_options, tx_options
+from c4cli.commands.options import INT64, common_options, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address, open_chain
 from c4cli.commitment import commitment_of
@@ -152,7 +152,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
 @click.command()
 @click.argument("game_id", metavar="GAME")
 @click.argument("column", metavar="COLUMN|best")
-@click.option("--move", type=int, help="The move count you saw (default: the current one).")
+@click.option("--move", type=INT64, help="The move count you saw (default: the current one).")
 @click.argument("key")
 @tx_options
 @common_options

@@ -106,6 +106,24 @@ def group_options(func: F) -> F:
     return _home(expose=False)(_json(expose=False)(_remote()(_realm_path(func))))
 
 
+class Int64(click.ParamType):
+    """A whole number as gnokey and the realm read one: ASCII digits only (no ``1_0``,
+    no Arabic-Indic digits), from 0 to int64's largest, so nothing out of range is ever signed."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value)
+        if not (text.isascii() and text.isdigit()) or int(text) >= 2**63:
+            self.fail(f"{text!r} is not a whole number from 0 to {2**63 - 1}", param, ctx)
+        return int(text)
+
+
+INT64 = Int64()
+
+
 def tx_options(func: F) -> F:
     """The options every transaction command takes, as gnokey's maketx."""
     for option in reversed(
@@ -118,7 +136,7 @@ def tx_options(func: F) -> F:
             ),
             click.option(
                 "--gas-wanted",
-                type=int,
+                type=INT64,
                 metavar="GAS",
                 show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
                 help="The most gas the transaction may use, as gnokey's -gas-wanted.",

@@ -139,3 +139,21 @@ def test_generate_only_prints_the_unsigned_transaction_and_sends_nothing(chain: 
         "only",
         message="--generate-only sends nothing already: leave out --simulate only",
     )
+
+
+@pytest.mark.parametrize("number", ["\u0661\u0660", "1_0", "9223372036854775808", "-1", "1e3"])
+def test_a_whole_number_option_is_ascii_digits_within_int64(chain: Home, number: str) -> None:
+    """--move and --gas-wanted take what gnokey and the realm take: nothing Python's int()
+    would also read (other scripts' digits, underscores) and nothing past int64, refused
+    before anything is signed."""
+    gid = start_game(chain, "4").id
+    send = ("send", "--to", "bob", "--amount", "1ugnot", "alice")
+    for args in (("play", gid, "4", "bob", "--move", number), (*send, "--gas-wanted", number)):
+        result = chain.fails(2, *args)
+        assert f"{number!r} is not a whole number from 0 to 9223372036854775807" in result.stderr
+
+
+def test_an_amount_in_scientific_notation_is_refused_not_a_new_coin(chain: Home) -> None:
+    chain.fails(2, "send", "--to", "bob", "--amount", "1e3gnot", "alice",
+                message="invalid amount '1e3gnot': write the number out (e.g. 1000gnot), "
+                "not 1e3")  # fmt: skip
