@@ -4,8 +4,8 @@ and what a command prints after its block never undoes it."""
 
 from __future__ import annotations
 
-import json
 import hashlib
+import json
 import os
 import signal
 import subprocess
