@@ -81,20 +81,33 @@ def fsync_dir(path: Path) -> None:
 
 
 def read_private(path: Path) -> bytes:
-    """Read a secret file, refusing one that other users could read, and a symbolic
-    link (whose advice to chmod would change the file it points at)."""
+    """Read a secret file, refusing one that other users could read, a symbolic link
+    (whose advice to chmod would change the file it points at), and anything but a
+    plain file (a FIFO would hang the command, a device would never end)."""
     if path.is_symlink():
         raise HomeDamaged(
             f"{path} is a symbolic link (to {os.readlink(path)}): c4 reads only plain files "
             "here; put the file itself in its place"
         )
-    mode = path.stat().st_mode
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise HomeDamaged(
-            f"{path} is readable by other users (mode {stat.S_IMODE(mode):o}); "
-            f"fix it with: chmod 600 {path}"
-        )
-    return path.read_bytes()
+    # Opened without blocking and without following a link put there since: what is
+    # checked is what is read.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise HomeDamaged(
+                f"{path} is not a plain file (a FIFO, a device or a folder): c4 reads only "
+                "plain files here"
+            )
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise HomeDamaged(
+                f"{path} is readable by other users (mode {stat.S_IMODE(mode):o}); "
+                f"fix it with: chmod 600 {path}"
+            )
+        with os.fdopen(os.dup(fd), "rb") as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
 
 
 def warn_if_exposed(home: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -106,7 +106,13 @@ def group_options(func: F) -> F:
     return _home(expose=False)(_json(expose=False)(_remote()(_realm_path(func))))
 
 
-class Int64(click.ParamType):
+if TYPE_CHECKING:  # click's ParamType is generic from 8.3 on; 8.2 takes no argument
+    _IntParam = click.ParamType[int]
+else:
+    _IntParam = click.ParamType
+
+
+class Int64(_IntParam):
     """A whole number as gnokey and the realm read one: ASCII digits only (no ``1_0``,
     no Arabic-Indic digits), from 0 to int64's largest, so nothing out of range is ever signed."""
 

@@ -31,6 +31,10 @@ _BCRYPT_ALPHABET = "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 _STANDARD_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
+# n, the order of secp256k1's group: a private key is a number from 1 to n - 1.
+SECP256K1_ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
+
+
 def crc24(data: bytes) -> int:
     """OpenPGP's CRC-24 (RFC 4880 §6.1).
 
@@ -132,4 +136,9 @@ def import_key(text: str, ask: Callable[[], str], where: str) -> bytes:
         key = None
     if fields.get(1) != PRIVKEY_TYPE.encode() or not isinstance(key, bytes) or len(key) != 32:
         raise BadInput(f"{where} does not hold a secp256k1 private key")
+    if not 0 < int.from_bytes(key, "big") < SECP256K1_ORDER:
+        raise BadInput(
+            f"{where} holds 32 bytes that are no secp256k1 private key (0, or not below the "
+            "curve's order): nothing was imported"
+        )
     return key

@@ -86,3 +86,13 @@ def test_keys_export_and_import(home: Home, tmp_path: Path) -> None:
     # No passphrase anywhere and no terminal: one line, exit 2, nothing written.
     missing = home.run("keys", "export", "alice", "--output-path", str(tmp_path / "x"))
     assert missing.exit_code == 2 and not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("scalar", [0, armor.SECP256K1_ORDER, 2**256 - 1])
+def test_an_armor_of_no_private_key_is_one_line(scalar: int) -> None:
+    """32 bytes that are 0 or not below the curve's order are no key: refused in one line
+    (sealed or not), never an internal error."""
+    for passphrase in ("", "pw"):
+        text = armor.export_key(scalar.to_bytes(32, "big"), passphrase)
+        with pytest.raises(BadInput, match="holds 32 bytes that are no secp256k1 private key"):
+            armor.import_key(text, lambda passphrase=passphrase: passphrase, "x.armor")

@@ -101,3 +101,33 @@ def test_no_secret_ever_reaches_an_output_or_the_log(home: Home) -> None:
     assert OFFER_SECRET in (home.path / "chain" / "blocks.toml").read_text()  # public once revealed
     key_file = (home.path / "keys" / "alice.json").read_text()
     assert private_key not in key_file and mnemonic not in key_file
+
+
+def test_a_fifo_in_place_of_a_secret_or_a_key_is_damage_not_a_hang(
+    chain: Home, c4_bin: str
+) -> None:
+    """A FIFO where a kept secret or a key file should be would block a plain read for
+    ever: c4 refuses it in one line, exit 3, at once."""
+    import os
+    import subprocess
+
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("accept", "1", "bob")
+    (secret,) = [
+        p
+        for p in (chain.path / "secrets").rglob("*")
+        if p.is_file() and chain.address("alice") in str(p)
+    ]
+    secret.unlink()
+    os.mkfifo(secret, 0o600)
+    key = chain.path / "keys" / "bob.json"
+    key.unlink()
+    os.mkfifo(key, 0o600)
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    for args, path in ((["reveal", "1", "alice"], secret), (["keys", "show", "bob"], key)):
+        proc = subprocess.run([c4_bin, *args], env=env, capture_output=True, text=True, timeout=20)
+        assert (proc.returncode, proc.stderr) == (
+            3,
+            f"Error: {path} is not a plain file (a FIFO, a device or a folder): c4 reads "
+            "only plain files here\n",
+        )
