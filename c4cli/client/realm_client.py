@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
 from c4cli.chain.paths import QEVAL, QFUNCS, QRENDER
 from c4cli.errors import Refused, Unreachable
+from c4cli.escape import printable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending
@@ -255,7 +256,10 @@ class RealmClient:
             raise Unreachable(f"the realm's {expression} is not JSON") from None
 
     def game_json(self, game_id: int) -> str:
-        return self._value(f"GameJSON({game_id})")
+        text = self._value(f"GameJSON({game_id})")
+        with self._shape("GameJSON"):
+            self._same_game(game_id, json.loads(text))
+        return text
 
     def game_query(self, game_id: int) -> tuple[str, str]:
         """The query :meth:`game` asks, to be asked ahead of it."""
@@ -266,7 +270,16 @@ class RealmClient:
         with self._shape("GameJSON"):
             if document.get("game") is None:
                 return None
+            self._same_game(game_id, document)
             return GameView(document["game"], int(document["now"]))
+
+    def _same_game(self, game_id: int, document: Any) -> None:
+        """The answer is about the game asked for: a node or a proxy that answers with
+        another game's JSON is caught here, not drawn as if it were this one."""
+        game = document.get("game")
+        if game is not None and game.get("id") != game_id:
+            other = printable(str(game.get("id")))[:20]
+            raise Unreachable(f"the node answered GameJSON({game_id}) with game {other}")
 
     @contextmanager
     def _shape(self, accessor: str) -> Iterator[None]:

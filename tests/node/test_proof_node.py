@@ -333,3 +333,32 @@ def test_a_home_that_saw_a_height_out_of_reach_is_told_so_in_one_command(
     bound.ok("query", "balance", "carol")
     status = {entry["hash"]: entry["status"] for entry in bound.sent()}
     assert status[line["hash"]] == "dropped"
+
+
+def test_another_games_json_is_not_drawn_as_the_game_asked_for(bound: Home, gno_node: Any) -> None:
+    """A proxy that answers GameJSON(N) with another game's JSON: caught (exit 4), never
+    shown as game N."""
+    first = int(bound.json("offer", "--stake", "1gnot", "alice")["result"][0])
+    bound.ok("offer", "--stake", "1gnot", "alice")
+
+    with proxy_for(gno_node.url) as proxy:
+
+        def other_game(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+            params = request.get("params", {})
+            data = base64.b64decode(params.get("data") or "").decode()
+            if f"GameJSON({first})" not in data:
+                return forward()
+            swapped = data.replace(f"GameJSON({first})", f"GameJSON({first + 1})")
+            changed = {
+                **request,
+                "params": {**params, "data": base64.b64encode(swapped.encode()).decode()},
+            }
+            return proxy.forward(json.dumps(changed).encode())
+
+        proxy.rules["abci_query"] = other_game
+        for args in (("show", str(first)), ("query", "game", str(first))):
+            result = bound.run("--remote", proxy.url, *args)
+            assert result.exit_code == 4, result.output
+            assert result.stderr == (
+                f"Error: the node answered GameJSON({first}) with game {first + 1}\n"
+            )
