@@ -16,7 +16,7 @@ from c4cli.chain.cache import Cache, Mark
 from c4cli.chain.log import BlockLog, chain_digest
 from c4cli.chain.projection import TxRow
 from c4cli.chain.replay import keep_outcomes, naming, replay
-from c4cli.errors import warn_once
+from c4cli.errors import HomeDamaged, warn_once
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
@@ -58,6 +58,7 @@ class LoggedState:
                 self.mark = self.cache.mark
                 return state
         data = self.log.read_bytes()
+        self.not_cut(len(data))
         if self.cache.checkpoint() is not None:
             mark = self.cache.mark
             if self.log.digest_through(data, mark.offset) == mark.digest:
@@ -73,6 +74,25 @@ class LoggedState:
         genesis, _ = self.log.parse_genesis(data)
         self._save_cache(state, full=True, txs=txs, genesis=genesis)
         return state
+
+    def not_cut(self, size: int) -> None:
+        """Refuse a log shorter than the checkpoint saw it: whole blocks cut off the end
+        leave a log that replays, but transactions this home acknowledged are gone.
+        Deleting the cache accepts the shorter log (a backup restored on purpose)."""
+        stamp = self.cache.checkpoint()
+        if stamp is None:
+            return
+        try:
+            offset, height = int(stamp["offset"]), int(stamp["height"])
+        except (KeyError, TypeError, ValueError):
+            return
+        if size < offset:
+            raise HomeDamaged(
+                f"{self.log.path} is shorter than this home last saw it ({size} bytes, was "
+                f"{offset} at height {height}): blocks this home acknowledged are gone; "
+                f"`c4 verify` checks what is left, and deleting {self.cache.path.parent} "
+                "accepts the shorter log"
+            )
 
     def _catch_up(self, state: ChainState, data: bytes, mark: Mark) -> bool:
         """Execute the blocks the log gained after the checkpoint, and save it again.

@@ -89,3 +89,24 @@ def test_edit_is_caught_by_every_reader(
         assert result.stderr.startswith(f"Error: {log}: "), (field, args, result.stderr)
         assert result.stderr.count("\n") == 1
     assert log.read_bytes() == tampered  # nothing was appended to a damaged log
+
+
+def test_blocks_cut_off_at_a_boundary_are_caught_by_the_cache(chain: Home) -> None:
+    """The last blocks cut off the log at a block boundary: what is left replays, but
+    the checkpoint knew the longer log, so reads and `c4 verify` stop in one line
+    (exit 3) naming what is gone; deleting the cache accepts the shorter log."""
+    chain.ok("send", "--to", "bob", "--amount", "1ugnot", "alice")
+    chain.ok("send", "--to", "bob", "--amount", "2ugnot", "alice")
+    log = chain.path / "chain" / "blocks.toml"
+    text = log.read_text()
+    ends = [m.end() for m in re.finditer(r"# end of block \d+\n", text)]
+    log.write_text(text[: ends[-2]])  # the last block, gone whole
+    for args in (("query", "balance", "bob"), ("verify",), ("send", "--to", "bob", "--amount",
+                                                              "1ugnot", "alice")):  # fmt: skip
+        result = chain.run(*args)
+        assert result.exit_code == 3, (args, result.output)
+        assert result.stderr.startswith(f"Error: {log} is shorter than this home last saw it")
+        assert "blocks this home acknowledged are gone; `c4 verify` checks" in result.stderr
+    shutil.rmtree(chain.path / "chain" / "cache")
+    chain.ok("verify")
+    chain.ok("query", "balance", "bob")
