@@ -287,8 +287,9 @@ class NodeDelivery(NodeReceipts):
         before a block, if it did; ``own``: sent by this command): its receipt if it
         landed, None if it never will or its sequence is still free."""
         tx_id = sent.tx_id
+        # A look-up that fails is no evidence either way: the blocks decide.
+        found = self._transaction_or_none(tx_id, wallclock.monotonic() + self.timeout)
         try:
-            found = self.transaction(tx_id)
             fate = (
                 None
                 if found is not None

@@ -58,7 +58,6 @@ class LoggedState:
                 self.mark = self.cache.mark
                 return state
         data = self.log.read_bytes()
-        self.not_cut(len(data))
         if self.cache.checkpoint() is not None:
             mark = self.cache.mark
             if self.log.digest_through(data, mark.offset) == mark.digest:
@@ -67,6 +66,7 @@ class LoggedState:
                     return state
         txs: list[TxRow] = []
         state = self.replay(txs=txs, data=data)
+        self.not_cut(len(data))  # after the replay: an edit or a torn block says so first
         self.replayed = state.height
         digest = self.log.digest_through(data, len(data))
         assert digest is not None, "a log that replays has whole blocks"
@@ -76,9 +76,10 @@ class LoggedState:
         return state
 
     def not_cut(self, size: int) -> None:
-        """Refuse a log shorter than the checkpoint saw it: whole blocks cut off the end
-        leave a log that replays, but transactions this home acknowledged are gone.
-        Deleting the cache accepts the shorter log (a backup restored on purpose)."""
+        """Refuse a log (that replays) shorter than the checkpoint saw it: whole blocks
+        cut off the end, transactions this home acknowledged gone. Deleting the cache
+        accepts the shorter log (a backup restored on purpose); `c4 verify --repair`
+        of a torn final block does so itself."""
         stamp = self.cache.checkpoint()
         if stamp is None:
             return

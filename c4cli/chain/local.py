@@ -233,9 +233,8 @@ class LocalChain(LoggedState):
     def verify(self, timings: dict[str, float] | None = None) -> Verified:
         """Everything from genesis, ignoring the cache: hashes, signatures, execution."""
         with self.log.locked(exclusive=False):
-            if self.log.path.exists():
-                self.not_cut(self.log.path.stat().st_size)
             state = self.replay(verify=True, timings=timings)
+            self.not_cut(self.log.path.stat().st_size)
         return Verified(state.height, state.last_hash, state.transactions())
 
     # -- writing ------------------------------------------------------------------

@@ -14,9 +14,9 @@ the one transaction that took S. Reading every block of that range tells which:
   S, and this one can never land (superseded). The taker is named when its
   signature verifies for S.
 
-Anything short of that (a block that would not come, a node behind the range,
-a range longer than :data:`SCAN_LIMIT`) proves nothing: the caller keeps the
-transaction pending.
+Anything short of that (a node that does not answer, a block that would not
+come, a node behind the range, a range longer than :data:`SCAN_LIMIT`) proves
+nothing, and says so (Unreachable): the caller keeps the transaction pending.
 """
 
 from __future__ import annotations
@@ -76,27 +76,25 @@ def fate_from_blocks(
     since: int,
 ) -> Fate | None:
     """The fate of ``raw`` (signed for ``sequence``, sent when the node was at height
-    ``since``) as the blocks prove it, or None when they prove nothing yet (the
-    account's sequence not past it, or a block that could not be read)."""
-    try:
-        number, now, head = account_and_head(reader, signer)
-    except Unreachable:
-        return None
+    ``since``) as the blocks prove it; None while the account's sequence is still
+    ``sequence`` (it may be on its way). Unreachable when nothing can be proved now:
+    a node that does not answer, a block that would not come, a range too long."""
+    number, now, head = account_and_head(reader, signer)
     if now <= sequence:
-        return None  # its sequence is still free: it may be on its way
+        return None
     first = max(since, 1)
     if head - first + 1 > SCAN_LIMIT:
-        return None
+        raise Unreachable(
+            f"blocks {first} to {head} would have to be read to prove where it went (more "
+            f"than {SCAN_LIMIT})"
+        )
     mine = base64.b64encode(raw).decode()
     taker: tuple[str, int] | None = None
-    try:
-        for height, txs in _blocks_with_txs(reader, first, head):
-            if mine in txs:
-                return Fate(_result(reader, height, txs.index(mine), mine), "", height)
-            if taker is None:
-                taker = _taker(reader, signer, txs, number, sequence, height)
-    except Unreachable:
-        return None
+    for height, txs in _blocks_with_txs(reader, first, head):
+        if mine in txs:
+            return Fate(_result(reader, height, txs.index(mine), mine), "", height)
+        if taker is None:
+            taker = _taker(reader, signer, txs, number, sequence, height)
     tx_hash, height = taker or ("", 0)
     return Fate(None, tx_hash, height)
 
