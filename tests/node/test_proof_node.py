@@ -362,3 +362,41 @@ def test_another_games_json_is_not_drawn_as_the_game_asked_for(bound: Home, gno_
             assert result.stderr == (
                 f"Error: the node answered GameJSON({first}) with game {first + 1}\n"
             )
+
+
+def test_a_stdout_that_cannot_be_written_after_a_send_on_a_node(bound: Home, gno_node: Any) -> None:
+    """`c4 send … > /dev/full` on a node: the transaction landed, so the exit is 141 (the
+    transaction stands), stderr names its height and hash, and the journal has it."""
+    to = stranger()
+    c4 = str(Path(sys.executable).with_name("c4"))
+    env = {**os.environ, "C4_HOME": str(bound.path), "C4_PASSWORD": ""}
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [c4, "send", "--to", to, "--amount", "3ugnot", "carol"],
+            env=env,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    last = bound.sent()[-1]
+    assert gno_node.balance(to) == 3 and last["status"] == "landed"
+    assert (proc.returncode, proc.stderr) == (
+        141,
+        "c4: stdout could not be written (No space left on device); the transaction was "
+        f"recorded (height {last['height']}, TX HASH {last['hash']})\n",
+    )
+
+
+def test_init_never_prints_the_credentials_of_a_url(
+    bound: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """`c4 init --remote http://user:s3cret@host`: the credentials are sent (basic auth),
+    never printed, in text or in --json's url."""
+    url = gno_node.url.replace("://", "://user:s3cret@")
+    text = Home(tmp_path / "text").ok("init", "--remote", url, "--realm-path", REALM_PATH)
+    assert f"uses the node at {gno_node.url}: chain dev" in text.stdout
+    document = Home(tmp_path / "json").json("init", "--remote", url, "--realm-path", REALM_PATH)
+    assert document["url"] == gno_node.url
+    for output in (text.output, json.dumps(document)):
+        assert "s3cret" not in output
