@@ -108,15 +108,12 @@ def sign(
             f"{info.name} ({info.address}) is not this transaction's signer ({signer}): "
             "a multisig member's signature goes to --output-document, for c4 multisign"
         )
-    if (account_number is None) != (account_sequence is None):
-        raise BadInput("give both --account-number and --account-sequence, or neither")
-    if chain_id is None or account_number is None or account_sequence is None:
-        chain = open_chain(home, chain_id=chain_id)
-        chain_id = chain_id or chain.chain_id
-        if account_number is None or account_sequence is None:
-            account_number, account_sequence = offline.account_numbers(
-                chain, signer, info.address if session else None
-            )
+    chain_id, account_number, account_sequence = _numbers(
+        home,
+        (chain_id, account_number, account_sequence),
+        signer,
+        info.address if session else None,
+    )
     ask = _within_caps(tx, home, fee_cap_text, send_cap_text, password_stdin=password_stdin)
     summary = _summary(tx, signer, chain_id, account_number, account_sequence)
     echo("\n".join(summary["lines"]), err=True)
@@ -173,6 +170,39 @@ def _summary(tx: Tx, signer: str, chain_id: str, number: int, sequence: int) -> 
     return {"lines": lines, "messages": messages}
 
 
+def _numbers(
+    home: Path,
+    given: tuple[str | None, int | None, int | None],
+    signer: str,
+    session: str | None,
+) -> tuple[str, int, int]:
+    """(chain id, account number, sequence) a signature covers: as given, else the
+    chain's and the signer account's (a session's own, with ``session``)."""
+    chain_id, number, sequence = given
+    if (number is None) != (sequence is None):
+        raise BadInput("give both --account-number and --account-sequence, or neither")
+    if chain_id is None or number is None or sequence is None:
+        chain = open_chain(home, chain_id=chain_id)
+        chain_id = chain_id or chain.chain_id
+        if number is None or sequence is None:
+            number, sequence = offline.account_numbers(chain, signer, session)
+    return chain_id, number, sequence
+
+
+def _fee_capped(tx: Tx, home: Path, given: str | None, words: tuple[str, str, str]) -> int:
+    """The fee cap, once the file's gas fee is seen to be within it (else exit 2, nothing
+    done); ``words``: what c4 does with the file, as "sends", "sent", "send"."""
+    does, done, do = words
+    cap = fee_cap(home, given)
+    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
+    if asked > cap:
+        raise BadInput(
+            f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 {does} "
+            f"without being told; nothing was {done}: pass --fee-cap to {do} it"
+        )
+    return cap
+
+
 def _within_caps(
     tx: Tx,
     home: Path,
@@ -184,13 +214,7 @@ def _within_caps(
     """Refuse (exit 2, nothing signed) a fee above the fee cap, and what takes more out
     of the signer's account than the send cap; on a terminal with no cap given, the
     question to confirm it with ("" when none is needed)."""
-    cap = fee_cap(home, fee_cap_text)
-    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
-    if asked > cap:
-        raise BadInput(
-            f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 signs "
-            "for without being told; nothing was signed: pass --fee-cap to sign it"
-        )
+    _fee_capped(tx, home, fee_cap_text, ("signs for", "signed", "sign"))
     out = offline.outflow(tx)
     text = send_cap_text if send_cap_text is not None else os.environ.get("C4_SEND_CAP")
     if text is not None:
@@ -259,13 +283,9 @@ def multisign(
             f"{info.name} ({info.address}) is not this transaction's signer "
             f"({offline.signer_of(tx)})"
         )
-    if (account_number is None) != (account_sequence is None):
-        raise BadInput("give both --account-number and --account-sequence, or neither")
-    if chain_id is None or account_number is None or account_sequence is None:
-        chain = open_chain(home, chain_id=chain_id)
-        chain_id = chain_id or chain.chain_id
-        if account_number is None or account_sequence is None:
-            account_number, account_sequence = offline.account_numbers(chain, info.address)
+    chain_id, account_number, account_sequence = _numbers(
+        home, (chain_id, account_number, account_sequence), info.address, None
+    )
     docs = offline.sign_docs(
         tx, chain_id=chain_id, account_number=account_number, sequence=account_sequence
     )
@@ -317,13 +337,7 @@ def broadcast(
     if not tx["signatures"]:
         raise BadInput(f"{tx_file} is not signed: c4 sign (or c4 multisign) it first")
     chain = open_chain(home, chain_id=chain_id)
-    cap = fee_cap(home, fee_cap_text)
-    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
-    if asked > cap:
-        raise BadInput(
-            f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 sends "
-            "without being told; nothing was sent: pass --fee-cap to send it"
-        )
+    cap = _fee_capped(tx, home, fee_cap_text, ("sends", "sent", "send"))
     outbox.transacting()
     receipt = chain.broadcast(tx, policy=SendPolicy(simulate=simulate, fee_cap=cap))
     print_receipt(receipt, as_json=as_json)
