@@ -335,3 +335,30 @@ def test_a_config_that_is_not_one_is_damage_in_one_line(home: Home, text: bytes)
     for argv in (["time"], ["query", "game", "1"]):
         result = home.fails(3, *argv)
         assert result.stderr == f"Error: {home.path / 'config.toml'} is not {NOT_A_CONFIG}\n"
+
+
+@pytest.mark.parametrize("stderr", ["/dev/full", "closed"])
+def test_a_stderr_that_cannot_be_written_never_fails_a_send(
+    chain: Home, c4_bin: str, stderr: str
+) -> None:
+    """stderr full or closed: its lines (warnings, notes) are lost, never the command's
+    result: the receipt on stdout, exit 0, the transaction recorded."""
+    before = chain.balance("bob")
+    opened = os.open(stderr, os.O_WRONLY) if stderr != "closed" else None
+
+    def close_stderr() -> None:
+        os.close(2)
+
+    proc = subprocess.run(
+        [c4_bin, "send", "--to", "bob", "--amount", "4ugnot", "alice"],
+        env=env_for(chain),
+        stdout=subprocess.PIPE,
+        stderr=opened,
+        preexec_fn=close_stderr if opened is None else None,
+        text=True,
+        timeout=60,
+    )
+    if opened is not None:
+        os.close(opened)
+    assert proc.returncode == 0 and proc.stdout.startswith("\nOK!\n"), proc.stdout
+    assert chain.balance("bob") == before + 4
