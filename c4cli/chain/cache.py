@@ -213,7 +213,12 @@ class Cache:
 
     @property
     def stamp(self) -> dict[str, Any]:
-        assert self._stamp is not None, "check fresh() first"
+        """The checkpoint's stamp; read now if no fresh() or checkpoint() read it yet (a
+        cache put in memory when the home's could not be saved)."""
+        if self._stamp is None:
+            self.checkpoint()
+        if self._stamp is None:
+            raise HomeDamaged(f"the cache in {self.path.parent} holds no checkpoint")
         return self._stamp
 
     # -- the state --------------------------------------------------------------

@@ -108,11 +108,12 @@ class LoggedState:
                 digest = chain_digest(digest, data[raw.offset : raw.end])
                 self.replayed += 1
         if not self.replayed:
-            # The same blocks in a file touched since (or with blank lines after the
-            # last block): only the identity the checkpoint records is refreshed.
+            # The same blocks in a file touched since (or copied, or with blank lines
+            # after the last block): only the identity the checkpoint records is
+            # refreshed. Where that cannot be saved (a read-only or full home), the
+            # caller replays, and the whole state goes to the cache kept in memory.
             self.mark = mark
-            self._save_cache(state, full=False, txs=[])
-            return True
+            return self._save_cache(state, full=False, txs=[])
         self.mark = Mark(len(data), digest)
         return self._save_cache(state, full=False, txs=txs)
 

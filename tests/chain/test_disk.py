@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -22,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from support import Home
+from support import Home, start_game
 
 
 def c4(
@@ -372,3 +373,39 @@ def test_verify_ends_its_workers_quietly(chain: Home, c4_bin: str) -> None:
     for _ in range(20):
         proc = c4(c4_bin, chain.path, "verify")
         assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+READS = (
+    ("lobby",),
+    ("show", "1"),
+    ("board", "1"),
+    ("leaders",),
+    ("query", "balance", "alice"),
+    ("log", "--tail", "1"),
+    ("time",),
+)
+
+
+@pytest.mark.parametrize("fault", ["cache-save:ENOSPC", "cache-save:EIO", "cache-save:EROFS"])
+@pytest.mark.parametrize("stale", ["copied", "touched", "damaged"])
+def test_a_stale_cache_on_a_home_that_cannot_take_a_new_one_answers_reads(
+    chain: Home, c4_bin: str, tmp_path: Path, fault: str, stale: str
+) -> None:
+    """A home copied (new inodes), its log touched, or its cache damaged, on a medium
+    that takes no new cache (read-only, full, failing): every read answers from the
+    state in memory, as the home's own cache would, never an internal error."""
+    start_game(chain, "4455")
+    expected = {args: c4(c4_bin, chain.path, *args, "--json").stdout for args in READS}
+    home = chain.path
+    if stale == "copied":
+        home = tmp_path / "copy"
+        shutil.copytree(chain.path, home)  # new inodes: the cache's identity is stale
+    elif stale == "touched":
+        (home / "chain" / "blocks.toml").touch()
+    else:
+        (home / "chain" / "cache" / "state.sqlite").write_bytes(b"not a database")
+    for args in READS:
+        proc = c4(c4_bin, home, *args, "--json", fault=fault)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert proc.stderr.count("\n") <= 1, proc.stderr
+        assert json.loads(proc.stdout) == json.loads(expected[args]) or args == ("time",)
