@@ -304,7 +304,7 @@ class NodeDelivery(NodeReceipts):
         if fate is not None and fate.found is None:
             took = f"transaction {fate.taker}" if fate.taker else "another transaction"
             self.journal_dropped(tx_id, f"{took} of this account took its sequence")
-            if not own:
+            if not own and not refused:  # news only to whom it was not said refused
                 warn_once(f"note: transaction {tx_id}, sent earlier, never landed: {took} took it")
             return None
         found = found or (None if fate is None else fate.found)

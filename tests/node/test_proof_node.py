@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -39,6 +40,11 @@ AMOUNT = 1000
 @pytest.fixture(scope="module")
 def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
     return bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("proof"))
+
+
+def status_of(home: Home, tx_hash: str) -> str:
+    """What the home's journal says of one transaction (`c4 log --json`)."""
+    return str({entry["hash"]: entry["status"] for entry in home.sent()}[tx_hash])
 
 
 def stranger() -> str:
@@ -100,8 +106,7 @@ def test_a_lost_answer_and_a_failed_look_up_never_pay_twice(bound: Home, gno_nod
         assert (gno_node.balance(to), broadcasts) == (AMOUNT, 1), (kind, result.output)
         assert gno_node.account(carol)[1] == sequence + 1
         assert result.exit_code == 0, (kind, result.output)
-        last = bound.sent()[-1]
-        assert last["status"] == "landed" and last["hash"] in result.stdout
+        assert status_of(bound, json.loads(result.stdout)["hash"]) == "landed"
 
 
 def test_a_refusal_of_bytes_the_node_took_never_pays_twice(bound: Home, gno_node: Any) -> None:
@@ -124,13 +129,13 @@ def test_a_refusal_of_bytes_the_node_took_never_pays_twice(bound: Home, gno_node
         with proxy_for(gno_node.url) as proxy:
             proxy.rules["broadcast_tx_commit"] = lies
             result = bound.run(
-                *("--remote", proxy.url, "send", "--to", to, "--amount", f"{AMOUNT}ugnot"),
-                "carol",
+                *("--remote", proxy.url, "--json", "send", "--to", to),
+                *("--amount", f"{AMOUNT}ugnot", "carol"),
             )
             broadcasts = proxy.seen.count("broadcast_tx_commit")
         assert (gno_node.balance(to), broadcasts) == (AMOUNT, 1), result.output
         assert result.exit_code == 0, result.output
-        assert bound.sent()[-1]["status"] == "landed"
+        assert status_of(bound, json.loads(result.stdout)["hash"]) == "landed"
 
 
 def test_a_refusal_naming_another_hash_is_no_evidence(bound: Home, gno_node: Any) -> None:
@@ -144,10 +149,12 @@ def test_a_refusal_naming_another_hash_is_no_evidence(bound: Home, gno_node: Any
 
     with proxy_for(gno_node.url) as proxy:
         proxy.rules["broadcast_tx_commit"] = elsewhere
-        result = bound.run("--remote", proxy.url, "send", "--to", to, "--amount", "7ugnot", "carol")
+        result = bound.run(
+            "--remote", proxy.url, "--json", "send", "--to", to, "--amount", "7ugnot", "carol"
+        )
     assert result.exit_code == 0, result.output
     assert gno_node.balance(to) == 7
-    assert bound.sent()[-1]["status"] == "landed"
+    assert status_of(bound, json.loads(result.stdout)["hash"]) == "landed"
 
 
 def test_a_refusal_before_the_bytes_arrive_is_settled_by_the_blocks(
@@ -178,7 +185,8 @@ def test_a_refusal_before_the_bytes_arrive_is_settled_by_the_blocks(
         assert first.exit_code == 1, first.output
         assert first.stderr == "Error: insufficient funds error: insufficient coins\n"
         assert forwarded.wait(30)
-    refused_hash = bound.sent()[-1]["hash"]
+    (refused,) = [entry for entry in bound.sent() if entry.get("to") == [to]]
+    refused_hash = refused["hash"]
     deadline = time.monotonic() + 30
     while gno_node.balance(to) < AMOUNT and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -303,7 +311,8 @@ def test_a_forged_block_far_ahead_never_raises_the_seen_height(bound: Home, gno_
     assert result.exit_code == 4, result.output
     assert f"said the transaction is in block {FAR}, but its own status is at" in result.stderr
     assert "is pending" in result.stderr
-    assert bound.sent()[-1]["status"] == "pending"
+    pending = re.search(r"TX HASH (\S+)\)", result.stderr)
+    assert pending is not None and status_of(bound, pending.group(1)) == "pending"
     bound.ok("query", "balance", "carol")  # not "below height 999999999"
     bound.ok("send", "--to", to, "--amount", "5ugnot", "carol")  # settles it, then its own
     assert gno_node.balance(to) == 5 + 5
@@ -379,7 +388,7 @@ def test_a_stdout_that_cannot_be_written_after_a_send_on_a_node(bound: Home, gno
             text=True,
             timeout=120,
         )
-    last = bound.sent()[-1]
+    (last,) = [entry for entry in bound.sent() if entry.get("to") == [to]]
     assert gno_node.balance(to) == 3 and last["status"] == "landed"
     assert (proc.returncode, proc.stderr) == (
         141,
