@@ -7,6 +7,7 @@ its exit code in one place and never guesses from a message.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 
 
@@ -54,6 +55,28 @@ def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
 
 
 _warned: set[str] = set()
+# --quiet (or $C4_QUIET) for this command: notices are dropped (see notice).
+_quiet = [os.environ.get("C4_QUIET", "") not in ("", "0")]
+
+
+def set_quiet(quiet: bool) -> None:
+    _quiet[0] = quiet
+
+
+def begin_command() -> None:
+    """A new command in this process (the tests run many): its own warnings, once
+    each, and quiet as $C4_QUIET says until --quiet says otherwise."""
+    _warned.clear()
+    set_quiet(os.environ.get("C4_QUIET", "") not in ("", "0"))
+
+
+def notice(message: str) -> None:
+    """A warning that is not about money (a key kept without a passphrase, a cache
+    that could not be saved, a wait for a lock): one line on stderr, unless the
+    command was asked to be quiet. Whatever says where a transaction or a stake
+    stands goes through :func:`warn_once`, which nothing silences."""
+    if not _quiet[0]:
+        warn_once(message)
 
 
 def warn_once(message: str) -> None:

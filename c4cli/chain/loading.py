@@ -16,7 +16,7 @@ from c4cli.chain.cache import Cache, Mark
 from c4cli.chain.log import BlockLog, chain_digest
 from c4cli.chain.projection import TxRow
 from c4cli.chain.replay import keep_outcomes, naming, replay
-from c4cli.errors import HomeDamaged, warn_once
+from c4cli.errors import HomeDamaged, notice
 
 if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
@@ -139,7 +139,7 @@ class LoggedState:
         except (OSError, sqlite3.Error) as exc:
             self.cache.close()
             if appended:
-                warn_once(
+                notice(
                     f"warning: the cache in {self.cache.path.parent} could not be saved "
                     f"({_reason(exc)}); the transaction is recorded, and later commands "
                     "replay the log instead"

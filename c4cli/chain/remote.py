@@ -34,7 +34,7 @@ from c4cli.chain.paths import GASPRICE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
-from c4cli.errors import BadInput, Refused, Unreachable, warn_once
+from c4cli.errors import BadInput, Refused, Unreachable, notice, warn_once
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
@@ -297,7 +297,7 @@ class NodeChain(NodeDelivery):
 
     def _said_legacy(self) -> None:
         if self.legacy_payload:
-            warn_once(
+            notice(
                 f"warning: {self.redacted} refused the signature over gno.land's current "
                 "sign payload and took the legacy one (a node older than gno.land "
                 "v1.7.1): transactions to it are signed that way, unlike gnokey v1.7.1's"

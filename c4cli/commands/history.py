@@ -150,6 +150,12 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
       c4 tx 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU='
       c4 tx --binary 'o1GD1jms6GgRE6xq4hOR9I1GUBGK+F9RV61cbwjODUU=' | base64 -d > tx.bin
     """
+    try:
+        whole = len(base64.b64decode(hash_, validate=True)) == 32
+    except ValueError:
+        whole = False
+    if not whole:
+        raise BadInput(f"invalid TX HASH {hash_!r}: base64 of 32 bytes, as gnokey prints it")
     found = open_chain(home).listed_tx(hash_)
     if found is None:
         raise Refused(f"no transaction with hash {hash_!r} on this chain")

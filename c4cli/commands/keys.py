@@ -10,7 +10,7 @@ from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
 from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
-from c4cli.errors import BadInput, HomeDamaged
+from c4cli.errors import BadInput, HomeDamaged, notice
 from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.home import armor
@@ -206,7 +206,7 @@ def _store(keyring: Keyring, name: str, private_key: bytes, password_stdin: bool
         password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
     )
     if not secret:
-        click.echo(UNENCRYPTED_WARNING, err=True)
+        notice(UNENCRYPTED_WARNING)
     return keyring.add(name, private_key, secret)
 
 
@@ -235,7 +235,7 @@ def export(name: str, output_path: Path, password_stdin: bool, home: Path, as_js
     )
     secret = _armor_passphrase("Passphrase to encrypt the armor", confirm=True)
     if not secret:
-        click.echo("WARNING: the armor holds the key unencrypted (empty passphrase).", err=True)
+        notice("WARNING: the armor holds the key unencrypted (empty passphrase).")
     text = armor.export_key(private_key, secret)
     try:
         write_private(

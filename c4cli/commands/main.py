@@ -21,6 +21,7 @@ from c4cli.commands.ending import (
     stdout_broken,
 )
 from c4cli.commands.options import group_options
+from c4cli.errors import begin_command
 from c4cli.interrupts import Interrupted
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
@@ -97,6 +98,7 @@ class C4Group(click.Group):
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
         outbox.reset()
+        begin_command()
         line.begin()
         if not read_only(argv):
             outbox.transacting()  # a signal from now on says whether anything was recorded
@@ -129,7 +131,21 @@ def read_only(argv: list[str]) -> bool:
     return command in READ_ONLY or "--help" in argv or "-h" in argv
 
 
-@click.group(cls=C4Group, context_settings={"help_option_names": ["-h", "--help"]})
+EXIT_CODES = """\b
+Exit codes:
+  0         success
+  1         the chain or the realm refused (its words)
+  2         bad usage or input, caught before anything was signed
+  3         the home is missing, damaged or cannot be written
+  4         the chain could not be reached, answered garbage, or is another chain
+  130, 143  Ctrl-C, SIGTERM (the line says whether anything was recorded)
+  141       stdout closed or unwritable: the transaction, if any, stands
+With --json, a failure is one document: {"ok": false, "error": "..."}."""
+
+
+@click.group(
+    cls=C4Group, context_settings={"help_option_names": ["-h", "--help"]}, epilog=EXIT_CODES
+)
 @click.version_option(__version__, "--version", prog_name="c4")
 @group_options
 def cli() -> None:

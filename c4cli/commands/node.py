@@ -18,7 +18,7 @@ from c4cli.client import connect
 from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.transact import resolve, submit
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.journal import JOURNAL
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
@@ -280,6 +280,8 @@ def _set_aside_journal(home: Path) -> None:
 def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
     """Stop this home's gnoland; its chain stays in HOME/node for the next start.
 
+    Nothing running is nothing to stop: a line saying so, exit 0.
+
     \b
     Example:
       c4 node stop
@@ -298,9 +300,10 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
         wanted = list(range(count)) if only is None else [only]
         stopped = {i: network.stop(i, kill=kill) for i in wanted}
         gone = {i: pid for i, pid in stopped.items() if pid is not None}
-        if not gone:
+        if not gone and not as_json:
             which = "no validator runs" if only is None else f"validator {only} does not run"
-            raise Refused(f"{which} for {home} (c4 node start starts it)")
+            click.echo(f"{which} for {home}: nothing to stop")
+            return
         if as_json:
             emit_json({how: [{"validator": i, "pid": pid} for i, pid in gone.items()]})
             return
@@ -311,7 +314,13 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
         raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
     pid = _devnode().running_pid(folder)
     if pid is None:
-        raise Refused(f"no node runs for {home} (c4 node start starts one)")
+        # Stopping what is stopped is done already (as systemctl and docker stop say):
+        # a clean-up trap after a failed script must not fail too.
+        if as_json:
+            emit_json({how: None})
+        else:
+            click.echo(f"no node runs for {home}: nothing to stop")
+        return
     _devnode().stop_pid(folder, pid, kill=kill)
     if as_json:
         emit_json({"stopped": pid})

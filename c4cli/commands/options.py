@@ -15,6 +15,7 @@ from c4cli.chain.tx import DEFAULT_GAS_WANTED
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
 from c4cli.commands.line import META, from_group, realm_path_from_env, remote_from_env
+from c4cli.errors import set_quiet
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,6 +65,24 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
     )
 
 
+def _quiet_given(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    if value:
+        set_quiet(True)
+    return value
+
+
+def quiet_option(func: F) -> F:
+    """--quiet, as gnokey's -quiet: notices that are not about money are dropped (also
+    $C4_QUIET=1); what says where a transaction or a stake stands never is."""
+    return click.option(
+        "--quiet",
+        is_flag=True,
+        callback=_quiet_given,
+        expose_value=False,
+        help="Drop warnings that are not about money ($C4_QUIET=1 too).",
+    )(func)
+
+
 def _realm_path(func: F) -> F:
     return click.option(
         "--realm-path",
@@ -86,24 +105,27 @@ def json_option(func: F) -> F:
 
 
 def common_options(func: F) -> F:
-    """--home, --json and --remote: every command takes them (a group passes them down)."""
-    return home_option(json_option(_remote()(func)))
+    """--home, --json, --remote and --quiet: every command takes them (a group passes
+    them down)."""
+    return home_option(json_option(_remote()(quiet_option(func))))
 
 
 def local_options(func: F) -> F:
-    """--home and --json, for commands that act on the home and never on a node (keys)."""
-    return home_option(json_option(func))
+    """--home, --json and --quiet, for commands that act on the home and never on a node
+    (keys)."""
+    return home_option(json_option(quiet_option(func)))
 
 
 def local_group_options(func: F) -> F:
-    """--home and --json on a group whose commands never reach a node."""
-    return _home(expose=False)(_json(expose=False)(func))
+    """--home, --json and --quiet on a group whose commands never reach a node."""
+    return _home(expose=False)(_json(expose=False)(quiet_option(func)))
 
 
 def group_options(func: F) -> F:
-    """--home, --json and --remote on a group, for the commands below it (``c4 --home X lobby``),
-    and --realm-path, the realm that --remote acts on for a home bound to no node."""
-    return _home(expose=False)(_json(expose=False)(_remote()(_realm_path(func))))
+    """--home, --json, --remote and --quiet on a group, for the commands below it (``c4
+    --home X lobby``), and --realm-path, the realm that --remote acts on for a home bound
+    to no node."""
+    return _home(expose=False)(_json(expose=False)(_remote()(quiet_option(_realm_path(func)))))
 
 
 if TYPE_CHECKING:  # click's ParamType is generic from 8.3 on; 8.2 takes no argument

@@ -24,7 +24,7 @@ from c4cli.coins import format_coins, parse_amount
 from c4cli.commands.options import common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, notice
 from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
 
 
@@ -168,7 +168,7 @@ def create(
             keyring.delete(session_key)
         raise
     if created and not info.encrypted:
-        click.echo(UNENCRYPTED_WARNING, err=True)
+        notice(UNENCRYPTED_WARNING)
     print_receipt(
         receipt,
         as_json=opts["as_json"],

@@ -84,6 +84,6 @@ def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int
 
 def game_id_arg(text: str) -> int:
     """A GAME argument: a positive decimal id (the realm answers for ids it never made)."""
-    if not text.isascii() or not text.isdigit() or len(text) > 18:
+    if not text.isascii() or not text.isdigit() or len(text) > 18 or int(text) == 0:
         raise BadInput(f"invalid game id {text!r}: a game is a positive number")
     return int(text)

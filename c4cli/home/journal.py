@@ -31,7 +31,7 @@ from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import GameCall, Receipt, Signer
 from c4cli.chain.listing import messages
-from c4cli.errors import DiskError, HomeDamaged, warn_once
+from c4cli.errors import DiskError, HomeDamaged, notice
 from c4cli.interrupts import deferred
 
 JOURNAL = "journal.jsonl"
@@ -111,7 +111,7 @@ class Journal:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                warn_once(f"waiting for another c4 command of {name} in this home to finish")
+                notice(f"waiting for another c4 command of {name} in this home to finish")
                 fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:

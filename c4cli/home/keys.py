@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from c4cli.address import canonical
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
-from c4cli.errors import BadInput, C4Error, HomeDamaged, warn_once
+from c4cli.errors import BadInput, C4Error, HomeDamaged, notice
 from c4cli.files import read_private, write_private
 
 # gnodev's and gnoland's dev key: test1 of the public dev mnemonic, which every
@@ -219,7 +219,7 @@ class Keyring:
                 if strict:
                     raise
                 reason = str(exc) if isinstance(exc, C4Error) else (exc.strerror or str(exc))
-                warn_once(f"warning: skipped {path.name} in {self.folder}: {reason}")
+                notice(f"warning: skipped {path.name} in {self.folder}: {reason}")
         return out
 
     def delete(self, name: str) -> None:

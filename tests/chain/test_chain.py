@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import shutil
 import tomllib
 
@@ -192,7 +193,12 @@ def test_log_and_tx(chain: Home) -> None:
     assert shown["height"] == 1 and shown["func"] == "send"
     assert shown["signer"] == chain.address("alice")
     # As on a node: the chain has no such transaction (exit 1, the same on both backends).
-    chain.fails(1, "tx", "nope", message="no transaction with hash 'nope' on this chain")
+    missing = base64.b64encode(b"\x07" * 32).decode()
+    chain.fails(1, "tx", missing, message=f"no transaction with hash {missing!r} on this chain")
+    # Not a hash at all: bad input, whatever the chain holds.
+    bad = "invalid TX HASH 'notbase64!!': base64 of 32 bytes, as gnokey prints it"
+    chain.fails(2, "tx", "notbase64!!", message=bad)
+    chain.fails(2, "show", "0", message="invalid game id '0': a game is a positive number")
 
 
 def test_gnokey_style_queries(chain: Home) -> None:

@@ -65,3 +65,15 @@ def test_each_command_offers_the_options_that_apply_to_it() -> None:
             assert {"--home", "--remote"} <= options, name
         help_text = CliRunner().invoke(cli, [*name.split(), "--help"]).output
         assert ("--remote" in help_text) == ({"--remote"} <= options), name
+
+
+def test_c4_help_lists_the_exit_codes_of_the_readme_table() -> None:
+    """The codes a script branches on, in `c4 --help` as in the README's table."""
+    import re
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    table = re.findall(r"^\| ([0-9, ]+) \| ", readme, flags=re.MULTILINE)
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    assert "Exit codes:" in shown and '{"ok": false, "error": "..."}' in shown
+    for codes in table:
+        assert f"\n    {codes.strip()} " in shown, codes

@@ -157,3 +157,29 @@ def test_an_amount_in_scientific_notation_is_refused_not_a_new_coin(chain: Home)
     chain.fails(2, "send", "--to", "bob", "--amount", "1e3gnot", "alice",
                 message="invalid amount '1e3gnot': write the number out (e.g. 1000gnot), "
                 "not 1e3")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "how",
+    [("keys", "add", "zed", "--quiet"), ("--quiet", "keys", "add", "zed"), ("keys", "add", "zed")],
+)
+def test_quiet_drops_notices_that_are_not_about_money(home: Home, how: tuple[str, ...]) -> None:
+    """--quiet (on the command or the group) or $C4_QUIET=1 drops the warning that a key
+    is kept without a passphrase; without either it is said."""
+    env = {"C4_QUIET": "1"} if "--quiet" not in how else {"C4_QUIET": ""}
+    result = home.run(*how, env=env)
+    assert result.exit_code == 0 and result.stderr == ""
+    loud = home.run("keys", "add", "zed-loud", env={"C4_QUIET": ""})
+    assert loud.stderr.startswith("WARNING: the key is stored unencrypted")
+
+
+def test_quiet_never_silences_what_is_said_about_money(capsys: pytest.CaptureFixture[str]) -> None:
+    from c4cli import errors
+
+    errors.set_quiet(True)
+    try:
+        errors.notice("a notice")
+        errors.warn_once("note: transaction X, sent earlier, landed at height 3")
+    finally:
+        errors.set_quiet(False)
+    assert capsys.readouterr().err == "note: transaction X, sent earlier, landed at height 3\n"

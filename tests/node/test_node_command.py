@@ -63,8 +63,8 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     assert stopped.returncode == 0 and stopped.stdout.startswith("stopped gnoland (pid ")
     down = c4(c4_bin, home, gno_env, "lobby")
     assert down.returncode == 4 and down.stderr.count("\n") == 1
-    none = c4(c4_bin, home, gno_env, "node", "stop")
-    assert none.returncode == 1 and "no node runs for" in none.stderr
+    none = c4(c4_bin, home, gno_env, "node", "stop")  # stopping what is stopped: done
+    assert (none.returncode, none.stdout) == (0, f"no node runs for {home}: nothing to stop\n")
     # Started again: the same chain, where it was (the offer is still there).
     restarted = json.loads(c4(c4_bin, home, gno_env, "node", "start", "--json").stdout)
     assert not restarted["new"] and restarted["height"] >= json.loads(offer.stdout)["height"]
@@ -116,4 +116,4 @@ def test_node_stop_never_signals_a_process_that_is_not_the_node(
     (home / "node").mkdir(parents=True)
     (home / "node" / "gnoland.pid").write_text(f"{os.getpid()}\n")  # this test's own pid
     result = c4(c4_bin, home, {}, "node", "stop")
-    assert result.returncode == 1 and "no node runs for" in result.stderr
+    assert result.returncode == 0 and "no node runs for" in result.stdout
