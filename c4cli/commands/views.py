@@ -123,6 +123,8 @@ def board(
             raise BadInput(f"--moves {moves!r}: {exc}") from None
         played = position.encode()
     text = render_board(position, fmt, swap_colors=swap)
+    if fmt == "ascii":
+        text = mark_four(text, position.line)  # lower case, as show and watch draw it
     if out is not None:
         out.write_text(text, encoding="utf-8")
     if as_json:

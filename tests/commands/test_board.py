@@ -62,3 +62,10 @@ def test_board_json_of_a_drawn_game(home: Home) -> None:
     assert doc["turn"] is None and doc["line"] == []
     going = json.loads(home.ok("board", "--moves", "44", "--json").stdout)
     assert going["winner"] is None and going["draw"] is False and going["turn"] == "red"
+
+
+def test_board_marks_the_winning_four_as_show_and_watch_do(home: Home) -> None:
+    """The four in lower case (r, y) in `c4 board`'s drawing, as in `show` and `watch`."""
+    drawn = home.ok("board", "--moves", "1122334").stdout
+    assert drawn.splitlines()[-2:] == ["rrrr...", "1234567"]
+    assert home.json("board", "--moves", "1122334")["line"] == [0, 1, 2, 3]
