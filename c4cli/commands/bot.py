@@ -17,7 +17,7 @@ from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, open_chain, submit
-from c4cli.commands.views import coloured, mark_four, rich_board, standstill
+from c4cli.commands.views import clock_text, coloured, mark_four, rich_board, standstill
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
 
@@ -161,15 +161,16 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
         if game is None:
             raise Refused("game not found")
         now = chain.chain_time(time.time())
+        clock = clock_text(game, chain.next_block_time(time.time()), chain.exact_clock)
         story = history(chain.game_calls(number), number)
         was = seen
         seen = _Seen.look(game, story, was)
         view = (game.moves, game.status, game.turn)
         still = standstill(chain) if game.status == Status.PLAYING else None
         if live:
-            _draw(game, known, now, story, still)
+            _draw(game, known, clock, story, still)
         elif view != shown:
-            for line in _changes(game, seen, was, known, now, story, as_json, still):
+            for line in _changes(game, seen, was, known, (now, clock), story, as_json, still):
                 click.echo(line)
             said_still = still is not None
         shown = view
@@ -235,15 +236,13 @@ def _who(address: str, names: dict[str, str]) -> str:
 
 
 def _status(
-    game: GameView, names: dict[str, str], now: int, story: History, still: str | None = None
+    game: GameView, names: dict[str, str], clock: str, story: History, still: str | None = None
 ) -> str:
     if game.status == Status.WON:
         ending = game.ending(story.last_call)
         return f"game {game.id}: won by {_who(game.winner, names)} ({ending})"
     if game.status != Status.PLAYING:
         return f"game {game.id}: {game.status}"
-    left = game.deadline - now
-    clock = f"{left} s left" if left >= 0 else "clock ran out"
     if still is not None:
         clock = still  # not a countdown: the clock waits for blocks
     if game.turn == 0:
@@ -260,11 +259,12 @@ def _changes(
     seen: _Seen,
     was: _Seen | None,
     names: dict[str, str],
-    now: int,
+    when: tuple[int, str],
     story: History,
     as_json: bool,
     still: str | None,
 ) -> list[str]:
+    now, clock = when  # the chain's time, and the mover's clock as the views say it
     over = game.status not in (Status.OPEN, Status.PLAYING)
     if as_json:
         ending = game.ending(story.last_call)
@@ -301,7 +301,7 @@ def _changes(
     start = 0 if was is None or was.first != seen.first else was.upto
     for index in range(max(start, seen.first), seen.upto):
         lines.append(f"game {game.id}, move {index}: column {seen.moves[index - seen.first]}")
-    lines.append(_status(game, names, now, story, still))
+    lines.append(_status(game, names, clock, story, still))
     if over and game.moves:
         lines.append(_drawing(game).rstrip("\n"))
     return lines
@@ -313,7 +313,7 @@ def _drawing(game: GameView) -> str:
 
 
 def _draw(
-    game: GameView, names: dict[str, str], now: int, story: History, still: str | None
+    game: GameView, names: dict[str, str], clock: str, story: History, still: str | None
 ) -> None:
     """The live view on a terminal, redrawn in place: the board (in colour where colour
     shows, the winning four in reverse video) and the status line; ``still``: the
@@ -324,5 +324,5 @@ def _draw(
     click.echo("\x1b[H\x1b[2J", nl=False)
     drawing = _drawing(game)
     console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)
-    status = _status(game, names, now, story, still)
+    status = _status(game, names, clock, story, still)
     console.print(printable(status), highlight=False, markup=False)

@@ -84,6 +84,18 @@ def next_block_time(home: Path) -> tuple[int, bool]:
     return chain.next_block_time(wallclock.time()), chain.exact_clock
 
 
+def clock_text(game: GameView, landing: int, exact: bool) -> str:
+    """The mover's clock in one wording for every view: the time left when the next
+    block lands (``landing``), which is what judges a move sent now; on a node, this
+    machine's estimate of it."""
+    left = game.deadline - landing
+    if exact:
+        return (f"{left}s left" if left >= 0 else "ran out") + " at the next block"
+    return (
+        f"about {left}s left" if left >= 0 else "past by this machine's clock"
+    ) + "; the node's next block decides"
+
+
 @click.command()
 @click.argument("game_id", metavar="[GAME]", required=False)
 @click.option("--moves", "moves", metavar="DIGITS", help="A game as its moves, e.g. 4433.")
@@ -244,13 +256,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     if still is not None:
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({still})")
     elif game.status == Status.PLAYING:
-        left = game.deadline - landing
-        if exact:
-            clock = f"{left}s left" if left >= 0 else "ran out"
-            clock += " at the next block"
-        else:
-            clock = f"about {left}s left" if left >= 0 else "past by this machine's clock"
-            clock += "; the node's next block decides"
+        clock = clock_text(game, landing, exact)
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({clock})")
     if game.offer_expired(landing):
         lines.append(f"  offer expired at {format_time(game.expires_at)}")

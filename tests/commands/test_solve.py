@@ -233,3 +233,22 @@ def test_a_hint_says_when_it_is_not_proven(chain: Home, c4_bin: str) -> None:
     assert shown[1].endswith("(the best found, not proven)") and "?" in shown[2]
     with_book = chain.json("hint", gid)  # the book proves it at once
     assert with_book["exact"] is True and with_book["score"] is not None
+
+
+def test_show_and_watch_say_the_clock_in_one_wording(chain: Home, c4_bin: str) -> None:
+    """The same game at the same height: `show` and `watch` give the same time left,
+    in the same words (what the next block will find)."""
+    import re
+
+    gid, on_turn = opening(chain, "4455")
+    shown = re.search(r"\((\d+s left at the next block)\)", chain.ok("show", gid).stdout)
+    assert shown is not None
+    env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+    watcher = subprocess.Popen(
+        [c4_bin, "watch", gid], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert watcher.stdout is not None
+    status = [watcher.stdout.readline() for _ in range(5)][-1]
+    chain.ok("resign", gid, on_turn)
+    watcher.communicate(timeout=30)
+    assert status.rstrip("\n").endswith(f" to move, {shown.group(1)}"), status
