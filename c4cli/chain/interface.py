@@ -69,6 +69,9 @@ class Receipt(NamedTuple):
     # (bytes, ugnot) the storage deposits moved, as gnokey adds them up (a refund
     # withheld is not the signer's); None when none moved.
     storage: tuple[int, int] | None = None
+    # Each event's type as tm2 gives it (``/bank.TransferEvent``), in the order of
+    # ``events`` (whose Go JSON, like gnokey's, has none).
+    event_types: tuple[str, ...] = ()
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's

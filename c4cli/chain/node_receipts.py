@@ -135,6 +135,9 @@ class NodeReceipts(NodeTransactions):
             gas_used=gas_used,
             events=answers.gnokey_events(events),
             storage=answers.storage_moved(events),
+            event_types=tuple(
+                str(event.get("@type") or "") if isinstance(event, dict) else "" for event in events
+            ),
             info=str(base.get("Info") or ""),
         )
         return receipt, error

@@ -93,7 +93,13 @@ def _turn(
                 outcome += f", winner {_who(game.winner, names(home))}"
             _say(
                 opts["as_json"],
-                {"game": number, "over": game.status, "winner": game.winner or None},
+                {
+                    "game": number,
+                    "over": True,
+                    "status": game.status,
+                    "winner": game.winner or None,
+                    "winner_key": names(home).get(game.winner) if game.winner else None,
+                },
                 outcome,
             )
             return True
@@ -279,7 +285,8 @@ def _changes(
             "status": game.status,
             "turn_player": game.turn_player,
             "turn_key": names.get(game.turn_player),
-            "winner": game.winner,
+            "winner": game.winner or None,
+            "winner_key": names.get(game.winner) if game.winner else None,
             "ending": None if ending is None else ending.value,
             "four": list(game.four()),
             "deadline": game.deadline if game.status == Status.PLAYING else 0,

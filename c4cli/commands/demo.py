@@ -127,13 +127,15 @@ def _play(home: Path, as_json: bool) -> None:
     height = chain.head().height
     summary = {
         "game": game_id,
-        "winner": names[game.winner],
+        "winner": game.winner,
+        "winner_key": names[game.winner],
         "payout_ugnot": game.payout(),
         "fee_collected_ugnot": fees.collected,
-        "balances_ugnot": {names[a]: balance(a) for a in names},
+        "balances": [{"address": a, "key": names[a], "ugnot": balance(a)} for a in names],
+        # LeadersJSON's shape, as `c4 leaders --json` gives it, with each key's name.
         "leaders": {
-            "wins": [[names[a], s] for a, s in wins],
-            "gnot": [[names[a], s] for a, s in won],
+            "wins": [{"addr": a, "score": s, "key": names.get(a)} for a, s in wins],
+            "gnot": [{"addr": a, "score": s, "key": names.get(a)} for a, s in won],
         },
         "height": height,
         "home": str(home),

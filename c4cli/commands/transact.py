@@ -228,6 +228,18 @@ def fee_cap(home: Path, given: str | None) -> int:
         raise BadInput(f"invalid {where} {text!r}: give an amount, e.g. 10gnot") from None
 
 
+def typed_events(receipt: Receipt) -> list[Any]:
+    """The receipt's events as gnokey prints them, each with tm2's ``@type`` first (a
+    transfer and a storage deposit told apart by their type, not their keys)."""
+    events = json.loads(receipt.events)
+    if len(events) != len(receipt.event_types):
+        return list(events)
+    return [
+        {"@type": kind, **event} if isinstance(event, dict) else event
+        for kind, event in zip(receipt.event_types, events, strict=True)
+    ]
+
+
 def gas_wanted(receipt: Receipt) -> int:
     """The gas the transaction asked for, as it was signed."""
     return int(receipt.result.tx["fee"]["gas_wanted"])
@@ -295,7 +307,7 @@ def receipt_json(
         "gas_fee": receipt.result.tx["fee"]["gas_fee"] or "0ugnot",  # "" is how 0 is signed
         "gas_used": receipt.gas_used,
         "total_cost": total_cost(receipt),
-        "events": json.loads(receipt.events),
+        "events": typed_events(receipt),
         "info": receipt.info,
     }
     if receipt.simulated:

@@ -123,10 +123,12 @@ def board(
     if (game_id is None) == (moves is None):
         raise BadInput("give a GAME id or --moves DIGITS (one column 1-7 per move)")
     swap = False
+    winner: str | None = None  # an address: a game's winner (a position has none)
     if game_id is not None:
         game = load_game(home, game_id)
         position, swap = game.board(), game.creator_is_yellow
         played = game_history(home, game).order(game.moves)
+        winner = game.winner or None
     else:
         assert moves is not None
         try:
@@ -146,10 +148,13 @@ def board(
                 # (null on a node); "position": one order that reaches the board.
                 "moves": played,
                 "position": position.encode(),
-                # null, not "empty", when nobody won: a drawn board says so in "draw".
-                "winner": str(position.winner) if position.winner else None,
-                "line": list(position.line),
-                "turn": None if position.over else str(position.turn),
+                # Colours are red (the creator's, or the first mover's for --moves) and
+                # yellow; null, not "empty", when nobody won: a drawn board says so in
+                # "draw". "winner" is an address, as everywhere (null for --moves).
+                "winner": winner,
+                "winner_color": str(position.winner) if position.winner else None,
+                "four": list(position.line),
+                "turn_color": None if position.over else str(position.turn),
                 "over": position.over,
                 "draw": position.draw,
                 "board": text,

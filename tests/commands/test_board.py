@@ -28,7 +28,8 @@ def test_board_emoji_and_svg(tmp_path: Path) -> None:
 def test_board_json() -> None:
     result = CliRunner().invoke(cli, ["board", "--moves", "1122334", "--json"])
     doc = json.loads(result.output)
-    assert doc["winner"] == "red" and doc["line"] == [0, 1, 2, 3] and doc["over"] is True
+    assert doc["winner_color"] == "red" and doc["four"] == [0, 1, 2, 3] and doc["over"] is True
+    assert doc["winner"] is None  # an address, and a position has none
 
 
 def test_board_bad_moves_is_one_line_exit_2() -> None:
@@ -58,14 +59,15 @@ def test_version() -> None:
 def test_board_json_of_a_drawn_game(home: Home) -> None:
     drawn = "315117645176335765636674142222472457245331"  # engine.md's 42-move draw
     doc = json.loads(home.ok("board", "--moves", drawn, "--json").stdout)
-    assert doc["winner"] is None and doc["draw"] is True and doc["over"] is True
-    assert doc["turn"] is None and doc["line"] == []
+    assert doc["winner_color"] is None and doc["draw"] is True and doc["over"] is True
+    assert doc["turn_color"] is None and doc["four"] == []
     going = json.loads(home.ok("board", "--moves", "44", "--json").stdout)
-    assert going["winner"] is None and going["draw"] is False and going["turn"] == "red"
+    assert going["winner_color"] is None and going["draw"] is False
+    assert going["turn_color"] == "red"
 
 
 def test_board_marks_the_winning_four_as_show_and_watch_do(home: Home) -> None:
     """The four in lower case (r, y) in `c4 board`'s drawing, as in `show` and `watch`."""
     drawn = home.ok("board", "--moves", "1122334").stdout
     assert drawn.splitlines()[-2:] == ["rrrr...", "1234567"]
-    assert home.json("board", "--moves", "1122334")["line"] == [0, 1, 2, 3]
+    assert home.json("board", "--moves", "1122334")["four"] == [0, 1, 2, 3]

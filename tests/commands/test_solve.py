@@ -204,7 +204,7 @@ def test_two_bots_without_the_book_move_within_their_budget(chain: Home, c4_bin:
     moves = []
     for out, _ in outputs:
         documents = [json.loads(line) for line in out.splitlines()]
-        assert documents[-1]["over"] in ("won", "draw")
+        assert documents[-1]["over"] is True and documents[-1]["status"] in ("won", "draw")
         moves += [doc for doc in documents if "column" in doc]
     assert chain.game(int(gid))["status"] in ("won", "draw")
     assert len(moves) == chain.game(int(gid))["moves"]

@@ -85,8 +85,9 @@ def costs(receipt: dict[str, Any]) -> int:
     """What a transaction cost its signer beyond what it sent: the gas fee and the
     storage deposits it locked, less any deposit it freed (from the receipt's events)."""
     total = int(receipt["gas_fee"].removesuffix("ugnot") or 0)
-    for event in receipt["events"]:  # as gnokey prints them: no @type, coins as objects
-        if "fee_delta" in event:
+    for event in receipt["events"]:  # gnokey's fields (coins as objects), with tm2's @type
+        assert str(event["@type"]).startswith("/"), event
+        if event["@type"] == "/tm.StorageDepositEvent":
             total += int(event["fee_delta"]["amount"])
         elif "fee_refund" in event and not event["refund_withheld"]:
             total -= int(event["fee_refund"]["amount"])
