@@ -28,6 +28,7 @@ from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, Refused
 from c4cli.home.secrets import SecretStore, new_secret
 from c4cli.realm.rules import DENOM
+from c4cli.realm.rules import MIN_STAKE as MIN_STAKE  # the commands' word for it
 
 
 class Call(NamedTuple):

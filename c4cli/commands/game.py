@@ -83,6 +83,11 @@ def offer(
       c4 offer --stake 10gnot --valid-for 15m alice
     """
     stake_ugnot = parse_ugnot(stake)
+    if stake_ugnot == 0:
+        raise BadInput(
+            f"invalid --stake {stake!r}: a game needs a stake (the realm's minimum is "
+            f"{gnot(workflow.MIN_STAKE)}, e.g. --stake 1gnot)"
+        )
     minutes = _valid_for_minutes(valid_for)
     rival = address_arg(home, opponent) if opponent else ""
     cap = None if max_fee is None else parse_ugnot(max_fee)

@@ -18,14 +18,14 @@ import click
 
 from c4cli import outbox
 from c4cli.chain.amino import tx_hash
-from c4cli.chain.interface import SIMULATE_MODES, SendPolicy
-from c4cli.chain.tx import Tx
+from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
+from c4cli.chain.tx import Tx, signature_error
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands.ending import echo
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
 from c4cli.home.keys import MULTI, Keyring
 
@@ -339,5 +339,39 @@ def broadcast(
     chain = open_chain(home, chain_id=chain_id)
     cap = _fee_capped(tx, home, fee_cap_text, ("sends", "sent", "send"))
     outbox.transacting()
-    receipt = chain.broadcast(tx, policy=SendPolicy(simulate=simulate, fee_cap=cap))
+    try:
+        receipt = chain.broadcast(tx, policy=SendPolicy(simulate=simulate, fee_cap=cap))
+    except Refused as refused:
+        if "signature verification failed" not in str(refused):
+            raise
+        used = _used_sequence(chain, tx)
+        if used is None:
+            raise
+        raise Refused(
+            f"{refused}: the file was signed for sequence {used}, which the account has "
+            "used already (broadcast before?); sign it again for its current sequence"
+        ) from None
     print_receipt(receipt, as_json=as_json)
+
+
+def _used_sequence(chain: Chain, tx: Tx) -> int | None:
+    """The sequence below the account's own that the file's signature was made for, if
+    it was made for one of the last hundred (the file, broadcast before)."""
+    try:
+        entry = tx["signatures"][0]
+        session = entry.get("session_addr") or None
+        signer = offline.signer_of(tx)
+        number, sequence = offline.account_numbers(chain, signer, session)
+        for earlier in range(sequence - 1, max(sequence - 100, 0) - 1, -1):
+            problem = signature_error(
+                tx,
+                chain_id=chain.chain_id,
+                account_number=number,
+                sequence=earlier,
+                key_address=session or signer,
+            )
+            if problem is None:
+                return earlier
+    except (C4Error, KeyError, IndexError, TypeError, ValueError):
+        return None
+    return None

@@ -301,3 +301,16 @@ def test_sign_on_a_terminal_asks_before_it_signs_a_send(
     assert b"sign it, taking up to 3 GNOT out of the signer's account?" in seen
     assert code == (0 if answer == "y" else 2)
     assert bool(json.loads(tx.read_text())["signatures"]) == (answer == "y")
+
+
+def test_a_file_broadcast_twice_says_its_sequence_was_used(chain: Home, tmp_path: Path) -> None:
+    """The chain's words, then the step they leave out: the file's sequence is spent."""
+    tx = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "1ugnot", "alice")
+    chain.ok("sign", str(tx), "alice", "--send-cap", "1ugnot")
+    chain.ok("broadcast", str(tx))
+    again = chain.fails(1, "broadcast", str(tx))
+    assert again.stderr.startswith("Error: signature verification failed")
+    assert again.stderr.endswith(
+        ": the file was signed for sequence 0, which the account has used already (broadcast "
+        "before?); sign it again for its current sequence\n"
+    )
