@@ -130,9 +130,11 @@ def init(
     click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
     click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
     click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
+    known = names(home)
     for address, held in balances.items():
         others = format_coins({d: a for d, a in held.items() if d != UGNOT})
-        click.echo(f"  {address}  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else ""))
+        funded = f"  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else "")
+        click.echo(f"  {who(address, known)}{funded}")
 
 
 def _init_remote(

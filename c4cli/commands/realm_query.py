@@ -13,7 +13,7 @@ from pathlib import Path
 from c4cli.chain.interface import ChainReader
 from c4cli.chain.paths import ACCOUNTS, BALANCES
 from c4cli.client.realm_client import RealmClient
-from c4cli.coins import parse_coins
+from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.fast_query import json_answer
 from c4cli.commands.text import game_id_arg
@@ -63,7 +63,9 @@ def answer(
             emit_json(fees)
         else:
             for key, value in fees.items():
-                echo(f"{key}: {value}")
+                # Amounts with their unit, as the receipts print them (--json: ugnot).
+                shown = f"{value}ugnot ({gnot(value)})" if isinstance(value, int) else value
+                echo(f"{key}: {shown or '-'}")
     else:
         address = Keyring(home).resolve(needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS

@@ -196,12 +196,16 @@ def _next_steps(
         ]
     if game.turn == 0:
         if not game.revealed:
-            return [f"{creator} must reveal: c4 reveal {game.id} KEY"]
-        return [f"{acceptor} must reveal the seed: c4 reveal {game.id} KEY"]
-    mover = who(game.player(game.turn), known)
+            return [f"{creator} must reveal: c4 reveal {game.id} {known.get(game.creator, 'KEY')}"]
+        return [
+            f"{acceptor} must reveal the seed: c4 reveal {game.id} "
+            f"{known.get(game.acceptor, 'KEY')}"
+        ]
+    player = game.player(game.turn)
+    mover = who(player, known)
     cols = "".join(str(col) for col in game.legal_columns())
     return [
-        f"{mover} to play a column of {cols}: c4 play {game.id} COLUMN KEY",
+        f"{mover} to play a column of {cols}: c4 play {game.id} COLUMN {known.get(player, 'KEY')}",
         f"either player may resign: c4 resign {game.id} KEY",
     ]
 
