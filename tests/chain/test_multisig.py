@@ -161,7 +161,9 @@ def test_a_two_of_three_takes_over_the_realm_sets_the_fee_and_withdraws(
     assert signed["pub_key"]["@type"] == "/tm.PubKeyMultisig"
     # The same file again: its sequence is spent, refused in one line, nothing appended.
     chain.fails(1, "broadcast", str(tx), message=(
-        "signature verification failed; verify correct account, sequence, and chain-id"
+        "signature verification failed; verify correct account, sequence, and chain-id: "
+        "the file was signed for sequence 2, which the account has used already (broadcast "
+        "before?); sign it again for its current sequence"
     ))  # fmt: skip
 
 
