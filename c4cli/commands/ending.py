@@ -48,6 +48,12 @@ def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     """A line on stdout (or stderr), flushed: what ``click.echo`` does with our text,
     which is escaped before it gets here and so carries no terminal codes to strip."""
     stream = sys.stderr if err else sys.stdout
+    if err:
+        # stderr says, it never decides: a line it cannot take is lost, not the command.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.write(text + "\n" if nl else text)
+            stream.flush()
+        return
     if stream is None:  # closed by the shell (`>&-`): nowhere to write
         raise PipeClosed("closed")
     try:
