@@ -51,6 +51,10 @@ class Rpc:
     ``https://rpc.gno.land:443``, gnokey's ``tcp://127.0.0.1:26657``); credentials in
     the URL are sent as HTTP basic authentication and never printed."""
 
+    # What to do when the node refuses the connection, where the opener knows (a home
+    # whose own node it is: start it); "" when it does not.
+    down_hint = ""
+
     def __init__(self, url: str, *, timeout: float | None = None) -> None:
         parts = urlsplit(url if "://" in url else f"http://{url}")
         if parts.scheme == "tcp":
@@ -117,7 +121,11 @@ class Rpc:
             raise Unreachable(f"{self.redacted} did not answer within {timeout:g} s") from None
         except OSError as exc:
             reason = exc.strerror or str(exc) or type(exc).__name__
-            raise Unreachable(f"cannot reach the chain at {self.redacted}: {reason}") from None
+            refused = isinstance(exc, ConnectionRefusedError) and self.down_hint
+            hint = f"; {self.down_hint}" if refused else ""
+            raise Unreachable(
+                f"cannot reach the chain at {self.redacted}: {reason}{hint}"
+            ) from None
         return self._body(raw, timeout)
 
     def _read_all(self, sock: socket.socket, deadline: float, timeout: float) -> bytes:

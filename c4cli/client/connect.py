@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from c4cli.chain.remote import NodeChain
 
 Client = TypeVar("Client", bound="NodeReader")
+OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (chain.devnode.NODE_DIR)
 
 
 def open_chain(
@@ -146,13 +147,18 @@ def _open(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     journal = Journal(home)
-    return kind()(
+    client = kind()(
         config.url if url is None else url,
         realm_path=config.realm_path,
         chain_id=config.chain_id,
         journal=journal,
         seen_height=journal.seen_height(),
     )
+    if url is None and (home / OWN_NODE).is_dir():
+        # A home `c4 node start` made: a node that refuses the connection is most
+        # likely stopped, and the command that starts it is the next step.
+        client.down_hint = "this home's node is not running: `c4 node start` starts it"
+    return client
 
 
 # Each backend is imported only when a home uses it: a node's client brings an HTTP

@@ -63,6 +63,7 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     assert stopped.returncode == 0 and stopped.stdout.startswith("stopped gnoland (pid ")
     down = c4(c4_bin, home, gno_env, "lobby")
     assert down.returncode == 4 and down.stderr.count("\n") == 1
+    assert down.stderr.endswith("; this home's node is not running: `c4 node start` starts it\n")
     none = c4(c4_bin, home, gno_env, "node", "stop")  # stopping what is stopped: done
     assert (none.returncode, none.stdout) == (0, f"no node runs for {home}: nothing to stop\n")
     # Started again: the same chain, where it was (the offer is still there).
