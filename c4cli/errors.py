@@ -55,8 +55,15 @@ def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
 
 
 _warned: set[str] = set()
-# --quiet (or $C4_QUIET) for this command: notices are dropped (see notice).
-_quiet = [os.environ.get("C4_QUIET", "") not in ("", "0")]
+
+
+def _quiet_by_env() -> bool:
+    return os.environ.get("C4_QUIET", "") not in ("", "0")
+
+
+# --quiet (or $C4_QUIET) for this command: notices are dropped (see notice). Read at
+# import too, for the fast lanes, which never reach begin_command.
+_quiet = [_quiet_by_env()]
 
 
 def set_quiet(quiet: bool) -> None:
@@ -67,7 +74,7 @@ def begin_command() -> None:
     """A new command in this process (the tests run many): its own warnings, once
     each, and quiet as $C4_QUIET says until --quiet says otherwise."""
     _warned.clear()
-    set_quiet(os.environ.get("C4_QUIET", "") not in ("", "0"))
+    set_quiet(_quiet_by_env())
 
 
 def notice(message: str) -> None:

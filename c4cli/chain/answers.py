@@ -80,6 +80,12 @@ def int64(value: Any) -> int:
     return number
 
 
+def status_height(status: Any) -> int:
+    """The last block's height a ``status`` answer gives (KeyError, TypeError or
+    ValueError for a shape it never has)."""
+    return int64(status["sync_info"]["latest_block_height"])
+
+
 def hash_text(value: Any) -> str:
     """A hash as a node's JSON gives it: base64 of the bytes (tm2's []byte)."""
     return value if isinstance(value, str) else ""

@@ -215,17 +215,25 @@ class NodeDelivery(NodeReceipts):
             wallclock.sleep(1)
 
     def _superseded(self, sent: Sent, fate: Fate) -> NoReturn:
-        """Dropped for good, on the blocks' proof: another transaction took its sequence."""
-        took = f"transaction {fate.taker}" if fate.taker else "another transaction"
-        reason = f"{took} of this account took its sequence {sent.sequence}"
-        where = f" at height {fate.height}" if fate.height else ""
-        outbox.denied(sent.tx_id)
-        if self.journal is not None:
-            self.journal.dropped(sent.tx_id, reason + where)
+        """Dropped for good, on the blocks' proof, and said: another transaction took
+        its sequence, so the caller may sign again."""
+        took, where = self._dropped_for(sent, fate)
         raise Superseded(
             f"{took} of {sent.signer.address} took sequence {sent.sequence}{where} (signed "
             f"elsewhere at the same moment): transaction {sent.tx_id} can never land"
         )
+
+    def _dropped_for(self, sent: Sent, fate: Fate) -> tuple[str, str]:
+        """Journal ``sent`` as dropped on the blocks' proof (``fate``: another transaction
+        took its sequence); the taker and where, as the messages name them."""
+        took = f"transaction {fate.taker}" if fate.taker else "another transaction"
+        where = f" at height {fate.height}" if fate.height else ""
+        outbox.denied(sent.tx_id)
+        if self.journal is not None:
+            self.journal.dropped(
+                sent.tx_id, f"{took} of this account took its sequence {sent.sequence}{where}"
+            )
+        return took, where
 
     def _transaction_or_none(self, tx_id: str, deadline: float) -> dict[str, Any] | None:
         try:
@@ -302,8 +310,7 @@ class NodeDelivery(NodeReceipts):
                 "command settles it"
             ) from None
         if fate is not None and fate.found is None:
-            took = f"transaction {fate.taker}" if fate.taker else "another transaction"
-            self.journal_dropped(tx_id, f"{took} of this account took its sequence")
+            took, _ = self._dropped_for(sent, fate)
             if not own and not refused:  # news only to whom it was not said refused
                 warn_once(f"note: transaction {tx_id}, sent earlier, never landed: {took} took it")
             return None
@@ -327,10 +334,6 @@ class NodeDelivery(NodeReceipts):
                 )
         warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
         return receipt
-
-    def journal_dropped(self, tx_id: str, reason: str) -> None:
-        if self.journal is not None:
-            self.journal.dropped(tx_id, reason)
 
     def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
         """What this home sent, its pending transactions looked up first (see

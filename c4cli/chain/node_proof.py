@@ -60,7 +60,7 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
         response = found[0]["response"]
         data = base64.b64decode((response.get("ResponseBase") or response).get("Data") or "")
         numbers = answers.account_numbers(json.loads(data or b"null"))
-        height = answers.int64(found[1]["sync_info"]["latest_block_height"])
+        height = answers.status_height(found[1])
     except (KeyError, TypeError, AttributeError, ValueError):
         raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None
     if numbers is None:

@@ -210,9 +210,8 @@ class NodeReader(Rpc):
             waited = True
         self._chain_id = network
         self._status, self._status_at = status, wallclock.monotonic()
-        self.first_height = self.first_height or int(
-            answers.field(self.redacted, status, "sync_info", "latest_block_height")
-        )
+        # The height read before any wait: lower is only more careful.
+        self.first_height = self.first_height or int(height)
         return waited
 
     def _caught_up(self, status: Any, height: int) -> Any:

@@ -71,7 +71,7 @@ class NodeReceipts(NodeTransactions):
         if isinstance(status, Unreachable):
             return 0
         try:
-            return answers.int64(status["sync_info"]["latest_block_height"])
+            return answers.status_height(status)
         except (KeyError, TypeError, ValueError):
             return 0
 

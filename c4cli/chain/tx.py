@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from c4cli.chain import crypto, pubkeys
@@ -255,14 +256,24 @@ def signature_error(
         return f"invalid pubkey: pubKey does not match signer address {key_address}"
     if pubkeys.leaves(pub_key) > pubkeys.TX_SIG_LIMIT:
         return f"signatures: {pubkeys.leaves(pub_key)}, limit: {pubkeys.TX_SIG_LIMIT}"
-    # Either rendering of the sign document, as a v1.7.1 node accepts (tm2's
-    # VerifySignaturePayload): their fee objects share no key, so a signature still
-    # authorises exactly one transaction.
-    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
-    for render in (sign_bytes, legacy_sign_bytes):
-        if pubkeys.verify(pub_key, render(*numbers), signature):
-            return None
+    documents = accepted_sign_bytes(
+        tx, chain_id=chain_id, account_number=account_number, sequence=sequence
+    )
+    if any(pubkeys.verify(pub_key, document, signature) for document in documents):
+        return None
     return SIG_FAILED
+
+
+def accepted_sign_bytes(
+    tx: Tx, *, chain_id: str, account_number: int, sequence: int
+) -> Iterator[bytes]:
+    """Either rendering of the sign document, as a v1.7.1 node accepts (tm2's
+    VerifySignaturePayload): their fee objects share no key, so a signature over
+    either still authorises exactly one transaction. The legacy one is rendered only
+    if asked for (a replay verifies the current one, nearly always)."""
+    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
+    yield sign_bytes(*numbers)
+    yield legacy_sign_bytes(*numbers)
 
 
 def tx_hash(tx: Tx) -> str:

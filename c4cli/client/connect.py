@@ -98,9 +98,9 @@ class Binding(NamedTuple):
 def shown_url(url: str) -> str:
     """A node URL (or a home's comma-separated list) as c4 prints it: credentials and
     paths (where hosted RPCs put API keys) left out."""
-    from c4cli.chain import rpc
+    from c4cli.chain import node_reads, rpc
 
-    return ",".join(rpc.redact(part.strip()) for part in url.split(",") if part.strip())
+    return ",".join(rpc.redact(part) for part in node_reads.split_urls(url))
 
 
 def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: bool) -> Binding:

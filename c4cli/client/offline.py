@@ -21,7 +21,7 @@ from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Reader
 from c4cli.chain.msgs import msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
-from c4cli.chain.tx import Tx, legacy_sign_bytes, sign_bytes
+from c4cli.chain.tx import Tx, sign_bytes
 from c4cli.coins import ugnot_in
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
@@ -140,13 +140,6 @@ def read_signature(path: Path) -> tuple[PubKey, bytes]:
             f"{path} is not a signature document: expected pub_key and signature"
         ) from None
     return key, raw
-
-
-def sign_docs(tx: Tx, *, chain_id: str, account_number: int, sequence: int) -> tuple[bytes, ...]:
-    """The sign documents a signature of ``tx`` for these numbers may cover (gno.land's
-    current one and the legacy one a v1.7.1 node still accepts)."""
-    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
-    return sign_bytes(*numbers), legacy_sign_bytes(*numbers)
 
 
 def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) -> dict[str, Any]:

@@ -88,9 +88,10 @@ def _turn(
         if me not in (game.creator, game.acceptor) and game.status != Status.OPEN:
             raise Refused(f"{key} is not a player in game {number}")
         if game.status not in (Status.OPEN, Status.PLAYING):
+            known = names(home)
             outcome = f"game {number}: {game.status}"
             if game.status == Status.WON:
-                outcome += f", winner {_who(game.winner, names(home))}"
+                outcome += f", winner {_who(game.winner, known)}"
             _say(
                 opts["as_json"],
                 {
@@ -98,7 +99,7 @@ def _turn(
                     "over": True,
                     "status": game.status,
                     "winner": game.winner or None,
-                    "winner_key": names(home).get(game.winner) if game.winner else None,
+                    "winner_key": known.get(game.winner) if game.winner else None,
                 },
                 outcome,
             )

@@ -19,7 +19,7 @@ import click
 from c4cli import outbox
 from c4cli.chain.amino import tx_hash
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
-from c4cli.chain.tx import Tx, signature_error
+from c4cli.chain.tx import Tx, accepted_sign_bytes, signature_error
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands.ending import echo
@@ -286,8 +286,10 @@ def multisign(
     chain_id, account_number, account_sequence = _numbers(
         home, (chain_id, account_number, account_sequence), info.address, None
     )
-    docs = offline.sign_docs(
-        tx, chain_id=chain_id, account_number=account_number, sequence=account_sequence
+    docs = tuple(
+        accepted_sign_bytes(
+            tx, chain_id=chain_id, account_number=account_number, sequence=account_sequence
+        )
     )
     tx = offline.with_signature(tx, offline.combine(info.pub_key, list(documents), docs))
     offline.write_tx(tx_file, tx)
