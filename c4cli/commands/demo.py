@@ -18,6 +18,7 @@ from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
 from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.line import from_group
+from c4cli.commands.options import quiet_option
 from c4cli.commands.text import call_text
 from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput
@@ -47,6 +48,7 @@ def _signer(keyring: Keyring, name: str) -> Signer:
     default=from_group("as_json", lambda: False),
     help="Print only the final summary as JSON.",
 )
+@quiet_option
 def demo(home: Path | None, as_json: bool) -> None:
     """Play one whole staked game on a fresh chain: keys, offer, accept, reveals, moves.
 

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from c4cli.client.realm_client import Status
-from c4cli.commands.options import common_options, emit_json, json_option
+from c4cli.commands.options import common_options, emit_json, json_option, quiet_option
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
 from c4cli.errors import BadInput
@@ -70,6 +70,7 @@ def best_line(best: list[int]) -> str:
 @click.argument("moves", metavar="MOVES", default="")
 @click.option("--all", "every", is_flag=True, help="Also print every column's score.")
 @json_option
+@quiet_option
 def solve(moves: str, every: bool, as_json: bool) -> None:
     """Solve a position exactly: its score for the side to move, and the best columns.
 
