@@ -152,9 +152,9 @@ def board(
                 # yellow; null, not "empty", when nobody won: a drawn board says so in
                 # "draw". "winner" is an address, as everywhere (null for --moves).
                 "winner": winner,
-                "winner_color": str(position.winner) if position.winner else None,
+                "winner_color": _color(position.winner, swap) if position.winner else None,
                 "four": list(position.line),
-                "turn_color": None if position.over else str(position.turn),
+                "turn_color": None if position.over else _color(position.turn, swap),
                 "over": position.over,
                 "draw": position.draw,
                 "board": text,
@@ -162,6 +162,15 @@ def board(
         )
     elif out is None:
         click.echo(text, nl=False)
+
+
+def _color(disc: object, swap: bool) -> str:
+    """A disc's colour as the drawing shows it: red is the creator's, so a game whose
+    creator moved second has the engine's colours swapped."""
+    color = str(disc)
+    if swap:
+        return {"red": "yellow", "yellow": "red"}.get(color, color)
+    return color
 
 
 def _yellow(game: GameView, known: dict[str, str]) -> str:

@@ -43,6 +43,10 @@ def test_show_and_board_of_a_won_game(chain: Home) -> None:
     four = column.lower()
     assert board[2] == f"...{four}..." and board[5] == f"...{four}{other}.."
     assert board[-1] == "1234567"
+    # --json in the drawing's colours (red the creator's), the winner an address.
+    drawn = json.loads(chain.ok("board", "1", "--json").stdout)
+    winner_color = "red" if first == "alice" else "yellow"
+    assert (drawn["winner"], drawn["winner_color"]) == (chain.address(first), winner_color)
     svg = chain.ok("board", "1", "--format", "svg").stdout
     assert svg.count('class="win"') == 4
     assert json.loads(chain.ok("show", "1", "--json").stdout)["game"]["status"] == "won"
@@ -194,3 +198,24 @@ def test_small_words(chain: Home) -> None:
     assert chain.ok("show", "1").stdout.startswith("Game 1: playing, 1 move\n")
     empty = chain.run("keys", "add", "dora", "--recover", input="\n")
     assert empty.exit_code == 2 and "no mnemonic given" in empty.stderr
+
+
+def test_board_json_speaks_the_drawings_colours_when_the_creator_moved_second(
+    chain: Home,
+) -> None:
+    """Red is the creator's, whoever moved first: here the acceptor (yellow) moves first
+    and wins, and `board --json` says yellow, as the drawing marks it."""
+    from c4cli.realm.memory import first_mover
+    from c4cli.realm.rules import ACCEPTOR
+
+    alice, bob = chain.address("alice"), chain.address("bob")
+    seed = next(
+        f"seed-{n}"
+        for n in range(64)
+        if first_mover("pass", f"seed-{n}", 1, alice, bob) == ACCEPTOR
+    )
+    started = start_game(chain, "4545454", passphrase="pass", seed=seed)
+    assert started.first == "bob"
+    drawn = json.loads(chain.ok("board", started.id, "--json").stdout)
+    assert (drawn["winner"], drawn["winner_color"]) == (chain.address("bob"), "yellow")
+    assert "y" in drawn["board"] and "r" not in drawn["board"]
