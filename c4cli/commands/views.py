@@ -141,6 +141,9 @@ def board(
         text = mark_four(text, position.line)  # lower case, as show and watch draw it
     if out is not None:
         out.write_text(text, encoding="utf-8")
+    won_by, to_move = position.winner, position.turn
+    if swap:  # the drawing's colours: red is the creator's, whoever moved first
+        won_by, to_move = won_by.other(), to_move.other()
     if as_json:
         emit_json(
             {
@@ -152,9 +155,9 @@ def board(
                 # yellow; null, not "empty", when nobody won: a drawn board says so in
                 # "draw". "winner" is an address, as everywhere (null for --moves).
                 "winner": winner,
-                "winner_color": _color(position.winner, swap) if position.winner else None,
+                "winner_color": str(won_by) if won_by else None,
                 "four": list(position.line),
-                "turn_color": None if position.over else _color(position.turn, swap),
+                "turn_color": None if position.over else str(to_move),
                 "over": position.over,
                 "draw": position.draw,
                 "board": text,
@@ -162,15 +165,6 @@ def board(
         )
     elif out is None:
         click.echo(text, nl=False)
-
-
-def _color(disc: object, swap: bool) -> str:
-    """A disc's colour as the drawing shows it: red is the creator's, so a game whose
-    creator moved second has the engine's colours swapped."""
-    color = str(disc)
-    if swap:
-        return {"red": "yellow", "yellow": "red"}.get(color, color)
-    return color
 
 
 def _yellow(game: GameView, known: dict[str, str]) -> str:
