@@ -1,4 +1,4 @@
-"""The README's console examples, run as written.
+"""The console examples of the README and of docs/, run as written.
 
 Each ```console block is a transcript: ``$ `` lines are commands (a trailing
 backslash continues one), the lines after one are what it printed, and a line
@@ -9,9 +9,12 @@ the same shell (so ``export`` and variables carry on); every command must exit
 from run to run are written the same way on both sides: addresses, TX
 hashes, hex digests, timings, ports and pids, runs of spaces.
 
-A section's blocks share the folder, in README order; what a section assumes
-that the README tells in words (a game at a given position, the walkthrough
-already played) is set up by the test before its blocks run.
+A section's blocks share the folder, in the page's order; what a section
+assumes that the text tells in words (a game at a given position, the README's
+walkthrough already played) is set up by the test before its blocks run.
+
+A test may also run a block only for its exit codes (``compare=False``): a
+run whose random draw differs from the page's reads differently by design.
 """
 
 from __future__ import annotations
@@ -22,7 +25,9 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 
 
 @dataclass
@@ -37,11 +42,16 @@ class Block:
     commands: list[Command]
 
 
-def blocks() -> list[Block]:
-    """Every console block of the README, with the section (## heading) it is in."""
+def pages() -> list[Path]:
+    """The README and every page of docs/."""
+    return [README, *sorted(DOCS.glob("*.md"))]
+
+
+def blocks(page: Path = README) -> list[Block]:
+    """Every console block of a page, with the section (## heading) it is in."""
     found: list[Block] = []
     section = ""
-    lines = README.read_text().splitlines()
+    lines = page.read_text().splitlines()
     index = 0
     while index < len(lines):
         line = lines[index]
@@ -66,9 +76,9 @@ def blocks() -> list[Block]:
     return found
 
 
-def section(title: str) -> list[Block]:
-    chosen = [block for block in blocks() if block.section == title]
-    assert chosen, f"no console block under ## {title}"
+def section(title: str, page: Path = README) -> list[Block]:
+    chosen = [block for block in blocks(page) if block.section == title]
+    assert chosen, f"no console block under ## {title} in {page.name}"
     return chosen
 
 
@@ -118,13 +128,14 @@ def run(
     env: dict[str, str],
     *,
     stdin: str = "",
+    compare: bool = True,
 ) -> list[str]:
     """Run a block's commands in ``folder``; each one's output, checked against the
-    README (an AssertionError says where it differs; Failed, which command failed)."""
+    page (an AssertionError says where it differs; Failed, which command failed)."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as scratch:
-        return _run(block, folder, Path(scratch), env, stdin)
+        return _run(block, folder, Path(scratch), env, stdin, compare)
 
 
 def _run(
@@ -133,6 +144,7 @@ def _run(
     scratch: Path,
     env: dict[str, str],
     stdin: str,
+    compare: bool,
 ) -> list[str]:
     script = ["cd " + _quote(str(folder))]
     given = scratch / ".stdin"
@@ -161,22 +173,24 @@ def _run(
             (scratch / f".out{number}").read_text(),
             (scratch / f".err{number}").read_text(),
         )
-    printed = []
-    for number, command in enumerate(block.commands):
-        text = (scratch / f".out{number}").read_text()
-        printed.append(text)
-        if os.environ.get("README_DUMP"):  # for whoever updates the README: what ran
-            with open(os.environ["README_DUMP"], "a") as dump:
+    printed = [(scratch / f".out{number}").read_text() for number in range(len(block.commands))]
+    if os.environ.get("README_DUMP"):  # for whoever updates the pages: what ran
+        with open(os.environ["README_DUMP"], "a") as dump:
+            for command, text in zip(block.commands, printed, strict=True):
                 dump.write(f"$ {command.line}\n{text}")
-            continue
-        if not command.shown:
-            continue
-        lines = text.splitlines()
-        readme = "\n".join(command.shown)
-        assert matches(command.shown, lines), (
-            f"`{command.line}` printed:\n{text}\nthe README shows:\n{readme}"
-        )
+    elif compare:
+        check(block, printed)
     return printed
+
+
+def check(block: Block, printed: list[str]) -> None:
+    """Each command's output reads as the page shows it (an AssertionError says where not)."""
+    for command, text in zip(block.commands, printed, strict=True):
+        if command.shown:
+            shown = "\n".join(command.shown)
+            assert matches(command.shown, text.splitlines()), (
+                f"`{command.line}` printed:\n{text}\nthe page shows:\n{shown}"
+            )
 
 
 def _quote(text: str) -> str:

@@ -1,4 +1,4 @@
-"""Every command has help with an example, and the README tours it."""
+"""Every command has help with an example, and the README or a page of docs/ tours it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from c4cli.commands.main import cli
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[2]
+TOUR = "\n".join(page.read_text() for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
 
 
 def all_commands() -> list[tuple[str, click.Command]]:
@@ -34,7 +35,7 @@ def test_help_has_an_example(name: str, command: click.Command) -> None:
     result = CliRunner().invoke(cli, [*name.split(), "--help"])
     assert result.exit_code == 0, result.output
     assert "Example:" in result.output, name
-    assert f"c4 {name}" in README, f"`c4 {name}` is not in the README"
+    assert f"c4 {name}" in TOUR, f"`c4 {name}` is in neither the README nor docs/"
 
 
 # Commands that never reach a chain do not offer --remote; solve uses no home either.

@@ -1,4 +1,4 @@
-"""Every console example of the README runs as written and prints what the README shows.
+"""Every console example of the README and docs/ runs as written and prints what it shows.
 
 See tests/readme_examples.py for how a block is run and compared. Where a
 section starts from a state its text describes (the walkthrough's game played,
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from readme_examples import Failed, run, section
+from readme_examples import DOCS, blocks, check, pages, run, section
 from recipe import jq_folder
 
 from c4cli.home.keys import DEV_MNEMONIC
@@ -87,19 +87,43 @@ def bob_moves_first(folder: Path, env: dict[str, str], game: int, stake: str) ->
     c4(folder, env, "reveal", str(game), "bob")
 
 
-def walkthrough(folder: Path, env: dict[str, str]) -> None:
-    """ "A game between two keys", as written. Its moves are bob's first, as in the
-    README's run: a run whose secrets draw alice is started again."""
+def printed_by(printed: list[str], start: str) -> str:
+    """What the walkthrough's command that starts with ``start`` printed."""
     (block,) = section("A game between two keys")
-    for _ in range(20):
+    index = next(i for i, c in enumerate(block.commands) if c.line.startswith(start))
+    return printed[index]
+
+
+def drew(printed: list[str]) -> str:
+    """Who the walkthrough's draw picked, from what `c4 reveal 1 bob` printed."""
+    return printed_by(printed, "c4 reveal 1 bob").split("move 0, ", 1)[1].split(" ", 1)[0]
+
+
+def walkthrough(folder: Path, env: dict[str, str]) -> None:
+    """ "A game between two keys", as written: the README shows a run whose draw
+    picked bob (the pages that go on from it show his moves), so a run that drew
+    alice is started again."""
+    (block,) = section("A game between two keys")
+    for _ in range(30):
         shutil.rmtree(folder / "state", ignore_errors=True)
-        try:
-            run(block, folder, env)
+        printed = run(block, folder, env, compare=False)
+        if drew(printed) == "bob":
+            check(block, printed)
             return
-        except Failed as failed:
-            if "not your turn" not in failed.err:
-                raise
-    raise AssertionError("the secrets drew alice 20 times in a row")
+    raise AssertionError("the secrets did not draw bob in 30 runs")
+
+
+def test_the_walkthrough_runs_whoever_the_draw_picks(tmp_path: Path, env: dict[str, str]) -> None:
+    """Its commands name the players by the draw: a run that drew alice ends with her win."""
+    (block,) = section("A game between two keys")
+    for _ in range(30):
+        shutil.rmtree(tmp_path / "state", ignore_errors=True)
+        printed = run(block, tmp_path, env, compare=False)
+        if drew(printed) == "alice":
+            won = printed_by(printed, 'c4 play 1 4 "$first" |')
+            assert won.startswith("game 1: won, winner alice ("), won
+            return
+    raise AssertionError("the secrets did not draw alice in 30 runs")
 
 
 def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
@@ -110,40 +134,43 @@ def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
             run(block, tmp_path, env)
             return
         except AssertionError as differs:
-            if "bob moves first" not in str(differs).split("the README shows:")[0]:
+            if "bob moves first" not in str(differs).split("the page shows:")[0]:
                 raise
     raise AssertionError("the secrets drew bob 20 times in a row")
 
 
-def test_the_walkthrough_the_operators_the_multisig_and_session_keys(
+def test_the_operators_and_a_multisig_owner(
     tmp_path: Path, env: dict[str, str], walked: Path
 ) -> None:
     after_walkthrough(walked, tmp_path)
     (operators,) = section("Operators")
     run(operators, tmp_path, env)
-    (multisig,) = section("An owner that is a multisig")
-    run(multisig, tmp_path, env)
-    # "Session keys": game 2 waits for alice's move (bob, drawn first, played column 1).
-    bob_moves_first(tmp_path, env, 2, "2gnot")
-    c4(tmp_path, env, "play", "2", "1", "bob")
-    (sessions,) = section("Session keys")
+    for block in blocks(DOCS / "operators.md"):
+        run(block, tmp_path, env)
+
+
+def test_session_keys(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    after_walkthrough(walked, tmp_path)
+    (sessions,) = section("Session keys", DOCS / "playing.md")
     run(sessions, tmp_path, env)
 
 
-def test_the_chain_and_the_clock(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     after_walkthrough(walked, tmp_path)
-    for block in section("The chain and the clock"):
-        run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
+    page = DOCS / "chain.md"
+    for block in blocks(page):
+        if block.section != "Queries":
+            run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
 
 
 def test_queries(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     after_walkthrough(walked, tmp_path)
-    (block,) = section("Queries")
+    (block,) = section("Queries", DOCS / "chain.md")
     run(block, tmp_path, env)
 
 
 def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
-    solve, hint, bots, watch = section("Solving a position")
+    solve, hint, bots, watch = blocks(DOCS / "solving.md")
     run(solve, tmp_path, env)
     # "In a game on the chain": game 1 at the position above, alice (red) to move.
     c4(tmp_path, env, "keys", "add", "alice")
@@ -154,6 +181,29 @@ def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
         c4(tmp_path, env, "play", "1", column, "bob" if number % 2 == 0 else "alice")
     for block in (hint, bots, watch):
         run(block, tmp_path, env)
+
+
+# Every (page, section) with a console block, and so a test above that runs it.
+RUN = {
+    ("README.md", "The demo"),
+    ("README.md", "A game between two keys"),
+    ("README.md", "Operators"),
+    ("README.md", "A node of your own"),
+    ("operators.md", "An owner that is a multisig"),
+    ("playing.md", "Session keys"),
+    ("solving.md", ""),
+    ("gno.md", ""),
+    ("nodes.md", "A network of validators"),
+    *(
+        ("chain.md", name)
+        for name in ("Keys", "The genesis", "Blocks and the clock", "Auditing", "Queries")
+    ),
+}
+
+
+def test_every_console_block_of_every_page_is_run_by_a_test() -> None:
+    found = {(page.name, block.section) for page in pages() for block in blocks(page)}
+    assert found == RUN
 
 
 @pytest.fixture
@@ -169,7 +219,7 @@ def gno_env(env: dict[str, str]) -> dict[str, str]:
 
 
 def test_the_realm_in_gno(gno_env: dict[str, str]) -> None:
-    (block,) = section("The realm in Gno")
+    (block,) = blocks(DOCS / "gno.md")
     run(block, ROOT, gno_env)
 
 
@@ -180,7 +230,8 @@ def node_home(tmp_path: Path, gno_env: dict[str, str]) -> Iterator[Path]:
 
 
 def test_a_node_of_your_own(node_home: Path, gno_env: dict[str, str]) -> None:
-    one, network = section("A node of your own")
+    (one,) = section("A node of your own")
+    (network,) = section("A network of validators", DOCS / "nodes.md")
     run(one, node_home, gno_env)
     try:
         run(network, node_home, gno_env)
