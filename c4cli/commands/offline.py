@@ -146,7 +146,7 @@ def sign(
                 "sequence": account_sequence,
                 "messages": summary["messages"],
                 "gas_wanted": int(tx["fee"]["gas_wanted"] or 0),
-                "gas_fee": tx["fee"]["gas_fee"],
+                "gas_fee": str(tx["fee"]["gas_fee"] or "0ugnot"),  # "" is how 0 is signed
                 "sends_out": f"{offline.outflow(tx)}ugnot",
                 "hash": None if output_document is not None else tx_hash(tx),
             }

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from json_walk import validate
 
 from c4cli.chain import crypto
 
@@ -47,6 +48,7 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     started = c4(c4_bin, home, gno_env, "node", "start", "--json")
     assert started.returncode == 0, started.stderr
     doc = json.loads(started.stdout)
+    validate("node start", doc)  # docs/c4.schema.json
     assert doc["new"] and doc["realm_path"] == "gno.land/r/samcrew/connect4"
     assert doc["url"].startswith("http://127.0.0.1:")
     config = (home / "config.toml").read_text()

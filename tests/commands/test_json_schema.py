@@ -1,0 +1,58 @@
+"""Every command's --json on the local chain reads as docs/c4.schema.json says.
+
+tests/node/test_json_schema_node.py walks the same commands on a node.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from json_walk import Walk, commands, validate, walk
+
+from support import GENESIS, Home
+
+# Documents the walk does not print on the local chain; the node tests validate them.
+ON_A_NODE = {"node start", "init --remote"}
+
+
+def test_every_command_prints_what_the_schema_says_on_the_local_chain(home: Home) -> None:
+    c4 = Walk(home)
+    c4("keys add", "alice")
+    c4("keys add", "bob")
+    c4("init", "--clock", "manual", "--genesis-time", GENESIS)
+    for _stage in walk(c4, "gno.land/r/samcrew/connect4", local=True):
+        pass
+    missing = commands() - c4.seen - ON_A_NODE - {"demo"}
+    assert not missing, f"walked none of: {sorted(missing)}"
+
+
+def test_the_demo_prints_what_the_schema_says(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "c4cli", "demo", "--json", "--home", str(tmp_path / "demo")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    validate("demo", json.loads(proc.stdout))
+
+
+def test_the_schema_names_every_command() -> None:
+    import click
+
+    from c4cli.commands.main import cli
+
+    named = set()
+    for name in cli.list_commands(click.Context(cli)):
+        command = cli.get_command(click.Context(cli), name)
+        if isinstance(command, click.Group):
+            named |= {f"{name} {sub}" for sub in command.list_commands(click.Context(command))}
+        else:
+            named.add(name)
+    named.discard("query")  # its paths and named queries, each an entry of its own
+    assert named <= commands(), sorted(named - commands())
+    assert {"query game", "query PATH"} <= commands()
