@@ -114,11 +114,25 @@ class C4Group(click.Group):
             sys.exit(0)
         except click.exceptions.Abort:
             fail("aborted", 1, json_mode="--json" in argv)
+        except click.exceptions.NoSuchOption as exc:
+            fail(_negative(exc, argv), exc.exit_code, json_mode="--json" in argv)
         except click.ClickException as exc:
             fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
         except (Exception, PipeClosed, Interrupted) as exc:
             settle(exc, argv)
         sys.exit(0)
+
+
+def _negative(exc: click.exceptions.NoSuchOption, argv: list[str]) -> str:
+    """Click's words for an unknown option, unless it is a negative number (`set-fee
+    -1gnot`, `play 1 -1 KEY`): then what it is and what to do."""
+    word = next((arg for arg in argv if arg.startswith(exc.option_name)), exc.option_name)
+    if not word[1:2].isdigit():
+        return exc.format_message()
+    return (
+        f"{word!r} is read as an option: no amount, column, game id or duration is negative "
+        "(a negative argument of `c4 call` goes after `--`: c4 call FUNC -- -1 KEY)"
+    )
 
 
 # Commands that never sign or append: an interruption of one is only that.
