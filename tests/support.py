@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,6 +104,12 @@ class Started(NamedTuple):
     first: str
     second: str
     game: dict[str, Any]
+
+
+def strong(label: str) -> str:
+    """A secret for ``label`` that c4 takes (64 hex digits), the same on every run:
+    for tests that need to know who the draw picks."""
+    return hashlib.sha256(label.encode()).hexdigest()
 
 
 def start_game(

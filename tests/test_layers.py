@@ -167,6 +167,7 @@ LAZY = {
     ("home/config.py", "rtoml"): "a TOML reader: only for a home that has a config",
     ("home/config.py", "tomli_w"): "a TOML writer: only when the config is written",
     ("home/keys.py", "c4cli.home"): "the cryptography package (60-130 ms): sealed keys only",
+    ("home/secrets.py", "zxcvbn"): "a secret's strength (~60 ms of word lists): a chosen one only",
     ("realm/abi.py", "c4cli.realm.render"): "Render and its SVGs: pages only",
 }
 

@@ -22,7 +22,7 @@ from c4cli.commands.transact import acting_address, open_chain
 from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, Refused
 from c4cli.home.keys import Keyring
-from c4cli.home.secrets import SecretStore, new_secret
+from c4cli.home.secrets import SecretStore, new_secret, refuse_weak
 
 
 def _game_arg(text: str) -> int:
@@ -92,6 +92,8 @@ def offer(
     rival = address_arg(home, opponent) if opponent else ""
     cap = None if max_fee is None else parse_ugnot(max_fee)
     signer = acting_address(home, key, opts["master"])
+    if passphrase is not None:
+        refuse_weak(passphrase, "--passphrase")
     secret = passphrase if passphrase is not None else new_secret()
     commitment = commitment_of(secret)
 
@@ -128,6 +130,8 @@ def accept(
     gid = _game_arg(game_id)
     coins = None if send is None else format_coins(parse_amount(send))
     signer = acting_address(home, key, opts["master"])
+    if seed is not None:
+        refuse_weak(seed, "--seed")
     secret = seed if seed is not None else new_secret()
     commitment = commitment_of(secret)
 

@@ -6,6 +6,7 @@ is not, and a secret is only ever looked up by the commitment it opens.
 
 from __future__ import annotations
 
+import math
 import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -13,7 +14,7 @@ from pathlib import Path
 
 from c4cli import outbox
 from c4cli.commitment import commitment_of, is_commitment
-from c4cli.errors import HomeDamaged
+from c4cli.errors import BadInput, HomeDamaged
 from c4cli.files import read_private, write_private
 
 # The realm's refusal of a commitment its caller used before: one carrying it is on chain.
@@ -23,6 +24,32 @@ COMMITMENT_USED = "commitment already used"
 def new_secret() -> str:
     """32 random bytes as hex: the advice of the realm's pages (openssl rand -hex 32)."""
     return secrets.token_hex(32)
+
+
+# A secret's hash is public once its commitment lands: the other player may hash
+# guesses at it, and choose their own secret to draw the first move once one matches.
+MIN_SECRET_BITS = 80
+_ESTIMATED = 100  # characters zxcvbn reads (its cost grows with length; a prefix is no stronger)
+
+
+def refuse_weak(secret: str, option: str) -> None:
+    """Refuse a secret the user chose (``--passphrase``, ``--seed``) that guessing could find.
+
+    The rule: zxcvbn's estimate of the guesses an attacker needs, who knows common
+    passwords, words, names, dates, keyboard walks and repeats, must reach 2**80.
+    Six random words of a list such as BIP39's, or 32 random hex digits, reach it;
+    `1234`, `password1` or a sentence of common words do not.
+    """
+    from zxcvbn import zxcvbn
+
+    bits = float(zxcvbn(secret[:_ESTIMATED])["guesses_log10"]) * math.log2(10)
+    if bits < MIN_SECRET_BITS:
+        raise BadInput(
+            f"{option} is too easy to guess (about {bits:.0f} bits by zxcvbn's estimate, "
+            f"{MIN_SECRET_BITS} needed): the other player could try guesses against its hash "
+            f"and pick the first mover; leave {option} out for 32 random bytes, or use six "
+            "random words or 32 random hex digits"
+        )
 
 
 class SecretStore:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from c4cli.home.keys import Keyring
-from support import Home
+from support import Home, strong
 
 KEY_PASSPHRASE = "correct horse battery staple"
-OFFER_SECRET = "my-offer-passphrase-0123456789"
+OFFER_SECRET = strong("my offer passphrase")
 
 
 def modes(root: Path) -> dict[str, int]:
@@ -131,3 +131,27 @@ def test_a_fifo_in_place_of_a_secret_or_a_key_is_damage_not_a_hang(
             f"Error: {path} is not a plain file (a FIFO, a device or a folder): c4 reads "
             "only plain files here\n",
         )
+
+
+def test_a_secret_that_guessing_could_find_is_refused_before_anything_is_signed(
+    chain: Home,
+) -> None:
+    """Its hash is public: the other player could grind guesses and pick the first mover."""
+    weak = (
+        "--passphrase is too easy to guess (about 3 bits by zxcvbn's estimate, 80 needed): "
+        "the other player could try guesses against its hash and pick the first mover; "
+        "leave --passphrase out for 32 random bytes, or use six random words or 32 random "
+        "hex digits"
+    )
+    chain.fails(2, "offer", "--stake", "1gnot", "--passphrase", "1234", "alice", message=weak)
+    chain.fails(
+        2, "offer", "--stake", "1gnot", "--passphrase", "correct horse battery staple", "alice"
+    )
+    assert not (chain.path / "secrets").exists() or not any((chain.path / "secrets").rglob("*?"))
+    words = "fall fortune matrix peanut crane attend"  # six BIP39 words
+    gid = str(chain.json("offer", "--stake", "1gnot", "--passphrase", words, "alice")["result"][0])
+    seed = chain.fails(2, "accept", gid, "--seed", "password1", "bob")
+    assert "--seed is too easy to guess" in seed.stderr
+    chain.ok("accept", gid, "--seed", "2db13841a885e743fcbd821e2dac261c", "bob")  # 32 hex digits
+    chain.ok("reveal", gid, "alice")
+    assert chain.json("reveal", gid, "bob")["game"]["status"] == "playing"

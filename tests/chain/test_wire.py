@@ -31,7 +31,7 @@ from c4cli.chain.tx import (
 )
 from c4cli.coins import format_coins
 from c4cli.home.keys import DEV_MNEMONIC
-from support import TEST1, Home
+from support import TEST1, Home, strong
 
 VECTOR_TX = (
     '{"msg":[{"@type":"/vm.m_call","caller":"g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",'
@@ -230,7 +230,7 @@ def test_cli_tx_binary_is_the_hashed_bytes(chain: Home, go_amino: Any) -> None:
 
 
 def test_a_call_receipt_is_gnokeys(chain: Home) -> None:
-    out = chain.ok("offer", "--stake", "2gnot", "--passphrase", "p", "alice").stdout
+    out = chain.ok("offer", "--stake", "2gnot", "--passphrase", strong("p"), "alice").stdout
     hash_ = chain.json("log", "--from", "1")[0]["txs"][0]["hash"]
     # The VM's deliver data is "(1 int)\n\n"; gnokey prints it with Println.
     assert out.startswith(
@@ -238,7 +238,9 @@ def test_a_call_receipt_is_gnokeys(chain: Home) -> None:
         "TOTAL TX COST:  0ugnot\n"
         f"EVENTS:     []\nINFO:       \nTX HASH:    {hash_}\n"
     )
-    play = chain.json("offer", "--stake", "2gnot", "--passphrase", "q", "--gas-wanted", "7", "bob")
+    play = chain.json(
+        "offer", "--stake", "2gnot", "--passphrase", strong("q"), "--gas-wanted", "7", "bob"
+    )
     assert (play["gas_wanted"], play["gas_used"], play["events"], play["info"]) == (7, 0, [], "")
     assert (
         play["result"] == [2]

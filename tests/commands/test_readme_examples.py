@@ -18,6 +18,7 @@ from readme_examples import DOCS, blocks, check, pages, run, section
 from recipe import jq_folder
 
 from c4cli.home.keys import DEV_MNEMONIC
+from support import strong
 
 ROOT = Path(__file__).resolve().parents[2]
 PONS = "5554224333234511764415115"  # the README's position: alice to move, 18th stone wins
@@ -73,8 +74,9 @@ def bob_first(folder: Path, env: dict[str, str], game: int) -> tuple[str, str]:
 
     alice, bob = address(folder, env, "alice"), address(folder, env, "bob")
     for n in range(100):
-        if first_mover(f"readme-p{n}", f"readme-s{n}", game, alice, bob) == ACCEPTOR:
-            return f"readme-p{n}", f"readme-s{n}"
+        passphrase, seed = strong(f"readme-p{n}"), strong(f"readme-s{n}")
+        if first_mover(passphrase, seed, game, alice, bob) == ACCEPTOR:
+            return passphrase, seed
     raise AssertionError("no draw for bob in 100 tries")
 
 

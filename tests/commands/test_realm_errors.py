@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from support import Home
+from support import Home, strong
 
-PASS = "creator passphrase"
-SEED = "acceptor seed"
+PASS = strong("creator passphrase")
+SEED = strong("acceptor seed")
 
 
 def offer(chain: Home, key: str = "alice", *extra: str, passphrase: str = PASS) -> str:

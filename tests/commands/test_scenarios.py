@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from support import GENESIS_UNIX, PREMINE, REALM, Home
+from support import GENESIS_UNIX, PREMINE, REALM, Home, strong
 
 STAKE = 10_000_000
 FEE = 100_000
@@ -216,7 +216,7 @@ def test_two_step_ownership(chain: Home, shell: Shell) -> None:
 
 def test_refusals_move_no_coins(chain: Home, shell: Shell) -> None:
     """Commitment reuse, stale moves and session-key refusals, as a shell user meets them."""
-    game, first, second = start(shell, "--passphrase", "shared secret")
+    game, first, second = start(shell, "--passphrase", strong("shared secret"))
     before = balances(shell)
     refused(
         shell,
@@ -225,11 +225,11 @@ def test_refusals_move_no_coins(chain: Home, shell: Shell) -> None:
         "--stake",
         "1gnot",
         "--passphrase",
-        "shared secret",
+        strong("shared secret"),
         "alice",
     )
     j(
-        shell, "offer", "--stake", "1gnot", "--passphrase", "shared secret", "carol"
+        shell, "offer", "--stake", "1gnot", "--passphrase", strong("shared secret"), "carol"
     )  # another address
     shell("play", game, "4", first)
     refused(shell, "stale move: the game is at move 1", "play", game, "5", "--move", "0", second)

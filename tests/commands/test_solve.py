@@ -12,7 +12,7 @@ import pytest
 
 from c4cli.engine import Board, solver
 from c4cli.engine.solver import solve
-from support import Home, start_game
+from support import Home, start_game, strong
 
 
 def test_solve_in_words(home: Home) -> None:
@@ -56,7 +56,7 @@ def test_positions_it_refuses(home: Home, moves: str, why: str) -> None:
 
 
 def test_play_best_plays_the_solvers_column(chain: Home) -> None:
-    gid = start_game(chain, passphrase="p", seed="s").id
+    gid = start_game(chain, passphrase=strong("p"), seed=strong("s")).id
     # Not your turn is still the realm's to say; a game with no move to play is ours.
     chain.fails(
         2, "play", "99", "best", "alice", message="game 99 has no move to play now: no best column"
@@ -97,7 +97,7 @@ def test_no_hint_without_a_move_to_play(chain: Home) -> None:
 
 def opening(chain: Home, moves: str) -> tuple[str, str]:
     """A game between alice and bob, revealed, then ``moves`` played; (id, key on turn)."""
-    started = start_game(chain, moves, passphrase="p", seed="s")
+    started = start_game(chain, moves, passphrase=strong("p"), seed=strong("s"))
     return started.id, started.first if len(moves) % 2 == 0 else started.second
 
 

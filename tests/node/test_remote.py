@@ -16,7 +16,7 @@ import pytest
 from node.gnonode import gnokey_with_test1, install_gno
 
 from c4cli.home.keys import Keyring
-from support import LISTED_TX_KEYS, Home
+from support import LISTED_TX_KEYS, Home, strong
 
 pytestmark = pytest.mark.node
 
@@ -307,15 +307,17 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
         assert on_local["time"] == on_node["time"] and on_local["result"] == on_node["result"]
         return on_node
 
-    both("offer", "--stake", "3gnot", "--passphrase", "views p", "alice")
-    both("accept", "1", "--seed", "views s", "bob")
+    both("offer", "--stake", "3gnot", "--passphrase", strong("views p"), "alice")
+    both("accept", "1", "--seed", strong("views s"), "bob")
     both("reveal", "1", "alice")
     turn = both("reveal", "1", "bob")["game"]["turnPlayer"]
     first = "alice" if turn == node.address("alice") else "bob"
     second = "bob" if first == "alice" else "alice"
     for move in range(7):
         both("play", "1", "4" if move % 2 == 0 else "5", first if move % 2 == 0 else second)
-    both("offer", "--stake", "2gnot", "--passphrase", "views q", "--opponent", "bob", "carol")
+    both(
+        "offer", "--stake", "2gnot", "--passphrase", strong("views q"), "--opponent", "bob", "carol"
+    )
     for view in [
         ["show", "1"],
         ["show", "1", "--json"],

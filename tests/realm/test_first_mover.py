@@ -8,7 +8,7 @@ import pytest
 
 from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import ACCEPTOR, CREATOR
-from support import Home
+from support import Home, strong
 
 
 def expected(passphrase: str, seed: str, game_id: int, creator: str, acceptor: str) -> int:
@@ -32,7 +32,7 @@ def test_known_vector() -> None:
 
 @pytest.mark.parametrize("n", range(6))
 def test_through_the_chain(chain: Home, n: int) -> None:
-    passphrase, seed = f"creator secret {n}", f"acceptor seed {n}"
+    passphrase, seed = strong(f"creator secret {n}"), strong(f"acceptor seed {n}")
     for _ in range(n % 3):  # vary the game id too
         chain.ok("offer", "--stake", "1gnot", "carol")
     game_id = chain.json("offer", "--stake", "1gnot", "--passphrase", passphrase, "alice")
