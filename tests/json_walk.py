@@ -55,6 +55,10 @@ def validate(command: str, document: Any) -> None:
     assert not problems, f"`c4 {command} --json` printed {document}:\n" + "\n".join(problems)
 
 
+# Commands that print one document a line.
+LINES = ("watch", "bot", "cancel --expired")
+
+
 class Walk:
     """Runs commands with --json on ``home``, validates each document, and notes the command."""
 
@@ -79,16 +83,15 @@ class Walk:
             result.stdout,
             result.stderr,
         )
+        entry = name or command
         lines = [line for line in result.stdout.splitlines() if line.strip()]
         documents = (
-            [json.loads(line) for line in lines]
-            if command in ("watch", "bot")
-            else [json.loads(result.stdout)]
+            [json.loads(line) for line in lines] if entry in LINES else [json.loads(result.stdout)]
         )
         for document in documents:
-            validate(name or command, document)
-        self.seen.add(name or command)
-        return documents if command in ("watch", "bot") else documents[0]
+            validate(entry, document)
+        self.seen.add(entry)
+        return documents if entry in LINES else documents[0]
 
 
 def first_and_second(game: dict[str, Any]) -> tuple[str, str]:
@@ -136,7 +139,11 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
     c4("cancel", str(cancel["result"][0]), "alice")
     c4("call", "Cancel", str(cancel["result"][0]), "alice", code=1)  # the realm's refusal
     c4("claim-timeout", str(game), "bob", code=1)
+    lines = c4("cancel", "--expired", "alice", name="cancel --expired")
+    assert lines[-1] == {"cancelled": [], "taken_back_ugnot": 0}, lines
     c4("leaders")
+    c4("games", "alice")
+    c4("query", "player", "alice", name="query player")
     c4("query leaders")
     c4("query game", str(game))
     c4("query balance", "alice")

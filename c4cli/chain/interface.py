@@ -12,7 +12,7 @@ backend.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
@@ -185,6 +185,11 @@ class ChainReader(Reader, Protocol):
     sends (on a node, the client without its sending half: see ``connect.open_reader``)."""
 
     def head(self) -> Head: ...
+
+    def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
+        """Queries (path, data) at the last block, answered in order: on a node in one
+        request, so a page of reads costs one round trip. A refusal of any is raised."""
+        ...
 
 
 class Chain(ChainReader, Protocol):

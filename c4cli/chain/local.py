@@ -13,6 +13,7 @@ again before it lets go of the lock, so the next one starts from it.
 from __future__ import annotations
 
 import time as wallclock
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -136,10 +137,21 @@ class LocalChain(LoggedState):
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
-            answer = from_cache(self.cache, path, data)
-            if answer is not None:
-                return answer
-            return _reader_of(self._current()).query(path, data)
+            return self._answer(path, data)
+
+    def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
+        """Several queries at the last block, under one lock (the same block for all)."""
+        with self.log.locked(exclusive=False):
+            if not self.cache.fresh(self.log.path):
+                self._current()
+            return [self._answer(path, data) for path, data in asked]
+
+    def _answer(self, path: str, data: str) -> Answer:
+        """A query at the last block, inside the lock with the cache brought up to it."""
+        answer = from_cache(self.cache, path, data)
+        if answer is not None:
+            return answer
+        return _reader_of(self._current()).query(path, data)
 
     def state_at(self, height: int) -> ChainState:
         """The state after block ``height``: the log replayed, with every check, up to it."""

@@ -306,6 +306,22 @@ class NodeReader(Rpc):
             result = found[0]
         else:
             result = self.rpc("abci_query", abci_params(path, data, height))
+        return self._decoded(path, result)
+
+    def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
+        """Several queries at the last block, in one request (one each where the node
+        takes no batch); the first refusal or failure among them is raised."""
+        found = self.calls(
+            [("abci_query", abci_params(path, data.encode(), 0)) for path, data in asked]
+        )
+        answers = []
+        for (path, _), result in zip(asked, found, strict=True):
+            value, height = self._decoded(path, result)
+            answers.append(Answer(height, value.decode("utf-8", "replace")))
+        return answers
+
+    def _decoded(self, path: str, result: Any) -> tuple[bytes, int]:
+        """An abci_query's value and height, or the refusal or failure it carries."""
         if isinstance(result, Unreachable):
             raise result
         try:

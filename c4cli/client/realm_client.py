@@ -266,7 +266,21 @@ class RealmClient:
         return self._query(f"GameJSON({game_id})")
 
     def game(self, game_id: int) -> GameView | None:
-        document = self._document(f"GameJSON({game_id})")
+        return self._game(game_id, self._document(f"GameJSON({game_id})"))
+
+    def game_answer(self, game_id: int, data: str) -> GameView | None:
+        """The game in the answer to :meth:`game_query` (asked with others at once)."""
+        try:
+            text = parse_result(data)[0]
+        except ValueError:
+            raise Unreachable(f"the chain answered GameJSON({game_id}) with garbage") from None
+        try:
+            document = json.loads(text)
+        except ValueError:
+            raise Unreachable(f"the realm's GameJSON({game_id}) is not JSON") from None
+        return self._game(game_id, document)
+
+    def _game(self, game_id: int, document: Any) -> GameView | None:
         with self._shape("GameJSON"):
             if document.get("game") is None:
                 return None

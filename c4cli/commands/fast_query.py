@@ -23,7 +23,7 @@ from c4cli.escape import printable
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
 # The realm's named queries (commands/realm_query.py); the rest are gnokey's paths.
-NAMED = ("game", "active", "leaders", "render", "fees", "balance", "account")
+NAMED = ("game", "active", "leaders", "render", "fees", "player", "balance", "account")
 # `c4 query`'s numbers when not given (a test holds them to the click command's).
 NUMBERS = {"--height": "0", "--offset": "0", "--limit": "20"}
 

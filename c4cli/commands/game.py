@@ -259,11 +259,6 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) ->
         wallclock.sleep(1)
 
 
-cancel = _simple(
-    "Cancel",
-    "c4 cancel 1 alice",
-    "Cancel an open offer (Cancel): the creator any time, anyone once expired.",
-)
 resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resign).")
 
 

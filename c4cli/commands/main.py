@@ -33,8 +33,9 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "broadcast": ("c4cli.commands.offline", "broadcast"),
     "bot": ("c4cli.commands.bot", "bot"),
     "call": ("c4cli.commands.game", "call"),
-    "cancel": ("c4cli.commands.game", "cancel"),
+    "cancel": ("c4cli.commands.player", "cancel"),
     "claim-timeout": ("c4cli.commands.game", "claim_timeout"),
+    "games": ("c4cli.commands.player", "games"),
     "hint": ("c4cli.commands.solve", "hint"),
     "init": ("c4cli.commands.chain", "init"),
     "keys": ("c4cli.commands.keys", "keys"),
@@ -136,7 +137,19 @@ def _negative(exc: click.exceptions.NoSuchOption, argv: list[str]) -> str:
 
 
 # Commands that never sign or append: an interruption of one is only that.
-READ_ONLY = {"board", "hint", "leaders", "lobby", "log", "query", "show", "solve", "tx", "watch"}
+READ_ONLY = {
+    "board",
+    "games",
+    "hint",
+    "leaders",
+    "lobby",
+    "log",
+    "query",
+    "show",
+    "solve",
+    "tx",
+    "watch",
+}
 
 
 def read_only(argv: list[str]) -> bool:

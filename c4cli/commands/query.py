@@ -40,7 +40,8 @@ def query(
     """Read state at the last block.
 
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
-    account ADDR_OR_NAME, fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
+    account ADDR_OR_NAME, player ADDR_OR_NAME (the realm's record: games, wins, draws,
+    net ugnot won), fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
     --data), bank/balances/ADDR, auth/accounts/ADDR; on a node also vm/qfile and
     vm/qdoc (with --data) and auth/gasprice.
 

@@ -1,5 +1,6 @@
 """`c4 query`'s named queries: the realm's JSON (game, active, leaders), its page
-(render), its fees, and an account's balance or record by key name or address.
+(render), its fees, a player's record (player), and an account's balance or record
+by key name or address.
 
 Apart from gnokey's paths (:mod:`c4cli.commands.fast_query`), which need neither
 the realm's client nor the keyring: a query by path loads neither.
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from c4cli.chain.interface import ChainReader
 from c4cli.chain.paths import ACCOUNTS, BALANCES
+from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
@@ -21,7 +23,7 @@ from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
 from c4cli.home.keys import Keyring
 
-LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees")
+LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
 
 
 def answer(
@@ -66,6 +68,16 @@ def answer(
                 # Amounts with their unit, as the receipts print them (--json: ugnot).
                 shown = f"{value}ugnot ({gnot(value)})" if isinstance(value, int) else value
                 echo(f"{key}: {shown or '-'}")
+    elif what == "player":
+        address = Keyring(home).resolve(needs_arg("an address or key name"))
+        record = ledger(chain, address, chain.head().time).record
+        document = {"address": address, **record._asdict()}
+        if as_json:
+            emit_json(document)
+        else:
+            for key, value in document.items():
+                shown = f"{value}ugnot ({gnot(value)})" if key == "net" else value
+                echo(f"{key}: {shown}")
     else:
         address = Keyring(home).resolve(needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS

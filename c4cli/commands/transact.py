@@ -139,20 +139,23 @@ def submit(
     opts: dict[str, Any],
     *,
     then_read: ThenRead | None = None,
+    signer: Signer | None = None,
 ) -> Receipt:
     """Sign with KEY (a session key with --master) and submit: the path of every transaction.
 
     ``opts`` holds the values of :func:`tx_options`. On a node, the node client
     journals the transaction as pending before its bytes leave, and as landed once
     it is in a block; ``then_read`` names what the command reads once it landed.
+    A command that sends several passes the ``signer`` it unlocked once.
     """
     # A missing chain is reported before any key is opened.
     chain = open_chain(home, chain_id=opts.get("chain_id"))
     if opts.get("generate_only"):
         generate_only(home, key_name, chain, build, opts)
-    signer = signer_for(
-        home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
-    )
+    if signer is None:
+        signer = signer_for(
+            home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
+        )
     fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=chain.fills_in_fee)
     policy = SendPolicy(
         simulate=opts.get("simulate") or "test", fee_cap=fee_cap(home, opts.get("fee_cap"))

@@ -25,7 +25,8 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["1", "4", "--move", "y", "alice"], 2),
     ],
     "claim-timeout": [(["x", "alice"], 2), (["1", "--wait", "soon", "alice"], 2)],
-    "cancel": [(["1.5", "alice"], 2)],
+    "cancel": [(["1.5", "alice"], 2), (["--expired"], 2), (["--expired", "1", "alice"], 2)],
+    "games": [(["nobody"], 2), (["alice", "--status", "gone"], 2)],
     "resign": [(["", "alice"], 2)],
     "call": [(["Play", "1", "--send", "5", "alice"], 2)],
     "send": [

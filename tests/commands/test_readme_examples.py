@@ -151,6 +151,12 @@ def test_the_operators_and_a_multisig_owner(
         run(block, tmp_path, env)
 
 
+def test_your_games_and_stakes(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    after_walkthrough(walked, tmp_path)
+    (block,) = section("Your games and stakes")
+    run(block, tmp_path, env)
+
+
 def test_session_keys(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     after_walkthrough(walked, tmp_path)
     (sessions,) = section("Session keys", DOCS / "playing.md")
@@ -189,6 +195,7 @@ def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
 RUN = {
     ("README.md", "The demo"),
     ("README.md", "A game between two keys"),
+    ("README.md", "Your games and stakes"),
     ("README.md", "Operators"),
     ("README.md", "A node of your own"),
     ("operators.md", "An owner that is a multisig"),

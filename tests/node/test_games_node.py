@@ -1,0 +1,98 @@
+"""`c4 games`, `c4 cancel --expired` and `c4 query player` on a real gnoland: the same
+document as on the local chain, requests by pages of games (not one a game), and the
+record the realm itself keeps (its ``playerStats``)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from node.proxy import proxy_for
+from node.test_remote import costs, deploy_copy, home_with_keys
+from player_scenario import STAKES, comparable, groups, play_the_scenario
+
+from support import Home
+
+pytestmark = pytest.mark.node
+
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
+COMMITMENT = "0" * 64
+
+
+def bound(gno_node: Any, folder: Path, path: str, patch: Any = None) -> Home:
+    deploy_copy(gno_node, path, folder / "realm", *([patch] if patch else []))
+    home = home_with_keys(gno_node, folder)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    return home
+
+
+def test_a_players_games_on_a_node_read_as_on_the_local_chain(
+    gno_node: Any, tmp_path: Path, chain: Home
+) -> None:
+    path = "gno.land/r/c4cli/games/connect4"
+    node = bound(gno_node, tmp_path / "node", path)
+
+    def expire() -> None:  # the offers' minute, by the node's clock
+        games = node.json("games", "alice")["games"]
+        until = max(g["game"]["expiresAt"] for g in games if g["status"] == "open")
+        # This node makes a block only for a transaction: its next is dated by the clock.
+        time.sleep(max(0.0, until + 2 - time.time()))
+
+    ids = play_the_scenario(node, expire=expire, games_first=True)
+    play_the_scenario(chain, expire=lambda: chain.ok("time", "advance", "2m"))
+    on_node = node.json("games", "alice")
+    assert groups(on_node) == {
+        "expired": [ids["expired"], ids["expired"] + 1, ids["expired"] + 2],
+        "finished": [ids["won"]],
+        "your_move": [ids["live"]],
+    }
+    assert comparable(on_node) == comparable(chain.json("games", "alice"))
+    before = int(node.json("query", "balance", "alice")["ugnot"])
+    lines = [
+        json.loads(line)
+        for line in node.ok("cancel", "--expired", "alice", "--json").stdout.splitlines()
+    ]
+    assert lines[-1] == {
+        "cancelled": [ids["expired"] + i for i in range(3)],
+        "taken_back_ugnot": sum(STAKES),
+    }
+    paid = sum(costs(receipt) for receipt in lines[:-1])  # gas fees, storage deposits
+    assert int(node.json("query", "balance", "alice")["ugnot"]) == before + sum(STAKES) - paid
+    assert "expired" not in groups(node.json("games", "alice"))
+    # The record c4 counts is the realm's own, read from its playerStats.
+    for name in ("alice", "bob"):
+        record = node.json("query", "player", name)
+        address = record["address"]
+        for field in ("games", "wins", "draws", "net"):
+            data = node.json(
+                "query", "vm/qeval", "--data", f'{path}.playerStats["{address}"].{field}'
+            )["data"]
+            assert data.split(" ")[0].lstrip("(") == str(record[field]), (name, field, data)
+
+
+def three_hundred_games(name: str, text: str) -> str:
+    """The realm with 300 expired offers of test1's from its first block (no coins
+    held: a test of how c4 reads, not of the realm)."""
+    if name != "connect4.gno":
+        return text
+    games = (
+        "\tfor i := 0; i < 300; i++ {\n"
+        f'\t\tgames = append(games, &Game{{id: len(games) + 1, creator: "{TEST1}", '
+        f'stake: 1000000, fee: 100000, commitment: "{COMMITMENT}", status: statusOpen}})\n'
+        "\t}\n"
+    )
+    return text.replace("func init() {\n", "func init() {\n" + games, 1)
+
+
+def test_games_reads_a_page_of_games_a_request(gno_node: Any, tmp_path: Path) -> None:
+    home = bound(gno_node, tmp_path, "gno.land/r/c4cli/paged/connect4", three_hundred_games)
+    with proxy_for(gno_node.url) as proxy:
+        document = home.json("games", "test1", "--remote", proxy.url)
+    assert len(document["games"]) == 300 and document["takeable_ugnot"] == 300_000_000
+    assert {g["group"] for g in document["games"]} == {"expired"}
+    reads = [methods for methods in proxy.requests if "abci_query" in methods]
+    assert len(proxy.requests) <= 6, proxy.requests  # status, a few pages: not 300
+    assert len(reads) == 4 and sum(len(r) for r in reads) >= 400
