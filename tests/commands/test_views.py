@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from support import Home, game_of, start_game
+from support import Home, game_of, start_game, strong
 
 
 def play_to_a_win(chain: Home) -> tuple[str, str, str]:
@@ -209,12 +209,13 @@ def test_board_json_speaks_the_drawings_colours_when_the_creator_moved_second(
     from c4cli.realm.rules import ACCEPTOR
 
     alice, bob = chain.address("alice"), chain.address("bob")
+    passphrase = strong("pass")
     seed = next(
-        f"seed-{n}"
+        strong(f"seed-{n}")
         for n in range(64)
-        if first_mover("pass", f"seed-{n}", 1, alice, bob) == ACCEPTOR
+        if first_mover(passphrase, strong(f"seed-{n}"), 1, alice, bob) == ACCEPTOR
     )
-    started = start_game(chain, "4545454", passphrase="pass", seed=seed)
+    started = start_game(chain, "4545454", passphrase=passphrase, seed=seed)
     assert started.first == "bob"
     drawn = json.loads(chain.ok("board", started.id, "--json").stdout)
     assert (drawn["winner"], drawn["winner_color"]) == (chain.address("bob"), "yellow")
