@@ -197,6 +197,7 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         str(folder / "walk.armor"),
         env={"C4_ARMOR_PASSWORD": "x"},
     )
+    c4("keys rotate", "walk-k", env={"C4_NEW_PASSWORD": ""})
     c4("keys add", "walk-m", "--multisig", "alice", "--multisig", "bob", "--threshold", "1")
     c4("send", "--to", "walk-m", "--amount", "1gnot", "test1")
     generated = c4.home.ok(

@@ -30,10 +30,12 @@ def keys() -> None:
 
 
 def _describe(info: KeyInfo) -> str:
-    """name, address and public key as gnokey lists it (a multisig: its members in
-    brackets), tab-separated; a key that cannot sign says its kind in a fourth column."""
-    line = f"{info.name}\t{info.address}\t{pubkeys.describe(info.pub_key)}"
-    return line if info.kind == LOCAL else f"{line}\t({info.kind})"
+    """A key as gnokey's ``list`` and ``add`` write it: name, kind, address and public
+    key (a multisig's: its members' in brackets); c4 derives no key on a Ledger path."""
+    return (
+        f"{info.name} ({info.kind}) - addr: {info.address} "
+        f"pub: {pubkeys.describe(info.pub_key)}, path: <nil>"
+    )
 
 
 @keys.command("add")
@@ -123,7 +125,7 @@ def add(
             document["mnemonic"] = mnemonic
         emit_json(document)
         return
-    click.echo(f"* {info.name} - addr: {info.address} pub: {info.pub_key_bech32}")
+    click.echo(f"* {_describe(info)}")
     if not recover:
         click.echo(
             "\n**Important** write this mnemonic phrase in a safe place. It is the only way "
@@ -134,7 +136,7 @@ def add(
 @keys.command("list")
 @local_options
 def list_keys(home: Path, as_json: bool) -> None:
-    """List the local keys: name, address, public key.
+    """List the local keys as gnokey list does: name, kind, address, public key.
 
     \b
     Example:
@@ -144,8 +146,8 @@ def list_keys(home: Path, as_json: bool) -> None:
     if as_json:
         emit_json([info.to_json() for info in infos])
         return
-    for info in infos:
-        click.echo(_describe(info))
+    for number, info in enumerate(infos):
+        click.echo(f"{number}. {_describe(info)}")
 
 
 @keys.command("show")
@@ -208,6 +210,47 @@ def _store(keyring: Keyring, name: str, private_key: bytes, password_stdin: bool
     if not secret:
         notice(UNENCRYPTED_WARNING)
     return keyring.add(name, private_key, secret)
+
+
+@keys.command("rotate")
+@click.argument("name")
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the current passphrase, then the new one, from stdin (a line each).",
+)
+@local_options
+def rotate(name: str, password_stdin: bool, home: Path, as_json: bool) -> None:
+    """Seal key NAME under a new passphrase (as gnokey rotate): the same key and address.
+
+    The current passphrase comes from --password-stdin, else $C4_PASSWORD, else a
+    prompt; the new one from the next stdin line, else $C4_NEW_PASSWORD, else a
+    prompt (twice). An empty new passphrase stores the key unencrypted.
+
+    \b
+    Example:
+      c4 keys rotate alice
+    """
+    keyring = Keyring(home)
+    info = keyring.info(name)
+    if info.kind != LOCAL:
+        raise BadInput(f"key {name!r} is {info.kind}: it holds no secret to seal")
+    _, private_key = keyring.unlock(
+        name, lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {name}")
+    )
+    new = passphrase(
+        password_stdin=password_stdin,
+        prompt="New passphrase",
+        confirm=True,
+        variable="C4_NEW_PASSWORD",
+    )
+    if not new:
+        notice(UNENCRYPTED_WARNING)
+    rotated = keyring.rotate(name, private_key, new)
+    if as_json:
+        emit_json(rotated.to_json())
+    else:
+        click.echo(f"Key {name} now has a new passphrase ({'sealed' if new else 'in clear'}).")
 
 
 @keys.command("export")
@@ -284,4 +327,4 @@ def import_(name: str, armor_path: Path, password_stdin: bool, home: Path, as_js
     if as_json:
         emit_json(info.to_json())
     else:
-        click.echo(f"* {info.name} - addr: {info.address} pub: {info.pub_key_bech32}")
+        click.echo(f"* {_describe(info)}")

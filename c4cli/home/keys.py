@@ -85,6 +85,10 @@ def check_name(name: str) -> str:
     return name
 
 
+# A key file's fields that hold its secret: sealed, or in clear without a passphrase.
+SECRETS = ("crypto", "private_key")
+
+
 class Keyring:
     def __init__(self, home: Path) -> None:
         self.folder = home / "keys"
@@ -111,6 +115,23 @@ class Keyring:
             record["private_key"] = private_key.hex()
         self._write(path, name, record)
         return self._info(record, path)
+
+    def rotate(self, name: str, private_key: bytes, passphrase: str) -> KeyInfo:
+        """Key ``name`` sealed under a new passphrase (in clear if empty), in place: a
+        crash leaves the old file or the new, never neither."""
+        record, path = self._load(name)
+        fresh: dict[str, object] = {k: v for k, v in record.items() if k not in SECRETS}
+        if passphrase:
+            fresh["crypto"] = _sealing().seal(private_key, passphrase)
+        else:
+            fresh["private_key"] = private_key.hex()
+        write_private(
+            path,
+            (json.dumps(fresh, indent=2) + "\n").encode(),
+            fault="key-write",
+            consequence=f"the key {name!r} keeps its old passphrase",
+        )
+        return self._info(fresh, path)
 
     def add_public(self, name: str, key: PubKey) -> KeyInfo:
         """A reference to a public key (``offline``) or a multisig (``multi``): nothing

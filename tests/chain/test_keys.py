@@ -10,6 +10,7 @@ import pytest
 from c4cli.chain import crypto
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_MNEMONIC, Keyring
+from support import Home
 
 
 @pytest.mark.parametrize(
@@ -151,3 +152,24 @@ def test_undecodable_stdin_is_refused(home, c4_bin: str) -> None:  # type: ignor
     assert proc.returncode == 2
     assert proc.stderr == b"Error: the line read from stdin is not valid UTF-8\n"
     assert not (home.path / "keys" / "x.json").exists()
+
+
+def test_rotate_seals_the_same_key_under_a_new_passphrase(home: Home) -> None:
+    home.ok("keys", "add", "k", "--password-stdin", input="old one\n")
+    before = Keyring(home.path).info("k").address
+    keyfile = home.path / "keys" / "k.json"
+    sealed = keyfile.read_bytes()
+    wrong = home.run("keys", "rotate", "k", env={"C4_PASSWORD": "nope", "C4_NEW_PASSWORD": "x"})
+    assert wrong.exit_code == 2 and wrong.stderr == "Error: wrong passphrase for key 'k'\n"
+    assert keyfile.read_bytes() == sealed  # nothing changed
+    out = home.ok("keys", "rotate", "k", "--password-stdin", input="old one\nnew one\n")
+    assert out.stdout == "Key k now has a new passphrase (sealed).\n"
+    keyring = Keyring(home.path)
+    with pytest.raises(BadInput, match="wrong passphrase"):
+        keyring.private_key("k", "old one")
+    key = keyring.private_key("k", "new one")
+    assert crypto.address_of(crypto.public_key(key)) == before
+    home.ok("keys", "rotate", "k", env={"C4_PASSWORD": "new one", "C4_NEW_PASSWORD": ""})
+    assert "private_key" in json.loads(keyfile.read_text())  # in clear, as asked
+    assert keyring.private_key("k", None) == key
+    assert home.run("keys", "rotate", "nobody").exit_code == 2

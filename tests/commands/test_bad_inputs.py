@@ -56,6 +56,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "keys add": [(["bad/name"], 2), (["alice"], 2)],
     "keys list": [(["--home", "{missing}", "--remote", UNREACHABLE], 2)],
     "keys show": [(["nobody"], 2)],
+    "keys rotate": [(["nobody"], 2), (["bad/name"], 2)],
     "keys delete": [(["nobody", "--yes"], 2)],
     "keys export": [(["nobody", "--output-path", "{folder}/x.armor"], 2)],
     "keys import": [(["k", "--armor-path", "{folder}/none.armor"], 2)],

@@ -46,6 +46,7 @@ NO_REMOTE = {
     "keys export",
     "keys import",
     "keys list",
+    "keys rotate",
     "keys show",
     "node start",
     "node stop",

@@ -148,3 +148,60 @@ def test_gnokey_signs_what_c4_sent_to_the_local_chain(
     first = "alice" if turn == 1 else "bob"
     move = chain.json("play", game, "4", *fee, first)
     resigned_by_gnokey(chain, first, move["hash"], gnokey, tmp_path)
+
+
+def test_keys_list_is_gnokeys_list_line_for_line(gnokey: tuple[Path, Path], tmp_path: Path) -> None:
+    """The same keys in a gnokey home and in a c4 home: a local key from the dev
+    mnemonic, one at another account and index, a public key alone, a multisig."""
+    binary, folder = gnokey
+    keybase = tmp_path / "gnokey"
+    import shutil
+
+    shutil.copytree(folder, keybase)
+    offline = pubkeys.bech32(crypto.public_key(bytes([9]) * 32))
+
+    def run_gnokey(*args: str, given: str = "") -> str:
+        done = subprocess.run(
+            [str(binary), *args, "--home", str(keybase)],
+            input=given,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout + done.stderr
+
+    run_gnokey(
+        "add",
+        "k2",
+        "--recover",
+        "--account",
+        "1",
+        "--index",
+        "1",
+        "--insecure-password-stdin",
+        given=f"{DEV_MNEMONIC}\n\n\n",
+    )
+    run_gnokey("add", "bech32", "pub", "--pubkey", offline)
+    run_gnokey(
+        "add", "multisig", "ms", "--multisig", "test1", "--multisig", "k2", "--threshold", "1"
+    )
+    home = Home(tmp_path / "c4")
+    added = home.ok("keys", "add", "test1", "--recover", input=DEV_MNEMONIC + "\n").stdout
+    public = pubkeys.bech32(crypto.public_key(KEY))
+    assert added == f"* test1 (local) - addr: {ME} pub: {public}, path: <nil>\n"  # as gnokey
+    home.ok(
+        "keys",
+        "add",
+        "k2",
+        "--recover",
+        "--account",
+        "1",
+        "--index",
+        "1",
+        input=DEV_MNEMONIC + "\n",
+    )
+    home.ok("keys", "add", "pub", "--pubkey", offline)
+    home.ok("keys", "add", "ms", "--multisig", "test1", "--multisig", "k2", "--threshold", "1")
+    theirs = [line for line in run_gnokey("list").splitlines() if line.strip()]
+    assert home.ok("keys", "list").stdout.splitlines() == theirs
