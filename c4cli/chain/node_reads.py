@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, SentLog, Signer
-from c4cli.chain.paths import GASPRICE
+from c4cli.chain.paths import GASPRICE, SIMULATE
 from c4cli.chain.rpc import Rpc
 from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.escape import printable
@@ -329,7 +329,12 @@ class NodeReader(Rpc):
             base = response.get("ResponseBase", response)
             if base.get("Error"):
                 raise Refused(answers.refusal(base))
-            value = base64.b64decode(base.get("Data") or response.get("Value") or "")
+            # A query's answer is its Data, which gnokey prints; a simulation may answer in
+            # Value (never shown: c4 reads its gas from it).
+            field = base.get("Data")
+            if path == SIMULATE:
+                field = field or response.get("Value")
+            value = base64.b64decode(field or "")
             return value, int(response.get("Height") or 0)
         except (KeyError, TypeError, AttributeError, ValueError):
             raise Unreachable(

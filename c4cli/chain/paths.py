@@ -10,6 +10,7 @@ QFUNCS = "vm/qfuncs"
 QFILE = "vm/qfile"
 QDOC = "vm/qdoc"
 GASPRICE = "auth/gasprice"
+SIMULATE = ".app/simulate"  # a node only: a transaction run, its gas used
 # Paths only a GnoVM answers (its sources, their docs) or a node that prices gas.
 NODE_ONLY = (QFILE, QDOC, GASPRICE)
 BALANCES = "bank/balances/"

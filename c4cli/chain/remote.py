@@ -30,7 +30,7 @@ from c4cli.chain.interface import (
 )
 from c4cli.chain.msgs import msg_names, msg_signer
 from c4cli.chain.node_receipts import RefusedInBlock
-from c4cli.chain.paths import GASPRICE
+from c4cli.chain.paths import GASPRICE, SIMULATE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
@@ -56,7 +56,7 @@ class NodeChain(NodeDelivery):
 
     def simulate(self, tx_bytes: bytes) -> int:
         """The gas a transaction would use (``.app/simulate``); a refusal raises Refused."""
-        value, _ = self._abci(".app/simulate", tx_bytes)
+        value, _ = self._abci(SIMULATE, tx_bytes)
         result = answers.decode_result(value)
         if result.get("error"):
             raise Refused(str(result.get("log") or "the simulation failed"))

@@ -82,7 +82,15 @@ class StateReader:
                 f"{path} has no meaning on the local chain: it runs the realm's Python "
                 "mirror, not the GnoVM, and prices no gas (ask a node with --remote)"
             )
-        raise BadInput(f"unknown query path {path!r}")
+        raise BadInput(
+            f"the local chain does not answer {path!r}: it answers {LOCAL_PATHS} "
+            "(ask a node with --remote)"
+        )
+
+
+LOCAL_PATHS = (
+    f"{QEVAL}, {QRENDER}, {QFUNCS}, {BALANCES}ADDR, {ACCOUNTS}ADDR and its sessions"
+)
 
 
 def _sessions(account: Account | None, sub: str) -> str:

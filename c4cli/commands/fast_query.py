@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from c4cli.chain.interface import ChainReader
-from c4cli.chain.paths import ACCOUNTS, BALANCES, GASPRICE, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
+from c4cli.chain.paths import ACCOUNTS, BALANCES, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 from c4cli.commands import fast
 from c4cli.commands.ending import echo, emit_json
 from c4cli.errors import BadInput, Unreachable
@@ -82,8 +82,9 @@ def answer(
 
 
 def is_raw_path(what: str) -> bool:
-    """Whether ``c4 query WHAT`` names one of gnokey's query paths."""
-    return what in (*NEEDS_DATA, GASPRICE) or what.startswith((BALANCES, ACCOUNTS))
+    """Whether ``c4 query WHAT`` is a query path, as gnokey takes any (``vm/qpaths``,
+    ``.app/version``, ``params/…``): the chain says whether it answers it."""
+    return "/" in what
 
 
 def raw_answer(chain: ChainReader, what: str, data: str, height: int, as_json: bool) -> None:

@@ -42,8 +42,9 @@ def query(
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
     account ADDR_OR_NAME, player ADDR_OR_NAME (the realm's record: games, wins, draws,
     net ugnot won), fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
-    --data), bank/balances/ADDR, auth/accounts/ADDR; on a node also vm/qfile and
-    vm/qdoc (with --data) and auth/gasprice.
+    --data), bank/balances/ADDR, auth/accounts/ADDR; on a node any path it answers, as
+    gnokey query passes it (vm/qfile, vm/qdoc, vm/qpaths, vm/qstorage, auth/gasprice,
+    .app/version, params/…).
 
     \b
     Example:

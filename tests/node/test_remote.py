@@ -722,6 +722,10 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
         ("vm/qfile", f"{REALM_PATH}/json.gno"),
         ("vm/qdoc", REALM_PATH),
         ("auth/gasprice", ""),
+        ("vm/qpaths", "gno.land/r/"),  # any path the node answers, passed as it is
+        ("vm/qstorage", REALM_PATH),
+        (".app/version", ""),
+        ("params/vm:p:sysnames_pkgpath", ""),
     ],
 )
 def test_the_node_only_queries_answer_as_gnokeys(
@@ -739,6 +743,8 @@ def test_the_node_only_queries_answer_as_gnokeys(
     assert theirs.returncode == 0, theirs.stderr
     ours = remote.json("query", path, *(["--data", data] if data else []))
     assert theirs.stdout.split("data: ", 1)[1] == ours["data"] + "\n"  # gnokey's Println
+    text = remote.ok("query", path, *(["--data", data] if data else [])).stdout
+    assert text.split("\n", 1)[1] == theirs.stdout.split("\n", 1)[1]  # data: …, as gnokey
 
 
 def test_a_query_at_a_past_height_on_the_node(remote: Home, gno_node: Any) -> None:
