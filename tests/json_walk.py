@@ -56,7 +56,7 @@ def validate(command: str, document: Any) -> None:
 
 
 # Commands that print one document a line.
-LINES = ("watch", "bot", "cancel --expired")
+LINES = ("watch", "bot", "cancel --expired", "node logs")
 
 
 class Walk:
@@ -224,4 +224,6 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         c4("time set", "2027-01-01T00:00:00Z")
         c4("verify")
         c4("node stop")
+        c4("node status")
+        c4("node logs", code=2)  # no node for this home
         yield "the local chain's own"

@@ -153,7 +153,7 @@ LAZY = {
     ("commands/bot.py", "c4cli.engine"): "the solver: when the bot moves",
     ("commands/bot.py", "rich.console"): "rich (~40-150 ms): colour on a terminal only",
     ("commands/game.py", "c4cli.engine"): "the solver: `play best` only",
-    ("commands/node.py", "c4cli.chain"): "devnode (subprocess, urllib): `c4 --help` loads node.py",
+    ("commands/node_info.py", "c4cli.chain"): "devnode (subprocess, urllib): `c4 --help` loads it",
     ("commands/solve.py", "c4cli.engine"): "the solver: `c4 --help` loads solve.py",
     ("commands/views.py", "rich.console"): "rich: colour on a terminal only",
     ("commands/views.py", "rich.table"): "rich: the lobby's table on a terminal only",

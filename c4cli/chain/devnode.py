@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -50,6 +51,23 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def claim_port(port: int, url: str) -> None:
+    """Refuse to start a node whose RPC port another process holds: its URL, which a
+    script may have kept, would reach that process instead."""
+    with socket.socket() as sock:
+        # As gnoland listens: connections of the last run waiting out TIME_WAIT do not
+        # hold the port, a listening process does.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+        except OSError:
+            raise NodeFailed(
+                f"port {port} of 127.0.0.1 is taken by another process: the node keeps its "
+                f"URL {url} across a restart, so free the port and run c4 node start again"
+            ) from None
 
 
 def gno_sources() -> Path:
@@ -121,6 +139,15 @@ class DevNode:
     def started_before(self) -> bool:
         return (self.dir / "data" / "config" / "config.toml").is_file()
 
+    def bound_port(self) -> int | None:
+        """The RPC port a node that ran before listened on (its config's rpc.laddr)."""
+        try:
+            text = (self.dir / "data" / "config" / "config.toml").read_text()
+        except OSError:
+            return None
+        found = re.search(r'^laddr = "tcp://127\.0\.0\.1:(\d+)"', text.split("[rpc]", 1)[-1], re.M)
+        return None if found is None else int(found[1])
+
     def create(self, balances: dict[str, int], *, empty_blocks: bool = False) -> None:
         """A new chain whose genesis gives each address its ugnot. Its blocks come only
         with transactions, at least a second apart; with ``empty_blocks``, also once a
@@ -145,8 +172,10 @@ class DevNode:
         (self.dir / "txs.jsonl").write_text("")
 
     def launch(self, *, at_least: int = 1, detach: bool = False) -> None:
-        """Run gnoland on this folder's chain, on fresh free ports, and wait until it
-        has block ``at_least``. ``detach``: in a session of its own, to outlive c4."""
+        """Run gnoland on this folder's chain, its RPC on ``rpc_port`` (kept across a
+        restart) and its peers' port free, and wait until it has block ``at_least``.
+        ``detach``: in a session of its own, to outlive c4."""
+        claim_port(self.rpc_port, self.url)
         self.bind(self.rpc_port, free_port())
         self.spawn(detach=detach, lazy=True)
         self.wait(at_least)
@@ -328,23 +357,23 @@ class DevNode:
 
     # -- JSON-RPC ----------------------------------------------------------------------
 
-    def rpc(self, method: str, **params: Any) -> Any:
+    def rpc(self, method: str, *, timeout: float = 60, **params: Any) -> Any:
         self._id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
         request = urllib.request.Request(
             self.url, body.encode(), {"Content-Type": "application/json"}
         )
         try:
-            with urllib.request.urlopen(request, timeout=60) as answer:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
                 document = json.loads(answer.read())
-        except urllib.error.URLError as exc:
+        except (OSError, ValueError) as exc:  # refused, timed out, not JSON
             raise Unreachable(f"{method}: {exc}") from None
         if document.get("error"):
             raise Unreachable(f"{method}: {document['error']}")
         return document["result"]
 
-    def latest_height(self) -> int:
-        return int(self.rpc("status")["sync_info"]["latest_block_height"])
+    def latest_height(self, *, timeout: float = 60) -> int:
+        return int(self.rpc("status", timeout=timeout)["sync_info"]["latest_block_height"])
 
 
 def running_pid(folder: Path) -> int | None:

@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from c4cli.chain.devnode import CHAIN_ID, DevNode, free_port, running_pid, stop_pid
+from c4cli.chain.devnode import CHAIN_ID, DevNode, claim_port, free_port, running_pid, stop_pid
 
 NETWORK_FILE = "network.json"
 
@@ -105,6 +105,8 @@ class Network:
         """Run these validators (those not running already) and wait until each has a
         block and has caught up with the others."""
         started = [i for i in indexes if self.running(i) is None]
+        for i in started:
+            claim_port(self.nodes[i].rpc_port, self.nodes[i].url)
         for i in started:
             self.nodes[i].spawn(detach=detach, lazy=False)
         try:

@@ -88,9 +88,7 @@ class StateReader:
         )
 
 
-LOCAL_PATHS = (
-    f"{QEVAL}, {QRENDER}, {QFUNCS}, {BALANCES}ADDR, {ACCOUNTS}ADDR and its sessions"
-)
+LOCAL_PATHS = f"{QEVAL}, {QRENDER}, {QFUNCS}, {BALANCES}ADDR, {ACCOUNTS}ADDR and its sessions"
 
 
 def _sessions(account: Account | None, sub: str) -> str:

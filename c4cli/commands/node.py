@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import time as wallclock
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import click
@@ -15,7 +14,10 @@ from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Reader
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.client import connect
+from c4cli.commands import node_info
 from c4cli.commands.chain import PREMINE_UGNOT
+from c4cli.commands.node_info import devnode_module as _devnode
+from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.transact import resolve, submit
 from c4cli.errors import BadInput
@@ -115,6 +117,7 @@ def start(
     running = _devnode().DevNode(folder, bin_dir, gnoroot)
     count = validators or 1
     if running.started_before:
+        running = _devnode().DevNode(folder, bin_dir, gnoroot, rpc_port=running.bound_port())
         if count > 1:
             raise BadInput(
                 f"--validators {count}: the chain of {home} has one validator (it stays so)"
@@ -122,7 +125,7 @@ def start(
         bound = read_remote(home)
         if bound is not None:
             realm_path = bound.realm_path
-        running.launch(detach=True)  # on a new RPC port: the home is bound to it again
+        running.launch(detach=True)  # on its RPC port of before: a saved URL still serves
         write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
@@ -328,16 +331,5 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
     click.echo(f"{how} gnoland (pid {pid}); its chain stays in {folder}")
 
 
-def _network() -> ModuleType:
-    """A network of validators (the node's module, and json, shutil)."""
-    from c4cli.chain import network
-
-    return network
-
-
-def _devnode() -> ModuleType:
-    """Gno's node (subprocess, urllib): loaded by `c4 node`, not by `c4 --help`, which
-    loads this module."""
-    from c4cli.chain import devnode
-
-    return devnode
+node.add_command(node_info.status)
+node.add_command(node_info.logs)

@@ -71,6 +71,8 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "broadcast": [(["{folder}/none.json"], 2)],
     "node start": [(["--validators", "0"], 2)],
     "node stop": [(["--validator", "x"], 2)],
+    "node status": [(["--remote", UNREACHABLE], 2)],
+    "node logs": [([], 2), (["--validator", "-1"], 2)],
     "demo": [(["--home", "{folder}/home"], 2)],
 }
 

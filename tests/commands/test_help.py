@@ -48,7 +48,9 @@ NO_REMOTE = {
     "keys list",
     "keys rotate",
     "keys show",
+    "node logs",
     "node start",
+    "node status",
     "node stop",
 }
 

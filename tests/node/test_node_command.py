@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from json_walk import validate
 
 from c4cli.chain import crypto
+from c4cli.escape import printable
 
 
 def c4(
@@ -68,9 +70,40 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     assert down.stderr.endswith("; this home's node is not running: `c4 node start` starts it\n")
     none = c4(c4_bin, home, gno_env, "node", "stop")  # stopping what is stopped: done
     assert (none.returncode, none.stdout) == (0, f"no node runs for {home}: nothing to stop\n")
-    # Started again: the same chain, where it was (the offer is still there).
+    status = json.loads(c4(c4_bin, home, gno_env, "node", "status", "--json").stdout)
+    validate("node status", status)
+    assert status["running"] == 0 and status["validators"][0]["url"] == doc["url"]
+    port = int(doc["url"].rsplit(":", 1)[1])
+    with socket.socket() as squatter:  # another process on the node's port meanwhile
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        taken = c4(c4_bin, home, gno_env, "node", "start")
+    assert taken.returncode == 4 and taken.stderr == (
+        f"Error: port {port} of 127.0.0.1 is taken by another process: the node keeps its "
+        f"URL {doc['url']} across a restart, so free the port and run c4 node start again\n"
+    )
+    # Started again: the same chain, where it was (the offer is still there), at the
+    # same URL, so a script that kept it goes on.
     restarted = json.loads(c4(c4_bin, home, gno_env, "node", "start", "--json").stdout)
     assert not restarted["new"] and restarted["height"] >= json.loads(offer.stdout)["height"]
+    assert restarted["url"] == doc["url"]
+    status = json.loads(c4(c4_bin, home, gno_env, "node", "status", "--json").stdout)
+    (row,) = status["validators"]
+    assert status["running"] == 1 and row["pid"] == restarted["pid"] and row["height"] >= 1
+    text = c4(c4_bin, home, gno_env, "node", "status").stdout.splitlines()
+    assert text[0] == (
+        f"gnoland for {home}: 1 of 1 running, chain dev, realm gno.land/r/samcrew/connect4"
+    )
+    logged = c4(c4_bin, home, gno_env, "node", "logs")
+    assert (
+        logged.returncode == 0
+        and logged.stdout
+        == printable(
+            (home / "node" / "gnoland.log").read_text(errors="replace"), lines=True
+        ).rstrip("\n")
+        + "\n"
+    )
     shown = c4(c4_bin, home, gno_env, "show", "1")
     assert shown.returncode == 0 and shown.stdout.startswith("Game 1: open, 0 moves\n")
 

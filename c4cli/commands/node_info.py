@@ -1,0 +1,154 @@
+"""c4 node status|logs: what the home's gnoland is doing, as gnodev and anvil show it."""
+
+from __future__ import annotations
+
+import os
+import time as wallclock
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+
+from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.options import local_options
+from c4cli.errors import BadInput, Unreachable
+from c4cli.escape import printable
+from c4cli.home.config import read_remote
+
+LOG = "gnoland.log"
+FOLLOW_EVERY = 0.2  # seconds between two looks at a followed log
+
+
+def network_module() -> ModuleType:
+    """A network of validators (the node's module, and json, shutil)."""
+    from c4cli.chain import network
+
+    return network
+
+
+def devnode_module() -> ModuleType:
+    """Gno's node (subprocess, urllib): loaded by `c4 node`, not by `c4 --help`, which
+    loads the node commands."""
+    from c4cli.chain import devnode
+
+    return devnode
+
+
+def _validators(home: Path) -> list[tuple[int | None, Any]]:
+    """The home's gnoland(s): (validator index or None for a lone node, its DevNode)."""
+    devnode = devnode_module()
+    folder = home / devnode.NODE_DIR
+    none = Path()  # status and logs run no binary of gno's
+    net = network_module().Network(folder, none, none)
+    if net.exists:
+        return list(enumerate(net.nodes))
+    lone = devnode.DevNode(folder, none, none)
+    if not lone.started_before:
+        return []
+    return [(None, devnode.DevNode(folder, none, none, rpc_port=lone.bound_port()))]
+
+
+@click.command()
+@local_options
+def status(home: Path, as_json: bool) -> None:
+    """Whether this home's gnoland runs: each validator's URL, pid, height and log.
+
+    \b
+    Example:
+      c4 node status
+      c4 node status --json | jq .running
+    """
+    devnode = devnode_module()
+    rows = []
+    for index, node in _validators(home):
+        pid = devnode.running_pid(node.dir)
+        height = None
+        if pid is not None:
+            try:
+                height = node.latest_height(timeout=2)
+            except Unreachable:
+                height = None  # starting, or stuck: the pid says it runs
+        rows.append(
+            {
+                "validator": index or 0,
+                "url": node.url,
+                "pid": pid,
+                "height": height,
+                "log": str(node.dir / LOG),
+            }
+        )
+    bound = read_remote(home)
+    document = {
+        "home": str(home),
+        "chain_id": devnode.CHAIN_ID if rows else None,
+        "realm_path": bound.realm_path if rows and bound is not None else None,
+        "running": sum(1 for row in rows if row["pid"] is not None),
+        "validators": rows,
+    }
+    if as_json:
+        emit_json(document)
+        return
+    if not rows:
+        echo(f"no node for {home}: c4 node start makes one")
+        return
+    echo(
+        f"gnoland for {home}: {document['running']} of {len(rows)} running, "
+        f"chain {document['chain_id']}, realm {document['realm_path']}"
+    )
+    for row in rows:
+        state = (
+            f"pid {row['pid']}, height {row['height'] if row['height'] is not None else '?'}"
+            if row["pid"] is not None
+            else "stopped"
+        )
+        echo(f"  validator {row['validator']}  {row['url']}  {state}  log {row['log']}")
+
+
+@click.command()
+@click.option("-f", "--follow", is_flag=True, help="Keep printing what gnoland writes.")
+@click.option(
+    "--validator",
+    "only",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Which validator's log, in a network.",
+)
+@local_options
+def logs(follow: bool, only: int, home: Path, as_json: bool) -> None:
+    """Print gnoland's log for this home (control characters escaped); -f follows it.
+
+    \b
+    Example:
+      c4 node logs | tail -20
+      c4 node logs -f --validator 1
+    """
+    found = dict(_validators(home))
+    if not found:
+        raise BadInput(f"no node for {home}: c4 node start makes one")
+    node = found.get(only if None not in found else None)
+    if node is None:
+        raise BadInput(
+            f"--validator {only}: the network of {home} has validators 0-{len(found) - 1}"
+        )
+    path = node.dir / LOG
+    try:
+        log = path.open("rb")
+    except OSError as exc:
+        raise BadInput(f"cannot read {path}: {exc.strerror}") from None
+    with log:
+        _print(log.read(), as_json)
+        while follow:
+            wallclock.sleep(FOLLOW_EVERY)
+            if os.fstat(log.fileno()).st_size < log.tell():
+                log.seek(0)  # the log was cut (a new chain): from its start again
+            _print(log.read(), as_json)
+
+
+def _print(data: bytes, as_json: bool) -> None:
+    for line in data.decode("utf-8", "replace").splitlines():
+        if as_json:
+            emit_json({"line": line})
+        else:
+            echo(printable(line, lines=True))  # tabs kept; no line holds a newline
