@@ -304,6 +304,11 @@ class LocalControls(Chain, Protocol):
         """Exit 3, in one line, if the home holds no chain."""
         ...
 
+    def answers_from_cache(self) -> bool:
+        """Whether a read now is answered as the log stands, without replaying a block
+        or writing the cache (what a shell's completion may do, and no more)."""
+        ...
+
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
         ...

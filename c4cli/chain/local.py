@@ -66,6 +66,9 @@ class LocalChain(LoggedState):
     def require(self) -> None:
         self.log.require()
 
+    def answers_from_cache(self) -> bool:
+        return self.log.exists() and self.cache.fresh(self.log.path)
+
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
         if self.log.exists() and not force:

@@ -61,6 +61,16 @@ def open_reader(
     return _open(_reader, home, url=url, realm_path=realm_path, chain_id=chain_id)
 
 
+def idle_reader(home: Path, *, url: str | None = None) -> ChainReader | None:
+    """The chain for a shell's completion, which may read and must write nothing: a
+    local chain only while its cache answers as the log stands (else None: a replay
+    would save it), a node as a query opens it."""
+    if url is None and read_remote(home) is None:
+        chain = _local_chain(home)
+        return chain if chain.answers_from_cache() else None
+    return open_reader(home, url=url)
+
+
 def local_chain(home: Path, what: str, *, url: str | None = None) -> LocalControls:
     """The home's chain in a folder, for ``what`` only such a chain has (exit 2 on a
     node, exit 3 without a chain)."""

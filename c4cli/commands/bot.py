@@ -13,6 +13,7 @@ import click
 from c4cli.chain.interface import Chain
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
+from c4cli.commands import complete
 from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
@@ -26,8 +27,8 @@ SEND_MARGIN = 10
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
-@click.argument("key")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
+@click.argument("key", shell_complete=complete.keys)
 @click.option("--until-end", is_flag=True, help="Keep playing until the game ends.")
 @think_option
 @tx_options
@@ -136,7 +137,7 @@ def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @common_options
 def watch(game_id: str, home: Path, as_json: bool) -> None:
     """Follow GAME as blocks land: the board, whose turn, the time left; ends with the game.

@@ -16,6 +16,7 @@ from c4cli.chain.interface import Head
 from c4cli.chain.tx import send_msg
 from c4cli.client import connect
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
+from c4cli.commands import complete
 from c4cli.commands.line import remote_url
 from c4cli.commands.options import common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
@@ -217,9 +218,9 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--to", "to", required=True, metavar="ADDR_OR_NAME")
+@click.option("--to", "to", required=True, metavar="ADDR_OR_NAME", shell_complete=complete.keys)
 @click.option("--amount", required=True, metavar="COINS", help="e.g. 5gnot or 5000000ugnot.")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:

@@ -15,6 +15,7 @@ from c4cli.chain.interface import Receipt
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
+from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, common_options, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
@@ -60,10 +61,15 @@ def _valid_for_minutes(text: str) -> int:
     metavar="MINUTES",
     help="Offer lifetime in whole minutes: 15m, 1h, or a bare number of minutes.",
 )
-@click.option("--opponent", metavar="ADDR_OR_NAME", help="Reserve the game for one player.")
+@click.option(
+    "--opponent",
+    metavar="ADDR_OR_NAME",
+    help="Reserve the game for one player.",
+    shell_complete=complete.keys,
+)
 @click.option("--max-fee", metavar="COINS", help="Highest house fee you accept (default: now's).")
 @click.option("--passphrase", help="Your secret; default: 32 random bytes, kept in the home.")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def offer(
@@ -112,10 +118,10 @@ def offer(
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--seed", help="Your secret; default: 32 random bytes, kept in the home.")
 @click.option("--send", "send", metavar="COINS", help="Override the stake sent.")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def accept(
@@ -140,9 +146,9 @@ def accept(
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--secret", help="The passphrase or seed; default: the one kept in the home.")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) -> None:
@@ -159,10 +165,10 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
-@click.argument("column", metavar="COLUMN|best")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
+@click.argument("column", metavar="COLUMN|best", shell_complete=complete.columns)
 @click.option("--move", type=INT64, help="The move count you saw (default: the current one).")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def play(game_id: str, column: str, move: int | None, key: str, home: Path, **opts: Any) -> None:
@@ -202,8 +208,8 @@ def best_column(gid: int, game: GameView | None) -> int:
 def _simple(func: str, example: str, summary: str) -> click.Command:
     """A command that calls ``func(GAME)`` and nothing more."""
 
-    @click.argument("game_id", metavar="GAME")
-    @click.argument("key")
+    @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
+    @click.argument("key", shell_complete=complete.keys)
     @tx_options
     @common_options
     def command(game_id: str, key: str, home: Path, **opts: Any) -> None:
@@ -222,7 +228,7 @@ NOT_RUN_OUT = "move clock has not run out"
 
 
 @click.command("claim-timeout")
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option(
     "--wait",
     "wait",
@@ -233,7 +239,7 @@ NOT_RUN_OUT = "move clock has not run out"
     "time decides, and it may lag this machine's clock), try again each second for up "
     "to this long. Each try is simulated first, so a refused one costs nothing.",
 )
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) -> None:
@@ -266,7 +272,7 @@ resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resig
 @click.argument("func")
 @click.argument("args", nargs=-1)
 @click.option("--send", "send", metavar="COINS", default="", help="Coins sent with the call.")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, **opts: Any) -> None:

@@ -8,6 +8,7 @@ import click
 
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
+from c4cli.commands import complete
 from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput, HomeDamaged, notice
@@ -54,6 +55,7 @@ def _describe(info: KeyInfo) -> str:
     metavar="KEY",
     multiple=True,
     help="A member of a multisig key (repeat; as gnokey add multisig).",
+    shell_complete=complete.keys,
 )
 @click.option(
     "--threshold", type=int, default=1, show_default=True, help="K of the multisig's K-of-N."
@@ -151,7 +153,7 @@ def list_keys(home: Path, as_json: bool) -> None:
 
 
 @keys.command("show")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.keys)
 @local_options
 def show(name: str, home: Path, as_json: bool) -> None:
     """Show one key's address and public key.
@@ -168,7 +170,7 @@ def show(name: str, home: Path, as_json: bool) -> None:
 
 
 @keys.command("delete")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.keys)
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @local_options
 def delete(name: str, yes: bool, home: Path, as_json: bool) -> None:
@@ -213,7 +215,7 @@ def _store(keyring: Keyring, name: str, private_key: bytes, password_stdin: bool
 
 
 @keys.command("rotate")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.keys)
 @click.option(
     "--password-stdin",
     is_flag=True,
@@ -254,7 +256,7 @@ def rotate(name: str, password_stdin: bool, home: Path, as_json: bool) -> None:
 
 
 @keys.command("export")
-@click.argument("name")
+@click.argument("name", shell_complete=complete.keys)
 @click.option(
     "--output-path",
     required=True,

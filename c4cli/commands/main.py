@@ -35,6 +35,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "call": ("c4cli.commands.game", "call"),
     "cancel": ("c4cli.commands.player", "cancel"),
     "claim-timeout": ("c4cli.commands.game", "claim_timeout"),
+    "completion": ("c4cli.commands.complete", "completion"),
     "games": ("c4cli.commands.player", "games"),
     "hint": ("c4cli.commands.solve", "hint"),
     "init": ("c4cli.commands.chain", "init"),

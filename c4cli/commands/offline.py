@@ -22,6 +22,7 @@ from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
 from c4cli.chain.tx import Tx, accepted_sign_bytes, signature_error
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
+from c4cli.commands import complete
 from c4cli.commands.ending import echo
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
@@ -34,7 +35,7 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
 
 @click.command("sign")
 @click.argument("tx_file", metavar="FILE", type=_FILE)
-@click.argument("key", metavar="KEY")
+@click.argument("key", metavar="KEY", shell_complete=complete.keys)
 @click.option(
     "--output-document",
     type=_FILE,

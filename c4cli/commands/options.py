@@ -11,6 +11,7 @@ import click
 
 from c4cli.chain.interface import SIMULATE_MODES
 from c4cli.chain.tx import DEFAULT_GAS_WANTED
+from c4cli.commands import complete
 
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
@@ -203,6 +204,7 @@ def tx_options(func: F) -> F:
                 "--master",
                 metavar="NAME_OR_ADDR",
                 help="Sign with session key KEY on behalf of this master account.",
+                shell_complete=complete.keys,
             ),
             click.option(
                 "--password-stdin",

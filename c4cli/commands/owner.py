@@ -9,6 +9,7 @@ import click
 
 from c4cli.client import workflow
 from c4cli.coins import gnot, parse_ugnot
+from c4cli.commands import complete
 from c4cli.commands.calls import Human, run_call
 from c4cli.commands.game import address_arg
 from c4cli.commands.options import common_options, tx_options
@@ -28,7 +29,7 @@ def _owner_line(text: str) -> Human:
 
 @click.command("set-fee")
 @click.argument("amount", metavar="COINS")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
@@ -49,8 +50,10 @@ def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
 
 
 @click.command("withdraw-fees")
-@click.option("--to", "to", metavar="ADDR_OR_NAME", help="Default: the signer.")
-@click.argument("key")
+@click.option(
+    "--to", "to", metavar="ADDR_OR_NAME", help="Default: the signer.", shell_complete=complete.keys
+)
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
@@ -77,8 +80,8 @@ def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
 
 
 @click.command("transfer-ownership")
-@click.argument("new_owner", metavar="ADDR_OR_NAME")
-@click.argument("key")
+@click.argument("new_owner", metavar="ADDR_OR_NAME", shell_complete=complete.keys)
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> None:
@@ -100,7 +103,7 @@ def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> Non
 
 
 @click.command("accept-ownership")
-@click.argument("key")
+@click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
 def accept_ownership(key: str, home: Path, **opts: Any) -> None:

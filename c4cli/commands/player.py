@@ -13,6 +13,7 @@ from c4cli.chain.clock import format_time
 from c4cli.client import workflow
 from c4cli.client.player import STATUSES, Group, Ledger, Standing, ledger
 from c4cli.coins import gnot, parse_ugnot
+from c4cli.commands import complete
 from c4cli.commands.calls import run_call
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.game import address_arg
@@ -40,7 +41,7 @@ _HEADINGS = {
 
 
 @click.command()
-@click.argument("key", metavar="KEY_OR_ADDRESS")
+@click.argument("key", metavar="KEY_OR_ADDRESS", shell_complete=complete.keys)
 @click.option(
     "--status",
     type=click.Choice(sorted(STATUSES)),
@@ -150,8 +151,8 @@ def _row(s: Standing, known: dict[str, str], landing: int, exact: bool, key: str
 
 
 @click.command()
-@click.argument("game_id", metavar="[GAME]", required=False)
-@click.argument("key", required=False)
+@click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
+@click.argument("key", required=False, shell_complete=complete.keys)
 @click.option(
     "--expired",
     is_flag=True,

@@ -21,6 +21,7 @@ from c4cli.chain.tx import (
     revoke_session_msg,
 )
 from c4cli.coins import format_coins, parse_amount
+from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
@@ -120,7 +121,7 @@ def _expiry(text: str, landing: int) -> int:
 )
 @click.option("--spend-limit", default="", metavar="COINS", help="Empty: may not spend.")
 @click.option("--spend-period", default="0", metavar="SECONDS", help="0: a lifetime cap.")
-@click.argument("master_key", metavar="MASTER")
+@click.argument("master_key", metavar="MASTER", shell_complete=complete.keys)
 @tx_options
 @common_options
 def create(
@@ -179,7 +180,7 @@ def create(
 @session.command("revoke")
 @click.option("--session-key", "session_key", metavar="NAME_OR_ADDR", help="The session to revoke.")
 @click.option("--all", "revoke_all", is_flag=True, help="Revoke every session of MASTER.")
-@click.argument("master_key", metavar="MASTER")
+@click.argument("master_key", metavar="MASTER", shell_complete=complete.keys)
 @tx_options
 @common_options
 def revoke(
@@ -215,7 +216,7 @@ def revoke(
 
 
 @session.command("list")
-@click.argument("master")
+@click.argument("master", shell_complete=complete.keys)
 @common_options
 def list_sessions(master: str, home: Path, as_json: bool) -> None:
     """List MASTER's sessions.

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from c4cli.client.realm_client import Status
+from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json, json_option, quiet_option
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
@@ -104,7 +105,7 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @think_option
 @common_options
 def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:

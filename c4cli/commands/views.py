@@ -17,6 +17,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.coins import gnot
+from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.commands.transact import open_chain
@@ -97,7 +98,7 @@ def clock_text(game: GameView, landing: int, exact: bool) -> str:
 
 
 @click.command()
-@click.argument("game_id", metavar="[GAME]", required=False)
+@click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
 @click.option("--moves", "moves", metavar="DIGITS", help="A game as its moves, e.g. 4433.")
 @click.option(
     "--format",
@@ -228,7 +229,7 @@ def _result(game: GameView, known: dict[str, str], settled_by: str | None) -> st
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME")
+@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @common_options
 def show(game_id: str, home: Path, as_json: bool) -> None:
     """A game for a person: board, players, stakes, status, clock and what comes next.

@@ -74,6 +74,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "node status": [(["--remote", UNREACHABLE], 2)],
     "node logs": [([], 2), (["--validator", "-1"], 2)],
     "demo": [(["--home", "{folder}/home"], 2)],
+    "completion": [(["tcsh"], 2), ([], 2)],
 }
 
 

@@ -1,0 +1,113 @@
+"""Shell completion that knows the home: key names where a KEY goes, the game ids that
+fit where a GAME goes, columns where a COLUMN goes (click's completion protocol, for
+bash, zsh and fish: `c4 completion SHELL` prints the script).
+
+Completion reads and never writes: keys from their files, games from the realm's
+ActiveJSON, on a local chain only while its cache answers as the log stands (a
+replay would save it) and on a node with a short deadline. Anything that fails
+completes nothing rather than print an error into the user's command line.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+from click.shell_completion import CompletionItem, get_completion_class
+
+from c4cli.client import connect
+from c4cli.client.realm_client import GameView, RealmClient, Status
+from c4cli.coins import gnot
+from c4cli.errors import C4Error
+from c4cli.home.keys import Keyring
+
+# Commands whose GAME is a game being played; accept's is an open offer, cancel's an
+# offer of the home's keys; the views take any live game.
+PLAYING = {"play", "bot", "hint", "resign", "claim-timeout", "reveal"}
+DEADLINE = "1"  # seconds a node has to answer a completion ($C4_TIMEOUT's form)
+
+
+def home_of(ctx: click.Context) -> Path:
+    """The --home this command line names (on the command or its group), else the
+    default's: $C4_HOME, else ./state."""
+    while ctx is not None:
+        home = ctx.params.get("home")
+        if home:
+            return Path(home)
+        ctx = ctx.parent  # type: ignore[assignment]
+    return Path(os.environ.get("C4_HOME") or "state")
+
+
+def keys(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The home's key names, each with its address."""
+    try:
+        infos = Keyring(home_of(ctx)).list(strict=False)
+    except (C4Error, OSError):
+        return []
+    return [CompletionItem(i.name, help=i.address) for i in infos if i.name.startswith(incomplete)]
+
+
+def columns(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    choices = [CompletionItem(str(c)) for c in range(1, 8)]
+    choices.append(CompletionItem("best", help="the solver's move"))
+    return [c for c in choices if c.value.startswith(incomplete)]
+
+
+def games(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The game ids that fit the command: open offers for `accept`, the home's open
+    offers for `cancel`, played games for a move (those waiting for a key of this
+    home first), live games for a view."""
+    home = home_of(ctx)
+    try:
+        known = {i.address: i.name for i in Keyring(home).list(strict=False)}
+        live = _live_games(home)
+    except (C4Error, OSError):
+        return []
+    command = ctx.command.name or ""
+    if command == "accept":
+        chosen = [g for g in live if g.status == Status.OPEN]
+    elif command == "cancel":
+        chosen = [g for g in live if g.status == Status.OPEN and g.creator in known]
+    elif command in PLAYING:
+        playing = [g for g in live if g.status == Status.PLAYING]
+        chosen = sorted(playing, key=lambda g: g.turn_player not in known)  # ours first
+    else:
+        chosen = live
+    found = [CompletionItem(str(g.id), help=_about(g, known)) for g in chosen]
+    return [item for item in found if item.value.startswith(incomplete)]
+
+
+def _live_games(home: Path) -> list[GameView]:
+    os.environ.setdefault("C4_TIMEOUT", DEADLINE)
+    reader = connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
+    if reader is None:
+        return []
+    return RealmClient(reader).lobby(0, 100).games
+
+
+def _about(game: GameView, known: dict[str, str]) -> str:
+    if game.status == Status.OPEN:
+        return f"{gnot(game.stake)} offered by {known.get(game.creator, game.creator)}"
+    mover = game.turn_player
+    return f"{gnot(game.stake)} each, {known.get(mover, mover) or 'the reveals'} to move"
+
+
+SCRIPTS = ("bash", "zsh", "fish")
+
+
+@click.command("completion")
+@click.argument("shell", type=click.Choice(SCRIPTS))
+def completion(shell: str) -> None:
+    """Print the completion script for SHELL: key names, game ids and columns.
+
+    \b
+    Example:
+      eval "$(c4 completion bash)"      # in ~/.bashrc
+      c4 completion fish > ~/.config/fish/completions/c4.fish
+    """
+    found = get_completion_class(shell)
+    assert found is not None  # click has bash, zsh and fish
+    ctx = click.get_current_context()
+    root = ctx.find_root().command
+    click.echo(found(root, {}, "c4", "_C4_COMPLETE").source())
