@@ -138,3 +138,20 @@ def start_game(
 def game_of(chain: Home, moves: str) -> str:
     """A 1 GNOT game between alice (creator) and bob whose moves are ``moves``; its id."""
     return start_game(chain, moves).id
+
+
+def leaf_commands() -> set[str]:
+    """Every command line's command, as `c4 --help` and its groups list them (``keys
+    add``, ``time``: a group that runs alone counts too)."""
+    import click
+
+    from c4cli.commands.main import cli
+
+    names: set[str] = set()
+    for name in cli.list_commands(click.Context(cli)):
+        command = cli.get_command(click.Context(cli), name)
+        if isinstance(command, click.Group):
+            names |= {f"{name} {sub}" for sub in command.list_commands(click.Context(command))}
+        if not isinstance(command, click.Group) or command.invoke_without_command:
+            names.add(name)
+    return names

@@ -212,7 +212,10 @@ def _cancel_expired(key: str, home: Path, opts: dict[str, Any]) -> None:
                 f"game {game.id} cancelled: {gnot(came)} back to {who(address, known)} "
                 f"(height {receipt.height}, TX HASH {receipt.result.hash})"
             )
+    rehearsed = opts.get("simulate") == "only"  # each run, nothing sent
     if opts["as_json"]:
-        emit_json({"cancelled": [g.id for g in offers], "taken_back_ugnot": back})
+        summary: dict[str, Any] = {"cancelled": [g.id for g in offers], "taken_back_ugnot": back}
+        emit_json({**summary, "simulated": True} if rehearsed else summary)
     else:
-        echo(f"taken back: {gnot(back)} from {len(offers)} expired offers")
+        taken = "would take back (simulated only)" if rehearsed else "taken back"
+        echo(f"{taken}: {gnot(back)} from {len(offers)} expired offers")

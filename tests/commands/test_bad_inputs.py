@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import click
 import pytest
 
-from c4cli.commands.main import cli
-from support import Home
+from support import Home, leaf_commands
 
 UNREACHABLE = "http://127.0.0.1:9"  # the discard port: nothing answers there
 
@@ -76,17 +74,6 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "demo": [(["--home", "{folder}/home"], 2)],
     "completion": [(["tcsh"], 2), ([], 2)],
 }
-
-
-def leaf_commands() -> set[str]:
-    names: set[str] = set()
-    for name in cli.list_commands(click.Context(cli)):
-        command = cli.get_command(click.Context(cli), name)
-        if isinstance(command, click.Group):
-            names |= {f"{name} {sub}" for sub in command.list_commands(click.Context(command))}
-        else:
-            names.add(name)
-    return names
 
 
 def files(folder: Path) -> list[Path]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from json_walk import Walk, commands, validate, walk
 
-from support import GENESIS, Home
+from support import GENESIS, Home, leaf_commands
 
 # Documents the walk does not print on the local chain; the node tests validate them.
 ON_A_NODE = {"node start", "init --remote"}
@@ -42,17 +42,7 @@ def test_the_demo_prints_what_the_schema_says(tmp_path: Path) -> None:
 
 
 def test_the_schema_names_every_command() -> None:
-    import click
-
-    from c4cli.commands.main import cli
-
-    named = set()
-    for name in cli.list_commands(click.Context(cli)):
-        command = cli.get_command(click.Context(cli), name)
-        if isinstance(command, click.Group):
-            named |= {f"{name} {sub}" for sub in command.list_commands(click.Context(command))}
-        else:
-            named.add(name)
+    named = leaf_commands()
     named.discard("query")  # its paths and named queries, each an entry of its own
     named.discard("completion")  # a shell's script, never JSON
     assert named <= commands(), sorted(named - commands())

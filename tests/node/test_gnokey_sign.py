@@ -171,17 +171,8 @@ def test_keys_list_is_gnokeys_list_line_for_line(gnokey: tuple[Path, Path], tmp_
         assert done.returncode == 0, done.stderr
         return done.stdout + done.stderr
 
-    run_gnokey(
-        "add",
-        "k2",
-        "--recover",
-        "--account",
-        "1",
-        "--index",
-        "1",
-        "--insecure-password-stdin",
-        given=f"{DEV_MNEMONIC}\n\n\n",
-    )
+    derived = ["k2", "--recover", "--account", "1", "--index", "1"]  # the same words, flags
+    run_gnokey("add", *derived, "--insecure-password-stdin", given=f"{DEV_MNEMONIC}\n\n\n")
     run_gnokey("add", "bech32", "pub", "--pubkey", offline)
     run_gnokey(
         "add", "multisig", "ms", "--multisig", "test1", "--multisig", "k2", "--threshold", "1"
@@ -190,17 +181,7 @@ def test_keys_list_is_gnokeys_list_line_for_line(gnokey: tuple[Path, Path], tmp_
     added = home.ok("keys", "add", "test1", "--recover", input=DEV_MNEMONIC + "\n").stdout
     public = pubkeys.bech32(crypto.public_key(KEY))
     assert added == f"* test1 (local) - addr: {ME} pub: {public}, path: <nil>\n"  # as gnokey
-    home.ok(
-        "keys",
-        "add",
-        "k2",
-        "--recover",
-        "--account",
-        "1",
-        "--index",
-        "1",
-        input=DEV_MNEMONIC + "\n",
-    )
+    home.ok("keys", "add", *derived, input=DEV_MNEMONIC + "\n")
     home.ok("keys", "add", "pub", "--pubkey", offline)
     home.ok("keys", "add", "ms", "--multisig", "test1", "--multisig", "k2", "--threshold", "1")
     theirs = [line for line in run_gnokey("list").splitlines() if line.strip()]
