@@ -341,7 +341,8 @@ def test_sigint_and_sigterm_never_tear_a_block(chain: Home, c4_bin: str) -> None
         elif proc.returncode < 0:
             assert out == "" and err == ""
         else:
-            document = json.loads(out.splitlines()[-1])  # --json: the failure is a JSON line
+            assert out, (proc.returncode, err)  # --json: the failure is a JSON line
+            document = json.loads(out.splitlines()[-1])
             assert document["ok"] is False
             name = "interrupted" if signum == signal.SIGINT else "terminated"
             assert document["error"].startswith(f"{name}: ")

@@ -153,11 +153,9 @@ def test_gnokey_signs_what_c4_sent_to_the_local_chain(
 def test_keys_list_is_gnokeys_list_line_for_line(gnokey: tuple[Path, Path], tmp_path: Path) -> None:
     """The same keys in a gnokey home and in a c4 home: a local key from the dev
     mnemonic, one at another account and index, a public key alone, a multisig."""
-    binary, folder = gnokey
-    keybase = tmp_path / "gnokey"
-    import shutil
-
-    shutil.copytree(folder, keybase)
+    binary, _ = gnokey
+    keybase = tmp_path / "gnokey"  # its own: the module's keybase gains keys in other tests
+    gnokey_with_test1(keybase)
     offline = pubkeys.bech32(crypto.public_key(bytes([9]) * 32))
 
     def run_gnokey(*args: str, given: str = "") -> str:
