@@ -127,7 +127,9 @@ def logs(follow: bool, only: int, home: Path, as_json: bool) -> None:
     found = dict(_validators(home))
     if not found:
         raise BadInput(f"no node for {home}: c4 node start makes one")
-    node = found.get(only if None not in found else None)
+    if None in found and only:
+        raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
+    node = found.get(None if None in found else only)
     if node is None:
         raise BadInput(
             f"--validator {only}: the network of {home} has validators 0-{len(found) - 1}"
