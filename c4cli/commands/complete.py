@@ -19,6 +19,7 @@ from click.shell_completion import CompletionItem, get_completion_class
 from c4cli.client import connect
 from c4cli.client.realm_client import GameView, RealmClient, Status
 from c4cli.coins import gnot
+from c4cli.commands import line
 from c4cli.errors import C4Error
 from c4cli.home.keys import Keyring
 
@@ -36,7 +37,7 @@ def home_of(ctx: click.Context) -> Path:
         if home:
             return Path(home)
         ctx = ctx.parent  # type: ignore[assignment]
-    return Path(os.environ.get("C4_HOME") or "state")
+    return Path(line.home_from_env())
 
 
 def keys(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

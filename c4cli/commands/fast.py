@@ -77,7 +77,7 @@ def run(argv: list[str], home_option: str | None, body: Callable[[Path], None]) 
     What the body does, and every failure's line and exit code, are the click
     command's (``ending.settle`` ends both).
     """
-    home = Path(home_option or os.environ.get("C4_HOME") or "state")
+    home = Path(home_option or line.home_from_env())
     if home.exists() and not home.is_dir():
         return None  # click's --home check words that
     outbox.reset()

@@ -50,6 +50,11 @@ def from_group(name: str, fallback: Callable[[], Any]) -> Callable[[], Any]:
     return default
 
 
+def home_from_env() -> str:
+    """The home a command line names by no --home: $C4_HOME, else ./state."""
+    return os.environ.get("C4_HOME") or "state"
+
+
 def remote_from_env() -> str | None:
     return os.environ.get("C4_REMOTE") or None
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,7 +14,13 @@ from c4cli.commands import complete
 
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
-from c4cli.commands.line import META, from_group, realm_path_from_env, remote_from_env
+from c4cli.commands.line import (
+    META,
+    from_group,
+    home_from_env,
+    realm_path_from_env,
+    remote_from_env,
+)
 from c4cli.errors import set_quiet
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -33,7 +38,7 @@ def _home(*, expose: bool = True) -> Callable[[F], F]:
     return click.option(
         "--home",
         type=click.Path(file_okay=False, path_type=Path),
-        default=from_group("home", lambda: os.environ.get("C4_HOME") or "state"),
+        default=from_group("home", home_from_env),
         show_default="$C4_HOME or ./state",
         callback=_remember,
         expose_value=expose,
