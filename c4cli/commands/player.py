@@ -12,7 +12,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.client import workflow
 from c4cli.client.player import STATUSES, Group, Ledger, Standing, ledger
-from c4cli.coins import gnot, parse_ugnot
+from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.calls import run_call
 from c4cli.commands.ending import echo, emit_json
@@ -22,6 +22,7 @@ from c4cli.commands.text import game_id_arg, names, who
 from c4cli.commands.transact import (
     acting_address,
     fee_cap,
+    gas_fee_ugnot,
     open_chain,
     receipt_json,
     signer_for,
@@ -202,7 +203,7 @@ def _cancel_expired(key: str, home: Path, opts: dict[str, Any]) -> None:
         step = {**opts, "fee_cap": f"{max(cap - spent, 0)}ugnot"}
         call = workflow.messages(workflow.given(workflow.game_call("Cancel", game.id)), address)
         receipt = submit(home, key, call, step, signer=signer)
-        spent += parse_ugnot(str(receipt.result.tx["fee"]["gas_fee"] or "0ugnot"))
+        spent += gas_fee_ugnot(receipt)
         came = sum(amount for to, amount in receipt.result.transfers if to == address)
         back += came
         if opts["as_json"]:
