@@ -131,7 +131,8 @@ class DevNode:
         self.gnoroot = gnoroot
         self.proc: subprocess.Popen[bytes] | None = None
         self.log: IO[bytes] | None = None
-        self.rpc_port = rpc_port or free_port()
+        # A node that ran before listens where it did (a URL a script kept still serves).
+        self.rpc_port = rpc_port or self._bound_port() or free_port()
         self.url = f"http://127.0.0.1:{self.rpc_port}"
         self._id = 0
 
@@ -139,7 +140,7 @@ class DevNode:
     def started_before(self) -> bool:
         return (self.dir / "data" / "config" / "config.toml").is_file()
 
-    def bound_port(self) -> int | None:
+    def _bound_port(self) -> int | None:
         """The RPC port a node that ran before listened on (its config's rpc.laddr)."""
         try:
             text = (self.dir / "data" / "config" / "config.toml").read_text()

@@ -117,7 +117,6 @@ def start(
     running = _devnode().DevNode(folder, bin_dir, gnoroot)
     count = validators or 1
     if running.started_before:
-        running = _devnode().DevNode(folder, bin_dir, gnoroot, rpc_port=running.bound_port())
         if count > 1:
             raise BadInput(
                 f"--validators {count}: the chain of {home} has one validator (it stays so)"

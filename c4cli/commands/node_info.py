@@ -44,9 +44,7 @@ def _validators(home: Path) -> list[tuple[int | None, Any]]:
     if net.exists:
         return list(enumerate(net.nodes))
     lone = devnode.DevNode(folder, none, none)
-    if not lone.started_before:
-        return []
-    return [(None, devnode.DevNode(folder, none, none, rpc_port=lone.bound_port()))]
+    return [(None, lone)] if lone.started_before else []
 
 
 @click.command()
