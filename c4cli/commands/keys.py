@@ -206,12 +206,19 @@ def _armor_passphrase(prompt: str, *, confirm: bool) -> str:
 
 def _store(keyring: Keyring, name: str, private_key: bytes, password_stdin: bool) -> KeyInfo:
     """A new local key under its own passphrase (asked, with gnokey's warning if empty)."""
+    secret = _sealing_passphrase(password_stdin, "Passphrase to encrypt the key", "C4_PASSWORD")
+    return keyring.add(name, private_key, secret)
+
+
+def _sealing_passphrase(password_stdin: bool, prompt: str, variable: str) -> str:
+    """The passphrase a key is sealed under (twice on a terminal), with gnokey's warning
+    when it is empty: the key is then stored in clear."""
     secret = passphrase(
-        password_stdin=password_stdin, prompt="Passphrase to encrypt the key", confirm=True
+        password_stdin=password_stdin, prompt=prompt, confirm=True, variable=variable
     )
     if not secret:
         notice(UNENCRYPTED_WARNING)
-    return keyring.add(name, private_key, secret)
+    return secret
 
 
 @keys.command("rotate")
@@ -240,14 +247,7 @@ def rotate(name: str, password_stdin: bool, home: Path, as_json: bool) -> None:
     _, private_key = keyring.unlock(
         name, lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {name}")
     )
-    new = passphrase(
-        password_stdin=password_stdin,
-        prompt="New passphrase",
-        confirm=True,
-        variable="C4_NEW_PASSWORD",
-    )
-    if not new:
-        notice(UNENCRYPTED_WARNING)
+    new = _sealing_passphrase(password_stdin, "New passphrase", "C4_NEW_PASSWORD")
     rotated = keyring.rotate(name, private_key, new)
     if as_json:
         emit_json(rotated.to_json())

@@ -89,6 +89,14 @@ def check_name(name: str) -> str:
 SECRETS = ("crypto", "private_key")
 
 
+def _secret(private_key: bytes, passphrase: str) -> dict[str, object]:
+    """A key's secret as its file holds it: sealed under ``passphrase``, in clear
+    without one."""
+    if passphrase:
+        return {"crypto": _sealing().seal(private_key, passphrase)}
+    return {"private_key": private_key.hex()}
+
+
 class Keyring:
     def __init__(self, home: Path) -> None:
         self.folder = home / "keys"
@@ -109,10 +117,7 @@ class Keyring:
             "address": crypto.address_of(pub),
             "pub_key": base64.b64encode(pub).decode(),
         }
-        if passphrase:
-            record["crypto"] = _sealing().seal(private_key, passphrase)
-        else:
-            record["private_key"] = private_key.hex()
+        record.update(_secret(private_key, passphrase))
         self._write(path, name, record)
         return self._info(record, path)
 
@@ -120,17 +125,9 @@ class Keyring:
         """Key ``name`` sealed under a new passphrase (in clear if empty), in place: a
         crash leaves the old file or the new, never neither."""
         record, path = self._load(name)
-        fresh: dict[str, object] = {k: v for k, v in record.items() if k not in SECRETS}
-        if passphrase:
-            fresh["crypto"] = _sealing().seal(private_key, passphrase)
-        else:
-            fresh["private_key"] = private_key.hex()
-        write_private(
-            path,
-            (json.dumps(fresh, indent=2) + "\n").encode(),
-            fault="key-write",
-            consequence=f"the key {name!r} keeps its old passphrase",
-        )
+        fresh = {k: v for k, v in record.items() if k not in SECRETS}
+        fresh.update(_secret(private_key, passphrase))
+        self._write(path, name, fresh, replace=True)
         return self._info(fresh, path)
 
     def add_public(self, name: str, key: PubKey) -> KeyInfo:
@@ -146,14 +143,21 @@ class Keyring:
         self._write(path, name, record)
         return self._info(record, path)
 
-    def _write(self, path: Path, name: str, record: dict[str, object]) -> None:
+    def _write(
+        self, path: Path, name: str, record: dict[str, object], *, replace: bool = False
+    ) -> None:
+        """The key's file, new (two writers at once: one wins), or ``replace``-ing it."""
         try:
             write_private(
                 path,
                 (json.dumps(record, indent=2) + "\n").encode(),
                 fault="key-write",
-                consequence=f"the key {name!r} was not added",
-                exclusive=True,
+                consequence=(
+                    f"the key {name!r} keeps its old passphrase"
+                    if replace
+                    else f"the key {name!r} was not added"
+                ),
+                exclusive=not replace,
             )
         except FileExistsError:
             raise BadInput(f"key {name!r} already exists (delete it first)") from None
