@@ -229,11 +229,13 @@ class RealmClient:
         """The query (path, data) that evaluates ``expression`` in the realm."""
         return QEVAL, f"{self.reader.realm_path}.{expression}"
 
-    def _typed(self, expression: str) -> tuple[str, str]:
-        """A value of the realm and its type, as ``vm/qeval`` prints them."""
-        answer = self.reader.query(*self._query(expression))
+    def _typed(self, expression: str, data: str | None = None) -> tuple[str, str]:
+        """A value of the realm and its type, as ``vm/qeval`` prints them: asked now, or
+        read from ``data``, the answer to that query asked with others."""
+        if data is None:
+            data = self.reader.query(*self._query(expression)).data
         try:
-            return parse_result(answer.data)
+            return parse_result(data)
         except ValueError:
             raise Unreachable(f"the chain answered {expression} with garbage") from None
 
@@ -248,8 +250,8 @@ class RealmClient:
                     raise
         return self._value(names[-1])
 
-    def _document(self, expression: str) -> Any:
-        text = self._value(expression)
+    def _document(self, expression: str, data: str | None = None) -> Any:
+        text = self._typed(expression, data)[0]
         try:
             return json.loads(text)
         except ValueError:
@@ -270,15 +272,7 @@ class RealmClient:
 
     def game_answer(self, game_id: int, data: str) -> GameView | None:
         """The game in the answer to :meth:`game_query` (asked with others at once)."""
-        try:
-            text = parse_result(data)[0]
-        except ValueError:
-            raise Unreachable(f"the chain answered GameJSON({game_id}) with garbage") from None
-        try:
-            document = json.loads(text)
-        except ValueError:
-            raise Unreachable(f"the realm's GameJSON({game_id}) is not JSON") from None
-        return self._game(game_id, document)
+        return self._game(game_id, self._document(f"GameJSON({game_id})", data))
 
     def _game(self, game_id: int, document: Any) -> GameView | None:
         with self._shape("GameJSON"):
