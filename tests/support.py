@@ -140,18 +140,35 @@ def game_of(chain: Home, moves: str) -> str:
     return start_game(chain, moves).id
 
 
-def leaf_commands() -> set[str]:
-    """Every command line's command, as `c4 --help` and its groups list them (``keys
-    add``, ``time``: a group that runs alone counts too)."""
+def all_commands() -> list[tuple[str, Any]]:
+    """Every command as `c4 --help` and its groups list them: (``keys add``, its click
+    command), each group after its subcommands."""
     import click
 
     from c4cli.commands.main import cli
 
-    names: set[str] = set()
-    for name in cli.list_commands(click.Context(cli)):
-        command = cli.get_command(click.Context(cli), name)
+    found: list[tuple[str, Any]] = []
+    ctx = click.Context(cli)
+    for name in cli.list_commands(ctx):
+        command = cli.get_command(ctx, name)
+        assert command is not None
         if isinstance(command, click.Group):
-            names |= {f"{name} {sub}" for sub in command.list_commands(click.Context(command))}
-        if not isinstance(command, click.Group) or command.invoke_without_command:
-            names.add(name)
-    return names
+            sub_ctx = click.Context(command)
+            found += [
+                (f"{name} {sub}", command.get_command(sub_ctx, sub))
+                for sub in command.list_commands(sub_ctx)
+            ]
+        found.append((name, command))
+    return found
+
+
+def leaf_commands() -> set[str]:
+    """Every command a command line can run (``keys add``, and ``time``: a group that
+    runs alone counts too)."""
+    import click
+
+    return {
+        name
+        for name, command in all_commands()
+        if not isinstance(command, click.Group) or command.invoke_without_command
+    }

@@ -9,25 +9,10 @@ import pytest
 from click.testing import CliRunner
 
 from c4cli.commands.main import cli
+from support import all_commands
 
 ROOT = Path(__file__).resolve().parents[2]
 TOUR = "\n".join(page.read_text() for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")])
-
-
-def all_commands() -> list[tuple[str, click.Command]]:
-    found: list[tuple[str, click.Command]] = []
-    ctx = click.Context(cli)
-    for name in cli.list_commands(ctx):
-        command = cli.get_command(ctx, name)
-        assert command is not None
-        if isinstance(command, click.Group):
-            sub_ctx = click.Context(command)
-            found += [
-                (f"{name} {sub}", command.get_command(sub_ctx, sub))
-                for sub in command.list_commands(sub_ctx)
-            ]  # type: ignore[misc]
-        found.append((name, command))
-    return found
 
 
 @pytest.mark.parametrize(("name", "command"), all_commands(), ids=lambda v: str(v))
