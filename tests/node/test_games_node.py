@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from node.proxy import proxy_for
-from node.test_remote import costs, deploy_copy, home_with_keys
+from node.test_remote import bound_home, costs
 from player_scenario import STAKES, comparable, groups, play_the_scenario
 
 from support import Home
@@ -22,18 +22,11 @@ TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 COMMITMENT = "0" * 64
 
 
-def bound(gno_node: Any, folder: Path, path: str, patch: Any = None) -> Home:
-    deploy_copy(gno_node, path, folder / "realm", *([patch] if patch else []))
-    home = home_with_keys(gno_node, folder)
-    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
-    return home
-
-
 def test_a_players_games_on_a_node_read_as_on_the_local_chain(
     gno_node: Any, tmp_path: Path, chain: Home
 ) -> None:
     path = "gno.land/r/c4cli/games/connect4"
-    node = bound(gno_node, tmp_path / "node", path)
+    node = bound_home(gno_node, path, tmp_path / "node")
 
     def expire() -> None:  # the offers' minute, by the node's clock
         games = node.json("games", "alice")["games"]
@@ -88,7 +81,7 @@ def three_hundred_games(name: str, text: str) -> str:
 
 
 def test_games_reads_a_page_of_games_a_request(gno_node: Any, tmp_path: Path) -> None:
-    home = bound(gno_node, tmp_path, "gno.land/r/c4cli/paged/connect4", three_hundred_games)
+    home = bound_home(gno_node, "gno.land/r/c4cli/paged/connect4", tmp_path, three_hundred_games)
     with proxy_for(gno_node.url) as proxy:
         document = home.json("games", "test1", "--remote", proxy.url)
     assert len(document["games"]) == 300 and document["takeable_ugnot"] == 300_000_000
