@@ -1,9 +1,10 @@
 """One player's games and stakes, as any client reads them from the realm.
 
-The realm lists only its live games (``ActiveJSON``); a player's expired offers,
-finished games and record are found by reading every game with ``GameJSON``, a
-page of ids at a time (one request a page on a node), until an id the realm
-does not know: ids are given in order and games are never removed.
+The realm lists only its live games (``ActiveJSON``, expired offers among them),
+which is all `cancel --expired` reads; a player's finished games and record are
+found by reading every game with ``GameJSON``, a page of ids at a time (one
+request a page on a node), until an id the realm does not know: ids are given in
+order and games are never removed.
 
 The record (games, wins, draws, net ugnot won) is the one the realm keeps at
 settlement, counted again from the settled games by the realm's own rule
@@ -86,6 +87,25 @@ def every_game(chain: ChainReader, page: int = PAGE) -> Iterator[GameView]:
                 return
             yield game
         first += page
+
+
+def live_games(chain: ChainReader) -> Iterator[GameView]:
+    """The realm's open and playing games (its ActiveJSON), page after page until an
+    empty one: what an expired offer can be, without reading every settled game."""
+    client = RealmClient(chain)
+    offset = 0
+    while page := client.lobby(offset, PAGE).games:
+        yield from page
+        offset += len(page)
+
+
+def expired_offers(chain: ChainReader, address: str, at: int) -> list[GameView]:
+    """``address``'s offers expired at block time ``at``, whose stakes the realm holds."""
+    return [
+        game
+        for game in live_games(chain)
+        if (found := standing(game, address, at)) is not None and found.group == Group.EXPIRED
+    ]
 
 
 def to_act(game: GameView) -> str:

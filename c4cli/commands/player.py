@@ -11,7 +11,7 @@ import click
 
 from c4cli.chain.clock import format_time
 from c4cli.client import workflow
-from c4cli.client.player import STATUSES, Group, Ledger, Standing, ledger
+from c4cli.client.player import STATUSES, Group, Ledger, Standing, expired_offers, ledger
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.calls import run_call
@@ -189,8 +189,7 @@ def _cancel_expired(key: str, home: Path, opts: dict[str, Any]) -> None:
         raise BadInput("--generate-only makes one transaction: give c4 cancel GAME KEY")
     address = acting_address(home, key, opts["master"])
     chain = open_chain(home)
-    found = ledger(chain, address, chain.next_block_time(wallclock.time()))
-    offers = [s.game for s in found.standings if s.group == Group.EXPIRED]
+    offers = expired_offers(chain, address, chain.next_block_time(wallclock.time()))
     known = names(home)
     cap = fee_cap(home, opts.get("fee_cap"))  # for the whole batch
     spent = back = 0
