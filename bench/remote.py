@@ -1,7 +1,7 @@
 """c4 against gnokey on one gnoland: the same move and the same query, in turns, medians
-side by side.
+side by side, near the node or across a wide-area link.
 
-    python bench/remote.py [--rounds 20] [--spacing 2.2]
+    python bench/remote.py [--rounds 20] [--spacing 2.2] [--rtt MS] [--tls]
 
 Starts a gnoland on 127.0.0.1 (gno's binaries from scripts/install-gno.sh, as the
 tests use them), deploys the realm in gno/, and has two keys play drawn games
@@ -11,13 +11,21 @@ real move of a real game, each tool with its defaults (c4 simulates the move and
 prices it from the node's gas price; gnokey simulates it, ``-simulate test``, with
 the gas and fee it must be given), each waiting for its block. Moves are spaced
 (``--spacing`` seconds apart, longer than the node's 1 s block interval) so that no
-move waits behind the previous one's block: back to back, both tools would mostly
-measure the block interval. Between moves, each tool reads the realm's page once
-(``c4 query vm/qrender`` and ``gnokey query vm/qrender``), and so does
-``bench/bare_query.py``: the same query as the least a Python command can send, with
-the interpreter c4 runs under, to measure the floor a Python client starts from.
-Targets: c4's median at most 1.2 times gnokey's per move, 1.5 times per query. c4 is
-installed as a user would have it (``pip install .``, into bench/run.py's venv).
+move waits behind the previous one's block. Between moves, each tool reads a game
+(``c4 query game G``; ``gnokey query vm/qeval`` of the realm's ``GameJSON(G)``).
+
+``--rtt MS`` and ``--tls`` put bench/wan.py between both clients and the node: a
+round trip of MS milliseconds (RTT/2 each way, a connection's first bytes one RTT
+more), and an HTTPS endpoint whose certificate both trust through $SSL_CERT_FILE.
+The endpoint counts each command's connections and HTTP requests, and the node's
+own time answering its broadcast (the wait for the block), which a move's time is
+given without: what the client's way of talking to the node costs.
+
+Targets: near the node, c4 at most 1.2 times gnokey's median a move, 1.5 times a
+query; across a link (``--rtt``), at most 0.95 times a move and 1.10 times a query.
+Without a link, ``bench/bare_query.py`` (the same query as the least a Python command
+can send) is timed too: the floor a Python client starts from. c4 is installed as a
+user would have it (``pip install .``, into bench/run.py's venv).
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 import run as bench  # noqa: E402  (bench/run.py: the venv install and the drawn game)
 from node.gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
+from wan import Counts, Link  # noqa: E402
 
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 
@@ -53,6 +62,8 @@ def main() -> None:
     parser.add_argument(
         "--spacing", type=float, default=2.2, help="Seconds between two moves (over 1 s)."
     )
+    parser.add_argument("--rtt", type=float, default=0, help="A link's round trip, in ms.")
+    parser.add_argument("--tls", action="store_true", help="Reach the node over HTTPS.")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/c4-bench"))
     options = parser.parse_args()
     options.workdir.mkdir(parents=True, exist_ok=True)
@@ -73,48 +84,100 @@ def main() -> None:
         node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
         for name, key in keys.items():
             _gnokey(bin_dir, gnokey_home, ["add", name, "--recover"], f"{key['mnemonic']}\n\n\n")
-        _c4(c4_home, "init", "--remote", node.url, "--realm-path", REALM_PATH)
-        samples = play(options, node, bin_dir, c4_home, gnokey_home)
+        link = None
+        url = node.url
+        if options.rtt or options.tls:
+            port = int(node.url.rsplit(":", 1)[1])
+            link = Link(port, rtt_ms=options.rtt, tls=options.tls, folder=folder)
+            url = link.url
+            os.environ["SSL_CERT_FILE"] = str(link.cert_file)
+        _c4(c4_home, "init", "--remote", url, "--realm-path", REALM_PATH)
+        samples, counts = play(options, url, link, bin_dir, c4_home, gnokey_home)
     finally:
         node.stop()
+    report(options, samples, counts)
+
+
+def report(
+    options: argparse.Namespace, samples: dict[str, list[float]], counts: dict[str, list[Counts]]
+) -> None:
+    far = bool(options.rtt or options.tls)
+    limits = (0.95, 1.10) if far else (1.2, 1.5)
     rows = [
-        ("one move", "c4 play", "gnokey maketx call Play", "c4", "gnokey", 1.2),
-        ("one query", "c4 query vm/qrender", "gnokey query vm/qrender", "c4 q", "gnokey q", 1.5),
+        ("one move", "c4 play", "gnokey maketx call Play", "c4", "gnokey", limits[0]),
+        ("one query", "c4 query game", "gnokey query vm/qeval", "c4 q", "gnokey q", limits[1]),
     ]
+    where = (
+        f"a {options.rtt:g} ms link{' over TLS' if options.tls else ''} (bench/wan.py)"
+        if far
+        else "gnoland on 127.0.0.1"
+    )
     print(f"c4 bench (remote), {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, ", end="")
-    print(f"medians of {options.rounds} interleaved rounds, gnoland on 127.0.0.1, moves ", end="")
+    print(f"medians of {options.rounds} interleaved rounds, {where}, moves ", end="")
     print(f"{options.spacing:g} s apart, each tool with its defaults\n")
+    if far:
+        print(f"  {'':<36}{'time':>8}{'outside':>9}{'conns':>7}{'reqs':>6}")
+        print(f"  {'':<36}{'':>8}{'block':>9}")
     for _, ours, theirs, mine, other, _ in rows:
-        print(f"  {theirs:<40}{statistics.median(samples[other]) * 1000:>8.0f} ms")
-        print(f"  {ours:<40}{statistics.median(samples[mine]) * 1000:>8.0f} ms")
+        for label, name in ((theirs, other), (ours, mine)):
+            line = f"  {label:<36}{statistics.median(samples[name]) * 1000:>6.0f} ms"
+            if far:
+                seen = counts[name]
+                line += f"{statistics.median(samples[name + ' out']) * 1000:>6.0f} ms"
+                line += f"{statistics.median(c.connections for c in seen):>7g}"
+                line += f"{statistics.median(c.requests for c in seen):>6g}"
+            print(line)
     print(f"\n  {'target':<34}{'measured':>10}{'limit':>10}  result")
     for what, _, _, mine, other, limit in rows:
-        ratio = statistics.median(samples[mine]) / statistics.median(samples[other])
+        key = " out" if far and what == "one move" else ""
+        ratio = statistics.median(samples[mine + key]) / statistics.median(samples[other + key])
         verdict = "pass" if ratio <= limit else "FAIL"
-        print(f"  {'c4 / gnokey, ' + what:<34}{ratio:>9.2f}x{limit:>9.2f}x  {verdict}")
-    bare, gnokey_q = statistics.median(samples["bare q"]), statistics.median(samples["gnokey q"])
-    above = statistics.median(samples["c4 q"]) - bare
-    print(f"\n  the floor, bench/bare_query.py (a bare JSON-RPC query): {bare * 1000:.0f} ms")
-    print(f"  ({bare / gnokey_q:.2f}x gnokey's query); c4's query {above * 1000:.0f} ms above it")
+        label = f"c4 / gnokey, {what}" + (" (outside its block)" if key else "")
+        print(f"  {label:<34}{ratio:>9.2f}x{limit:>9.2f}x  {verdict}")
+    if not far:
+        bare = statistics.median(samples["bare q"])
+        gnokey_q = statistics.median(samples["gnokey q"])
+        above = statistics.median(samples["c4 q"]) - bare
+        print(f"\n  the floor, bench/bare_query.py (a bare JSON-RPC query): {bare * 1000:.0f} ms")
+        print(
+            f"  ({bare / gnokey_q:.2f}x gnokey's query); c4's query {above * 1000:.0f} ms above it"
+        )
 
 
 def play(
-    options: argparse.Namespace, node: GnoNode, bin_dir: Path, c4_home: Path, gnokey_home: Path
-) -> dict[str, list[float]]:
+    options: argparse.Namespace,
+    url: str,
+    link: Link | None,
+    bin_dir: Path,
+    c4_home: Path,
+    gnokey_home: Path,
+) -> tuple[dict[str, list[float]], dict[str, list[Counts]]]:
     """Rounds of a c4 move, a gnokey move (each ``options.spacing`` s after the last), a
-    c4 query, a gnokey query and the bare query, until each was timed ``options.rounds``
-    times."""
-    samples: dict[str, list[float]] = {
-        "c4": [],
-        "gnokey": [],
-        "c4 q": [],
-        "gnokey q": [],
-        "bare q": [],
-    }
+    c4 query, a gnokey query (and, near the node, the bare query), until each was timed
+    ``options.rounds`` times; with a link, what each command sent through it."""
+    names = ["c4", "gnokey", "c4 q", "gnokey q"] + ([] if link else ["bare q"])
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    samples.update({"c4 out": [], "gnokey out": []})
+    counts: dict[str, list[Counts]] = {name: [] for name in names}
     game, moves, players = "", len(bench.DRAWN), ("alice", "bob")
-    remote = node.url.removeprefix("http://")
-    render = ["-data", f"{REALM_PATH}:"]
-    while min(len(v) for v in samples.values()) < options.rounds:
+    remote = url.removeprefix("http://")
+
+    def timed(name: str, args: list[str], env: dict[str, str] | None, stdin: str = "") -> None:
+        before = link.counts() if link else None
+        started = time.perf_counter()
+        proc = subprocess.run(args, env=env, input=stdin, capture_output=True, text=True)
+        took = time.perf_counter() - started
+        if proc.returncode != 0:
+            sys.exit(f"{name}: {' '.join(args[:3])} failed: {proc.stderr.strip()}")
+        samples[name].append(took)
+        if link and before:
+            after = link.counts()
+            delta = Counts(*(b - a for a, b in zip(before, after, strict=True)))
+            counts[name].append(delta)
+            if name in ("c4", "gnokey"):
+                samples[name + " out"].append(took - delta.broadcast_seconds)
+
+    while min(len(samples[name]) for name in names) < options.rounds:
         if moves >= len(bench.DRAWN) - 1:
             game = str(_c4(c4_home, "offer", "--stake", "1gnot", "alice")["result"][0])
             _c4(c4_home, "accept", game, "bob")
@@ -127,38 +190,23 @@ def play(
             time.sleep(options.spacing)
             if tool == "c4":
                 args = [bench.C4, "play", game, column, "--move", str(moves), key]
-                started = time.perf_counter()
-                subprocess.run(args, env=_env(c4_home), check=True, capture_output=True)
+                timed("c4", args, _env(c4_home))
             else:
                 call = ["maketx", "call", "-pkgpath", REALM_PATH, "-func", "Play"]
                 for arg in (game, column, str(moves)):
                     call += ["-args", arg]
                 call += ["-gas-wanted", GAS_WANTED, "-gas-fee", GAS_FEE, "-broadcast"]
                 call += ["-chainid", CHAIN_ID, "-remote", remote, key]
-                started = time.perf_counter()
-                _gnokey(bin_dir, gnokey_home, call, "\n")
-            samples[tool].append(time.perf_counter() - started)
+                call += ["-home", str(gnokey_home), "-insecure-password-stdin"]
+                timed("gnokey", [str(bin_dir / "gnokey"), *call], None, "\n")
             moves += 1
-        started = time.perf_counter()
-        subprocess.run(
-            [bench.C4, "query", "vm/qrender", "--data", f"{REALM_PATH}:"],
-            env=_env(c4_home),
-            check=True,
-            capture_output=True,
-        )
-        samples["c4 q"].append(time.perf_counter() - started)
-        started = time.perf_counter()
-        subprocess.run(
-            [str(bin_dir / "gnokey"), "query", "vm/qrender", *render, "-remote", remote],
-            check=True,
-            capture_output=True,
-        )
-        samples["gnokey q"].append(time.perf_counter() - started)
-        bare = [bench.PYTHON, str(HERE / "bare_query.py"), remote, "vm/qrender", render[1]]
-        started = time.perf_counter()
-        subprocess.run(bare, check=True, capture_output=True)
-        samples["bare q"].append(time.perf_counter() - started)
-    return samples
+        timed("c4 q", [bench.C4, "query", "game", game], _env(c4_home))
+        qeval = ["query", "vm/qeval", "-data", f"{REALM_PATH}.GameJSON({game})"]
+        timed("gnokey q", [str(bin_dir / "gnokey"), *qeval, "-remote", remote], None)
+        if not link:
+            bare = [bench.PYTHON, str(HERE / "bare_query.py"), remote, "vm/qrender"]
+            timed("bare q", [*bare, f"{REALM_PATH}:"], None)
+    return samples, counts
 
 
 def _env(home: Path) -> dict[str, str]:

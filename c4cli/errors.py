@@ -18,9 +18,15 @@ class C4Error(Exception):
 
 
 class Refused(C4Error):
-    """The chain or the realm refused a transaction or query (exit 1)."""
+    """The chain or the realm refused a transaction or query (exit 1). ``kind`` is the
+    refusal's error type as tm2 names it (``/std.UnauthorizedError``), where known:
+    what c4 acts on, never the words."""
 
     exit_code = 1
+
+    def __init__(self, message: str, *, kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 class BadInput(C4Error):

@@ -25,13 +25,19 @@ BASE = {
 # What each layer may import of ours, besides the base and itself. The home (keys,
 # secrets, config, the journal) stands beside the chain: it uses the chain's value
 # types and signing, and no chain code uses it (a node client is handed its journal).
+#
+# The node client (``node``) is a backend of the chain interface in a room of its own:
+# it uses the chain's value types, wire and signing, and only the door
+# (client/connect.py) opens it. gnoland's processes (``gnoland``) are `c4 node`'s only.
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},
     "chain": {"realm", "engine"},
+    "node": {"chain"},
+    "gnoland": set(),
     "home": {"chain"},
-    "client": {"home", "chain", "realm", "engine"},
-    "commands": {"client", "home", "chain", "engine"},
+    "client": {"home", "chain", "node", "realm", "engine"},
+    "commands": {"client", "home", "chain", "gnoland", "engine"},
 }
 
 
@@ -103,13 +109,14 @@ def test_commands_never_ask_which_backend_they_have() -> None:
                 assert not named & BACKENDS, f"{path.name}:{node.lineno} tests the backend"
 
 
-BACKEND_MODULES = {
-    f"c4cli.chain.{name}"
-    for name in (
-        *("local", "loading", "cache", "projection", "state", "state_reader", "execute"),
-        *("remote", "delivery", "node_txs", "node_reads", "node_receipts", "node_proof", "rpc"),
-    )
-}
+BACKEND_MODULES = (
+    {
+        f"c4cli.chain.{name}"
+        for name in ("local", "loading", "cache", "projection", "state", "state_reader", "execute")
+    }
+    | {f"c4cli.node.{path.stem}" for path in (PACKAGE / "node").glob("*.py")}
+    | {"c4cli.node"}
+)
 
 
 def test_commands_open_a_chain_only_through_the_door() -> None:
@@ -142,18 +149,23 @@ LAZY = {
     ): "the realm's code: when the cache cannot answer",
     ("chain/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
     ("chain/replay.py", "c4cli.chain.state"): "the executor and the realm: replay only",
-    ("chain/rpc.py", "ssl"): "TLS (~15 ms): an https node only",
+    ("node/http.py", "ssl"): "TLS (~15 ms): an https node only",
     ("chain/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
     ("chain/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
     ("client/connect.py", "c4cli.chain"): (
-        "a backend when a home uses it: the local chain's SQLite, TOML and replay, or a "
-        "node's HTTP stack (and, to send, signing and delivery: not for a query)"
+        "the local chain when a home uses it: its SQLite, TOML and replay"
+    ),
+    ("client/connect.py", "c4cli.node"): (
+        "a node's client when a home uses one: its HTTP stack (and, to send, signing and "
+        "delivery: not for a query)"
     ),
     ("client/realm_client.py", "c4cli.engine"): "the board and its native solver: boards only",
     ("commands/bot.py", "c4cli.engine"): "the solver: when the bot moves",
     ("commands/bot.py", "rich.console"): "rich (~40-150 ms): colour on a terminal only",
     ("commands/game.py", "c4cli.engine"): "the solver: `play best` only",
-    ("commands/node_info.py", "c4cli.chain"): "devnode (subprocess, urllib): `c4 --help` loads it",
+    ("commands/node_info.py", "c4cli.gnoland"): (
+        "devnode (subprocess, urllib): `c4 --help` loads it"
+    ),
     ("commands/solve.py", "c4cli.engine"): "the solver: `c4 --help` loads solve.py",
     ("commands/views.py", "rich.console"): "rich: colour on a terminal only",
     ("commands/views.py", "rich.table"): "rich: the lobby's table on a terminal only",
@@ -192,6 +204,33 @@ def _imports_inside_functions() -> set[tuple[str, str]]:
 def test_only_measured_imports_are_lazy() -> None:
     """Issue 23: at most 30 imports inside functions, each listed here with its reason;
     issue 37's secret-strength estimator (zxcvbn, ~50 ms, only for a secret the user
-    chose) is the 31st."""
+    chose) is the 31st; issue 38 moved the node client out of ``chain/`` into a room of
+    its own, so the door opens two rooms lazily where it opened one (the 32nd)."""
     assert _imports_inside_functions() == set(LAZY)
-    assert len(LAZY) <= 31
+    assert len(LAZY) <= 32
+
+
+def test_the_node_clients_parts_are_composed_not_stacked() -> None:
+    """Issue 38: no class of the node client inherits another of its classes (each part
+    holds the one below: the sender its reader, the reader its transport)."""
+    ours: set[str] = set()
+    bases: list[tuple[str, str, str]] = []
+    for path in sorted((PACKAGE / "node").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                ours.add(node.name)
+                for base in node.bases:
+                    name = base.id if isinstance(base, ast.Name) else ast.unparse(base)
+                    bases.append((path.name, node.name, name))
+    assert len(ours) >= 8, "the node client's classes were not found"
+    stacked = [f"{file}: {cls}({base})" for file, cls, base in bases if base in ours]
+    assert stacked == []
+
+
+def test_the_node_client_and_gnolands_processes_have_rooms_of_their_own() -> None:
+    chain = {path.stem for path in (PACKAGE / "chain").glob("*.py")}
+    assert not chain & {"rpc", "remote", "delivery", "node_reads", "devnode", "network"}
+    assert {"transport", "reader", "sender", "delivery"} <= {
+        path.stem for path in (PACKAGE / "node").glob("*.py")
+    }
+    assert {"devnode", "network"} <= {path.stem for path in (PACKAGE / "gnoland").glob("*.py")}

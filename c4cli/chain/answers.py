@@ -107,15 +107,15 @@ def refusal(base: dict[str, Any]) -> str:
     return first_line(log.split("\nstack:", 1)[0].removeprefix("recovered: ")) or "refused"
 
 
-def unknown_tx(message: str) -> bool:
-    """The node's answer to ``tx`` for a hash it has no transaction for."""
-    lowered = message.lower()
-    return "could not find tx" in lowered or "not found" in lowered
+def error_type(base: dict[str, Any]) -> str:
+    """The type of a refusal's error as tm2 writes it (``/std.UnauthorizedError``)."""
+    error = base.get("Error")
+    return str(error.get("@type") or "") if isinstance(error, dict) else ""
 
 
-def sequence_taken(message: str) -> bool:
-    """A refusal that says the sequence moved on (another client signed first)."""
-    return "signature verification failed" in message or "unauthorized" in message
+# tm2's error for a signature that does not verify for the account's number, sequence
+# and chain id: another client took the sequence, or a node wants the legacy payload.
+UNAUTHORIZED = "/std.UnauthorizedError"
 
 
 def call_values(data: str) -> list[tuple[str, str]]:
@@ -146,6 +146,8 @@ def decode_result(data: bytes) -> dict[str, Any]:
                 if inner == 1 and isinstance(inner_value, bytes):
                     out["error"] = True
                     out["log"] = string_error(inner_value)
+                    kind = dict(amino_fields(inner_value)).get(1)
+                    out["kind"] = kind.decode("utf-8", "replace") if isinstance(kind, bytes) else ""
                 elif inner == 4 and isinstance(inner_value, bytes):
                     log = inner_value.decode("utf-8", "replace")
     if out.get("error") and not out.get("log"):
@@ -264,9 +266,3 @@ def _number(value: Any) -> int:
         return int(str(value or 0))
     except ValueError:
         return 0
-
-
-def already_held(message: str) -> bool:
-    """A broadcast's refusal that says the node has these very bytes already (tm2's
-    mempool cache: ErrTxInCache)."""
-    return "already exists in cache" in message.lower()

@@ -52,6 +52,13 @@ class TxOutcome(NamedTuple):
     transfers: tuple[tuple[str, int], ...] = ()
 
 
+class Answer(NamedTuple):
+    """A query's answer: the height it was read at, and the data as the node returns it."""
+
+    height: int
+    data: str
+
+
 class Receipt(NamedTuple):
     """A delivered transaction, as a node's receipt reports it.
 
@@ -72,6 +79,9 @@ class Receipt(NamedTuple):
     # Each event's type as tm2 gives it (``/bank.TransferEvent``), in the order of
     # ``events`` (whose Go JSON, like gnokey's, has none).
     event_types: tuple[str, ...] = ()
+    # The queries the caller named to read once it landed (Chain.submit's then_read),
+    # each with its answer where it came with the transaction's block.
+    read_back: tuple[tuple[tuple[str, str], Answer], ...] = ()
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's
@@ -97,13 +107,6 @@ class SendPolicy(NamedTuple):
 
 
 DEFAULT_POLICY = SendPolicy()
-
-
-class Answer(NamedTuple):
-    """A query's answer: the height it was read at, and the data as the node returns it."""
-
-    height: int
-    data: str
 
 
 class Head(NamedTuple):

@@ -18,14 +18,15 @@ from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.home.journal import Journal
+from c4cli.node.spec import NodeSpec
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
-    from c4cli.chain.node_reads import NodeReader
-    from c4cli.chain.remote import NodeChain
+    from c4cli.node.chain import NodeChain
+    from c4cli.node.reader import NodeReader
 
-Client = TypeVar("Client", bound="NodeReader")
-OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (chain.devnode.NODE_DIR)
+Client = TypeVar("Client", "NodeReader", "NodeChain")
+OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (gnoland.devnode.NODE_DIR)
 
 
 def open_chain(
@@ -108,9 +109,9 @@ class Binding(NamedTuple):
 def shown_url(url: str) -> str:
     """A node URL (or a home's comma-separated list) as c4 prints it: credentials and
     paths (where hosted RPCs put API keys) left out."""
-    from c4cli.chain import node_reads, rpc
+    from c4cli.node import http, transport
 
-    return ",".join(rpc.redact(part) for part in node_reads.split_urls(url))
+    return ",".join(http.redact(part) for part in transport.split_urls(url))
 
 
 def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: bool) -> Binding:
@@ -118,13 +119,14 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
     ``chain_id`` (when given) and holds the realm; nothing is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
-    node = _sender()(url, realm_path=realm_path, chain_id=chain_id)
+    node = _reader()(NodeSpec(url, realm_path, chain_id))
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
         raise BadInput(f"the node at {url} is not chain {chain_id!r}")
-    for other in node.urls:  # several URLs: every one answers, for this chain
-        if other != node.url:
-            _sender()(other, realm_path=realm_path, chain_id=node.chain_id).head()
+    urls = node.transport.urls
+    for other in urls:  # several URLs: every one answers, for this chain
+        if other != node.transport.url:
+            _reader()(NodeSpec(other, realm_path, node.chain_id)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)
@@ -132,7 +134,7 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
 
 
 def _open(
-    kind: Callable[[], type[Client]],
+    kind: Callable[[], Callable[[NodeSpec], Client]],
     home: Path,
     *,
     url: str | None,
@@ -147,9 +149,7 @@ def _open(
         chain.require()
         return chain
     if config is None:
-        return kind()(
-            str(url), realm_path=realm_path or DEFAULT_REALM_PATH, chain_id=chain_id, unbound=True
-        )
+        return kind()(NodeSpec(str(url), realm_path or DEFAULT_REALM_PATH, chain_id, unbound=True))
     if realm_path is not None and realm_path != config.realm_path:
         raise BadInput(
             f"--realm-path {realm_path!r}: this home is bound to the realm {config.realm_path}"
@@ -157,18 +157,19 @@ def _open(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     journal = Journal(home)
-    client = kind()(
-        config.url if url is None else url,
-        realm_path=config.realm_path,
-        chain_id=config.chain_id,
-        journal=journal,
-        seen_height=journal.seen_height(),
+    # A home `c4 node start` made: a node that refuses the connection is most likely
+    # stopped, and the command that starts it is the next step.
+    own = url is None and (home / OWN_NODE).is_dir()
+    return kind()(
+        NodeSpec(
+            config.url if url is None else url,
+            config.realm_path,
+            config.chain_id,
+            journal=journal,
+            seen_height=journal.seen_height(),
+            down_hint="this home's node is not running: `c4 node start` starts it" if own else "",
+        )
     )
-    if url is None and (home / OWN_NODE).is_dir():
-        # A home `c4 node start` made: a node that refuses the connection is most
-        # likely stopped, and the command that starts it is the next step.
-        client.down_hint = "this home's node is not running: `c4 node start` starts it"
-    return client
 
 
 # Each backend is imported only when a home uses it: a node's client brings an HTTP
@@ -182,15 +183,15 @@ def _local_chain(home: Path) -> LocalControls:
     return local.LocalChain(home)
 
 
-def _sender() -> type[NodeChain]:
+def _sender() -> Callable[[NodeSpec], NodeChain]:
     """A node's whole client: reads, signing, simulation and delivery."""
-    from c4cli.chain import remote
+    from c4cli.node import chain
 
-    return remote.NodeChain
+    return chain.open_node
 
 
-def _reader() -> type[NodeReader]:
+def _reader() -> Callable[[NodeSpec], NodeReader]:
     """A node's client without its sending half: what a query needs."""
-    from c4cli.chain import node_reads
+    from c4cli.node import reader
 
-    return node_reads.NodeReader
+    return reader.open_reader

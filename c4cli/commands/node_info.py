@@ -22,7 +22,7 @@ FOLLOW_EVERY = 0.2  # seconds between two looks at a followed log
 
 def network_module() -> ModuleType:
     """A network of validators (the node's module, and json, shutil)."""
-    from c4cli.chain import network
+    from c4cli.gnoland import network
 
     return network
 
@@ -30,7 +30,7 @@ def network_module() -> ModuleType:
 def devnode_module() -> ModuleType:
     """Gno's node (subprocess, urllib): loaded by `c4 node`, not by `c4 --help`, which
     loads the node commands."""
-    from c4cli.chain import devnode
+    from c4cli.gnoland import devnode
 
     return devnode
 

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 
 import c4cli
-from c4cli.chain.devnode import gno_sources
+from c4cli.gnoland.devnode import gno_sources
 
 ROOT = Path(__file__).resolve().parents[2]
 

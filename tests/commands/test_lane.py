@@ -138,7 +138,8 @@ def test_a_lane_loads_no_click(lane: str) -> None:
         "import sys\n"
         f"from c4cli.commands import ending, {lane}\n"
         "from c4cli.client import connect\n"
-        "connect._sender()('http://127.0.0.1:9', realm_path='gno.land/r/x', chain_id=None)\n"
+        "from c4cli.node.spec import NodeSpec\n"
+        "connect._sender()(NodeSpec('http://127.0.0.1:9', 'gno.land/r/x'))\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('click', 'rich')))\n"
     )
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}

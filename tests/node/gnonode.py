@@ -2,7 +2,7 @@
 
 The binaries come from ``scripts/install-gno.sh`` (gno's own, at the pinned
 version, built from the Go module proxy and cached). The node is the one
-`c4 node start` runs (c4cli/chain/devnode.py), here a child of the session: it runs in a
+`c4 node start` runs (c4cli/gnoland/devnode.py), here a child of the session: it runs in a
 temporary folder with a genesis that funds the keys the tests sign with; it
 makes a block only when a transaction arrives, at least one second after the
 previous one, so every transaction has a block (and a block time, in whole
@@ -21,8 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from c4cli.chain.devnode import DevNode
 from c4cli.errors import Unreachable
+from c4cli.gnoland.devnode import DevNode
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL = ROOT / "scripts" / "install-gno.sh"
@@ -74,7 +74,7 @@ def unix_time(rfc3339: str) -> int:
 
 
 class GnoNode(DevNode):
-    """The node `c4 node start` runs (c4cli/chain/devnode.py), as a child of the test
+    """The node `c4 node start` runs (c4cli/gnoland/devnode.py), as a child of the test
     session, and what the tests ask of it."""
 
     def __init__(self, bin_dir: Path, gnoroot: Path, workdir: Path) -> None:

@@ -93,11 +93,12 @@ def test_a_query_of_a_node_loads_no_click_and_nothing_that_signs(bound: Home, c4
     )
     assert proc.returncode == 0 and proc.stdout.startswith("height: ")
     loaded = [line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()]
-    assert "c4cli.chain.node_reads" in loaded  # the measurement works
+    assert "c4cli.node.reader" in loaded  # the measurement works
     assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
     # A query opens the node's reader (connect.open_reader): the sending half, the
     # signing and the keyring stay unloaded.
-    signing = ("c4cli.chain.remote", "c4cli.chain.tx", "c4cli.chain.crypto", "c4cli.home.keys")
+    signing = ("c4cli.node.sender", "c4cli.node.delivery", "c4cli.chain.tx", "c4cli.chain.crypto")
+    signing += ("c4cli.home.keys",)
     assert not [name for name in loaded if name in signing or name.startswith("coincurve")]
 
 

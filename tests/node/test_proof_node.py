@@ -76,8 +76,11 @@ def lookup_failure(kind: str) -> Callable[[dict[str, Any], Callable[[], Any]], A
 
 
 def refusal(request: dict[str, Any], log: str, tx_hash: str | None = None) -> dict[str, Any]:
-    """A CheckTx refusal as tm2 words it, naming ``tx_hash`` (the request's own by default)."""
-    base = {"Error": {"@type": "/std.UnauthorizedError", "value": {}}, "Log": log}
+    """A CheckTx refusal as tm2 words and types it (c4 acts on the type, issue 38), naming
+    ``tx_hash`` (the request's own by default)."""
+    kind = "/std.UnauthorizedError" if log.startswith("unauthorized") else ""
+    kind = kind or "/std.InsufficientFundsError"
+    base = {"Error": {"@type": kind, "value": {}}, "Log": log}
     named = tx_hash_of(request) if tx_hash is None else tx_hash
     result = {"check_tx": {"ResponseBase": base}, "deliver_tx": {}, "hash": named, "height": "0"}
     return answer(request, result)

@@ -432,28 +432,29 @@ def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_n
     """Another client sends from the same account between c4's read of the sequence and
     its broadcast: the node refuses c4's, which signs again with the new sequence, once."""
     from c4cli.chain.interface import Signer
-    from c4cli.chain.remote import NodeChain
     from c4cli.chain.tx import fee, send_msg
+    from c4cli.node.chain import open_node
+    from c4cli.node.spec import NodeSpec
 
     key = gno_node.keys["carol"]
     carol, bob = remote.address("carol"), remote.address("bob")
     signer = Signer(carol, key)
-    other = NodeChain(gno_node.url, realm_path=REALM_PATH)
-
-    class Raced(NodeChain):
-        raced = 0
-
-        def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Any:
-            if not self.raced:  # the other client's transaction lands first
-                self.raced += 1
-                other.submit(signer, lambda r: [send_msg(carol, bob, "1ugnot")], fee_, "")
-            return super()._broadcast(signer, tx, sequence)
-
+    other = open_node(NodeSpec(gno_node.url, REALM_PATH))
     fee_ = fee(2_000_000, "2000ugnot")
+    chain = open_node(NodeSpec(gno_node.url, REALM_PATH))
+    delivery = chain.sender.delivery
+    deliver = delivery.broadcast
+    raced = []
+
+    def broadcast(signer: Signer, tx: dict[str, Any], sequence: int, submission: Any) -> Any:
+        if not raced:  # the other client's transaction lands first
+            raced.append(other.submit(signer, lambda r: [send_msg(carol, bob, "1ugnot")], fee_, ""))
+        return deliver(signer, tx, sequence, submission)
+
+    delivery.broadcast = broadcast  # type: ignore[method-assign]
     _, before = gno_node.account(carol)
-    chain = Raced(gno_node.url, realm_path=REALM_PATH)
     receipt = chain.submit(signer, lambda r: [send_msg(carol, bob, "2ugnot")], fee_, "")
-    assert receipt.height > 0 and chain.raced == 1
+    assert receipt.height > 0 and len(raced) == 1
     assert gno_node.account(carol)[1] == before + 2  # both landed, each once
 
 
@@ -680,7 +681,9 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     import subprocess
 
     from c4cli.chain import answers
-    from c4cli.chain.remote import NodeChain
+    from c4cli.node import lookup
+    from c4cli.node.reader import open_reader
+    from c4cli.node.spec import NodeSpec
 
     gnokey, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
     call = subprocess.run(
@@ -702,8 +705,8 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
         for line in call.stdout.splitlines()
         if line[:1].isupper() and ":" in line
     )
-    node = NodeChain(gno_node.url, realm_path=REALM_PATH)
-    found = node.transaction(printed["TX HASH"].strip())
+    node = open_reader(NodeSpec(gno_node.url, REALM_PATH))
+    found = lookup.transaction(node, printed["TX HASH"].strip())
     assert found is not None
     _, _, events = answers.delivered(found)
     assert answers.gnokey_events(events) == printed["EVENTS"].strip(), printed

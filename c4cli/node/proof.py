@@ -30,9 +30,10 @@ from c4cli.chain import answers
 from c4cli.chain.amino import DecodeError, decode_tx
 from c4cli.chain.interface import Signer
 from c4cli.chain.msgs import msg_signer
-from c4cli.chain.node_reads import NodeReader, abci_params
 from c4cli.chain.tx import signature_error
 from c4cli.errors import Unreachable
+from c4cli.node.reader import NodeReader, abci_params, account_path
+from c4cli.node.transport import Call
 
 SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
 METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
@@ -51,8 +52,10 @@ class Fate(NamedTuple):
 def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]:
     """(account number, sequence, the node's height) from one node in one request,
     the account read first: the height is at least the state's the sequence comes from."""
-    path = reader.account_path(signer)
-    found = reader.calls([("abci_query", abci_params(path, b"", 0)), ("status", {})])
+    path = account_path(signer)
+    found = reader.transport.calls(
+        [Call("abci_query", abci_params(path, b"", 0)), Call("status", {})]
+    )
     for answer in found:
         if isinstance(answer, Unreachable):
             raise answer
@@ -107,8 +110,8 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             (low, min(low + METAS - 1, last))
             for low in range(start, min(start + METAS * CALLS, last + 1), METAS)
         ]
-        metas = reader.calls(
-            [("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)}) for lo, hi in ranges]
+        metas = reader.transport.calls(
+            [Call("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)}) for lo, hi in ranges]
         )
         busy = []
         for (lo, hi), answer in zip(ranges, metas, strict=True):
@@ -118,7 +121,7 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             busy += [height for height, count in sorted(counts.items()) if count > 0]
         for chunk in range(0, len(busy), CALLS):
             heights = busy[chunk : chunk + CALLS]
-            blocks = reader.calls([("block", {"height": str(h)}) for h in heights])
+            blocks = reader.transport.calls([Call("block", {"height": str(h)}) for h in heights])
             for height, block in zip(heights, blocks, strict=True):
                 if isinstance(block, Unreachable):
                     raise block
@@ -144,7 +147,7 @@ def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
 
 def _result(reader: NodeReader, height: int, index: int, mine: str) -> dict[str, Any]:
     """Our transaction's answer as ``tx`` would give it, from its block's results."""
-    results = reader.rpc("block_results", {"height": str(height)})
+    results = reader.transport.call("block_results", {"height": str(height)})
     try:
         deliver = results["results"]["deliver_tx"][index]
     except (KeyError, TypeError, IndexError):

@@ -1,10 +1,10 @@
-"""A gno.land node behind the :class:`~c4cli.chain.interface.Chain` interface: sending.
+"""Transactions for a gno.land node: signed, simulated, priced, then delivered.
 
 A transaction is signed here (over the current sign payload, or the legacy one for a
 node older than v1.7.1), simulated unless told otherwise, its fee estimated and
-bounded; once its bytes leave, :mod:`c4cli.chain.delivery` sends them and learns
-their fate. Reading the node is :mod:`c4cli.chain.node_reads`; the JSON-RPC under
-all three, with its deadlines, is :mod:`c4cli.chain.rpc`.
+bounded; once its bytes leave, :mod:`c4cli.node.delivery` sends them and learns
+their fate. The :class:`Sender` holds the command's reader (and through it the
+transport) and the delivery (and through it the journal).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 from c4cli.chain import answers, pubkeys
 from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.delivery import NodeDelivery, Superseded
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
+    Answer,
     Build,
     Receipt,
     SendPolicy,
@@ -29,22 +29,23 @@ from c4cli.chain.interface import (
     TxOutcome,
 )
 from c4cli.chain.msgs import msg_names, msg_signer
-from c4cli.chain.node_receipts import RefusedInBlock
 from c4cli.chain.paths import GASPRICE, SIMULATE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
 from c4cli.errors import BadInput, Refused, Unreachable, notice, warn_once
+from c4cli.node.delivery import Delivery, Submission, Superseded
+from c4cli.node.reader import Ahead, NodeReader, account_path
+from c4cli.node.receipts import RefusedInBlock
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
 NEXT_BLOCK_WAIT = 5.0  # seconds a refusal on a network waits for the next block to be asked again
 
 
-class NodeChain(NodeDelivery):
-    """A gno.land node to send transactions to: signed and simulated here, then
-    delivered (:class:`NodeDelivery`), found by hash (:class:`NodeTransactions`) and
-    read (:class:`NodeReader`).
+class Sender:
+    """Signing for a node's chain and sending: the reader it reads the chain through,
+    the delivery it hands signed bytes to.
 
     A transaction is never sent twice: when a broadcast's answer is lost, the node
     is asked for the transaction by its hash before anything else happens; what
@@ -52,14 +53,23 @@ class NodeChain(NodeDelivery):
     or dropped once known.
     """
 
-    # -- sending ----------------------------------------------------------------------
+    def __init__(self, reader: NodeReader, delivery: Delivery) -> None:
+        self.reader = reader
+        self.delivery = delivery
+        # Sign over the legacy payload: set once this node refused the current one.
+        self.legacy_payload = False
+
+    @property
+    def redacted(self) -> str:
+        return self.reader.redacted
 
     def simulate(self, tx_bytes: bytes) -> int:
         """The gas a transaction would use (``.app/simulate``); a refusal raises Refused."""
-        value, _ = self._abci(SIMULATE, tx_bytes)
-        result = answers.decode_result(value)
+        result = answers.decode_result(self.reader.raw_query(SIMULATE, tx_bytes))
         if result.get("error"):
-            raise Refused(str(result.get("log") or "the simulation failed"))
+            raise Refused(
+                str(result.get("log") or "the simulation failed"), kind=str(result.get("kind", ""))
+            )
         return int(result.get("gas_used", 0))
 
     def submit(
@@ -82,30 +92,36 @@ class NodeChain(NodeDelivery):
         first unless ``policy.simulate`` is ``skip``, so a call the realm refuses costs
         nothing. A sequence another client used first is fetched again, and the
         transaction signed and sent once more, once. ``then_read`` rides after the
-        broadcast (see :meth:`NodeDelivery._commit`).
+        broadcast (see :meth:`~c4cli.node.delivery.Delivery._commit`).
         """
         self._require_confirmed("sign for")
         with self._holding(signer):
-            self.sent_now = ()
-            self.reconcile(signer)
-            # The account's numbers (and the gas price, for a fee c4 picks) travel with
-            # the first read the messages make: one request, not three.
-            self.ask_along(self.account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE]))
-            self.then_read = then_read  # this transaction's, not one reconcile settled
-            try:
-                return self._submit(signer, build, fee, memo, policy)
-            finally:
-                self.then_read = None
+            submission = Submission(then_read)
+            self.delivery.reconcile(signer, submission)
+            return self._submit(signer, build, fee, memo, policy, submission)
 
     def _holding(self, signer: Signer) -> contextlib.AbstractContextManager[None]:
         """The home's lock on the account (see Journal.holding); none without a home."""
-        return contextlib.nullcontext() if self.journal is None else self.journal.holding(signer)
+        journal = self.delivery.journal
+        return contextlib.nullcontext() if journal is None else journal.holding(signer)
 
     def _submit(
-        self, signer: Signer, build: Build, fee: dict[str, str], memo: str, policy: SendPolicy
+        self,
+        signer: Signer,
+        build: Build,
+        fee: dict[str, str],
+        memo: str,
+        policy: SendPolicy,
+        submission: Submission,
     ) -> Receipt:
         def attempt() -> Receipt:
-            return self._send(signer, build(self), fee, memo, policy)
+            # The account's numbers (and the gas price, for a fee c4 picks) travel with
+            # the first read the messages make: one request, not three.
+            ahead = self.reader.ahead(
+                account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE])
+            )
+            msgs = build(ahead)
+            return self._send(signer, msgs, fee, memo, policy, submission, ahead)
 
         try:
             return attempt()
@@ -119,34 +135,35 @@ class NodeChain(NodeDelivery):
             # signed again. The realm refused on a node of a network, which may be a block
             # behind the node that took the other player's move: asked again on its next
             # block. Once, either way.
-            if not (answers.sequence_taken(str(refused)) or self._next_block_came()):
+            if not (refused.kind == answers.UNAUTHORIZED or self._next_block_came()):
                 raise
         return attempt()
 
     def _next_block_came(self) -> bool:
         """On a home bound to several nodes, wait (at most NEXT_BLOCK_WAIT) for the node's
         next block; whether it came. On one node, no wait: False."""
-        if len(self.urls) == 1:
+        transport = self.reader.transport
+        if len(transport.urls) == 1:
             return False
         try:
-            start = self.head().height
+            start = self.reader.head().height
         except Unreachable:
             return False  # the refusal stands, not a failure to read the head
-        deadline = wallclock.monotonic() + min(NEXT_BLOCK_WAIT, self.timeout)
+        deadline = wallclock.monotonic() + min(NEXT_BLOCK_WAIT, transport.timeout)
         while wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)
             with contextlib.suppress(Unreachable):
-                if self.head().height > start:
+                if self.reader.head().height > start:
                     return True
         return False
 
     def _require_confirmed(self, action: str) -> None:
         """Refused, in one line, on a node this home is not bound to unless the user
         named its chain (--chain-id): c4 never signs or sends for what a node claims."""
-        if not self.confirmed:
+        if not self.reader.transport.confirmed:
             raise BadInput(
                 f"{self.redacted} is not the node this home is bound to: pass --chain-id "
-                f"{self.chain_id} (the chain it reports) to {action} that chain"
+                f"{self.reader.chain_id} (the chain it reports) to {action} that chain"
             )
 
     def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
@@ -164,13 +181,13 @@ class NodeChain(NodeDelivery):
             return self._broadcast_held(signer, tx, policy)
 
     def _broadcast_held(self, signer: Signer, tx: dict[str, Any], policy: SendPolicy) -> Receipt:
-        self.sent_now = ()
-        self.reconcile(signer)
-        number, sequence = self.account_numbers(signer)
+        submission = Submission()
+        self.delivery.reconcile(signer, submission)
+        number, sequence = self.reader.account_numbers(signer)
         try:
             problem = signature_error(
                 tx,
-                chain_id=self.chain_id,
+                chain_id=self.reader.chain_id,
                 account_number=number,
                 sequence=sequence,
                 key_address=signer.session_addr or signer.address,
@@ -180,12 +197,12 @@ class NodeChain(NodeDelivery):
         if problem is not None:
             raise Refused(
                 f"{problem} (checked before sending: account {number}, sequence {sequence} "
-                f"on chain {self.chain_id}); nothing was sent"
+                f"on chain {self.reader.chain_id}); nothing was sent"
             )
         gas_used = 0 if policy.simulate == "skip" else self.simulate(encode_tx(tx))
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
-        return self._broadcast(signer, tx, sequence)
+        return self.delivery.broadcast(signer, tx, sequence, submission)
 
     def _send(
         self,
@@ -194,17 +211,21 @@ class NodeChain(NodeDelivery):
         fee: dict[str, str],
         memo: str,
         policy: SendPolicy,
+        submission: Submission,
+        ahead: Ahead,
     ) -> Receipt:
-        number, sequence = self.account_numbers(signer)
+        number, sequence = self.reader.account_numbers(signer, ahead.take(account_path(signer)))
         # A transaction this command sent for an earlier sequence (refused by a node's
         # word, its answer lost) is proved first: if it landed, it is the command's
         # result, and nothing is signed again.
-        earlier = self.reconcile(signer, below=sequence)
+        earlier = self.delivery.reconcile(signer, submission, below=sequence)
         if earlier is not None:
             return earlier
         chosen = fee
         if not fee.get("gas_wanted"):
-            chosen, gas_used = self._estimate(signer, msgs, fee, memo, number, sequence, policy)
+            chosen, gas_used = self._estimate(
+                signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
+            )
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
         elif policy.simulate == "skip":
             tx, gas_used = self._sign(signer, msgs, chosen, memo, number, sequence), 0
@@ -215,7 +236,7 @@ class NodeChain(NodeDelivery):
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
         try:
-            return self._broadcast(signer, tx, sequence)
+            return self.delivery.broadcast(signer, tx, sequence, submission)
         except (RefusedInBlock, Superseded):
             raise  # in a block, or never to be: nothing to sign again
         except Refused as refused:
@@ -224,8 +245,11 @@ class NodeChain(NodeDelivery):
             if not self._take_legacy(refused):
                 raise
             try:
-                receipt = self._broadcast(
-                    signer, self._sign(signer, msgs, chosen, memo, number, sequence), sequence
+                receipt = self.delivery.broadcast(
+                    signer,
+                    self._sign(signer, msgs, chosen, memo, number, sequence),
+                    sequence,
+                    submission,
                 )
             except Refused:
                 self.legacy_payload = False
@@ -252,7 +276,7 @@ class NodeChain(NodeDelivery):
             fee,
             memo,
             private_key=signer.private_key,
-            chain_id=self.chain_id,
+            chain_id=self.reader.chain_id,
             account_number=number,
             sequence=sequence,
             session_addr=signer.session_addr,
@@ -290,7 +314,7 @@ class NodeChain(NodeDelivery):
         legacy one from now on. A refused signature, whatever signed it, was never
         recorded: trying once more is safe, and a refusal of the legacy one too means
         the signature was not the cause (another client took the sequence)."""
-        if self.legacy_payload or not answers.sequence_taken(str(refused)):
+        if self.legacy_payload or refused.kind != answers.UNAUTHORIZED:
             return False
         self.legacy_payload = True
         return True
@@ -309,23 +333,31 @@ class NodeChain(NodeDelivery):
         msgs: list[Any],
         fee: dict[str, str],
         memo: str,
-        number: int,
-        sequence: int,
+        numbers: tuple[int, int],
         policy: SendPolicy,
+        price: Answer | None = None,
     ) -> tuple[dict[str, str], int]:
         """The fee to sign (the gas the simulation used plus a margin, and what the
-        node's gas price asks for it, bounded), and the gas the simulation used."""
+        node's gas price asks for it, bounded; ``price``: its query, asked ahead), and
+        the gas the simulation used."""
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
+        number, sequence = numbers
         _, used = self._simulate_signed(
             lambda: self._sign(signer, msgs, trial, memo, number, sequence)
         )
-        return self._priced(math.ceil(used * GAS_MARGIN), fee, policy), used
+        return self._priced(math.ceil(used * GAS_MARGIN), fee, policy, price), used
 
-    def _priced(self, wanted: int, fee: dict[str, str], policy: SendPolicy) -> dict[str, str]:
+    def _priced(
+        self,
+        wanted: int,
+        fee: dict[str, str],
+        policy: SendPolicy,
+        price: Answer | None = None,
+    ) -> dict[str, str]:
         """``wanted`` gas at the fee given, else at the node's gas price within the cap."""
         if fee.get("gas_fee"):
             return make_fee(wanted, fee["gas_fee"])
-        amount, per = self.gas_price()
+        amount, per = self.reader.gas_price(price)
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
             raise BadInput(

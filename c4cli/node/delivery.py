@@ -4,11 +4,11 @@
 positive evidence moves the transaction out of pending: a block that holds it
 (landed, or refused there), or, once the account's sequence is past it, the
 blocks since it was sent without it (superseded: another transaction of the
-account took its sequence, :mod:`c4cli.chain.node_proof`). A lost answer, a
+account took its sequence, :mod:`c4cli.node.proof`). A lost answer, a
 failed or lagging look-up, a timeout, or an answer that names another TX HASH is
 no evidence: the transaction stays pending and nothing is signed again. A node's
 refusal before a block is believed only if it names this TX HASH while the
-account's sequence is still this one's. :meth:`NodeDelivery.reconcile` settles
+account's sequence is still this one's. :meth:`Delivery.reconcile` settles
 what an earlier command left unsettled before a new transaction is signed.
 """
 
@@ -21,12 +21,13 @@ from typing import Any, NamedTuple, NoReturn
 from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.interface import Receipt, Signer, TxOutcome
-from c4cli.chain.node_proof import Fate, account_and_head, fate_from_blocks
-from c4cli.chain.node_reads import read_calls
-from c4cli.chain.node_receipts import NodeReceipts, RefusedInBlock
-from c4cli.chain.rpc import Rpc, block_timeout
+from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
+from c4cli.node.lookup import transaction, transaction_or_none
+from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
+from c4cli.node.reader import NodeReader, read_calls
+from c4cli.node.receipts import Landed, Landing, RefusedInBlock, height_of, reads_after
+from c4cli.node.transport import Call, NodeSaid, block_timeout
 
 
 class Superseded(Refused):
@@ -35,6 +36,10 @@ class Superseded(Refused):
 
 class Duplicate(Unreachable):
     """The node holds these very bytes already, sent by another client of the key."""
+
+
+class InMempool(Unreachable):
+    """Bytes sent again that the node's mempool holds already: looked up, not resent."""
 
 
 class Sent(NamedTuple):
@@ -49,13 +54,30 @@ class Sent(NamedTuple):
     since: int
 
 
-class NodeDelivery(NodeReceipts):
+class Submission:
+    """One submission of a command: the TX HASHes it sent (see reconcile's ``own``), and
+    what its caller reads once its transaction lands (Chain.submit's ``then_read``)."""
+
+    def __init__(self, then_read: ThenRead | None = None) -> None:
+        self.sent: list[str] = []
+        self.then_read = then_read
+
+
+class Delivery:
     """Sending signed bytes to a node and learning their fate, journaled all along."""
 
-    # The TX HASHes this submission sent (see reconcile's ``own``).
-    sent_now: tuple[str, ...] = ()
+    def __init__(self, reader: NodeReader, journal: SentLog | None) -> None:
+        self.reader = reader
+        self.journal = journal
+        self.receipts = Landed(reader, journal)
 
-    def _broadcast(self, signer: Signer, tx: dict[str, Any], sequence: int) -> Receipt:
+    @property
+    def redacted(self) -> str:
+        return self.reader.redacted
+
+    def broadcast(
+        self, signer: Signer, tx: dict[str, Any], sequence: int, submission: Submission
+    ) -> Receipt:
         """Send a signed transaction and wait for its block.
 
         The journal holds it as pending before the bytes leave, and the outbox says
@@ -64,14 +86,19 @@ class NodeDelivery(NodeReceipts):
         """
         raw = encode_tx(tx)
         tx_id = tx_hash(tx)
-        since = self.first_height
+        transport = self.reader.transport
+        if not transport.checked:
+            transport.over_nodes(transport.check)
+        since = transport.first_height
         if self.journal is not None:
             self.journal.pending(tx, raw, tx_id, signer, sequence, since)
-        self.sent_now = (*self.sent_now, tx_id)
+        submission.sent.append(tx_id)
         outbox.sending(tx_id)
-        return self._deliver(Sent(signer, tx, raw, tx_id, sequence, since))
+        return self._deliver(Sent(signer, tx, raw, tx_id, sequence, since), submission.then_read)
 
-    def _deliver(self, sent: Sent, *, again: bool = False) -> Receipt:
+    def _deliver(
+        self, sent: Sent, then_read: ThenRead | None = None, *, again: bool = False
+    ) -> Receipt:
         """broadcast_tx_commit of bytes already journaled as pending, and the receipt.
 
         Only the answer that names this TX HASH is read at all; a refusal in it is
@@ -79,11 +106,16 @@ class NodeDelivery(NodeReceipts):
         (else it may have landed, and the blocks decide). ``again``: bytes an earlier
         command sent, which the node may hold already."""
         # What the caller reads once it lands, as far as the transaction names it before.
-        reads = self._reads_after(TxOutcome(sent.tx, sent.tx_id, sent.signer.address))
+        reads = reads_after(
+            self.reader, then_read, TxOutcome(sent.tx, sent.tx_id, sent.signer.address)
+        )
         try:
-            answer = self._commit(sent.raw, sent.tx_id, reads)
+            answer, landing = self._commit(sent.raw, sent.tx_id, reads)
         except Unreachable as lost:
-            if answers.already_held(str(lost)) and not again:
+            kind = lost.kind if isinstance(lost, NodeSaid) else ""
+            if again and kind in ("held", "mempool"):
+                raise InMempool(str(lost)) from None
+            if kind == "held":
                 # These very bytes reached the node before this command's: signed at the
                 # same moment by another client of the key. Not this command's to report.
                 raise Duplicate(
@@ -94,7 +126,7 @@ class NodeDelivery(NodeReceipts):
                 ) from None
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
-            return self._find_or_pending(sent, str(lost))
+            return self._find_or_pending(sent, str(lost), then_read)
         try:
             check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
             refusal = answers.refusal(check) if check.get("Error") else None
@@ -103,7 +135,9 @@ class NodeDelivery(NodeReceipts):
             answered_hash = answers.hash_text(answer.get("hash"))
         except (KeyError, TypeError, AttributeError, ValueError):
             return self._find_or_pending(
-                sent, f"{self.redacted} answered broadcast_tx_commit in a shape it never has"
+                sent,
+                f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
+                then_read,
             )
         if answered_hash != sent.tx_id or (refusal is None and height <= 0):
             # Not this transaction's answer (a proxy's invention, another tx's): ask
@@ -112,19 +146,30 @@ class NodeDelivery(NodeReceipts):
                 sent,
                 f"{self.redacted} answered the broadcast with another transaction's result "
                 f"(hash {answered_hash or '-'}, height {height})",
+                then_read,
             )
         if refusal is not None:
-            return self._refused_before_block(sent, refusal)
-        return self._landed(sent.signer, sent.tx, sent.tx_id, {"tx_result": deliver}, height)
+            return self._refused_before_block(sent, refusal, check, then_read)
+        return self.receipts.landed(
+            sent.signer,
+            sent.tx,
+            sent.tx_id,
+            {"tx_result": deliver},
+            height,
+            landing=landing,
+            then_read=then_read,
+        )
 
-    def _refused_before_block(self, sent: Sent, refusal: str) -> Receipt:
+    def _refused_before_block(
+        self, sent: Sent, refusal: str, check: dict[str, Any], then_read: ThenRead | None
+    ) -> Receipt:
         """The node's refusal of this transaction before a block (its CheckTx). Believed
         while the account's sequence is still this transaction's: whatever the node
         does with the bytes, the next transaction is signed for the same sequence, so
         at most one of them lands. Moved past it (or not to be read): it may have
         landed after all, and only a block says."""
         try:
-            _, now, _ = account_and_head(self, sent.signer)
+            _, now, _ = account_and_head(self.reader, sent.signer)
         except Unreachable:
             now = sent.sequence + 1
         if now > sent.sequence:
@@ -132,14 +177,18 @@ class NodeDelivery(NodeReceipts):
                 sent,
                 f"{self.redacted} said it refused the transaction ({refusal}), but the "
                 f"account's sequence is no longer {sent.sequence}",
+                then_read,
             )
         outbox.denied(sent.tx_id)
         if self.journal is not None:
             self.journal.dropped(sent.tx_id, f"refused before a block: {refusal}", unproven=True)
-        raise Refused(refusal)
+        raise Refused(refusal, kind=answers.error_type(check))
 
-    def _commit(self, raw: bytes, tx_id: str, reads: list[tuple[str, str]]) -> Any:
-        """broadcast_tx_commit's answer; or Unreachable, as the call alone would raise.
+    def _commit(
+        self, raw: bytes, tx_id: str, reads: list[tuple[str, str]]
+    ) -> tuple[Any, Landing | None]:
+        """broadcast_tx_commit's answer, and what came with it in its request; or
+        Unreachable, as the call alone would raise.
 
         Where the node has answered a batch in this command, the request also asks
         for the last block, the node's status (its own height, which a landing must
@@ -147,33 +196,30 @@ class NodeDelivery(NodeReceipts):
         transaction lands, as far as it is known before: a call about a game names
         it). tm2 answers a batch's calls in order, so they come once the block with
         the transaction is committed: its receipt then needs no request of its own
-        (:meth:`_block_holding` checks that block as it would have read it). They
-        ride after the broadcast, never before: the chain was checked already, and
-        the bytes go to this one node.
+        (:func:`~c4cli.node.lookup.block_holding` checks that block as it would have
+        read it). They ride after the broadcast, never before: the chain was checked
+        already, and the bytes go to this one node, once.
         """
         params = {"tx": base64.b64encode(raw).decode()}
-        self.landing, self.head_after = None, 0
-        if not self._checked:
-            self._over_nodes(self._check_chain)
-        if not self.takes_batches:
-            return Rpc.rpc(self, "broadcast_tx_commit", params, timeout=block_timeout())
-        found = self.batch(
-            [("broadcast_tx_commit", params), ("block", {}), ("status", {}), *read_calls(reads)],
+        found = self.reader.transport.send(
+            [
+                Call("broadcast_tx_commit", params),
+                Call("block", {}),
+                Call("status", {}),
+                *read_calls(reads),
+            ],
             timeout=block_timeout(),
         )
-        if found is None:
-            raise Unreachable(
-                f"{self.redacted} answered broadcast_tx_commit in a shape it never has"
-            )
-        answer, block, status, *read = found
+        answer = found[0]
         if isinstance(answer, Unreachable):
             raise answer
-        if not isinstance(block, Unreachable):
-            self.landing = (tx_id, block, reads, read)
-        self.head_after = self._height_of(status)
-        return answer
+        if len(found) == 1:
+            return answer, None
+        _, block, status, *read = found
+        block = None if isinstance(block, Unreachable) else block
+        return answer, Landing(tx_id, block, reads, read, height_of(status))
 
-    def _find_or_pending(self, sent: Sent, why: str) -> Receipt:
+    def _find_or_pending(self, sent: Sent, why: str, then_read: ThenRead | None) -> Receipt:
         found = self._look_up(sent)
         if found is None:
             raise Unreachable(
@@ -187,7 +233,9 @@ class NodeDelivery(NodeReceipts):
             raise Unreachable(
                 f"{self.redacted} answered tx {sent.tx_id} without a height"
             ) from None
-        return self._landed(sent.signer, sent.tx, sent.tx_id, found, height)
+        return self.receipts.landed(
+            sent.signer, sent.tx, sent.tx_id, found, height, then_read=then_read
+        )
 
     def _look_up(self, sent: Sent) -> dict[str, Any] | None:
         """The transaction as a node has it, asked until the deadline ($C4_TIMEOUT)
@@ -197,13 +245,15 @@ class NodeDelivery(NodeReceipts):
         Once the account's sequence is past this transaction's, the blocks since it
         was sent decide (:func:`fate_from_blocks`): it is in one, or it never lands
         (Superseded: dropped, and the caller may sign again)."""
-        deadline = wallclock.monotonic() + self.timeout
+        deadline = wallclock.monotonic() + self.reader.transport.timeout
         while True:
-            found = self._transaction_or_none(sent.tx_id, deadline)
+            found = transaction_or_none(self.reader, sent.tx_id, deadline - wallclock.monotonic())
             if found is not None:
                 return found
             try:
-                fate = fate_from_blocks(self, sent.signer, sent.raw, sent.sequence, sent.since)
+                fate = fate_from_blocks(
+                    self.reader, sent.signer, sent.raw, sent.sequence, sent.since
+                )
             except Unreachable:
                 fate = None  # no answer is no evidence
             if fate is not None and fate.found is not None:
@@ -235,13 +285,9 @@ class NodeDelivery(NodeReceipts):
             )
         return took, where
 
-    def _transaction_or_none(self, tx_id: str, deadline: float) -> dict[str, Any] | None:
-        try:
-            return self.transaction(tx_id, timeout=max(deadline - wallclock.monotonic(), 0.1))
-        except Unreachable:
-            return None
-
-    def reconcile(self, signer: Signer, *, below: int | None = None) -> Receipt | None:
+    def reconcile(
+        self, signer: Signer, submission: Submission, *, below: int | None = None
+    ) -> Receipt | None:
         """Settle what this home sent for ``signer``'s account and no block has proved,
         before anything new is signed for it (``below``: only what was signed for a
         sequence under this one, the account's now).
@@ -274,7 +320,7 @@ class NodeDelivery(NodeReceipts):
             )
             if below is not None and sent.sequence >= below:
                 continue
-            own = sent.tx_id in self.sent_now
+            own = sent.tx_id in submission.sent
             refused = str(entry.get("reason") or "")
             try:
                 receipt = self._settle_earlier(sent, refused, own=own)
@@ -296,12 +342,12 @@ class NodeDelivery(NodeReceipts):
         landed, None if it never will or its sequence is still free."""
         tx_id = sent.tx_id
         # A look-up that fails is no evidence either way: the blocks decide.
-        found = self._transaction_or_none(tx_id, wallclock.monotonic() + self.timeout)
+        found = transaction_or_none(self.reader, tx_id, self.reader.transport.timeout)
         try:
             fate = (
                 None
                 if found is not None
-                else fate_from_blocks(self, sent.signer, sent.raw, sent.sequence, sent.since)
+                else fate_from_blocks(self.reader, sent.signer, sent.raw, sent.sequence, sent.since)
             )
         except Unreachable as exc:
             raise Unreachable(
@@ -321,7 +367,9 @@ class NodeDelivery(NodeReceipts):
             receipt = self._resend(sent)
         else:
             try:
-                receipt = self._landed(sent.signer, sent.tx, tx_id, found, int(found["height"]))
+                receipt = self.receipts.landed(
+                    sent.signer, sent.tx, tx_id, found, int(found["height"])
+                )
             except (KeyError, TypeError, ValueError):
                 raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
             if own:
@@ -335,12 +383,6 @@ class NodeDelivery(NodeReceipts):
         warn_once(f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}")
         return receipt
 
-    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
-        """What this home sent, its pending transactions looked up first (see
-        :meth:`settle_seen`)."""
-        self.settle_seen()
-        return super().listing(first, last, tail)
-
     def settle_seen(self) -> None:
         """Every pending transaction of this home that is now in a block, journaled as
         landed (or refused there). One still unseen stays pending: a view sends nothing
@@ -353,11 +395,11 @@ class NodeDelivery(NodeReceipts):
                 continue
             tx_id = str(entry["hash"])
             try:
-                found = self.transaction(tx_id)
+                found = transaction(self.reader, tx_id)
                 if found is None:
                     continue
                 signer = Signer(str(entry.get("signer")), b"", entry.get("session") or None)
-                receipt = self._landed(signer, tx, tx_id, found, int(found["height"]))
+                receipt = self.receipts.landed(signer, tx, tx_id, found, int(found["height"]))
             except Unreachable:
                 return  # no node answers now: pending it stays
             except RefusedInBlock as refused:
@@ -375,9 +417,9 @@ class NodeDelivery(NodeReceipts):
         outbox.sending(sent.tx_id)
         try:
             return self._deliver(sent, again=True)
+        except InMempool:
+            return self._find_or_pending(sent, "it is in the node's mempool", None)
         except Unreachable as exc:
-            if answers.already_held(str(exc)) or "in the mempool" in str(exc):
-                return self._find_or_pending(sent, "it is in the node's mempool")
             raise Unreachable(
                 f"transaction {sent.tx_id}, sent earlier, is still not in a block and nothing "
                 f"new was signed ({exc}); try again later"

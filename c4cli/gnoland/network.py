@@ -1,6 +1,6 @@
 """A local network of gnoland validators for `c4 node start --validators N`.
 
-Each validator is a :class:`~c4cli.chain.devnode.DevNode` in a folder of its own;
+Each validator is a :class:`~c4cli.gnoland.devnode.DevNode` in a folder of its own;
 this module writes their one genesis, their ports and peers, and starts and stops
 them one by one (a validator stopped, killed as in a crash, and restarted).
 """
@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from c4cli.chain.devnode import CHAIN_ID, DevNode, claim_port, free_port, running_pid, stop_pid
+from c4cli.gnoland.devnode import CHAIN_ID, DevNode, claim_port, free_port, running_pid, stop_pid
 
 NETWORK_FILE = "network.json"
 

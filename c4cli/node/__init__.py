@@ -1,0 +1,1 @@
+"""The client of a gno.land node, composed: transport, reader, sender (see chain.py)."""

@@ -1,0 +1,116 @@
+"""Transactions on a node, by hash: found on any of the home's nodes, checked.
+
+A node indexes transactions by hash only. ``tx`` answers are believed once their
+bytes hash to the hash asked for and the block they name holds them; payouts are
+read from the bank's transfer events.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from c4cli.address import package_address
+from c4cli.chain import answers
+from c4cli.chain.amino import DecodeError, decode_tx
+from c4cli.chain.clock import format_time
+from c4cli.chain.listing import node_tx
+from c4cli.coins import ugnot_in
+from c4cli.errors import Unreachable
+from c4cli.node.reader import NodeReader, Query
+from c4cli.node.transport import Call, NodeSaid
+
+
+def transaction(
+    reader: NodeReader, tx_id: str, *, timeout: float | None = None
+) -> dict[str, Any] | None:
+    """A transaction by hash, as the node's ``tx`` gives it; None if it has none. With
+    several URLs, every node is asked before saying none has it (a broadcast whose
+    answer was lost may have reached another node first)."""
+    call = Call("tx", {"hash": tx_id})
+    try:
+        found = reader.transport.call(call.method, call.params, timeout=timeout)
+    except NodeSaid as said:
+        if said.kind != "unknown tx":
+            raise
+        found = reader.transport.elsewhere(call, timeout)
+        if found is None:
+            return None
+    if not isinstance(found, dict):
+        raise Unreachable(f"{reader.redacted} answered tx {tx_id} in a shape it never has")
+    return found
+
+
+def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> dict[str, Any] | None:
+    """:func:`transaction`, with a failed look-up as no answer (it proves nothing)."""
+    try:
+        return transaction(reader, tx_id, timeout=max(timeout, 0.1))
+    except Unreachable:
+        return None
+
+
+def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+    """The node's record of any transaction, checked against its hash, read from its own
+    bytes (signer, messages, signatures), whichever client sent it."""
+    found = transaction(reader, tx_hash)
+    if found is None:
+        return None
+    try:
+        raw = base64.b64decode(str(found["tx"]), validate=True)
+        height = answers.int64(found["height"])
+        base, data, events = answers.delivered(found)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(
+            f"{reader.redacted} answered tx {tx_hash} in a shape it never has"
+        ) from None
+    if base64.b64encode(hashlib.sha256(raw).digest()).decode() != tx_hash:
+        raise Unreachable(f"{reader.redacted} answered tx {tx_hash} with another transaction")
+    error = answers.refusal(base) if base.get("Error") else ""
+    values = [value for value, _ in answers.call_values(data)]
+    paid = [] if error else transfers(reader.realm_path, events)
+    try:
+        tx: dict[str, Any] | None = decode_tx(raw)
+    except (DecodeError, UnicodeDecodeError):
+        tx = None  # bytes the node took but c4 cannot read: shown without them
+    doc = node_tx(found, format_time(reader.block_time(height)), (values, paid, error), tx)
+    doc.update(hash=tx_hash, height=height, tx=tx)
+    return doc, raw
+
+
+def block_holding(
+    reader: NodeReader, height: int, raw: bytes, reads: Sequence[Query] = (), block: Any = None
+) -> tuple[int, list[Any]]:
+    """Block ``height``'s time, once it is seen to hold ``raw`` (a broadcast's answer is
+    believed only if the block it names has the transaction in it), and what came for
+    ``reads`` asked with it.
+
+    ``block`` is that block's answer if it came already; else it is asked for, with
+    ``reads`` (queries as (path, data)) at the last block in the same request."""
+    found: list[Any] = []
+    if block is None:
+        block, found = reader.block_with(height, reads)
+    txs = answers.field(reader.redacted, block, "block", "data", "txs")
+    if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
+        raise Unreachable(
+            f"{reader.redacted} said the transaction is in block {height}, "
+            "but that block does not hold it"
+        )
+    moment = answers.unix_time(
+        str(answers.field(reader.redacted, block, "block", "header", "time"))
+    )
+    return moment, found
+
+
+def transfers(realm_path: str, events: list[Any]) -> list[tuple[str, int]]:
+    """Who was paid what, from the bank's transfer events: everything but the coins sent
+    into the realm (stakes), as the local chain's receipts list payouts."""
+    realm = package_address(realm_path)
+    return [
+        (str(event.get("to")), ugnot_in(str(event.get("coins", ""))))
+        for event in events
+        if isinstance(event, dict)
+        and event.get("@type") == "/bank.TransferEvent"
+        and event.get("to") != realm
+    ]

@@ -1,0 +1,277 @@
+"""A gno.land node, read: its head and times, queries, accounts, the gas price.
+
+tm2 JSON-RPC (``wire.md`` §4): ``status`` and ``block`` for the chain's head and
+times, ``abci_query`` for every read (the realm's paths, ``auth/accounts``,
+``bank/balances``, the gas price). A :class:`NodeReader` holds the command's
+:class:`~c4cli.node.transport.Transport`; what a transaction asks ahead of its
+build travels in an :class:`Ahead`, a value of that one transaction.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from c4cli.chain import answers
+from c4cli.chain.interface import Answer, Head, Signer
+from c4cli.chain.paths import GASPRICE, SIMULATE
+from c4cli.errors import BadInput, Refused, Unreachable
+from c4cli.node.spec import NodeSpec
+from c4cli.node.transport import Call, Link, Transport
+
+Query = tuple[str, str]  # (path, data), asked at the last block
+
+
+def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
+    """The client of the node ``spec`` names for a command that only reads: nothing
+    that signs, simulates or delivers is imported."""
+    transport = Transport(
+        spec.url,
+        chain_id=spec.chain_id,
+        seen_height=spec.seen_height,
+        unbound=spec.unbound,
+        down_hint=spec.down_hint,
+        link=link,
+    )
+    return NodeReader(transport, spec.realm_path)
+
+
+class NodeReader:
+    """The chain a transport leads to, as a query sees it (the ChainReader interface)."""
+
+    def __init__(self, transport: Transport, realm_path: str) -> None:
+        self.transport = transport
+        self._realm_path = realm_path
+
+    @property
+    def redacted(self) -> str:
+        return self.transport.redacted
+
+    @property
+    def realm_path(self) -> str:
+        return self._realm_path
+
+    @property
+    def chain_id(self) -> str:
+        return self.transport.checked_chain_id()
+
+    @property
+    def exact_clock(self) -> bool:
+        return False
+
+    @property
+    def poll_interval(self) -> float:
+        return 1.0  # a node makes a block a second at most: ask it once a second
+
+    @property
+    def fills_in_fee(self) -> bool:
+        return True
+
+    def head(self) -> Head:
+        status = self.transport.status()
+        height = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
+        if not height.isdigit() or len(height) > 18:
+            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+        moment = answers.unix_time(
+            str(answers.field(self.redacted, status, "sync_info", "latest_block_time"))
+        )
+        return Head(int(height), moment)
+
+    def next_block_time(self, wall_clock: float) -> int:
+        """A node stamps its next block about now, and always after its last one."""
+        return max(int(wall_clock), self.head().time + 1)
+
+    def chain_time(self, wall_clock: float) -> int:
+        return max(int(wall_clock), self.head().time)
+
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
+        if height < 0:
+            raise BadInput(f"invalid height {height}: a block height is 0 (the last) or more")
+        # The height the node says it answered at, as gnokey shows it (gno.land's query
+        # handlers answer 0 for a past height).
+        result = self.transport.call("abci_query", abci_params(path, data.encode(), height))
+        return self.answer(path, result)
+
+    def raw_query(self, path: str, data: bytes) -> bytes:
+        """A query whose data is bytes (a simulation's transaction): the value's bytes."""
+        result = self.transport.call("abci_query", abci_params(path, data, 0))
+        return decoded(self.redacted, path, result)[0]
+
+    def queries(self, asked: Sequence[Query]) -> list[Answer]:
+        """Several queries at the last block, in one request (one each where the node
+        takes no batch); the first refusal or failure among them is raised."""
+        found = self.transport.calls(read_calls(asked))
+        return [self.answer(path, result) for (path, _), result in zip(asked, found, strict=True)]
+
+    def answer(self, path: str, result: Any) -> Answer:
+        """The Answer in an ``abci_query`` result (or the refusal or failure it carries)."""
+        value, height = decoded(self.redacted, path, result)
+        return Answer(height, value.decode("utf-8", "replace"))
+
+    def block(self, height: int) -> Any:
+        return self.transport.call("block", {"height": str(height)})
+
+    def block_with(self, height: int, reads: Sequence[Query]) -> tuple[Any, list[Any]]:
+        """``block`` at ``height``, and ``reads`` asked at the last block in the same
+        request (each answer a result, or the Unreachable it made). The node answers a
+        batch's calls in order: they see at least that block.
+
+        The reads are a saving, never a condition: when the request fails (a read
+        held it past the timeout) or the block did not come with it, the block is
+        asked alone, as it would have been without them."""
+        if reads:
+            try:
+                block, *found = self.transport.calls(
+                    [Call("block", {"height": str(height)}), *read_calls(reads)]
+                )
+            except Unreachable:
+                block, found = None, []
+            if block is not None and not isinstance(block, Unreachable):
+                return block, found
+        return self.block(height), []
+
+    def block_time(self, height: int) -> int:
+        block = self.block(height)
+        return answers.unix_time(
+            str(answers.field(self.redacted, block, "block", "header", "time"))
+        )
+
+    def ahead(self, *paths: str) -> Ahead:
+        """A reader for one transaction's build whose first query also asks ``paths``."""
+        return Ahead(self, paths)
+
+    # -- accounts and prices --------------------------------------------------------------
+
+    def account_numbers(self, signer: Signer, answer: Answer | None = None) -> tuple[int, int]:
+        """(account number, sequence) the signature must cover: the session's own when a
+        session key signs (``answer``: the account's query, asked ahead)."""
+        path = account_path(signer)
+        if signer.session_addr is not None:
+            missing = f"session {signer.session_addr} not found for account {signer.address}"
+        else:
+            missing = f"unknown address: account {signer.address} does not exist"
+        try:
+            document = json.loads((answer or self.query(path)).data or "null")
+        except Refused:
+            raise Refused(missing) from None
+        except ValueError:
+            raise Unreachable(
+                f"{self.redacted} answered {path} with something that is not JSON"
+            ) from None
+        try:
+            found = answers.account_numbers(document)
+        except ValueError:
+            raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
+        if found is None:
+            raise Refused(missing)
+        return found
+
+    def gas_price(self, answer: Answer | None = None) -> tuple[int, int]:
+        """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""
+        try:
+            document = json.loads((answer or self.query(GASPRICE)).data or "null") or {}
+            price = document.get("price") or {}
+            if isinstance(price, str):  # strict, unlike coins.ugnot_in: it sets what is paid
+                amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
+            else:
+                amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0
+            gas = answers.int64(document.get("gas") or 1)
+            if amount < 0 or gas < 0 or amount >= 2**63:
+                raise ValueError("negative")
+        except (ValueError, TypeError, AttributeError):
+            raise Unreachable(f"{self.redacted} answered auth/gasprice with no price") from None
+        return amount, max(gas, 1)
+
+
+class Ahead:
+    """The chain as one transaction's build reads it: its first query also asks the
+    paths the sender will need next (the account's numbers, the gas price), in the
+    same request; their answers are kept here for :meth:`take`, once each."""
+
+    def __init__(self, reader: NodeReader, paths: Sequence[str]) -> None:
+        self.reader = reader
+        self._waiting = list(dict.fromkeys(paths))
+        self._kept: dict[str, Answer] = {}
+        self._failed: dict[str, Refused | Unreachable] = {}
+
+    @property
+    def realm_path(self) -> str:
+        return self.reader.realm_path
+
+    def next_block_time(self, wall_clock: float) -> int:
+        return self.reader.next_block_time(wall_clock)
+
+    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
+        if not self._waiting or height:
+            return self.reader.query(path, data, height=height)
+        extra = [p for p in self._waiting if p != path or data]
+        self._waiting = []
+        asked = [(path, data), *((p, "") for p in extra)]
+        found = self.reader.transport.calls(read_calls(asked))
+        self._keep(extra, found[1:])
+        answer = self.reader.answer(path, found[0])
+        if not data:
+            self._kept.setdefault(path, answer)
+        return answer
+
+    def _keep(self, paths: Sequence[str], found: Sequence[Any]) -> None:
+        for path, result in zip(paths, found, strict=True):
+            try:
+                self._kept[path] = self.reader.answer(path, result)
+            except (Refused, Unreachable) as problem:
+                self._failed[path] = problem
+
+    def take(self, path: str) -> Answer | None:
+        """The answer to ``path`` asked ahead, if it came (a refusal is raised: the
+        account does not exist); None when it failed to come. A build that read
+        nothing: every path still waiting is asked now, in one request."""
+        if path in self._waiting:
+            waiting, self._waiting = self._waiting, []
+            found = self.reader.transport.calls(read_calls([(p, "") for p in waiting]))
+            self._keep(waiting, found)
+        failed = self._failed.pop(path, None)
+        if isinstance(failed, Refused):
+            raise failed
+        return self._kept.pop(path, None)
+
+
+def account_path(signer: Signer) -> str:
+    """Where the node answers the numbers ``signer``'s signature covers."""
+    return answers.account_path(signer.address, signer.session_addr)
+
+
+def decoded(node: str, path: str, result: Any) -> tuple[bytes, int]:
+    """An abci_query's value and height, or the refusal or failure it carries."""
+    if isinstance(result, Unreachable):
+        raise result
+    try:
+        response = result["response"]
+        base = response.get("ResponseBase", response)
+        if base.get("Error"):
+            raise Refused(answers.refusal(base), kind=answers.error_type(base))
+        # A query's answer is its Data, which gnokey prints; a simulation may answer in
+        # Value (never shown: c4 reads its gas from it).
+        field = base.get("Data")
+        if path == SIMULATE:
+            field = field or response.get("Value")
+        value = base64.b64decode(field or "")
+        return value, int(response.get("Height") or 0)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(f"{node} answered abci_query {path} in a shape it never has") from None
+
+
+def read_calls(reads: Sequence[Query]) -> list[Call]:
+    """Queries as (path, data), as the ``abci_query`` calls that ask them at the last block."""
+    return [Call("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads]
+
+
+def abci_params(path: str, data: bytes, height: int) -> dict[str, Any]:
+    """``abci_query``'s parameters for a query of ``path`` with ``data`` at ``height``."""
+    return {
+        "path": path,
+        "data": base64.b64encode(data).decode(),
+        "height": str(height),
+        "prove": False,
+    }

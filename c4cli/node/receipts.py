@@ -1,0 +1,183 @@
+"""A landed transaction's receipt, read from the node and checked against its block.
+
+A broadcast's answer, a look-up by hash or the blocks themselves say a
+transaction is in block N; the receipt is built from that answer only once block
+N is seen to hold the transaction's bytes, and journaled. What the command reads
+once it lands (its game) rides along with that block where it can, and travels
+in the receipt (``Receipt.read_back``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from c4cli import outbox
+from c4cli.chain import answers
+from c4cli.chain.amino import encode_tx
+from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
+from c4cli.chain.msgs import msg_names
+from c4cli.errors import Refused, Unreachable
+from c4cli.node.lookup import block_holding, transfers
+from c4cli.node.reader import NodeReader, Query
+
+
+class RefusedInBlock(Refused):
+    """The realm or the VM refused a transaction that is in a block: it paid its fee."""
+
+
+class Landing(NamedTuple):
+    """What came back in the request of a broadcast: the last block then (None if it did
+    not come), the reads asked after it and their answers, and the node's height in its
+    status after (0 if that did not come)."""
+
+    tx_id: str
+    block: Any
+    reads: list[Query]
+    found: list[Any]
+    head: int
+
+
+class Landed:
+    """Receipts of transactions found in a block, journaled as landed (or refused)."""
+
+    def __init__(self, reader: NodeReader, journal: SentLog | None) -> None:
+        self.reader = reader
+        self.journal = journal
+
+    def landed(
+        self,
+        signer: Signer,
+        tx: dict[str, Any],
+        tx_id: str,
+        found: dict[str, Any],
+        height: int,
+        *,
+        landing: Landing | None = None,
+        then_read: ThenRead | None = None,
+    ) -> Receipt:
+        """The receipt of a transaction in block ``height``, checked against that block,
+        journaled; a refusal by the realm or the VM raises Refused saying what it cost."""
+        receipt, error = self._receipt(signer, tx, tx_id, found, height, landing, then_read)
+        outbox.landed(tx_id, height)
+        fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
+        if self.journal is not None:
+            self.journal.landed(receipt, fee=fee, error=error)
+            self.journal.took_sequence(tx_id, height)
+        if error:
+            raise RefusedInBlock(
+                f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "
+                f"paid its fee of {fee}"
+            )
+        return receipt
+
+    def _head_reaches(self, height: int, head: int) -> None:
+        """A block at ``height`` is believed only once the node's own status reaches it:
+        a forged one far ahead would otherwise raise this home's seen height and make
+        every honest node look rolled back."""
+        if head < height:
+            head = height_of(self.reader.transport.call("status", {}))
+        if head < height:
+            raise Unreachable(
+                f"{self.reader.redacted} said the transaction is in block {height}, but its own "
+                f"status is at height {head}: not believed"
+            )
+
+    def _receipt(
+        self,
+        signer: Signer,
+        tx: dict[str, Any],
+        tx_id: str,
+        found: dict[str, Any],
+        height: int,
+        landing: Landing | None,
+        then_read: ThenRead | None,
+    ) -> tuple[Receipt, str]:
+        """The receipt of a transaction found in a block, and the refusal's words if the
+        realm or the VM refused it there ("" if not)."""
+        try:
+            base, data, events = answers.delivered(found)
+            gas_used = answers.int64(found["tx_result"].get("GasUsed") or 0)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            raise Unreachable(
+                f"{self.reader.redacted} answered with a transaction in a shape it never has"
+            ) from None
+        error = answers.refusal(base) if base.get("Error") else ""
+        result = TxOutcome(
+            tx,
+            tx_id,
+            signer.address,
+            funcs=tuple(msg_names(tx)),
+            values=tuple(answers.call_values(data)),
+            data=data,
+            transfers=() if error else tuple(transfers(self.reader.realm_path, events)),
+        )
+        block, came = _block_came(landing, tx_id, height)
+        reads = [] if error or block is not None else reads_after(self.reader, then_read, result)
+        time, asked = block_holding(self.reader, height, encode_tx(tx), reads, block=block)
+        kept = _answers(self.reader, came or list(zip(reads, asked, strict=False)))
+        self._head_reaches(height, 0 if landing is None else landing.head)
+        receipt = Receipt(
+            height=height,
+            time=time,
+            result=result,
+            gas_used=gas_used,
+            events=answers.gnokey_events(events),
+            storage=answers.storage_moved(events),
+            event_types=tuple(
+                str(event.get("@type") or "") if isinstance(event, dict) else "" for event in events
+            ),
+            info=str(base.get("Info") or ""),
+            read_back=kept,
+        )
+        return receipt, error
+
+
+def _block_came(
+    landing: Landing | None, tx_id: str, height: int
+) -> tuple[Any, list[tuple[Query, Any]]]:
+    """Block ``height`` if it came with the answer to the broadcast of ``tx_id`` (the last
+    block then), and the reads that came with it when they ran after that block; None
+    when another block came (or none): it is asked for."""
+    if landing is None or landing.tx_id != tx_id or landing.block is None:
+        return None, []
+    try:
+        came = int(landing.block["block"]["header"]["height"])
+    except (KeyError, TypeError, ValueError):
+        return None, []
+    # The reads ran after the transaction's block was committed: they show it.
+    reads = [] if came < height else list(zip(landing.reads, landing.found, strict=False))
+    return (landing.block if came == height else None), reads
+
+
+def _answers(
+    reader: NodeReader, pairs: list[tuple[Query, Any]]
+) -> tuple[tuple[Query, Answer], ...]:
+    """The reads' answers as a receipt carries them: (query, Answer) for each that came."""
+    out = []
+    for (path, data), result in pairs:
+        try:
+            out.append(((path, data), reader.answer(path, result)))
+        except (Refused, Unreachable):
+            continue
+    return tuple(out)
+
+
+def reads_after(reader: NodeReader, then_read: ThenRead | None, result: TxOutcome) -> list[Query]:
+    """What the caller reads once ``result`` landed, to ask along with its block: a
+    saving only, so a hint that cannot be made is none (the reads go alone)."""
+    if then_read is None:
+        return []
+    try:
+        return then_read(reader, result)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return []
+
+
+def height_of(status: Any) -> int:
+    """The height a status answer gives (0 for one that gives none)."""
+    if isinstance(status, Unreachable):
+        return 0
+    try:
+        return answers.status_height(status)
+    except (KeyError, TypeError, ValueError):
+        return 0

@@ -1,0 +1,398 @@
+"""The way to a chain's node: its URLs, the chain check, deadlines, JSON-RPC calls.
+
+A :class:`Transport` is one command's link to a chain through one URL or several
+of the same chain (``URL1,URL2``): the first that serves is used, and the next
+when it stops answering (a read is asked again there; a broadcast never is). Its
+first request of a command checks that the node is on the home's chain, has
+caught up, and is not behind what this home has seen; reads ride in that request
+(a JSON-RPC batch). Every call has a deadline for its whole answer, and an answer
+is believed only if it is the JSON-RPC answer to that very call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time as wallclock
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+from c4cli.chain import answers
+from c4cli.errors import BadInput, Unreachable
+from c4cli.escape import printable
+from c4cli.node.http import Connection, Exchange, Target
+
+T = TypeVar("T")
+TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
+BLOCK_TIMEOUT = 60.0  # seconds a broadcast waits for its block ($C4_BLOCK_TIMEOUT overrides)
+STATUS_FRESH = 0.5  # seconds a status answer stands for the head
+LAG_WAIT = 3.0  # seconds a node behind this home's last transaction is waited for
+
+# How a transport reaches one node: the socket, or an in-process node in tests.
+Link = Callable[[Target, str], Exchange]
+
+
+class Call(NamedTuple):
+    """One JSON-RPC call: a batch is a list of them, answered in order."""
+
+    method: str
+    params: dict[str, Any]
+
+
+class NodeSaid(Unreachable):
+    """A node's JSON-RPC error, with what it means where c4 acts on it (``kind``:
+    ``unknown tx`` for a hash it has no transaction for, ``held`` for bytes its
+    mempool has already, ``mempool`` for bytes its mempool will not take; "" else)."""
+
+    def __init__(self, message: str, kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class OtherChain(Unreachable):
+    """A URL that leads to another chain: never skipped over, always refused."""
+
+
+class Unusable(Unreachable):
+    """A node of the right chain that cannot serve now (catching up, or behind what
+    this home has seen): the next URL is asked, if the home has another."""
+
+
+def split_urls(text: str) -> list[str]:
+    """The RPC URLs of ``--remote``, ``$C4_REMOTE`` or config.toml: one, or several of
+    one chain separated by commas.
+
+    >>> split_urls("http://a:26657, http://b:26657")
+    ['http://a:26657', 'http://b:26657']
+    """
+    return [url.strip() for url in text.split(",") if url.strip()]
+
+
+def _error_kind(message: str) -> str:
+    lowered = message.lower()
+    if "could not find tx" in lowered or "not found" in lowered:
+        return "unknown tx"
+    if "already exists in cache" in lowered:
+        return "held"
+    if "in the mempool" in lowered or "mempool is full" in lowered:
+        return "mempool"
+    return ""
+
+
+class Transport:
+    """JSON-RPC to the chain behind ``url`` for one command, over one kept connection
+    per node. ``chain_id`` (the home's, when bound) is checked against the node's
+    before anything is read or signed, and ``seen_height`` (the highest block this
+    home saw a transaction land in) against its height."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        chain_id: str | None = None,
+        timeout: float | None = None,
+        seen_height: int = 0,
+        unbound: bool = False,
+        down_hint: str = "",
+        link: Link | None = None,
+    ) -> None:
+        self.urls = split_urls(url) or [url]
+        self._targets = [Target(one) for one in self.urls]  # every URL checked now
+        self._link: Link = link or (lambda target, hint: _connection(target, hint))
+        self._down_hint = down_hint
+        self._at = 0
+        self._tried: list[Unreachable] = []  # why the URLs left behind were left
+        self._node = self._link(self._targets[0], down_hint)
+        self.timeout = timeout if timeout is not None else rpc_timeout()
+        self._id = 0
+        self.chain_id = chain_id
+        self.seen_height = seen_height
+        # A node named for one command on a home not bound to it: read freely, sign
+        # only for a chain id the user gave (--chain-id), never for what it claims.
+        self.confirmed = not unbound or chain_id is not None
+        self._expected_from = "--chain-id says" if unbound else "this home's config.toml says"
+        self.checked = False
+        self._status: Any = None  # the last status answer, and when it came
+        self._status_at = 0.0
+        self.takes_batches = False  # whether the node answered a batch as one
+        # The node's height when this command first checked the chain: a block that
+        # existed before anything was sent, so nothing sent now can be in it or below.
+        self.first_height = 0
+
+    @property
+    def url(self) -> str:
+        return self.urls[self._at]
+
+    @property
+    def redacted(self) -> str:
+        return self._targets[self._at].redacted
+
+    def close(self) -> None:
+        self._node.close()
+
+    # -- calls --------------------------------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+        """One read; its ``result``. The command's first rides with the chain's check."""
+
+        def attempt() -> Any:
+            if self.checked:
+                return self._one(Call(method, params), timeout, replayable=True)
+            (answer,) = self._calls([Call(method, params)], timeout)
+            if isinstance(answer, Unreachable):
+                raise answer
+            return answer
+
+        return self.over_nodes(attempt)
+
+    def calls(self, calls: Sequence[Call], *, timeout: float | None = None) -> list[Any]:
+        """Several reads in one request, with the chain's check on a command's first:
+        each answer's ``result``, or the Unreachable it makes (returned: the caller
+        raises the one it needs). One call at a time where the node takes no batch."""
+        return self.over_nodes(lambda: self._calls(list(calls), timeout))
+
+    def send(self, calls: Sequence[Call], *, timeout: float) -> list[Any]:
+        """A broadcast (the first call) and the reads that ride after it, to the node in
+        use only, once: never asked again, on this node or another. Its answers as
+        :meth:`calls` gives them; a lone call where the node takes no batch."""
+        if not self.checked:
+            self.over_nodes(self.check)
+        if len(calls) == 1 or not self.takes_batches:
+            return [self._one(calls[0], timeout, replayable=False)]
+        found = self._batch(list(calls), timeout, replayable=False)
+        if found is None:
+            raise Unreachable(f"{self.redacted} answered {calls[0].method} in a shape it never has")
+        return found
+
+    def elsewhere(self, call: Call, timeout: float | None) -> Any:
+        """``call`` asked of the home's other nodes, each in turn; the first answer, or
+        None when none answers it."""
+        for at, target in enumerate(self._targets):
+            if at == self._at:
+                continue
+            other = self._link(target, "")
+            try:
+                return self._one(call, timeout, replayable=True, node=other, shown=target.redacted)
+            except Unreachable:
+                continue
+            finally:
+                other.close()
+        return None
+
+    def over_nodes(self, attempt: Callable[[], T]) -> T:
+        """``attempt()`` on the node in use, and again on the next URL of the home's
+        while one stops answering (or is of no use now); the last failure, with the
+        others', when none is left."""
+        while True:
+            try:
+                return attempt()
+            except OtherChain:
+                raise
+            except Unreachable as problem:
+                if len(self.urls) == 1 or getattr(problem, "kind", "") == "unknown tx":
+                    raise
+                self._tried.append(problem)
+                if len(self._tried) >= len(self.urls):
+                    raise Unreachable(
+                        "no node of this chain could serve: "
+                        + "; ".join(str(p) for p in self._tried)
+                    ) from None
+                self._node.close()
+                self._at = len(self._tried)
+                self._node = self._link(self._targets[self._at], self._down_hint)
+                self.checked, self._status = False, None
+
+    def _calls(self, calls: list[Call], timeout: float | None) -> list[Any]:
+        check = not self.checked
+        asked = [Call("status", {})] if check else []
+        found = self._batch(asked + calls, timeout, replayable=True)
+        self.takes_batches = found is not None
+        if found is None:
+            if check:
+                self.check()
+            return [self._alone(call, timeout) for call in calls]
+        if check and self.check(found[0]):
+            return [self._alone(call, timeout) for call in calls]
+        return found[len(asked) :]
+
+    def _alone(self, call: Call, timeout: float | None) -> Any:
+        try:
+            return self._one(call, timeout, replayable=True)
+        except Unreachable as problem:
+            return problem
+
+    def _one(
+        self,
+        call: Call,
+        timeout: float | None,
+        *,
+        replayable: bool,
+        node: Exchange | None = None,
+        shown: str | None = None,
+    ) -> Any:
+        self._id += 1
+        request = {"jsonrpc": "2.0", "id": self._id, "method": call.method, "params": call.params}
+        raw = (node or self._node).post(
+            json.dumps(request).encode(), timeout or self.timeout, replayable=replayable
+        )
+        try:
+            document = json.loads(raw)
+        except ValueError:
+            raise Unreachable(
+                f"{shown or self.redacted} answered {call.method} with something that is not JSON"
+            ) from None
+        return self._result(call.method, document, self._id, shown)
+
+    def _batch(
+        self, calls: list[Call], timeout: float | None, *, replayable: bool
+    ) -> list[Any] | None:
+        """Several calls in one request (tm2 answers a JSON array); their answers, each
+        a ``result`` or the Unreachable its error makes. None when the node answers
+        the batch with something else (a server or proxy without batches)."""
+        first = self._id + 1
+        self._id += len(calls)
+        requests = [
+            {"jsonrpc": "2.0", "id": first + n, "method": call.method, "params": call.params}
+            for n, call in enumerate(calls)
+        ]
+        raw = self._node.post(
+            json.dumps(requests).encode(), timeout or self.timeout, replayable=replayable
+        )
+        try:
+            documents = json.loads(raw)
+        except ValueError:
+            return None
+        if not isinstance(documents, list) or len(documents) != len(calls):
+            return None
+        by_id = {doc.get("id"): doc for doc in documents if isinstance(doc, dict)}
+        out: list[Any] = []
+        for n, call in enumerate(calls):
+            try:
+                out.append(self._result(call.method, by_id.get(first + n), first + n))
+            except Unreachable as problem:
+                out.append(problem)
+        return out
+
+    def _result(self, method: str, document: Any, wanted: int, shown: str | None = None) -> Any:
+        """The ``result`` of the answer to call ``wanted``, or Unreachable in one line."""
+        node = shown or self.redacted
+        if not isinstance(document, dict) or document.get("id") != wanted:
+            raise Unreachable(f"{node} answered {method} with another call's answer")
+        error = document.get("error")
+        if error:
+            message = (
+                error.get("data") or error.get("message") if isinstance(error, dict) else error
+            )
+            text = str(message)
+            raise NodeSaid(f"{node}: {method}: {answers.first_line(text)[:300]}", _error_kind(text))
+        if "result" not in document:
+            raise Unreachable(f"{node} answered {method} without a result")
+        return document["result"]
+
+    # -- the chain behind the URL ------------------------------------------------------
+
+    def check(self, status: Any = None) -> bool:
+        """The node is on the home's chain, has caught up, and is not behind what this
+        home has seen (``status``: its answer, when it came in a batch). True when it
+        had to be waited for: what it answered along with that status is older than
+        this home's last transaction, and is asked again."""
+        self.checked = True
+        waited = False
+        try:
+            if isinstance(status, Unreachable):
+                raise status
+            if status is None:
+                status = self._one(Call("status", {}), None, replayable=True)
+            network = answers.field(self.redacted, status, "node_info", "network")
+            height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
+            if not isinstance(network, str) or not str(height).isdigit():
+                raise Unreachable(f"{self.redacted} answered status in a shape it never has")
+            catching_up = status["sync_info"].get("catching_up")  # a dict: read just above
+        except Unreachable:
+            self.checked = False
+            raise
+        if self.chain_id is not None and network != self.chain_id:
+            raise OtherChain(
+                f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self.chain_id!r} "
+                f"as {self._expected_from}: refused (another chain's answers are not this "
+                "chain's)"
+            )
+        if catching_up is True:
+            self.checked = False
+            raise Unusable(
+                f"{self.redacted} is still catching up with the chain (at height {height}): "
+                "its answers would be old"
+            )
+        if int(height) < self.seen_height:
+            status = self._caught_up(status, int(height))
+            waited = True
+        self.chain_id = network
+        self._status, self._status_at = status, wallclock.monotonic()
+        # The height read before any wait: lower is only more careful.
+        self.first_height = self.first_height or int(height)
+        return waited
+
+    def _caught_up(self, status: Any, height: int) -> Any:
+        """The status of a node behind this home's last landed transaction, once it has
+        reached that block (read-your-writes: a transaction sent through another node
+        is shown, or the node is passed over); it is given a moment to get there."""
+        deadline = wallclock.monotonic() + min(LAG_WAIT, self.timeout)
+        while height < self.seen_height and wallclock.monotonic() < deadline:
+            wallclock.sleep(0.25)
+            status = self._one(Call("status", {}), None, replayable=True)
+            found = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
+            height = int(found) if found.isdigit() else -1
+        if height < self.seen_height:
+            self.checked = False
+            raise Unusable(
+                f"{self.redacted} is at height {height}, below height {self.seen_height} where "
+                "this home saw a transaction land: the node is behind (or the chain was rolled "
+                "back or replaced); refused"
+            )
+        return status
+
+    def status(self) -> Any:
+        """The node's status: the one the check read, while under half a second old (a
+        view reads the head more than once), else asked again."""
+        if not self.checked:
+            self.over_nodes(self.check)
+        if self._status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
+            self._status = self.call("status", {})
+            self._status_at = wallclock.monotonic()
+        return self._status
+
+    def checked_chain_id(self) -> str:
+        """The chain id, the chain checked first if it was not yet."""
+        if not self.checked:
+            self.over_nodes(self.check)
+        assert self.chain_id is not None
+        return self.chain_id
+
+
+def _connection(target: Target, down_hint: str) -> Exchange:
+    connection = Connection(target)
+    connection.down_hint = down_hint
+    return connection
+
+
+def rpc_timeout() -> float:
+    """$C4_TIMEOUT: the seconds any one answer of a node may take."""
+    return _seconds("C4_TIMEOUT", TIMEOUT)
+
+
+def block_timeout() -> float:
+    """$C4_BLOCK_TIMEOUT: the seconds a broadcast waits for the block that holds it. Past
+    it the transaction is reported sent and pending (and its hash looked up for at most
+    $C4_TIMEOUT more), and the next transaction of the account settles it."""
+    return _seconds("C4_BLOCK_TIMEOUT", BLOCK_TIMEOUT)
+
+
+def _seconds(variable: str, default: float) -> float:
+    text = os.environ.get(variable, "")
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        raise BadInput(f"invalid ${variable} {text!r}: a number of seconds") from None
+    if not 0 < value <= 3600:
+        raise BadInput(f"invalid ${variable} {text!r}: from a fraction of a second to 3600")
+    return value
