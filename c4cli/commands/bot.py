@@ -18,6 +18,7 @@ from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, open_chain, submit
+from c4cli.commands.txopts import TxOptions
 from c4cli.commands.views import clock_text, coloured, mark_four, rich_board, standstill
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
@@ -33,7 +34,7 @@ SEND_MARGIN = 10
 @think_option
 @tx_options
 @common_options
-def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opts: Any) -> None:
+def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: TxOptions) -> None:
     """Play KEY's moves in GAME with the solver, waiting for the chain between them.
 
     Without --until-end the bot makes one move (waiting for KEY's turn) and
@@ -53,11 +54,11 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, **opt
       c4 bot 1 bob --until-end
     """
     number = game_id_arg(game_id)
-    me = acting_address(home, key, opts["master"])
+    me = acting_address(home, key, tx.master)
     chain = open_chain(home)
     while True:
         try:
-            if _turn(chain, number, me, key, until_end, think, home, opts):
+            if _turn(chain, number, me, key, until_end, think, home, tx):
                 return
         except Unreachable as lost:
             # A node that does not answer, or a move sent whose fate is not known yet:
@@ -75,7 +76,7 @@ def _turn(
     until_end: bool,
     think: float,
     home: Path,
-    opts: dict[str, Any],
+    tx: TxOptions,
 ) -> bool:
     """One look at the game: a move if it is ours, else a wait for the next block.
     True when the bot is done (the game is over, or its one move is made)."""
@@ -94,7 +95,7 @@ def _turn(
             if game.status == Status.WON:
                 outcome += f", winner {_who(game.winner, known)}"
             _say(
-                opts["as_json"],
+                tx.as_json,
                 {
                     "game": number,
                     "over": True,
@@ -111,10 +112,10 @@ def _turn(
             choice = solver.solve_within(game.board(), started + max(min(think, left), 1.0))
             thought = round(time.monotonic() - started, 2)
             call = workflow.play_call(number, choice.column, game.moves)
-            receipt = submit(home, key, workflow.messages(workflow.given(call), me), opts)
+            receipt = submit(home, key, workflow.messages(workflow.given(call), me), tx)
             unproven = "" if choice.exact else f" (the best found in {thought:g} s, not proven)"
             _say(
-                opts["as_json"],
+                tx.as_json,
                 {
                     "game": number,
                     "move": game.moves,

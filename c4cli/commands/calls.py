@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from c4cli.chain.interface import Receipt
 from c4cli.client import workflow
@@ -13,16 +12,17 @@ from c4cli.client.realm_client import GameView, RealmClient, Status, game_of, ga
 from c4cli.coins import gnot
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, C4Error, warn_once
 
 
 def play_column(
-    home: Path, gid: int, column: str, move: int | None, key: str, opts: dict[str, Any]
+    home: Path, gid: int, column: str, move: int | None, key: str, tx: TxOptions
 ) -> None:
     """`c4 play GAME COLUMN KEY` once the column is known: the realm judges the rest."""
     if not (column.lstrip("-").isdigit() and column.isascii()):
         raise BadInput(f"invalid column {column!r}: use 1-7, or best")
-    run_call(home, key, workflow.play(gid, column, move=move), opts=opts)
+    run_call(home, key, workflow.play(gid, column, move=move), tx=tx)
 
 
 Human = Callable[[GameView | None, Receipt, dict[str, str]], str]
@@ -33,7 +33,7 @@ def run_call(
     key: str,
     build: workflow.BuildCall,
     *,
-    opts: dict[str, Any],
+    tx: TxOptions,
     human: Human | None = None,
 ) -> None:
     """Sign and submit one realm call; print the gnokey receipt (or JSON) and a human line.
@@ -42,8 +42,8 @@ def run_call(
     local chain), so defaults read from it (the stake, the move count) cannot
     go stale. The game the call was about is read back once it landed.
     """
-    signer = acting_address(home, key, opts["master"])
-    receipt = submit(home, key, workflow.messages(build, signer), opts, then_read=game_read_back)
+    signer = acting_address(home, key, tx.master)
+    receipt = submit(home, key, workflow.messages(build, signer), tx, then_read=game_read_back)
     # From here on the transaction is in a block: nothing below may fail the command.
     game = None
     about = game_of(receipt.result)
@@ -62,7 +62,7 @@ def run_call(
     ending = None if game is None else game.ending(_settling_call(receipt))
     print_receipt(
         receipt,
-        as_json=opts["as_json"],
+        as_json=tx.as_json,
         human=(human or _settled)(game, receipt, known),
         game=None if game is None else game.document,
         known=known,

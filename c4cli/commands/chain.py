@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -28,6 +27,7 @@ from c4cli.commands.transact import (
     resolve,
     submit,
 )
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 
@@ -223,7 +223,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
+def send(to: str, amount: str, key: str, home: Path, tx: TxOptions) -> None:
     """Send coins from KEY to another account (a bank transfer).
 
     \b
@@ -234,11 +234,11 @@ def send(to: str, amount: str, key: str, home: Path, **opts: Any) -> None:
     coins = parse_amount(amount)
     if not coins or any(v <= 0 for v in coins.values()):
         raise BadInput(f"invalid --amount {amount!r}: send a positive amount")
-    sender = acting_address(home, key, opts["master"])
-    receipt = submit(home, key, lambda state: [send_msg(sender, target, format_coins(coins))], opts)
+    sender = acting_address(home, key, tx.master)
+    receipt = submit(home, key, lambda state: [send_msg(sender, target, format_coins(coins))], tx)
     print_receipt(
         receipt,
-        as_json=opts["as_json"],
+        as_json=tx.as_json,
         human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to "
         f"{who(target, names(home))}",
     )

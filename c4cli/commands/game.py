@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time as wallclock
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,6 +19,7 @@ from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, common_options, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address, open_chain
+from c4cli.commands.txopts import TxOptions
 from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, Refused
 from c4cli.home.keys import Keyring
@@ -80,7 +80,7 @@ def offer(
     passphrase: str | None,
     key: str,
     home: Path,
-    **opts: Any,
+    tx: TxOptions,
 ) -> None:
     """Offer a staked game (Offer). Sends the stake and only the hash of your secret.
 
@@ -97,7 +97,7 @@ def offer(
     minutes = _valid_for_minutes(valid_for)
     rival = address_arg(home, opponent) if opponent else ""
     cap = None if max_fee is None else parse_ugnot(max_fee)
-    signer = acting_address(home, key, opts["master"])
+    signer = acting_address(home, key, tx.master)
     if passphrase is not None:
         refuse_weak(passphrase, "--passphrase")
     secret = passphrase if passphrase is not None else new_secret()
@@ -114,7 +114,7 @@ def offer(
         )
 
     with SecretStore(home).kept(signer, secret):
-        run_call(home, key, build, opts=opts, human=human)
+        run_call(home, key, build, tx=tx, human=human)
 
 
 @click.command()
@@ -125,7 +125,7 @@ def offer(
 @tx_options
 @common_options
 def accept(
-    game_id: str, seed: str | None, send: str | None, key: str, home: Path, **opts: Any
+    game_id: str, seed: str | None, send: str | None, key: str, home: Path, tx: TxOptions
 ) -> None:
     """Accept an offer (Accept), sending exactly its stake and the hash of your seed.
 
@@ -135,14 +135,14 @@ def accept(
     """
     gid = _game_arg(game_id)
     coins = None if send is None else format_coins(parse_amount(send))
-    signer = acting_address(home, key, opts["master"])
+    signer = acting_address(home, key, tx.master)
     if seed is not None:
         refuse_weak(seed, "--seed")
     secret = seed if seed is not None else new_secret()
     commitment = commitment_of(secret)
 
     with SecretStore(home).kept(signer, secret):
-        run_call(home, key, workflow.accept(gid, commitment, send=coins), opts=opts)
+        run_call(home, key, workflow.accept(gid, commitment, send=coins), tx=tx)
 
 
 @click.command()
@@ -151,7 +151,7 @@ def accept(
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) -> None:
+def reveal(game_id: str, secret: str | None, key: str, home: Path, tx: TxOptions) -> None:
     """Reveal your secret: Reveal for the creator, RevealSeed for the acceptor.
 
     \b
@@ -159,9 +159,9 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
       c4 reveal 1 alice
     """
     gid = _game_arg(game_id)
-    signer = acting_address(home, key, opts["master"])
+    signer = acting_address(home, key, tx.master)
     build = workflow.reveal(gid, signer, secret=secret, secrets=SecretStore(home), key=key)
-    run_call(home, key, build, opts=opts)
+    run_call(home, key, build, tx=tx)
 
 
 @click.command()
@@ -171,7 +171,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, **opts: Any) 
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def play(game_id: str, column: str, move: int | None, key: str, home: Path, **opts: Any) -> None:
+def play(game_id: str, column: str, move: int | None, key: str, home: Path, tx: TxOptions) -> None:
     """Drop a disc in COLUMN (1-7) of GAME (Play); `best` plays the solver's choice.
 
     `best` is the lowest column with the best exact score for the side to move
@@ -193,7 +193,7 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, **op
         column = str(best_column(gid, game))
         if move is None and game is not None:
             move = game.moves
-    play_column(home, gid, column, move, key, opts)
+    play_column(home, gid, column, move, key, tx)
 
 
 def best_column(gid: int, game: GameView | None) -> int:
@@ -212,9 +212,9 @@ def _simple(func: str, example: str, summary: str) -> click.Command:
     @click.argument("key", shell_complete=complete.keys)
     @tx_options
     @common_options
-    def command(game_id: str, key: str, home: Path, **opts: Any) -> None:
+    def command(game_id: str, key: str, home: Path, tx: TxOptions) -> None:
         gid = _game_arg(game_id)
-        run_call(home, key, workflow.given(workflow.game_call(func, gid)), opts=opts)
+        run_call(home, key, workflow.given(workflow.game_call(func, gid)), tx=tx)
 
     command.__doc__ = f"{summary}\n\n\b\nExample:\n  {example}"
     return click.command(func_name(func))(command)
@@ -242,7 +242,7 @@ NOT_RUN_OUT = "move clock has not run out"
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) -> None:
+def claim_timeout(game_id: str, wait: int, key: str, home: Path, tx: TxOptions) -> None:
     """Settle a game whose clock ran out (ClaimTimeout); anyone may call it.
 
     \b
@@ -255,7 +255,7 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, **opts: Any) ->
     while True:
         try:
             claim = workflow.given(workflow.game_call("ClaimTimeout", gid))
-            run_call(home, key, claim, opts=opts)
+            run_call(home, key, claim, tx=tx)
             return
         except Refused as refused:
             # Only a refusal that cost nothing is tried again (a landed one says so).
@@ -275,7 +275,7 @@ resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resig
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, **opts: Any) -> None:
+def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, tx: TxOptions) -> None:
     """Call any realm function with string arguments, exactly as given (vm/m_call).
 
     \b
@@ -284,4 +284,4 @@ def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, **op
       c4 call Offer "" 15 "$COMMITMENT" 100000 --send 10gnot alice
     """
     coins = format_coins(parse_amount(send)) if send else ""
-    run_call(home, key, workflow.given(workflow.Call(func, list(args), coins)), opts=opts)
+    run_call(home, key, workflow.given(workflow.Call(func, list(args), coins)), tx=tx)

@@ -20,6 +20,7 @@ from c4cli.commands.node_info import devnode_module as _devnode
 from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.transact import resolve, submit
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.journal import JOURNAL
@@ -247,8 +248,7 @@ def _report(
 def _hand_over(home: Path, deployer: str) -> None:
     """The realm passed from test1 (who deployed it) to ``deployer``, in its two steps."""
     target = resolve(home, deployer)
-    opts: dict[str, Any] = {"password_stdin": False, "gas_fee": None, "gas_wanted": None}
-    opts["memo"] = ""
+    tx = TxOptions()
     steps = [(DEV_KEY, "TransferOwnership", [target]), (deployer, "AcceptOwnership", [])]
     for key, func, args in steps:
         signer = resolve(home, key)
@@ -256,7 +256,7 @@ def _hand_over(home: Path, deployer: str) -> None:
         def build(reader: Reader, a: str = signer, f: str = func, v: list[str] = args) -> list[Msg]:
             return [call_msg(a, reader.realm_path, f, v)]
 
-        submit(home, key, build, opts)
+        submit(home, key, build, tx)
 
 
 def _set_aside_journal(home: Path) -> None:

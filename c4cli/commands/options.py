@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
@@ -21,9 +22,11 @@ from c4cli.commands.line import (
     realm_path_from_env,
     remote_from_env,
 )
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import set_quiet
 
 F = TypeVar("F", bound=Callable[..., Any])
+DEFAULTS = TxOptions()
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -159,7 +162,15 @@ INT64 = Int64()
 
 
 def tx_options(func: F) -> F:
-    """The options every transaction command takes, as gnokey's maketx."""
+    """The options every transaction command takes, as gnokey's maketx: handed to the
+    command as one :class:`TxOptions` (``tx``), --json among them."""
+
+    @functools.wraps(func)
+    def taking(*args: Any, **given: Any) -> Any:
+        tx = TxOptions.taken_from(given)
+        return func(*args, tx=tx, **given)
+
+    wrapped: F = cast("F", taking)
     for option in reversed(
         [
             click.option(
@@ -175,7 +186,9 @@ def tx_options(func: F) -> F:
                 show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
                 help="The most gas the transaction may use, as gnokey's -gas-wanted.",
             ),
-            click.option("--memo", default="", help="A note carried in the transaction."),
+            click.option(
+                "--memo", default=DEFAULTS.memo, help="A note carried in the transaction."
+            ),
             click.option(
                 "--generate-only",
                 is_flag=True,
@@ -186,7 +199,7 @@ def tx_options(func: F) -> F:
             click.option(
                 "--simulate",
                 type=click.Choice(SIMULATE_MODES),
-                default="test",
+                default=DEFAULTS.simulate,
                 show_default=True,
                 help="As gnokey's -simulate: test runs the transaction first and sends it "
                 "only if it passes (a refusal costs nothing); skip sends it untested; only "
@@ -218,5 +231,5 @@ def tx_options(func: F) -> F:
             ),
         ]
     ):
-        func = option(func)
-    return func
+        wrapped = option(wrapped)
+    return wrapped

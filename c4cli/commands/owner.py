@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -15,6 +14,7 @@ from c4cli.commands.game import address_arg
 from c4cli.commands.options import common_options, tx_options
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import acting_address
+from c4cli.commands.txopts import TxOptions
 
 
 def _owner_line(text: str) -> Human:
@@ -32,7 +32,7 @@ def _owner_line(text: str) -> Human:
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
+def set_fee(amount: str, key: str, home: Path, tx: TxOptions) -> None:
     """Set the house fee for new offers (SetFee, owner only).
 
     \b
@@ -44,7 +44,7 @@ def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
         home,
         key,
         workflow.given(workflow.Call("SetFee", [str(ugnot)])),
-        opts=opts,
+        tx=tx,
         human=_owner_line(f"house fee for new offers set to {gnot(ugnot)}"),
     )
 
@@ -56,19 +56,19 @@ def set_fee(amount: str, key: str, home: Path, **opts: Any) -> None:
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
+def withdraw_fees(to: str | None, key: str, home: Path, tx: TxOptions) -> None:
     """Send the collected fees, never stakes, to an address (WithdrawFees, owner only).
 
     \b
     Example:
       c4 withdraw-fees --to treasury test1
     """
-    target = address_arg(home, to) if to else acting_address(home, key, opts["master"])
+    target = address_arg(home, to) if to else acting_address(home, key, tx.master)
     run_call(
         home,
         key,
         workflow.given(workflow.Call("WithdrawFees", [target])),
-        opts=opts,
+        tx=tx,
         human=lambda game, receipt, known: (
             "; ".join(
                 f"fees withdrawn: {gnot(amount)} to {who(to, known)}"
@@ -84,7 +84,7 @@ def withdraw_fees(to: str | None, key: str, home: Path, **opts: Any) -> None:
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> None:
+def transfer_ownership(new_owner: str, key: str, home: Path, tx: TxOptions) -> None:
     """Name a new owner (TransferOwnership); it takes over once it accepts.
 
     \b
@@ -97,7 +97,7 @@ def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> Non
         home,
         key,
         workflow.given(workflow.Call("TransferOwnership", [target])),
-        opts=opts,
+        tx=tx,
         human=_owner_line(line),
     )
 
@@ -106,7 +106,7 @@ def transfer_ownership(new_owner: str, key: str, home: Path, **opts: Any) -> Non
 @click.argument("key", shell_complete=complete.keys)
 @tx_options
 @common_options
-def accept_ownership(key: str, home: Path, **opts: Any) -> None:
+def accept_ownership(key: str, home: Path, tx: TxOptions) -> None:
     """Become the owner you were named as (AcceptOwnership).
 
     \b
@@ -118,6 +118,6 @@ def accept_ownership(key: str, home: Path, **opts: Any) -> None:
         home,
         key,
         workflow.given(workflow.Call("AcceptOwnership", [])),
-        opts=opts,
+        tx=tx,
         human=_owner_line(line),
     )

@@ -28,6 +28,7 @@ from c4cli.commands.transact import (
     signer_for,
     submit,
 )
+from c4cli.commands.txopts import TxOptions
 from c4cli.commands.views import clock_text
 from c4cli.errors import BadInput
 
@@ -161,7 +162,7 @@ def _row(s: Standing, known: dict[str, str], landing: int, exact: bool, key: str
 )
 @tx_options
 @common_options
-def cancel(game_id: str | None, key: str | None, expired: bool, home: Path, **opts: Any) -> None:
+def cancel(game_id: str | None, key: str | None, expired: bool, home: Path, tx: TxOptions) -> None:
     """Cancel an open offer (Cancel): the creator any time, anyone once expired.
 
     With --expired, every expired offer of KEY, one transaction each: a line for
@@ -176,44 +177,44 @@ def cancel(game_id: str | None, key: str | None, expired: bool, home: Path, **op
     if expired:
         if key is not None or game_id is None:
             raise BadInput("with --expired, give only KEY: c4 cancel --expired KEY")
-        _cancel_expired(game_id, home, opts)
+        _cancel_expired(game_id, home, tx)
         return
     if game_id is None or key is None:
         raise BadInput("give GAME and KEY (c4 cancel 1 alice), or --expired KEY")
     gid = game_id_arg(game_id)
-    run_call(home, key, workflow.given(workflow.game_call("Cancel", gid)), opts=opts)
+    run_call(home, key, workflow.given(workflow.game_call("Cancel", gid)), tx=tx)
 
 
-def _cancel_expired(key: str, home: Path, opts: dict[str, Any]) -> None:
-    if opts.get("generate_only"):
+def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
+    if tx.generate_only:
         raise BadInput("--generate-only makes one transaction: give c4 cancel GAME KEY")
-    address = acting_address(home, key, opts["master"])
+    address = acting_address(home, key, tx.master)
     chain = open_chain(home)
     offers = expired_offers(chain, address, chain.next_block_time(wallclock.time()))
     known = names(home)
-    cap = fee_cap(home, opts.get("fee_cap"))  # for the whole batch
+    cap = fee_cap(home, tx.fee_cap)  # for the whole batch
     spent = back = 0
     signer = (
         None
         if not offers
-        else signer_for(home, key, password_stdin=opts["password_stdin"], master=opts.get("master"))
+        else signer_for(home, key, password_stdin=tx.password_stdin, master=tx.master)
     )
     for game in offers:
-        step = {**opts, "fee_cap": f"{max(cap - spent, 0)}ugnot"}
+        step = tx._replace(fee_cap=f"{max(cap - spent, 0)}ugnot")
         call = workflow.messages(workflow.given(workflow.game_call("Cancel", game.id)), address)
         receipt = submit(home, key, call, step, signer=signer)
         spent += gas_fee_ugnot(receipt)
         came = sum(amount for to, amount in receipt.result.transfers if to == address)
         back += came
-        if opts["as_json"]:
+        if tx.as_json:
             emit_json({**receipt_json(receipt, known=known), "game_id": game.id})
         else:
             echo(
                 f"game {game.id} cancelled: {gnot(came)} back to {who(address, known)} "
                 f"(height {receipt.height}, TX HASH {receipt.result.hash})"
             )
-    rehearsed = opts.get("simulate") == "only"  # each run, nothing sent
-    if opts["as_json"]:
+    rehearsed = tx.simulate == "only"  # each run, nothing sent
+    if tx.as_json:
         summary: dict[str, Any] = {"cancelled": [g.id for g in offers], "taken_back_ugnot": back}
         emit_json({**summary, "simulated": True} if rehearsed else summary)
     else:

@@ -25,6 +25,7 @@ from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, notice
 from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
 
@@ -42,8 +43,8 @@ def session() -> None:
     """
 
 
-def _own_key_only(opts: dict[str, Any]) -> None:
-    if opts["master"]:
+def _own_key_only(tx: TxOptions) -> None:
+    if tx.master:
         raise BadInput("sessions are created and revoked with the master's own key, not --master")
 
 
@@ -132,7 +133,7 @@ def create(
     spend_period: str,
     master_key: str,
     home: Path,
-    **opts: Any,
+    tx: TxOptions,
 ) -> None:
     """Authorise session key NAME for MASTER (signed by MASTER's own key).
 
@@ -141,7 +142,7 @@ def create(
       c4 session create --session-key bob-s --expires 30m \\
           --allow-paths vm/exec:gno.land/r/samcrew/connect4 --spend-limit 1gnot bob
     """
-    _own_key_only(opts)
+    _own_key_only(tx)
     if not allow_paths:
         raise BadInput("give at least one --allow-paths (e.g. vm/exec:gno.land/r/samcrew/connect4)")
     limit = format_coins(parse_amount(spend_limit)) if spend_limit else ""
@@ -150,10 +151,10 @@ def create(
     created = not keyring.exists(session_key)
     if created:
         secret = passphrase(
-            password_stdin=opts["password_stdin"], prompt="Passphrase for the session key"
+            password_stdin=tx.password_stdin, prompt="Passphrase for the session key"
         )
         keyring.add(session_key, crypto.derive_private_key(crypto.new_mnemonic()), secret)
-        opts["password_stdin"] = False
+        tx = tx._replace(password_stdin=False)  # stdin's line was the session key's
     info = keyring.info(session_key)
     session_pub = info.single_key
     creator = keyring.info(master_key).address
@@ -163,7 +164,7 @@ def create(
         return [create_session_msg(creator, session_pub, expiry, list(allow_paths), limit, period)]
 
     try:
-        receipt = submit(home, master_key, msgs, opts)
+        receipt = submit(home, master_key, msgs, tx)
     except Exception:
         if created:  # a refused session leaves no key behind
             keyring.delete(session_key)
@@ -172,7 +173,7 @@ def create(
         notice(UNENCRYPTED_WARNING)
     print_receipt(
         receipt,
-        as_json=opts["as_json"],
+        as_json=tx.as_json,
         human=f"session {session_key} ({info.address}) may now sign for {master_key}",
     )
 
@@ -184,7 +185,7 @@ def create(
 @tx_options
 @common_options
 def revoke(
-    session_key: str | None, revoke_all: bool, master_key: str, home: Path, **opts: Any
+    session_key: str | None, revoke_all: bool, master_key: str, home: Path, tx: TxOptions
 ) -> None:
     """Revoke a session of MASTER, or all of them (signed by MASTER's own key).
 
@@ -193,12 +194,12 @@ def revoke(
       c4 session revoke --session-key bob-s bob
       c4 session revoke --all bob
     """
-    _own_key_only(opts)
+    _own_key_only(tx)
     if (session_key is None) == (not revoke_all):
         raise BadInput("give either --session-key NAME_OR_ADDR or --all")
     creator = Keyring(home).info(master_key).address
     if session_key is None:
-        receipt = submit(home, master_key, lambda reader: [revoke_all_sessions_msg(creator)], opts)
+        receipt = submit(home, master_key, lambda reader: [revoke_all_sessions_msg(creator)], tx)
         human = f"every session of {master_key} revoked"
     else:
         keyring = Keyring(home)
@@ -210,9 +211,9 @@ def revoke(
             pub_key = known if known is not None else _session_key(reader, creator, session_addr)
             return [revoke_session_msg(creator, pub_key)]
 
-        receipt = submit(home, master_key, msgs, opts)
+        receipt = submit(home, master_key, msgs, tx)
         human = f"session {who(session_addr, names(home))} revoked"
-    print_receipt(receipt, as_json=opts["as_json"], human=human)
+    print_receipt(receipt, as_json=tx.as_json, human=human)
 
 
 @session.command("list")

@@ -1,7 +1,7 @@
 """Sending a transaction: the key that signs, the chain, the fee, the receipt.
 
 Click-free, so the fast lane sends a move through the very same code (the options
-that fill ``opts`` are declared in options.py).
+that fill ``tx`` are declared in options.py).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from c4cli.commands import line
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.fast import open_chain as open_chain  # where the fast lanes reach it
 from c4cli.commands.text import key_names
+from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
@@ -136,33 +137,29 @@ def submit(
     home: Path,
     key_name: str,
     build: Build,
-    opts: dict[str, Any],
+    tx: TxOptions,
     *,
     then_read: ThenRead | None = None,
     signer: Signer | None = None,
 ) -> Receipt:
     """Sign with KEY (a session key with --master) and submit: the path of every transaction.
 
-    ``opts`` holds the values of :func:`tx_options`. On a node, the node client
+    ``tx`` holds the values of :func:`tx_options`. On a node, the node client
     journals the transaction as pending before its bytes leave, and as landed once
     it is in a block; ``then_read`` names what the command reads once it landed.
     A command that sends several passes the ``signer`` it unlocked once.
     """
     # A missing chain is reported before any key is opened.
-    chain = open_chain(home, chain_id=opts.get("chain_id"))
-    if opts.get("generate_only"):
-        generate_only(home, key_name, chain, build, opts)
+    chain = open_chain(home, chain_id=tx.chain_id)
+    if tx.generate_only:
+        generate_only(home, key_name, chain, build, tx)
     if signer is None:
-        signer = signer_for(
-            home, key_name, password_stdin=opts["password_stdin"], master=opts.get("master")
-        )
-    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=chain.fills_in_fee)
-    policy = SendPolicy(
-        simulate=opts.get("simulate") or "test", fee_cap=fee_cap(home, opts.get("fee_cap"))
-    )
+        signer = signer_for(home, key_name, password_stdin=tx.password_stdin, master=tx.master)
+    fee = tx_fee(tx.gas_fee, tx.gas_wanted, remote=chain.fills_in_fee)
+    policy = SendPolicy(simulate=tx.simulate or "test", fee_cap=fee_cap(home, tx.fee_cap))
     outbox.transacting()
     try:
-        return chain.submit(signer, build, fee, opts["memo"], policy=policy, then_read=then_read)
+        return chain.submit(signer, build, fee, tx.memo, policy=policy, then_read=then_read)
     except Refused as refused:
         if str(refused) == f"unknown address: account {signer.address} does not exist":
             # gno.land's words, and the step they leave out: an account is made by
@@ -174,9 +171,7 @@ def submit(
         raise
 
 
-def generate_only(
-    home: Path, key_name: str, chain: Chain, build: Build, opts: dict[str, Any]
-) -> NoReturn:
+def generate_only(home: Path, key_name: str, chain: Chain, build: Build, tx: TxOptions) -> NoReturn:
     """Print the transaction unsigned, as gnokey's maketx -broadcast=false does, and stop.
 
     The messages are built from the chain as it is now, exactly as they would be
@@ -186,18 +181,18 @@ def generate_only(
     the chain through another tool (gnokey sign, multisign, broadcast), so it counts
     as let go of: a secret whose commitment it carries is kept.
     """
-    if opts.get("simulate") == "only":
+    if tx.simulate == "only":
         raise BadInput("--generate-only sends nothing already: leave out --simulate only")
-    if chain.fills_in_fee and opts["gas_wanted"] is not None and opts["gas_fee"] is None:
+    if chain.fills_in_fee and tx.gas_wanted is not None and tx.gas_fee is None:
         raise BadInput("--generate-only on a node: give --gas-fee with --gas-wanted, or neither")
     msgs = build(chain)
-    fee = tx_fee(opts["gas_fee"], opts["gas_wanted"], remote=chain.fills_in_fee)
+    fee = tx_fee(tx.gas_fee, tx.gas_wanted, remote=chain.fills_in_fee)
     if chain.fills_in_fee and not fee["gas_wanted"]:
-        policy = SendPolicy(fee_cap=fee_cap(home, opts.get("fee_cap")))
+        policy = SendPolicy(fee_cap=fee_cap(home, tx.fee_cap))
         fee = chain.unsigned_fee(
-            msgs, fee, opts["memo"], _public_key(home, key_name, chain), policy=policy
+            msgs, fee, tx.memo, _public_key(home, key_name, chain), policy=policy
         )
-    unsigned = {"msg": msgs, "fee": fee, "signatures": None, "memo": opts["memo"]}
+    unsigned = {"msg": msgs, "fee": fee, "signatures": None, "memo": tx.memo}
     text = go_json(unsigned)
     outbox.sending("unsigned " + hashlib.sha256(text.encode()).hexdigest())
     echo(text)

@@ -20,6 +20,7 @@ from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_a
 from c4cli.commands import fast, fast_play, fast_query
 from c4cli.commands.game import play
 from c4cli.commands.query import query
+from c4cli.commands.txopts import TxOptions
 from support import Home
 
 QRENDER = ["query", "vm/qrender", "--data", "gno.land/r/samcrew/connect4:"]
@@ -122,8 +123,9 @@ def test_the_play_lane_sends_what_click_would_by_default() -> None:
     """Every option a plain `c4 play` leaves out is passed as click's command passes it."""
     with play.make_context("play", ["1", "4", "alice"]) as ctx:
         given = dict(ctx.params)
-    assert {name: given.pop(name) for name in fast_play.TX_DEFAULTS} == fast_play.TX_DEFAULTS
-    assert sorted(given) == ["as_json", "column", "game_id", "home", "key", "move"]
+    # One set of defaults (TxOptions'), which click's options take theirs from.
+    assert TxOptions.taken_from(given) == TxOptions()
+    assert sorted(given) == ["column", "game_id", "home", "key", "move"]
 
 
 def test_a_home_that_is_a_file_is_left_to_click(tmp_path: Path) -> None:

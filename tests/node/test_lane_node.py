@@ -228,3 +228,30 @@ def test_a_signal_while_a_lanes_move_waits_for_its_block_says_sent(
     assert entry["status"] == "pending" and entry["func"] == "Play"
     time.sleep(1.5)  # its block
     assert players.game(int(game))["moves"] == 1
+
+
+def test_a_move_is_one_connection_and_a_watch_keeps_its_own(
+    gno_node: Any, players: Home, c4_bin: str, tmp_path: Path
+) -> None:
+    """Issue 38: every request of a command goes over one kept-alive connection (gnokey's
+    Go client keeps one too): a move is one connection and three requests; a watch keeps
+    its connection across its polls. Counted by the link of the WAN bench, at 0 ms."""
+    import signal
+
+    from node.wan import Link
+
+    game, first, _ = new_game(players)
+    port = int(gno_node.url.rsplit(":", 1)[1])
+    link = Link(port, rtt_ms=0, tls=False, folder=tmp_path)
+    code, _, err = lane_run(players, c4_bin, ["play", game, "4", first], {"C4_REMOTE": link.url})
+    assert code == 0, err
+    assert link.counts()[:2] == (1, 3)
+    env = dict(os.environ, C4_HOME=str(players.path), C4_REMOTE=link.url)
+    watch = subprocess.Popen(
+        [c4_bin, "watch", game], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    time.sleep(6)  # five polls and more, a second apart
+    watch.send_signal(signal.SIGINT)
+    watch.communicate(timeout=10)
+    connections, requests, _, _ = link.counts()
+    assert connections - 1 == 1 and requests - 3 >= 5, (connections, requests)

@@ -1,4 +1,5 @@
-"""A wide-area link in one process, for bench/remote.py: a round trip's delay, and TLS.
+"""A wide-area link in one process, for bench/remote.py and the node tests: a round
+trip's delay, and TLS.
 
     client ──TCP──▶ [delay: RTT/2 each way] ──TCP──▶ [TLS endpoint] ──HTTP──▶ gnoland
 
