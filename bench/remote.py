@@ -123,7 +123,8 @@ def report(
             line = f"  {label:<36}{statistics.median(samples[name]) * 1000:>6.0f} ms"
             if far:
                 seen = counts[name]
-                line += f"{statistics.median(samples[name + ' out']) * 1000:>6.0f} ms"
+                outside = samples.get(name + " out") or samples[name]  # a query: all of it
+                line += f"{statistics.median(outside) * 1000:>6.0f} ms"
                 line += f"{statistics.median(c.connections for c in seen):>7g}"
                 line += f"{statistics.median(c.requests for c in seen):>6g}"
             print(line)

@@ -149,7 +149,7 @@ LAZY = {
     ): "the realm's code: when the cache cannot answer",
     ("chain/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
     ("chain/replay.py", "c4cli.chain.state"): "the executor and the realm: replay only",
-    ("node/http.py", "ssl"): "TLS (~15 ms): an https node only",
+    ("node/early.py", "ssl"): "TLS (~15 ms): an https node only",
     ("chain/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
     ("chain/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
     ("client/connect.py", "c4cli.chain"): (

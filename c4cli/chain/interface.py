@@ -127,6 +127,22 @@ class GameCall(NamedTuple):
     args: list[list[str]]
 
 
+class Unsettled(NamedTuple):
+    """A transaction this home sent whose fate no block has proved yet, as its journal
+    keeps it: for which account (and session) and sequence, a height the node had
+    before its bytes left, the bytes and the signed transaction, and what a node said
+    when it refused it before a block ("" if none did)."""
+
+    tx_id: str
+    signer: str
+    session: str | None
+    sequence: int
+    since: int
+    raw: bytes
+    signed: dict[str, Any]
+    refused: str = ""
+
+
 class SentLog(Protocol):
     """Where a node client records what it sends, so that nothing acknowledged is lost:
     the home's journal (:mod:`c4cli.home.journal`), handed in by whoever opens the node."""
@@ -148,9 +164,9 @@ class SentLog(Protocol):
 
     def entries(self) -> list[dict[str, Any]]: ...
 
-    def unsettled(self, address: str, session: str | None) -> list[dict[str, Any]]: ...
+    def unsettled(self, address: str, session: str | None) -> list[Unsettled]: ...
 
-    def unseen(self) -> list[dict[str, Any]]: ...
+    def unseen(self) -> list[Unsettled]: ...
 
     def game_calls(self, game_id: int) -> list[GameCall]: ...
 

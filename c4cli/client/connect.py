@@ -149,6 +149,7 @@ def _open(
         chain.require()
         return chain
     if config is None:
+        _dial(str(url))
         return kind()(NodeSpec(str(url), realm_path or DEFAULT_REALM_PATH, chain_id, unbound=True))
     if realm_path is not None and realm_path != config.realm_path:
         raise BadInput(
@@ -156,6 +157,7 @@ def _open(
         )
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
+    _dial(config.url if url is None else url)
     journal = Journal(home)
     # A home `c4 node start` made: a node that refuses the connection is most likely
     # stopped, and the command that starts it is the next step.
@@ -181,6 +183,13 @@ def _local_chain(home: Path) -> LocalControls:
     from c4cli.chain import local
 
     return local.LocalChain(home)
+
+
+def _dial(url: str) -> None:
+    """Begin connecting to the (first) node while the node client loads."""
+    from c4cli.node import early
+
+    early.dial(url)
 
 
 def _sender() -> Callable[[NodeSpec], NodeChain]:

@@ -22,7 +22,7 @@ from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
-from c4cli.errors import HomeDamaged, Refused, Unreachable, warn_once
+from c4cli.errors import Refused, Unreachable, warn_once
 from c4cli.node.lookup import transaction, transaction_or_none
 from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
 from c4cli.node.reader import NodeReader, read_calls
@@ -305,25 +305,12 @@ class Delivery:
         if self.journal is None:
             return None
         for entry in self.journal.unsettled(signer.address, signer.session_addr):
-            tx = entry.get("signed")
-            if not isinstance(tx, dict) or not isinstance(entry.get("tx"), str):
-                raise HomeDamaged(
-                    f"{self.journal.path}: unsettled {entry['hash']} lacks its transaction"
-                )
-            sent = Sent(
-                signer,
-                tx,
-                base64.b64decode(str(entry["tx"])),
-                str(entry["hash"]),
-                int(entry.get("sequence", 0)),
-                int(entry.get("since", 0)),
-            )
+            sent = Sent(signer, entry.signed, entry.raw, entry.tx_id, entry.sequence, entry.since)
             if below is not None and sent.sequence >= below:
                 continue
             own = sent.tx_id in submission.sent
-            refused = str(entry.get("reason") or "")
             try:
-                receipt = self._settle_earlier(sent, refused, own=own)
+                receipt = self._settle_earlier(sent, entry.refused, own=own)
             except Refused as refusal:
                 if own:
                     raise
@@ -390,16 +377,15 @@ class Delivery:
         if self.journal is None:
             return
         for entry in self.journal.unseen():
-            tx = entry.get("signed")
-            if not isinstance(tx, dict):
-                continue
-            tx_id = str(entry["hash"])
+            tx_id = entry.tx_id
             try:
                 found = transaction(self.reader, tx_id)
                 if found is None:
                     continue
-                signer = Signer(str(entry.get("signer")), b"", entry.get("session") or None)
-                receipt = self.receipts.landed(signer, tx, tx_id, found, int(found["height"]))
+                signer = Signer(entry.signer, b"", entry.session)
+                receipt = self.receipts.landed(
+                    signer, entry.signed, tx_id, found, int(found["height"])
+                )
             except Unreachable:
                 return  # no node answers now: pending it stays
             except RefusedInBlock as refused:

@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 
 from c4cli.chain.answers import first_line
 from c4cli.errors import BadInput, Unreachable
+from c4cli.node import early
 
 MAX_ANSWER = 16 * 1024 * 1024
 READ = 65536
@@ -191,15 +192,18 @@ class Connection:
         # stringprep, ~10 ms of every remote command's start-up.
         name: str | bytes = host.encode() if host.isascii() else host
         left = max(deadline - wallclock.monotonic(), 0.001)
+        dialled = early.take(host, self.target.port, self.target.tls, left)
+        if dialled is not None:  # connected (and TLS's handshake made) while c4 loaded
+            self.opened += 1
+            self._context = dialled[1] or self._context
+            return dialled[0]
         sock: socket.socket = socket.create_connection((name, self.target.port), timeout=left)  # type: ignore[arg-type]
         self.opened += 1
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self.target.tls:
-                import ssl  # only for https: TLS costs a plain-HTTP node nothing
-
                 if self._context is None:
-                    self._context = ssl.create_default_context()
+                    self._context = early.tls().create_default_context()
                 sock = self._context.wrap_socket(sock, server_hostname=host, session=self._session)
         except BaseException:
             sock.close()
@@ -218,12 +222,10 @@ class Connection:
         if not readable:
             return True
         if self.target.tls:
-            import ssl
-
             sock.setblocking(False)
             try:
                 sock.recv(1)
-            except ssl.SSLWantReadError:
+            except early.tls().SSLWantReadError:
                 return True  # only TLS's own records (a session ticket): still open
             except OSError:
                 return False

@@ -1,0 +1,92 @@
+"""A node's connection opened while the command is still loading (a browser's preconnect).
+
+Across a real network, a TCP connection and a TLS handshake cost two round trips
+before the first request can leave, and a Python command spends some 40 ms importing
+the node client and building its request after it knows the node's URL. The door
+(``client/connect.py``) calls :func:`dial` the moment it knows the URL: a thread
+connects (and shakes hands) while the main thread imports, and the first
+:class:`~c4cli.node.http.Connection` to that node takes the result with :func:`take`:
+the socket, or the error its own connect would have raised. Nothing is ever written
+here: the bytes of a request only leave on the connection that takes the socket.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from types import ModuleType
+from typing import Any
+from urllib.parse import urlsplit
+
+CONNECT_TIMEOUT = 60.0  # the caller waits only as long as its own deadline allows
+
+
+class _Dial:
+    def __init__(self, host: str, port: int, tls: bool) -> None:
+        self.host, self.port, self.tls = host, port, tls
+        self.sock: socket.socket | None = None
+        self.context: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            # An ASCII host goes to the resolver as bytes (see http.Connection._connect).
+            name: str | bytes = self.host.encode() if self.host.isascii() else self.host
+            sock = socket.create_connection((name, self.port), timeout=CONNECT_TIMEOUT)  # type: ignore[arg-type]
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                if self.tls:  # the import, in this thread: off the main thread's path
+                    self.context = tls().create_default_context()
+                    sock = self.context.wrap_socket(sock, server_hostname=self.host)
+            except BaseException:
+                sock.close()
+                raise
+            self.sock = sock
+        except BaseException as exc:  # handed to the connection, which raises it as its own
+            self.error = exc
+
+
+_dials: dict[tuple[str, int, bool], _Dial] = {}
+
+
+def tls() -> ModuleType:
+    """The ssl module, imported for an https node only: TLS (~15 ms) costs a plain-HTTP
+    node nothing."""
+    import ssl
+
+    return ssl
+
+
+def dial(urls: str) -> None:
+    """Begin connecting to the node at the first of ``urls`` (a home's, comma-separated);
+    a URL that does not parse is left for the node client to refuse in its own words."""
+    url = next((part.strip() for part in urls.split(",") if part.strip()), "")
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        tls = parts.scheme == "https"
+        if parts.scheme not in ("http", "https", "tcp") or not parts.hostname:
+            return
+        port = parts.port or (443 if tls else 80)
+    except ValueError:
+        return
+    key = (parts.hostname, port, tls)
+    if key not in _dials:
+        _dials[key] = _Dial(parts.hostname, port, tls)
+
+
+def take(host: str, port: int, tls: bool, timeout: float) -> tuple[socket.socket, Any] | None:
+    """The connection dialled to this node, once it is up (within ``timeout`` seconds):
+    (the socket, its TLS context); the dial's error raised as the caller's own connect
+    would; None when none was dialled (or it did not finish in time: TimeoutError)."""
+    found = _dials.pop((host, port, tls), None)
+    if found is None:
+        return None
+    found.thread.join(timeout)
+    if found.thread.is_alive():
+        raise TimeoutError("connect")
+    if found.error is not None:
+        raise found.error
+    assert found.sock is not None
+    return found.sock, found.context
