@@ -35,6 +35,21 @@ class BadInput(C4Error):
     exit_code = 2
 
 
+class UnboundNode(BadInput):
+    """A node this home is not bound to, asked to sign or send for the chain it claims:
+    refused (the command layer says which option names the chain)."""
+
+    def __init__(self, node: str, chain_id: str, action: str) -> None:
+        super().__init__(f"{node} is not the node this home is bound to")
+        self.chain_id = chain_id
+        self.action = action  # "sign for", "send to"
+
+
+class FeeAboveCap(BadInput):
+    """A fee c4 would pick, above what it pays without being told: nothing is signed
+    (the command layer says which options pay it or raise the bound)."""
+
+
 class HomeDamaged(C4Error):
     """The home is missing, damaged or tampered with (exit 3)."""
 

@@ -234,3 +234,17 @@ def test_the_node_client_and_gnolands_processes_have_rooms_of_their_own() -> Non
         path.stem for path in (PACKAGE / "node").glob("*.py")
     }
     assert {"devnode", "network"} <= {path.stem for path in (PACKAGE / "gnoland").glob("*.py")}
+
+
+def test_a_homes_genesis_is_made_in_one_place() -> None:
+    """Issue 38: `c4 init`, `c4 node start` and `c4 demo` take a home's genesis (the dev
+    key, who holds what, the realm's owner) from client/genesis.py alone."""
+    makers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text()
+        name = path.relative_to(PACKAGE).as_posix()
+        if "Genesis(" in text.replace("class Genesis(", "") or "derive_private_key(DEV_" in text:
+            makers.append(name)
+        if re.search(r"^PREMINE\w* = ", text, re.MULTILINE):
+            makers.append(name)
+    assert sorted(set(makers)) == ["client/genesis.py"]

@@ -20,9 +20,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-from typing import Any
+from typing import Any, cast
 
 from c4cli.chain import pubkeys
+from c4cli.chain.msgs import Msg, Signature, Tx
 from c4cli.chain.protowire import (
     VARINT,
     DecodeError,
@@ -79,7 +80,7 @@ def _pub_key(value: Any) -> bytes:
         raise EncodeError(f"public key: {exc}") from None
 
 
-def _call(msg: dict[str, Any]) -> bytes:
+def _call(msg: Msg) -> bytes:
     return (
         _string(1, msg["caller"])
         + _string(2, msg["send"])
@@ -90,13 +91,13 @@ def _call(msg: dict[str, Any]) -> bytes:
     )
 
 
-def _send(msg: dict[str, Any]) -> bytes:
+def _send(msg: Msg) -> bytes:
     return (
         _string(1, msg["from_address"]) + _string(2, msg["to_address"]) + _string(3, msg["amount"])
     )
 
 
-def _create_session(msg: dict[str, Any]) -> bytes:
+def _create_session(msg: Msg) -> bytes:
     return (
         _string(1, msg["creator"])
         + bytes_field(2, _pub_key(msg["session_key"]))
@@ -107,11 +108,11 @@ def _create_session(msg: dict[str, Any]) -> bytes:
     )
 
 
-def _revoke_session(msg: dict[str, Any]) -> bytes:
+def _revoke_session(msg: Msg) -> bytes:
     return _string(1, msg["creator"]) + bytes_field(2, _pub_key(msg["session_key"]))
 
 
-def _revoke_all_sessions(msg: dict[str, Any]) -> bytes:
+def _revoke_all_sessions(msg: Msg) -> bytes:
     return _string(1, msg["creator"])
 
 
@@ -132,7 +133,7 @@ def encode_msg(msg: Any) -> bytes:
     if not isinstance(kind, str) or kind not in _MESSAGES:
         raise EncodeError(f"unknown message type {kind!r}")
     try:
-        return any_value(kind, _MESSAGES[kind](msg))
+        return any_value(kind, _MESSAGES[kind](cast(Msg, msg)))  # its fields, read there
     except KeyError as exc:
         raise EncodeError(f"{kind}: missing field {exc}") from None
 
@@ -154,7 +155,7 @@ def _signature(signature: Any) -> bytes:
     )
 
 
-def encode_tx(tx: dict[str, Any]) -> bytes:
+def encode_tx(tx: Tx) -> bytes:
     """The amino binary of a signed ``std.Tx`` given as its amino JSON."""
     msgs, fee, signatures = tx.get("msg"), tx.get("fee"), tx.get("signatures")
     if not isinstance(msgs, list) or not isinstance(signatures, list) or not isinstance(fee, dict):
@@ -171,7 +172,7 @@ def encode_tx(tx: dict[str, Any]) -> bytes:
     return out + _string(4, tx.get("memo", ""))
 
 
-def tx_hash(tx: dict[str, Any]) -> str:
+def tx_hash(tx: Tx) -> str:
     """TX HASH as gno.land computes it: base64 of sha256 of the amino binary.
 
     >>> tx = {"msg": [], "fee": {"gas_wanted": "0", "gas_fee": ""}, "signatures": []}
@@ -228,12 +229,12 @@ def _decoded_pub_key(data: bytes) -> dict[str, Any]:
         raise DecodeError(f"public key: {exc}") from None
 
 
-def decode_msg(data: bytes) -> dict[str, Any]:
+def decode_msg(data: bytes) -> Msg:
     """One message of ``Tx.msgs`` (an ``Any``) as c4 writes it; a kind c4 does not send
     (``/vm.m_addpkg``, ``/vm.m_run``…) keeps its bytes in ``amino``."""
     kind, value = _decoded_any(data)
     found = _by_number(value)
-    msg: dict[str, Any] = {"@type": kind}
+    msg: dict[str, Any] = {"@type": kind}  # the fields of its kind, read below
     if kind == "/vm.m_call":
         for number, name in enumerate(("caller", "send", "max_deposit", "pkg_path", "func"), 1):
             msg[name] = _text(found, number)
@@ -258,10 +259,10 @@ def decode_msg(data: bytes) -> dict[str, Any]:
         msg["creator"] = _text(found, 1)
     else:
         msg["amino"] = base64.b64encode(value).decode()
-    return msg
+    return cast(Msg, msg)
 
 
-def decode_tx(data: bytes) -> dict[str, Any]:
+def decode_tx(data: bytes) -> Tx:
     """A ``std.Tx`` from its amino binary, in the amino JSON :func:`encode_tx` reads:
     ``encode_tx(decode_tx(b)) == b`` for every transaction c4 makes, and a node's
     transaction from another client is shown by what it holds."""
@@ -274,7 +275,7 @@ def decode_tx(data: bytes) -> dict[str, Any]:
         if not isinstance(raw, bytes):
             raise DecodeError("a signature must be bytes")
         parts = _by_number(raw)
-        signature: dict[str, Any] = {}
+        signature: Signature = {}
         if 1 in parts:
             key = parts[1][-1]
             signature["pub_key"] = _decoded_pub_key(key if isinstance(key, bytes) else b"")

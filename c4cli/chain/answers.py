@@ -10,11 +10,22 @@ from __future__ import annotations
 import base64
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from c4cli.chain.protowire import DecodeError, unzigzag, wire_fields
 from c4cli.errors import Unreachable
 from c4cli.gotext import go_json, parse_result
+
+
+class TxAnswer(TypedDict, total=False):
+    """tm2's answer to ``tx`` (its ``ResultTx``), or a transaction's result read from its
+    block's results in that shape: as untrusted as any answer, read under a guard."""
+
+    hash: str
+    height: str
+    index: int
+    tx_result: dict[str, Any]  # the ``ResponseDeliverTx``
+    tx: str  # the transaction's bytes, base64
 
 
 def unix_time(rfc3339: str) -> int:
@@ -60,7 +71,7 @@ def account_numbers(document: Any) -> tuple[int, int] | None:
         raise ValueError("not an account") from None
 
 
-def delivered(found: dict[str, Any]) -> tuple[dict[str, Any], str, list[Any]]:
+def delivered(found: TxAnswer) -> tuple[dict[str, Any], str, list[Any]]:
     """A node's ``tx`` answer's deliver result: its base, its data as text, its events
     (KeyError, TypeError, AttributeError or ValueError for a shape it never has)."""
     deliver = found["tx_result"]

@@ -7,10 +7,11 @@ each block names the previous block's hash, so an edit anywhere breaks a link.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple, cast
 
 from c4cli.chain.clock import format_time, parse_time
-from c4cli.chain.log import LOG_FORMAT
+from c4cli.chain.log import LOG_FORMAT, BlockRecord, GenesisRecord, TxEntry
 from c4cli.chain.tx import Tx, canonical_json, tx_hash
 from c4cli.errors import BadInput, HomeDamaged
 from c4cli.realm.rules import DEFAULT_PATH
@@ -20,7 +21,7 @@ DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm
 DEFAULT_BLOCK_INTERVAL = 5
 
 
-def block_hash(record: dict[str, Any]) -> str:
+def block_hash(record: Mapping[str, Any]) -> str:
     """The hash of a genesis or block record: sha256 of its canonical JSON without ``hash``."""
     body = {key: value for key, value in record.items() if key != "hash"}
     return hashlib.sha256(canonical_json(body)).hexdigest()
@@ -35,8 +36,8 @@ class Genesis(NamedTuple):
     deployer: str
     balances: tuple[tuple[str, str], ...]
 
-    def to_record(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
+    def to_record(self) -> GenesisRecord:
+        fields: dict[str, Any] = {  # in the order the log writes them, the hash last
             "format": LOG_FORMAT,
             "chain_id": self.chain_id,
             "time": format_time(self.time),
@@ -46,11 +47,11 @@ class Genesis(NamedTuple):
             "deployer": self.deployer,
             "balances": [{"address": a, "amount": c} for a, c in self.balances],
         }
-        record["hash"] = block_hash(record)
-        return record
+        fields["hash"] = block_hash(fields)
+        return cast(GenesisRecord, fields)
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Genesis:
+    def from_record(cls, record: GenesisRecord) -> Genesis:
         try:
             genesis = cls(
                 chain_id=str(record["chain_id"]),
@@ -68,7 +69,7 @@ class Genesis(NamedTuple):
         return genesis
 
 
-def tx_entry(tx: Tx, account_number: int, sequence: int) -> dict[str, Any]:
+def tx_entry(tx: Tx, account_number: int, sequence: int) -> TxEntry:
     """A transaction as a block records it: the numbers it was signed for, its TX HASH
     (what a node indexes it by) and the signed tx as amino JSON."""
     return {
@@ -89,5 +90,5 @@ class BlockContext(NamedTuple):
 class Block(NamedTuple):
     """A block as the log has it, and what each of its transactions did."""
 
-    record: dict[str, Any]
+    record: BlockRecord
     outcomes: list[dict[str, Any]]

@@ -43,6 +43,7 @@ from c4cli.files import private_dir
 from c4cli.realm.memory import Game
 
 if TYPE_CHECKING:
+    from c4cli.chain.log import GenesisRecord
     from c4cli.chain.state import ChainState
     from c4cli.realm.memory import Game
 
@@ -281,7 +282,7 @@ class Cache:
         *,
         full: bool,
         txs: list[TxRow],
-        genesis: dict[str, Any] | None = None,
+        genesis: GenesisRecord | None = None,
     ) -> None:
         """Record ``state`` as the state of the log as it is now, in one transaction.
 

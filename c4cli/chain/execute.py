@@ -23,6 +23,7 @@ from c4cli.chain.accounts import (
     unknown_account,
 )
 from c4cli.chain.amino import EncodeError
+from c4cli.chain.answers import UNAUTHORIZED
 from c4cli.chain.blocks import BlockContext
 from c4cli.chain.interface import TxOutcome
 from c4cli.chain.msgs import (
@@ -32,6 +33,7 @@ from c4cli.chain.msgs import (
     MSG_REVOKE_ALL_SESSIONS,
     MSG_REVOKE_SESSION,
     MSG_SEND,
+    Msg,
     Tx,
     msg_signer,
 )
@@ -217,7 +219,7 @@ class Executor:
         else:
             key_address, number, expected = signer, account.number, account.sequence
         if number != account_number or expected != sequence:
-            raise Refused(SIG_FAILED)
+            raise Refused(SIG_FAILED, kind=UNAUTHORIZED)
         # c4 verify's workers already checked the key and the signature of these bytes.
         if not signature_checked:
             try:
@@ -231,7 +233,7 @@ class Executor:
             except (KeyError, TypeError, ValueError) as exc:
                 raise Refused(f"invalid transaction: {exc}") from None
             if problem is not None:
-                raise Refused(problem)
+                raise Refused(problem, kind=UNAUTHORIZED if problem == SIG_FAILED else "")
         require_funds(signer, account.coins, sends)
         return Checked(signer, pub_key, fee_coins, session_addr or None, sends, new_period, coins)
 
@@ -262,7 +264,7 @@ class Executor:
                 )
         return session, spent is not session.spent
 
-    def _run_msg(self, msg: dict[str, Any], coins: Coins, delivery: Delivery) -> None:
+    def _run_msg(self, msg: Msg, coins: Coins, delivery: Delivery) -> None:
         signer, result = delivery.signer, delivery.result
         kind = msg.get("@type")
         if kind == MSG_SEND:
@@ -289,7 +291,7 @@ class Executor:
         else:
             raise Refused(f"unknown message type {kind!r}")
 
-    def _run_call(self, msg: dict[str, Any], sent: Coins, delivery: Delivery) -> None:
+    def _run_call(self, msg: Msg, sent: Coins, delivery: Delivery) -> None:
         signer, result = delivery.signer, delivery.result
         pkg_path = msg.get("pkg_path")
         func = msg.get("func")
@@ -326,11 +328,11 @@ class Executor:
         if game_arg is not None:
             result.game_id = game_arg
 
-    def _create_session(self, msg: dict[str, Any], signer: str, time: int) -> None:
+    def _create_session(self, msg: Msg, signer: str, time: int) -> None:
         pub_key = _session_key(msg)
         try:
             expires_at = int(str(msg.get("expires_at", "0")))
-            allow_paths = tuple(str(p) for p in msg.get("allow_paths", []))
+            allow_paths = tuple(str(p) for p in msg.get("allow_paths") or [])
             spend_limit = parse_coins(str(msg.get("spend_limit", "")))
             spend_period = int(str(msg.get("spend_period", "0")))
         except (KeyError, TypeError, ValueError, BadInput) as exc:
@@ -363,7 +365,7 @@ class Executor:
         )
 
 
-def _session_key(msg: dict[str, Any]) -> bytes:
+def _session_key(msg: Msg) -> bytes:
     """The session public key a session message names (33 compressed bytes)."""
     key = msg.get("session_key")
     pub_key = b""
@@ -393,7 +395,7 @@ class Checked(NamedTuple):
     coins: tuple[Coins, ...]  # what each message sends, parsed once here
 
 
-def _msg_coins(msg: dict[str, Any]) -> Coins:
+def _msg_coins(msg: Msg) -> Coins:
     text = msg.get("send") if msg.get("@type") == MSG_CALL else msg.get("amount")
     try:
         coins = parse_coins(str(text or ""))

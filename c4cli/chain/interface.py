@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, Protocol, TypedDict
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Genesis
-    from c4cli.chain.tx import Msg
+    from c4cli.chain.tx import Fee, Msg, Tx
 
 
 class Signer(NamedTuple):
@@ -43,7 +43,7 @@ class TxOutcome(NamedTuple):
     transaction moved out of the realm, in order.
     """
 
-    tx: dict[str, Any]
+    tx: Tx
     hash: str
     signer: str
     funcs: tuple[str, ...] = ()
@@ -57,6 +57,46 @@ class Answer(NamedTuple):
 
     height: int
     data: str
+
+
+class Messages(TypedDict):
+    """What a transaction's messages are, as listings and the journal show them: the
+    functions (``Play``, ``send``…, comma-separated), each message's arguments, coins
+    sent and recipient (None for a call); all None where a record does not say."""
+
+    func: str | None
+    args: list[list[str]] | None
+    send: list[str] | None
+    to: list[str | None] | None
+
+
+class ListedTx(Messages):
+    """A transaction as `c4 log` and `c4 tx` list it, on either chain (see
+    :mod:`c4cli.chain.listing` for each key's meaning)."""
+
+    hash: str
+    height: int | None
+    time: str | None
+    status: str
+    ok: bool
+    error: str | None
+    signer: str | None
+    result: list[str]
+    transfers: list[dict[str, str]]
+    gas_wanted: int
+    gas_used: int
+    gas_fee: str | None
+    tx: NotRequired[Tx | None]  # `c4 tx`: the transaction itself, as amino JSON
+
+
+class ListedBlock(TypedDict):
+    """A block as `c4 log` lists it: a node home's unplaced transactions come in one
+    with None height, time and hash."""
+
+    height: int | None
+    time: str | None
+    hash: str | None
+    txs: list[ListedTx]
 
 
 class Receipt(NamedTuple):
@@ -139,7 +179,7 @@ class Unsettled(NamedTuple):
     sequence: int
     since: int
     raw: bytes
-    signed: dict[str, Any]
+    signed: Tx
     refused: str = ""
 
 
@@ -151,7 +191,7 @@ class SentLog(Protocol):
     def path(self) -> Path: ...
 
     def pending(
-        self, tx: dict[str, Any], raw: bytes, tx_id: str, signer: Signer, sequence: int, since: int
+        self, tx: Tx, raw: bytes, tx_id: str, signer: Signer, sequence: int, since: int
     ) -> None: ...
 
     def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None: ...
@@ -243,13 +283,13 @@ class Chain(ChainReader, Protocol):
         """The chain's time now, for clocks counted down as a person watches."""
         ...
 
-    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[ListedBlock]:
         """Blocks ``first``..``last`` (the last ``tail`` of them) and their transactions,
         in the shape of :mod:`c4cli.chain.listing`: every block of the local chain; on
         a node, the transactions this home sent (its journal)."""
         ...
 
-    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+    def listed_tx(self, tx_hash: str) -> tuple[ListedTx, bytes] | None:
         """One transaction by its TX HASH, in the listing's shape with its signed
         ``tx`` (null where the chain gives only its bytes), and its amino bytes;
         None if the chain has none with that hash."""
@@ -266,7 +306,7 @@ class Chain(ChainReader, Protocol):
         self,
         signer: Signer,
         build: Build,
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
@@ -281,7 +321,7 @@ class Chain(ChainReader, Protocol):
         ahead."""
         ...
 
-    def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+    def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         """Send a transaction signed elsewhere (``c4 sign``, ``gnokey sign``, a
         multisig's members), checked and journaled like one signed here: its signature
         is verified against the signer's account as it stands before anything leaves."""
@@ -289,13 +329,13 @@ class Chain(ChainReader, Protocol):
 
     def unsigned_fee(
         self,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         pub_key: dict[str, Any],
         *,
         policy: SendPolicy = DEFAULT_POLICY,
-    ) -> dict[str, str]:
+    ) -> Fee:
         """The fee of a transaction to be signed elsewhere (``--generate-only``), its gas
         and fee filled in where ``fee`` leaves them empty, as :meth:`submit` fills them:
         on a node, the gas its simulation used (the signer's public key in place of a

@@ -33,17 +33,20 @@ time and hash holding the pending and dropped ones.
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from c4cli.chain.msgs import msg_names, msg_signer
+from c4cli.chain.answers import TxAnswer
+from c4cli.chain.interface import ListedBlock, ListedTx, Messages
+from c4cli.chain.msgs import Tx, msg_names, msg_signer
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block
+    from c4cli.chain.log import TxEntry
 
 LANDED = "landed"
 
 
-def messages(tx: dict[str, Any]) -> dict[str, Any]:
+def messages(tx: Tx) -> Messages:
     """What a tx's messages are: function names, arguments, coins sent, recipients."""
     msgs = tx.get("msg", [])
     return {
@@ -54,16 +57,15 @@ def messages(tx: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _fee(tx: dict[str, Any]) -> tuple[int, str]:
+def _fee(tx: Tx) -> tuple[int, str]:
     fee = tx.get("fee") or {}
     return int(fee.get("gas_wanted") or 0), str(fee.get("gas_fee") or "") or "0ugnot"
 
 
-def local_tx(
-    entry: dict[str, Any], outcome: dict[str, Any], height: int, time: str
-) -> dict[str, Any]:
+def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) -> ListedTx:
     """A transaction of the local log, with what the cache says it did."""
     gas_wanted, gas_fee = _fee(entry["tx"])
+    said = messages(entry["tx"])
     return {
         "hash": entry["hash"],
         "height": height,
@@ -72,7 +74,10 @@ def local_tx(
         "ok": True,
         "error": None,
         "signer": outcome["signer"],
-        **messages(entry["tx"]),
+        "func": said["func"],
+        "args": said["args"],
+        "send": said["send"],
+        "to": said["to"],
         "result": outcome["result"],
         "transfers": outcome["transfers"],
         "gas_wanted": gas_wanted,
@@ -81,9 +86,9 @@ def local_tx(
     }
 
 
-def local_blocks(blocks: list[Block]) -> list[dict[str, Any]]:
+def local_blocks(blocks: list[Block]) -> list[ListedBlock]:
     """Blocks of the local log in the listing's shape."""
-    shown = []
+    shown: list[ListedBlock] = []
     for block in blocks:
         record = block.record
         txs = [
@@ -96,12 +101,12 @@ def local_blocks(blocks: list[Block]) -> list[dict[str, Any]]:
     return shown
 
 
-def journal_tx(entry: dict[str, Any]) -> dict[str, Any]:
+def journal_tx(entry: dict[str, Any]) -> ListedTx:
     """A transaction of a node home's journal (see :mod:`c4cli.home.journal`)."""
     status = str(entry.get("status", LANDED))
     height = entry.get("height") if isinstance(entry.get("height"), int) else None
     signed = entry.get("signed")
-    gas_wanted, fee = _fee(signed) if isinstance(signed, dict) else (0, "")
+    gas_wanted, fee = _fee(cast(Tx, signed)) if isinstance(signed, dict) else (0, "")
     error = entry.get("error") or entry.get("reason")
     return {
         "hash": entry["hash"],
@@ -125,11 +130,11 @@ def journal_tx(entry: dict[str, Any]) -> dict[str, Any]:
 
 def journal_blocks(
     entries: list[dict[str, Any]], first: int, last: int | None, tail: int | None
-) -> list[dict[str, Any]]:
+) -> list[ListedBlock]:
     """A node home's journal as blocks: those in ``first``..``last`` (the last ``tail``
     of them), then the transactions seen in no block, whatever the range (a pending
     one may have landed: the next transaction of its account settles it)."""
-    by_height: dict[int, dict[str, Any]] = {}
+    by_height: dict[int, ListedBlock] = {}
     unplaced = []
     for entry in entries:
         tx = journal_tx(entry)
@@ -150,19 +155,19 @@ def journal_blocks(
 
 
 def node_tx(
-    found: dict[str, Any],
+    found: TxAnswer,
     time: str,
     outcome: tuple[list[str], list[tuple[str, int]], str],
-    tx: dict[str, Any] | None,
-) -> dict[str, Any]:
+    tx: Tx | None,
+) -> ListedTx:
     """A transaction as a node's ``tx`` answer gives it (``found``: its results, its
     payouts and its refusal's words, "" if none, in ``outcome``), its signer and
     calls read from the transaction itself (``tx``, decoded from its bytes; None when
     they do not decode)."""
     result = found.get("tx_result") or {}
     values, transfers, error = outcome
-    doc = {
-        "hash": found.get("hash"),
+    doc: ListedTx = {
+        "hash": str(found.get("hash")),
         "height": int(found.get("height") or 0),
         "time": time,
         "status": "refused" if error else LANDED,
@@ -180,7 +185,14 @@ def node_tx(
         "gas_fee": None,
     }
     if tx is not None and tx["msg"]:
-        doc.update(messages(tx), gas_fee=_fee(tx)[1])
+        said = messages(tx)
+        doc["func"], doc["args"], doc["send"], doc["to"] = (
+            said["func"],
+            said["args"],
+            said["send"],
+            said["to"],
+        )
+        doc["gas_fee"] = _fee(tx)[1]
         # A message kind c4 does not send (addpkg, run) keeps its signer in its bytes.
         with contextlib.suppress(ValueError):
             doc["signer"] = msg_signer(tx["msg"][0])

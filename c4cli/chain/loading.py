@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from c4cli.chain.cache import Cache, Mark
-from c4cli.chain.log import BlockLog, chain_digest
+from c4cli.chain.log import BlockLog, GenesisRecord, chain_digest
 from c4cli.chain.projection import TxRow
 from c4cli.chain.replay import keep_outcomes, naming, replay
 from c4cli.errors import HomeDamaged, notice
@@ -123,7 +123,7 @@ class LoggedState:
         *,
         full: bool,
         txs: list[TxRow],
-        genesis: dict[str, Any] | None = None,
+        genesis: GenesisRecord | None = None,
         appended: bool = False,
     ) -> bool:
         """Save the checkpoint; a home that cannot take it keeps one in memory instead.

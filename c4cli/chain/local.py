@@ -15,7 +15,7 @@ from __future__ import annotations
 import time as wallclock
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from c4cli.chain.accounts import session_not_found, unknown_account
 from c4cli.chain.amino import encode_tx
@@ -28,6 +28,8 @@ from c4cli.chain.interface import (
     Build,
     GameCall,
     Head,
+    ListedBlock,
+    ListedTx,
     Reader,
     Receipt,
     SendPolicy,
@@ -37,7 +39,8 @@ from c4cli.chain.interface import (
 )
 from c4cli.chain.listing import local_blocks, local_tx
 from c4cli.chain.loading import LoggedState
-from c4cli.chain.log import TornLog, chain_digest
+from c4cli.chain.log import BlockRecord, TornLog, TxEntry, chain_digest
+from c4cli.chain.msgs import Fee
 from c4cli.chain.projection import TxRow
 from c4cli.chain.queries import from_cache
 from c4cli.chain.replay import keep_outcomes
@@ -214,13 +217,13 @@ class LocalChain(LoggedState):
             for height, hash_, outcome in rows
         ]
 
-    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[ListedBlock]:
         if tail is not None:
             top = last if last is not None else self.head().height
             first = max(first, top - tail + 1)
         return local_blocks(self.blocks(first, last))
 
-    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+    def listed_tx(self, tx_hash: str) -> tuple[ListedTx, bytes] | None:
         found = self.find_tx(tx_hash)
         if found is None:
             return None
@@ -230,7 +233,7 @@ class LocalChain(LoggedState):
         doc["tx"] = entry["tx"]
         return doc, encode_tx(entry["tx"])
 
-    def find_tx(self, tx_hash: str) -> tuple[dict[str, Any], int, dict[str, Any]] | None:
+    def find_tx(self, tx_hash: str) -> tuple[BlockRecord, int, dict[str, Any]] | None:
         """A transaction by hash: its block, its index there and its outcome."""
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
@@ -258,7 +261,7 @@ class LocalChain(LoggedState):
         self,
         signer: Signer,
         build: Build,
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
@@ -299,12 +302,12 @@ class LocalChain(LoggedState):
     def unsigned_fee(
         self,
         msgs: list[Any],
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         pub_key: dict[str, Any],
         *,
         policy: SendPolicy = DEFAULT_POLICY,
-    ) -> dict[str, str]:
+    ) -> Fee:
         return fee
 
     def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
@@ -336,7 +339,7 @@ class LocalChain(LoggedState):
         self._append(state, record, results)
         return Receipt(height=state.height, time=state.time, result=results[0].delivered())
 
-    def _append(self, state: ChainState, record: dict[str, Any], results: list[TxResult]) -> None:
+    def _append(self, state: ChainState, record: BlockRecord, results: list[TxResult]) -> None:
         written = self.log.append(record)
         self.mark = Mark(self.mark.offset + len(written), chain_digest(self.mark.digest, written))
         txs: list[TxRow] = []
@@ -344,22 +347,23 @@ class LocalChain(LoggedState):
         self._save_cache(state, full=False, txs=txs, appended=True)
 
     def _block_record(
-        self, state: ChainState, block_time: int, *, txs: list[Any], advance: int = 0
-    ) -> dict[str, Any]:
+        self, state: ChainState, block_time: int, *, txs: list[TxEntry], advance: int = 0
+    ) -> BlockRecord:
         if block_time > MAX_TIME:
             raise Refused(
                 f"the next block would be after {format_time(MAX_TIME)}: the clock is full"
             )
-        record: dict[str, Any] = {
+        fields: dict[str, Any] = {  # in the order the log writes them, the hash last
             "height": state.height + 1,
             "time": format_time(block_time),
             "prev_hash": state.last_hash,
         }
         if advance:
-            record["advance"] = advance
+            fields["advance"] = advance
         if txs:  # an empty block has no txs key at all: TOML has no empty array of tables
-            record["txs"] = txs
-        record["hash"] = block_hash(record)
+            fields["txs"] = txs
+        fields["hash"] = block_hash(fields)
+        record = cast(BlockRecord, fields)
         return record
 
     def advance(self, seconds: int) -> Head:

@@ -15,11 +15,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, NotRequired, TypedDict, cast
 
 import tomli_w
 
 from c4cli import faults, outbox
+from c4cli.chain.msgs import Tx
 from c4cli.errors import DiskError, HomeDamaged, disk_error
 from c4cli.files import fsync_dir, private_dir
 from c4cli.interrupts import deferred
@@ -50,6 +51,43 @@ class TornLog(HomeDamaged):
         self.cut = cut
 
 
+class TxEntry(TypedDict):
+    """A transaction as a block records it: the numbers it was signed for, its TX HASH
+    and the signed tx as amino JSON."""
+
+    account_number: int
+    sequence: int
+    hash: str
+    tx: Tx
+
+
+class BlockRecord(TypedDict):
+    """A ``[[block]]`` as the log holds it (read from the file, it is only this shape
+    once its hash and every transaction in it are checked: see chain/state.py)."""
+
+    height: int
+    time: str
+    prev_hash: str
+    advance: NotRequired[int]  # the seconds `c4 time advance` moved the clock by
+    txs: NotRequired[list[TxEntry]]  # none in an empty block (TOML has no empty tables)
+    hash: str
+
+
+class GenesisRecord(TypedDict):
+    """The ``[genesis]`` table (read from the file, it is only this shape once
+    Genesis.from_record has checked it against its hash)."""
+
+    format: int
+    chain_id: str
+    time: str
+    clock: str
+    block_interval: int
+    realm_path: str
+    deployer: str
+    balances: list[dict[str, str]]  # {"address", "amount"} each
+    hash: str
+
+
 def end_marker(height: int) -> bytes:
     """The line that closes a block: a block without it was never completely written."""
     return f"# end of block {height}\n".encode()
@@ -66,7 +104,7 @@ class RawBlock(NamedTuple):
 
     offset: int
     end: int
-    record: dict[str, Any]
+    record: BlockRecord
 
 
 def chain_digest(previous: bytes, chunk: bytes) -> bytes:
@@ -79,7 +117,7 @@ def chain_digest(previous: bytes, chunk: bytes) -> bytes:
     return hashlib.sha256(previous + chunk).digest()
 
 
-def render_block(record: dict[str, Any]) -> bytes:
+def render_block(record: BlockRecord) -> bytes:
     """One block as TOML text, starting with its own ``[[block]]`` line."""
     if record.get("txs"):
         text = tomli_w.dumps({"block": [record]})
@@ -98,7 +136,7 @@ class BlockLog:
     def exists(self) -> bool:
         return self.path.exists()
 
-    def create(self, genesis: dict[str, Any], *, force: bool = False) -> None:
+    def create(self, genesis: GenesisRecord, *, force: bool = False) -> None:
         """Write a new log holding only the genesis (replacing an old one with ``force``)."""
         private_dir(self.folder)
         text = (
@@ -196,7 +234,7 @@ class BlockLog:
         except OSError as exc:
             raise DiskError(f"cannot read {self.path}: {exc.strerror or exc}") from None
 
-    def parse_genesis(self, data: Buffer) -> tuple[dict[str, Any], int]:
+    def parse_genesis(self, data: Buffer) -> tuple[GenesisRecord, int]:
         """The genesis record and the offset where the first block begins."""
         end = data.find(BLOCK_MARK)
         end = len(data) if end < 0 else end
@@ -211,7 +249,7 @@ class BlockLog:
                 f"this c4 reads {LOG_FORMAT}) whose transactions do not verify as gno.land's; "
                 "start a new chain with `c4 init --force` (replacing this one)"
             )
-        return genesis, end
+        return cast(GenesisRecord, genesis), end  # a table: checked against its hash next
 
     def digest_through(self, data: bytes, offset: int) -> bytes | None:
         """The chain digest of ``data[:offset]``; None unless a block ends exactly there."""
@@ -271,16 +309,16 @@ class BlockLog:
                 return
             start, height = following, height + 1
 
-    def parse_block(self, chunk: bytes, height: int) -> dict[str, Any]:
+    def parse_block(self, chunk: bytes, height: int) -> BlockRecord:
         try:
             document = parse_toml(chunk)
             record = document["block"][0]
             assert isinstance(record, dict) and len(document["block"]) == 1
         except (ValueError, KeyError, IndexError, TypeError, AssertionError):
             raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
-        return record
+        return cast(BlockRecord, record)  # a table: its hash and its txs are checked next
 
-    def append(self, record: dict[str, Any]) -> bytes:
+    def append(self, record: BlockRecord) -> bytes:
         """Append one block and wait until it is on disk, or leave the log as it was.
 
         Returns the bytes appended.

@@ -6,10 +6,60 @@ transactions (a listing, the journal, a query of a node) loads no cryptography.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-Msg = dict[str, Any]
-Tx = dict[str, Any]
+# A message as amino JSON writes it, whichever its type (``@type``): a realm call's
+# fields, a bank send's, a session's; each message has the ones of its type.
+Msg = TypedDict(
+    "Msg",
+    {
+        "@type": str,
+        "caller": str,
+        "send": str,
+        "max_deposit": str,
+        "pkg_path": str,
+        "func": str,
+        "args": list[str] | None,
+        "from_address": str,
+        "to_address": str,
+        "amount": str,
+        "creator": str,
+        "session_key": Any,  # a public key's amino JSON
+        "expires_at": str,
+        "allow_paths": list[str] | None,
+        "spend_limit": str,
+        "spend_period": str,
+        "session_addr": str,
+        "amino": str,  # a kind c4 does not send, kept as its bytes (base64)
+    },
+    total=False,
+)
+
+
+class Fee(TypedDict):
+    """``std.Fee``: the gas wanted and the fee paid for it, as amino JSON writes them."""
+
+    gas_wanted: str
+    gas_fee: str
+
+
+class Signature(TypedDict, total=False):
+    """``std.Signature``: the public key (amino JSON; None until a chain knows it), the
+    signature in base64, and the session that signed, for a session key."""
+
+    pub_key: Any
+    signature: str | None
+    session_addr: str
+
+
+class Tx(TypedDict):
+    """``std.Tx`` as amino JSON writes it (gnokey's, and c4's journal's)."""
+
+    msg: list[Msg]
+    fee: Fee
+    signatures: list[Signature] | None
+    memo: str
+
 
 MSG_CALL = "/vm.m_call"
 MSG_SEND = "/bank.MsgSend"
@@ -17,6 +67,15 @@ MSG_CREATE_SESSION = "/auth.m_create_session"
 MSG_REVOKE_SESSION = "/auth.m_revoke_session"
 MSG_REVOKE_ALL_SESSIONS = "/auth.m_revoke_all_sessions"
 AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
+
+
+def first_signature(tx: Tx) -> Signature:
+    """A signed transaction's (first) signature: TypeError for one not signed, as
+    reading ``None`` would raise, and IndexError for one with none."""
+    signatures = tx["signatures"]
+    if signatures is None:
+        raise TypeError("the transaction is not signed")
+    return signatures[0]
 
 
 def msg_names(tx: Tx) -> list[str]:

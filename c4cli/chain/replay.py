@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.blocks import Genesis, block_hash
 from c4cli.chain.log import BlockLog, Buffer, Span, let_go, parse_toml
-from c4cli.chain.msgs import msg_signer
+from c4cli.chain.msgs import first_signature, msg_signer
 from c4cli.chain.tx import signature_error, tx_hash, use_fast_json
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
@@ -249,7 +249,7 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
                 if entry["hash"] != tx_hash(tx):
                     ok = False
                     break
-                signer = tx["signatures"][0].get("session_addr") or msg_signer(tx["msg"][0])
+                signer = first_signature(tx).get("session_addr") or msg_signer(tx["msg"][0])
                 problem = signature_error(
                     tx,
                     chain_id=chain_id,

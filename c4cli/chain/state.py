@@ -24,6 +24,7 @@ from c4cli.chain.accounts import (
 from c4cli.chain.blocks import BlockContext, Genesis, block_hash
 from c4cli.chain.clock import parse_time
 from c4cli.chain.execute import Executor, TxResult
+from c4cli.chain.log import BlockRecord
 from c4cli.chain.tx import (
     Tx,
 )
@@ -170,7 +171,7 @@ class ChainState:
         return max(self.wall_time(wall_clock), self.time + 1)
 
     def apply_block(
-        self, block: dict[str, Any], *, new: bool = False, verified: bool = False
+        self, block: BlockRecord, *, new: bool = False, verified: bool = False
     ) -> list[TxResult]:
         """Check a block against the chain so far and execute it.
 

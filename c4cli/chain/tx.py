@@ -20,8 +20,13 @@ from c4cli.chain.msgs import (
     MSG_REVOKE_ALL_SESSIONS,
     MSG_REVOKE_SESSION,
     MSG_SEND,
+    Signature,
+    first_signature,
 )
-from c4cli.chain.msgs import Msg as Msg  # the vocabulary of this module's callers too
+
+# The vocabulary of this module's callers too.
+from c4cli.chain.msgs import Fee as Fee
+from c4cli.chain.msgs import Msg as Msg
 from c4cli.chain.msgs import Tx as Tx
 from c4cli.coins import format_coins, parse_coins
 from c4cli.gotext import go_escaped
@@ -98,7 +103,7 @@ def pub_key_json(pub_key: bytes) -> dict[str, str]:
     return {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(pub_key).decode()}
 
 
-def fee(gas_wanted: int, gas_fee: str) -> dict[str, str]:
+def fee(gas_wanted: int, gas_fee: str) -> Fee:
     """A ``std.Fee`` of one coin, in canonical form; a zero coin is ``""``, as amino writes it.
 
     >>> fee(2000000, "0ugnot")
@@ -147,7 +152,7 @@ def sign_bytes(
     chain_id: str,
     account_number: int,
     sequence: int,
-    tx_fee: dict[str, str],
+    tx_fee: Fee,
     msgs: list[Msg],
     memo: str,
 ) -> bytes:
@@ -160,7 +165,7 @@ def legacy_sign_bytes(
     chain_id: str,
     account_number: int,
     sequence: int,
-    tx_fee: dict[str, str],
+    tx_fee: Fee,
     msgs: list[Msg],
     memo: str,
 ) -> bytes:
@@ -192,7 +197,7 @@ def _sign_document(
 _FEE_COIN = re.compile(r"^([0-9]+)([a-z][a-z0-9/:._-]*)$")
 
 
-def payload_fee(tx_fee: dict[str, str]) -> dict[str, Any]:
+def payload_fee(tx_fee: Fee) -> dict[str, Any]:
     """The fee as the current sign payload states it: ``{"amount": [coin], "gas": "N"}``,
     the coin as ``{"amount": "1000", "denom": "ugnot"}`` and a zero fee as no coin at all.
 
@@ -214,7 +219,7 @@ def payload_fee(tx_fee: dict[str, str]) -> dict[str, Any]:
 
 def signed_tx(
     msgs: list[Msg],
-    tx_fee: dict[str, str],
+    tx_fee: Fee,
     memo: str,
     *,
     private_key: bytes,
@@ -228,7 +233,7 @@ def signed_tx(
     gnokey v1.7.1 signs it, or with ``legacy`` the one older nodes know."""
     render = legacy_sign_bytes if legacy else sign_bytes
     doc = render(chain_id, account_number, sequence, tx_fee, msgs, memo)
-    signature: dict[str, Any] = {
+    signature: Signature = {
         "pub_key": pub_key_json(crypto.public_key(private_key)),
         "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
     }
@@ -246,12 +251,12 @@ def signature_error(
     own, or the session's when a session key signs. The numbers are the signing
     account's. Malformed fields raise ValueError, KeyError or TypeError.
     """
-    entry = tx["signatures"][0]
+    entry = first_signature(tx)
     try:
         pub_key = pubkeys.from_json(entry["pub_key"])
     except pubkeys.NotAKey as exc:
         raise ValueError(str(exc)) from None
-    signature = base64.b64decode(entry["signature"], validate=True)
+    signature = base64.b64decode(entry["signature"] or "", validate=True)
     if pubkeys.address(pub_key) != key_address:
         return f"invalid pubkey: pubKey does not match signer address {key_address}"
     if pubkeys.leaves(pub_key) > pubkeys.TX_SIG_LIMIT:

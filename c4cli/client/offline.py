@@ -14,12 +14,12 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from c4cli.chain import answers, crypto, pubkeys
 from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Reader
-from c4cli.chain.msgs import msg_signer
+from c4cli.chain.msgs import Signature, msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
 from c4cli.chain.tx import Tx, sign_bytes
 from c4cli.coins import ugnot_in
@@ -47,8 +47,8 @@ def read_tx(path: Path) -> Tx:
     if not isinstance(document, dict):
         raise BadInput(f"{path} is not a transaction: expected msg, fee, signatures, memo")
     document = {**document, "signatures": document.get("signatures") or []}
-    try:
-        tx = decode_tx(encode_tx(document))
+    try:  # the bytes decide: what encodes and decodes back is a transaction
+        tx = decode_tx(encode_tx(cast(Tx, document)))
     except (EncodeError, DecodeError) as exc:
         raise BadInput(f"{path} is not a transaction c4 can sign or send: {exc}") from None
     if not tx["msg"]:
@@ -70,7 +70,7 @@ def write_tx(path: Path, tx: Tx) -> None:
     write_private(path, go_json(document).encode(), consequence=f"{path} was not written")
 
 
-def write_signature(path: Path, entry: dict[str, Any]) -> None:
+def write_signature(path: Path, entry: Signature) -> None:
     """A signature document, as gnokey's ``sign -output-document`` writes it."""
     write_private(path, go_json(entry).encode(), consequence=f"{path} was not written")
 
@@ -103,11 +103,11 @@ def signature(
     account_number: int,
     sequence: int,
     session_addr: str | None = None,
-) -> dict[str, Any]:
+) -> Signature:
     """One key's signature document over the transaction, as gnokey's ``sign`` makes it
     (a session key's names its session, as ``sign -session`` does)."""
     doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
-    entry: dict[str, Any] = {
+    entry: Signature = {
         "pub_key": pubkeys.to_json(crypto.public_key(private_key)),
         "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
     }
@@ -116,10 +116,10 @@ def signature(
     return entry
 
 
-def with_signature(tx: Tx, entry: dict[str, Any]) -> Tx:
+def with_signature(tx: Tx, entry: Signature) -> Tx:
     """The transaction with ``entry`` added, or put in place of the signature by the
     same public key (as gnokey does: signing twice replaces)."""
-    signatures = [dict(s) for s in tx["signatures"]]
+    signatures = list(tx["signatures"] or [])
     for index, existing in enumerate(signatures):
         if existing.get("pub_key") == entry["pub_key"]:
             signatures[index] = entry
@@ -142,7 +142,7 @@ def read_signature(path: Path) -> tuple[PubKey, bytes]:
     return key, raw
 
 
-def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) -> dict[str, Any]:
+def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) -> Signature:
     """The multisig's signature from its members' documents (at least its threshold of
     them, each by a member, each over one of ``docs``: this transaction for the
     multisig's numbers), as gnokey's ``multisign`` builds it."""
@@ -193,9 +193,12 @@ def described(tx: Tx) -> list[str]:
                 json.dumps(str(arg), ensure_ascii=False) for arg in msg.get("args") or []
             )
             line = f"call {msg.get('pkg_path')}.{msg.get('func')}({args})"
-            for field, what in (("send", "sending"), ("max_deposit", "storage deposit up to")):
-                if msg.get(field):
-                    line += f" {what} {msg[field]}"
+            for amount, what in (
+                (msg.get("send"), "sending"),
+                (msg.get("max_deposit"), "storage deposit up to"),
+            ):
+                if amount:
+                    line += f" {what} {amount}"
         elif kind == "/bank.MsgSend":
             line = f"send {msg.get('amount')} to {msg.get('to_address')}"
         elif kind == "/auth.m_create_session":

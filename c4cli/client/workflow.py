@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from c4cli.chain.interface import DEFAULT_POLICY, Build, Chain, Receipt, SendPolicy, Signer
-from c4cli.chain.tx import Msg, call_msg, fee
+from c4cli.chain.tx import Fee, Msg, call_msg, fee
 from c4cli.client.realm_client import GameView, RealmClient
 from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, Refused
@@ -196,7 +196,7 @@ class Table:
         chain: Chain,
         secrets: SecretStore,
         *,
-        gas: dict[str, str] | None = None,
+        gas: Fee | None = None,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> None:
         self.chain = chain

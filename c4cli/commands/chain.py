@@ -8,12 +8,11 @@ from pathlib import Path
 import click
 
 from c4cli.address import package_address
-from c4cli.chain import crypto
-from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH, Genesis
+from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Head
 from c4cli.chain.tx import send_msg
-from c4cli.client import connect
+from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.line import remote_url
@@ -29,9 +28,7 @@ from c4cli.commands.transact import (
 )
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
-from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
-
-PREMINE_UGNOT = 10_000_000 * 1_000_000
+from c4cli.home.keys import DEV_KEY, Keyring, check_name
 
 
 @click.command()
@@ -94,25 +91,22 @@ def init(
         if not sep:
             raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
         extra.append((target, parse_amount(coins)))
-    if deployer == DEV_KEY and not keyring.exists(DEV_KEY):
-        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    if deployer == DEV_KEY:
+        genesis.with_dev_key(keyring)
     owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
-    balances: dict[str, dict[str, int]] = {owner: {UGNOT: PREMINE_UGNOT}}
-    for info in keyring.list():
-        balances.setdefault(info.address, {UGNOT: PREMINE_UGNOT})
-    for target, amounts in extra:
-        balances[keyring.resolve(target)] = amounts
-    balances = {a: c for a, c in balances.items() if format_coins(c)}
-    genesis = Genesis(
-        chain_id=chain_id,
-        time=start,
-        clock=clock,
-        block_interval=interval,
-        realm_path=realm_path,
-        deployer=owner,
-        balances=tuple((a, format_coins(c)) for a, c in balances.items()),
+    balances = genesis.balances(keyring, owner=owner, given=extra)
+    chain.init(
+        genesis.local_genesis(
+            balances,
+            owner=owner,
+            chain_id=chain_id,
+            time=start,
+            clock=clock,
+            block_interval=interval,
+            realm_path=realm_path,
+        ),
+        force=force,
     )
-    chain.init(genesis, force=force)
     realm_address = package_address(realm_path)
     if as_json:
         emit_json(

@@ -10,19 +10,18 @@ from pathlib import Path
 import click
 
 from c4cli.chain import crypto
-from c4cli.chain.blocks import DEFAULT_REALM_PATH, Genesis
+from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.client import connect, workflow
+from c4cli.client import connect, genesis, workflow
 from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
-from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.line import from_group
 from c4cli.commands.options import quiet_option
 from c4cli.commands.text import call_text
 from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput
-from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
+from c4cli.home.keys import DEV_KEY, Keyring
 from c4cli.home.secrets import SecretStore
 
 STAKE = 10_000_000
@@ -73,25 +72,25 @@ def demo(home: Path | None, as_json: bool) -> None:
 def _play(home: Path, as_json: bool) -> None:
     say = (lambda text: None) if as_json else click.echo
     keyring = Keyring(home)
-    keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    genesis.with_dev_key(keyring)
     for name in ("alice", "bob"):
         keyring.add(name, crypto.derive_private_key(crypto.new_mnemonic()), "")
     alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
     names = key_names(home)  # alice, bob and test1, by address
     chain = connect.new_local_chain(home, force=False)
     chain.init(
-        Genesis(
+        genesis.local_genesis(
+            genesis.balances(keyring, owner=owner.address),
+            owner=owner.address,
             chain_id="dev",
             time=parse_time(GENESIS_TIME),
             clock="manual",
             block_interval=5,
             realm_path=DEFAULT_REALM_PATH,
-            deployer=owner.address,
-            balances=tuple((s.address, f"{PREMINE_UGNOT}ugnot") for s in (owner, alice, bob)),
         )
     )
     say(f"A fresh chain in {home}: manual clock from {GENESIS_TIME}, 5 s per block.")
-    say(f"alice and bob each hold {gnot(PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
+    say(f"alice and bob each hold {gnot(genesis.PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
 
     def balance(address: str) -> int:
         coins = json.loads(chain.query(f"bank/balances/{address}").data)
@@ -104,7 +103,7 @@ def _play(home: Path, as_json: bool) -> None:
         msg = receipt.result.tx["msg"][0]
         say(
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
-            f"{names[who.address]:<5} {call_text(msg['func'], msg['args'], short=True)}"
+            f"{names[who.address]:<5} {call_text(msg['func'], msg.get('args') or [], short=True)}"
         )
         return receipt
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from c4cli import outbox
-from c4cli.errors import BadInput, C4Error
+from c4cli.errors import BadInput, C4Error, FeeAboveCap, UnboundNode
 from c4cli.escape import printable
 from c4cli.interrupts import Interrupted, install
 
@@ -101,6 +101,16 @@ def after_sending(message: str) -> str:
     return f"{message}; {item.describe()}"
 
 
+def advice(exc: C4Error) -> str:
+    """What the command line can do about a failure, in its options' names: the chain
+    and the node client say what happened, never which flag to pass."""
+    if isinstance(exc, UnboundNode):
+        return f": pass --chain-id {exc.chain_id} (the chain it reports) to {exc.action} that chain"
+    if isinstance(exc, FeeAboveCap):
+        return ": pass --gas-fee to pay it, or raise --fee-cap"
+    return ""
+
+
 def handle_signals() -> None:
     """Ctrl-C and SIGTERM end the command in its one line (see interrupts.install)."""
     install(report_interrupted)
@@ -137,7 +147,7 @@ def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
     """The end of a command that raised ``exc``: its line and exit code."""
     json_mode = "--json" in argv
     if isinstance(exc, C4Error):
-        fail(after_sending(str(exc)), exc.exit_code, json_mode=json_mode)
+        fail(after_sending(str(exc) + advice(exc)), exc.exit_code, json_mode=json_mode)
     if isinstance(exc, BrokenPipeError | PipeClosed):
         # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
         # command, whose transaction (if any) stands. Exit as a process killed by

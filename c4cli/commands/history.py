@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from c4cli.chain.interface import ListedTx
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import call_text, names, who
 from c4cli.commands.transact import open_chain
@@ -21,16 +22,17 @@ from c4cli.home.config import read_remote
 from c4cli.home.journal import Journal
 
 
-def calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
+def calls_text(tx: ListedTx, known: dict[str, str]) -> str:
     """Each message of a listed tx: ``Play(1, 4, 0)``, ``send 1ugnot to bob (g1…)``;
     ``-`` where the chain's record does not say (another client's tx on a node)."""
-    if tx.get("func") is None or tx.get("args") is None:
+    func_names, calls, sends, tos = tx["func"], tx["args"], tx["send"], tx["to"]
+    if func_names is None or calls is None or sends is None or tos is None:
         return "-"
-    funcs = str(tx["func"]).split(",")
+    funcs = func_names.split(",")
     shown = []
-    for index, args in enumerate(tx["args"]):
+    for index, args in enumerate(calls):
         func = funcs[index] if index < len(funcs) else funcs[-1]
-        sent, to = tx["send"][index], tx["to"][index]
+        sent, to = sends[index], tos[index]
         if to is not None:
             shown.append(f"send {sent} to {who(to, known)}")
         else:
@@ -38,12 +40,13 @@ def calls_text(tx: dict[str, Any], known: dict[str, str]) -> str:
     return "; ".join(shown)
 
 
-def _named(tx: dict[str, Any], known: dict[str, str]) -> dict[str, Any]:
+def _named(tx: ListedTx, known: dict[str, str]) -> dict[str, Any]:
+    """The listed tx as --json prints it: its signer's key name beside it."""
     signer = tx.get("signer")
     return {**tx, "signer_key": None if signer is None else known.get(str(signer))}
 
 
-def _note(tx: dict[str, Any]) -> str:
+def _note(tx: ListedTx) -> str:
     status = tx["status"]
     if status == "landed":
         return ""
@@ -92,10 +95,10 @@ def log(
         return
     known = names(home)
     blocks = open_chain(home).listing(from_height, to_height, tail)
-    for block in blocks:
-        block["txs"] = [_named(tx, known) for tx in block["txs"]]
     if as_json:
-        emit_json(blocks)
+        emit_json(
+            [{**block, "txs": [_named(tx, known) for tx in block["txs"]]} for block in blocks]
+        )
         return
     if not blocks:
         click.echo("no transactions")
@@ -168,9 +171,8 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
             click.echo(encoded)
         return
     known = names(home)
-    doc = _named(doc, known)
     if as_json:
-        emit_json(doc)
+        emit_json(_named(doc, known))
         return
     for key in ("height", "time", "hash"):
         click.echo(f"{key + ':':<10}{doc[key]}")

@@ -9,13 +9,11 @@ from typing import Any
 
 import click
 
-from c4cli.chain import crypto
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Reader
 from c4cli.chain.tx import Msg, call_msg
-from c4cli.client import connect
+from c4cli.client import connect, genesis
 from c4cli.commands import node_info
-from c4cli.commands.chain import PREMINE_UGNOT
 from c4cli.commands.node_info import devnode_module as _devnode
 from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
@@ -136,9 +134,7 @@ def start(
     keyring = Keyring(home)
     if deployer != DEV_KEY and not keyring.exists(check_name(deployer)):
         raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
-    if not keyring.exists(DEV_KEY):
-        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
-    balances = {info.address: PREMINE_UGNOT for info in keyring.list()}
+    balances = genesis.node_balances(keyring)
     nodes = [running]
     try:
         if count == 1:

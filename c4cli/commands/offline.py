@@ -18,7 +18,9 @@ import click
 
 from c4cli import outbox
 from c4cli.chain.amino import tx_hash
+from c4cli.chain.answers import UNAUTHORIZED
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
+from c4cli.chain.msgs import first_signature
 from c4cli.chain.tx import Tx, accepted_sign_bytes, signature_error
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
@@ -345,7 +347,7 @@ def broadcast(
     try:
         receipt = chain.broadcast(tx, policy=SendPolicy(simulate=simulate, fee_cap=cap))
     except Refused as refused:
-        if "signature verification failed" not in str(refused):
+        if refused.kind != UNAUTHORIZED:  # tm2's type for a signature that does not verify
             raise
         used = _used_sequence(chain, tx)
         if used is None:
@@ -361,7 +363,7 @@ def _used_sequence(chain: Chain, tx: Tx) -> int | None:
     """The sequence below the account's own that the file's signature was made for, if
     it was made for one of the last hundred (the file, broadcast before)."""
     try:
-        entry = tx["signatures"][0]
+        entry = first_signature(tx)
         session = entry.get("session_addr") or None
         signer = offline.signer_of(tx)
         number, sequence = offline.account_numbers(chain, signer, session)

@@ -27,6 +27,7 @@ from c4cli.chain.interface import (
     Signer,
     ThenRead,
 )
+from c4cli.chain.msgs import Fee
 from c4cli.chain.paths import ACCOUNTS
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.client import connect
@@ -112,7 +113,7 @@ def resolve(home: Path, name_or_address: str) -> str:
     return Keyring(home).resolve(name_or_address)
 
 
-def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False) -> dict[str, str]:
+def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False) -> Fee:
     """The fee to sign. On a node, what is not given is left empty for the node client to
     fill in: the gas by simulation, the fee from the node's gas price."""
     coins = ""

@@ -13,6 +13,7 @@ import base64
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import Unsettled
+from c4cli.chain.msgs import Tx
 
 PENDING = "pending"
 LANDED = "landed"
@@ -36,7 +37,7 @@ class Entry(NamedTuple):
     send: list[str] | None = None
     to: list[str | None] | None = None
     tx: str | None = None  # its bytes in base64, while no block has proved its fate
-    signed: dict[str, Any] | None = None  # the signed transaction, as long as its bytes
+    signed: Tx | None = None  # the signed transaction, as long as its bytes
     height: int | None = None
     time: str | None = None
     result: list[str] | None = None

@@ -31,6 +31,7 @@ from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import GameCall, Receipt, Signer, Unsettled
 from c4cli.chain.listing import messages
+from c4cli.chain.msgs import Tx
 from c4cli.errors import DiskError, HomeDamaged, notice
 from c4cli.home.entry import DROPPED, LANDED, PENDING, REFUSED, Entry
 from c4cli.interrupts import deferred
@@ -64,7 +65,7 @@ class Journal:
 
     def pending(
         self,
-        tx: dict[str, Any],
+        tx: Tx,
         raw: bytes,
         tx_id: str,
         signer: Signer,

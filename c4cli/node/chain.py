@@ -20,6 +20,8 @@ from c4cli.chain.interface import (
     Build,
     GameCall,
     Head,
+    ListedBlock,
+    ListedTx,
     Receipt,
     SendPolicy,
     SentLog,
@@ -27,6 +29,7 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import journal_blocks
+from c4cli.chain.msgs import Fee, Msg, Tx
 from c4cli.node import lookup
 from c4cli.node.delivery import Delivery
 from c4cli.node.reader import NodeReader, open_reader
@@ -93,14 +96,14 @@ class NodeChain:
 
     # -- what this home sent, and any transaction by hash ----------------------------------
 
-    def listing(self, first: int, last: int | None, tail: int | None) -> list[dict[str, Any]]:
+    def listing(self, first: int, last: int | None, tail: int | None) -> list[ListedBlock]:
         """What this home sent (its journal: a node lists no account's transactions), its
         pending transactions looked up first (see Delivery.settle_seen)."""
         self.sender.delivery.settle_seen()
         entries = [] if self.journal is None else self.journal.entries()
         return journal_blocks(entries, first, last, tail)
 
-    def listed_tx(self, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+    def listed_tx(self, tx_hash: str) -> tuple[ListedTx, bytes] | None:
         return lookup.listed_tx(self.reader, tx_hash)
 
     def game_calls(self, game_id: int) -> list[GameCall]:
@@ -114,7 +117,7 @@ class NodeChain:
         self,
         signer: Signer,
         build: Build,
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
@@ -122,18 +125,18 @@ class NodeChain:
     ) -> Receipt:
         return self.sender.submit(signer, build, fee, memo, policy=policy, then_read=then_read)
 
-    def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+    def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         return self.sender.broadcast(tx, policy=policy)
 
     def unsigned_fee(
         self,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         pub_key: dict[str, Any],
         *,
         policy: SendPolicy = DEFAULT_POLICY,
-    ) -> dict[str, str]:
+    ) -> Fee:
         return self.sender.unsigned_fee(msgs, fee, memo, pub_key, policy=policy)
 
 

@@ -21,7 +21,9 @@ from typing import Any, NamedTuple, NoReturn
 from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx, tx_hash
+from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
+from c4cli.chain.msgs import Tx
 from c4cli.errors import Refused, Unreachable, warn_once
 from c4cli.node.lookup import transaction, transaction_or_none
 from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
@@ -47,7 +49,7 @@ class Sent(NamedTuple):
     and a height the node had before they did (no block up to it holds them)."""
 
     signer: Signer
-    tx: dict[str, Any]
+    tx: Tx
     raw: bytes
     tx_id: str
     sequence: int
@@ -75,9 +77,7 @@ class Delivery:
     def redacted(self) -> str:
         return self.reader.redacted
 
-    def broadcast(
-        self, signer: Signer, tx: dict[str, Any], sequence: int, submission: Submission
-    ) -> Receipt:
+    def broadcast(self, signer: Signer, tx: Tx, sequence: int, submission: Submission) -> Receipt:
         """Send a signed transaction and wait for its block.
 
         The journal holds it as pending before the bytes leave, and the outbox says
@@ -237,7 +237,7 @@ class Delivery:
             sent.signer, sent.tx, sent.tx_id, found, height, then_read=then_read
         )
 
-    def _look_up(self, sent: Sent) -> dict[str, Any] | None:
+    def _look_up(self, sent: Sent) -> TxAnswer | None:
         """The transaction as a node has it, asked until the deadline ($C4_TIMEOUT)
         passes; None while nothing proves its fate.
 

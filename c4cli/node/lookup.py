@@ -10,22 +10,23 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from c4cli.address import package_address
 from c4cli.chain import answers
 from c4cli.chain.amino import DecodeError, decode_tx
+from c4cli.chain.answers import TxAnswer
 from c4cli.chain.clock import format_time
+from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import node_tx
+from c4cli.chain.msgs import Tx
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
 from c4cli.node.reader import NodeReader, Query
 from c4cli.node.transport import Call, NodeSaid
 
 
-def transaction(
-    reader: NodeReader, tx_id: str, *, timeout: float | None = None
-) -> dict[str, Any] | None:
+def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None) -> TxAnswer | None:
     """A transaction by hash, as the node's ``tx`` gives it; None if it has none. With
     several URLs, every node is asked before saying none has it (a broadcast whose
     answer was lost may have reached another node first)."""
@@ -40,10 +41,10 @@ def transaction(
             return None
     if not isinstance(found, dict):
         raise Unreachable(f"{reader.redacted} answered tx {tx_id} in a shape it never has")
-    return found
+    return cast(TxAnswer, found)  # an object: its fields are read under a guard
 
 
-def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> dict[str, Any] | None:
+def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> TxAnswer | None:
     """:func:`transaction`, with a failed look-up as no answer (it proves nothing)."""
     try:
         return transaction(reader, tx_id, timeout=max(timeout, 0.1))
@@ -51,7 +52,7 @@ def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> dict[
         return None
 
 
-def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[dict[str, Any], bytes] | None:
+def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None:
     """The node's record of any transaction, checked against its hash, read from its own
     bytes (signer, messages, signatures), whichever client sent it."""
     found = transaction(reader, tx_hash)
@@ -71,11 +72,11 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[dict[str, Any], bytes] 
     values = [value for value, _ in answers.call_values(data)]
     paid = [] if error else transfers(reader.realm_path, events)
     try:
-        tx: dict[str, Any] | None = decode_tx(raw)
+        tx: Tx | None = decode_tx(raw)
     except (DecodeError, UnicodeDecodeError):
         tx = None  # bytes the node took but c4 cannot read: shown without them
     doc = node_tx(found, format_time(reader.block_time(height)), (values, paid, error), tx)
-    doc.update(hash=tx_hash, height=height, tx=tx)
+    doc["hash"], doc["height"], doc["tx"] = tx_hash, height, tx
     return doc, raw
 
 

@@ -28,8 +28,9 @@ from typing import Any, NamedTuple
 
 from c4cli.chain import answers
 from c4cli.chain.amino import DecodeError, decode_tx
+from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Signer
-from c4cli.chain.msgs import msg_signer
+from c4cli.chain.msgs import first_signature, msg_signer
 from c4cli.chain.tx import signature_error
 from c4cli.errors import Unreachable
 from c4cli.node.reader import NodeReader, abci_params, account_path
@@ -44,7 +45,7 @@ class Fate(NamedTuple):
     """What the blocks say of a transaction: ``found`` (as ``tx`` answers it) when it
     landed; else the height and hash of the one that took its sequence ("" unknown)."""
 
-    found: dict[str, Any] | None
+    found: TxAnswer | None
     taker: str = ""
     height: int = 0
 
@@ -145,7 +146,7 @@ def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
         ) from None
 
 
-def _result(reader: NodeReader, height: int, index: int, mine: str) -> dict[str, Any]:
+def _result(reader: NodeReader, height: int, index: int, mine: str) -> TxAnswer:
     """Our transaction's answer as ``tx`` would give it, from its block's results."""
     results = reader.transport.call("block_results", {"height": str(height)})
     try:
@@ -166,7 +167,7 @@ def _taker(
         try:
             raw = base64.b64decode(text, validate=True)
             tx = decode_tx(raw)
-            signature = tx["signatures"][0]
+            signature = first_signature(tx)
             if signature.get("session_addr", None) != signer.session_addr or not any(
                 msg_signer(msg) == signer.address for msg in tx["msg"]
             ):

@@ -14,8 +14,9 @@ from typing import Any, NamedTuple
 from c4cli import outbox
 from c4cli.chain import answers
 from c4cli.chain.amino import encode_tx
+from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
-from c4cli.chain.msgs import msg_names
+from c4cli.chain.msgs import Tx, msg_names
 from c4cli.errors import Refused, Unreachable
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
@@ -47,9 +48,9 @@ class Landed:
     def landed(
         self,
         signer: Signer,
-        tx: dict[str, Any],
+        tx: Tx,
         tx_id: str,
-        found: dict[str, Any],
+        found: TxAnswer,
         height: int,
         *,
         landing: Landing | None = None,
@@ -85,9 +86,9 @@ class Landed:
     def _receipt(
         self,
         signer: Signer,
-        tx: dict[str, Any],
+        tx: Tx,
         tx_id: str,
-        found: dict[str, Any],
+        found: TxAnswer,
         height: int,
         landing: Landing | None,
         then_read: ThenRead | None,

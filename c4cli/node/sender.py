@@ -28,12 +28,20 @@ from c4cli.chain.interface import (
     ThenRead,
     TxOutcome,
 )
-from c4cli.chain.msgs import msg_names, msg_signer
+from c4cli.chain.msgs import Fee, Msg, Tx, first_signature, msg_names, msg_signer
 from c4cli.chain.paths import GASPRICE, SIMULATE
 from c4cli.chain.tx import fee as make_fee
 from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
-from c4cli.errors import BadInput, Refused, Unreachable, notice, warn_once
+from c4cli.errors import (
+    BadInput,
+    FeeAboveCap,
+    Refused,
+    UnboundNode,
+    Unreachable,
+    notice,
+    warn_once,
+)
 from c4cli.node.delivery import Delivery, Submission, Superseded
 from c4cli.node.reader import Ahead, NodeReader, account_path
 from c4cli.node.receipts import RefusedInBlock
@@ -76,7 +84,7 @@ class Sender:
         self,
         signer: Signer,
         build: Build,
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
@@ -109,7 +117,7 @@ class Sender:
         self,
         signer: Signer,
         build: Build,
-        fee: dict[str, str],
+        fee: Fee,
         memo: str,
         policy: SendPolicy,
         submission: Submission,
@@ -161,26 +169,23 @@ class Sender:
         """Refused, in one line, on a node this home is not bound to unless the user
         named its chain (--chain-id): c4 never signs or sends for what a node claims."""
         if not self.reader.transport.confirmed:
-            raise BadInput(
-                f"{self.redacted} is not the node this home is bound to: pass --chain-id "
-                f"{self.reader.chain_id} (the chain it reports) to {action} that chain"
-            )
+            raise UnboundNode(self.redacted, self.reader.chain_id, action)
 
-    def broadcast(self, tx: dict[str, Any], *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+    def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
         """Send a transaction signed elsewhere: its signature checked here against the
         signer's account on the node (a node's simulation checks none), simulated unless
         ``policy.simulate`` is ``skip``, then journaled and sent like one of ours."""
         self._require_confirmed("send to")
         try:
             master = msg_signer(tx["msg"][0])
-            session = tx["signatures"][0].get("session_addr") or None
+            session = first_signature(tx).get("session_addr") or None
         except (KeyError, IndexError, TypeError, AttributeError, ValueError):
             raise BadInput("the transaction has no message or no signature to send") from None
         signer = Signer(address=master, private_key=b"", session_addr=session)
         with self._holding(signer):
             return self._broadcast_held(signer, tx, policy)
 
-    def _broadcast_held(self, signer: Signer, tx: dict[str, Any], policy: SendPolicy) -> Receipt:
+    def _broadcast_held(self, signer: Signer, tx: Tx, policy: SendPolicy) -> Receipt:
         submission = Submission()
         self.delivery.reconcile(signer, submission)
         number, sequence = self.reader.account_numbers(signer)
@@ -207,8 +212,8 @@ class Sender:
     def _send(
         self,
         signer: Signer,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         policy: SendPolicy,
         submission: Submission,
@@ -257,7 +262,7 @@ class Sender:
         self._said_legacy()
         return receipt
 
-    def _simulated(self, signer: Signer, tx: dict[str, Any], gas_used: int) -> Receipt:
+    def _simulated(self, signer: Signer, tx: Tx, gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
         result = TxOutcome(tx, tx_hash(tx), signer.address, funcs=tuple(msg_names(tx)))
         return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
@@ -265,12 +270,12 @@ class Sender:
     def _sign(
         self,
         signer: Signer,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         number: int,
         sequence: int,
-    ) -> dict[str, Any]:
+    ) -> Tx:
         return signed_tx(
             msgs,
             fee,
@@ -283,7 +288,7 @@ class Sender:
             legacy=self.legacy_payload,
         )
 
-    def _simulate_signed(self, sign: Callable[[], dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    def _simulate_signed(self, sign: Callable[[], Tx]) -> tuple[Tx, int]:
         """Simulate the transaction ``sign`` makes; the transaction and the gas it used.
 
         A node older than gno.land v1.7.1 verifies only the legacy sign payload: when
@@ -330,13 +335,13 @@ class Sender:
     def _estimate(
         self,
         signer: Signer,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         numbers: tuple[int, int],
         policy: SendPolicy,
         price: Answer | None = None,
-    ) -> tuple[dict[str, str], int]:
+    ) -> tuple[Fee, int]:
         """The fee to sign (the gas the simulation used plus a margin, and what the
         node's gas price asks for it, bounded; ``price``: its query, asked ahead), and
         the gas the simulation used."""
@@ -350,32 +355,32 @@ class Sender:
     def _priced(
         self,
         wanted: int,
-        fee: dict[str, str],
+        fee: Fee,
         policy: SendPolicy,
         price: Answer | None = None,
-    ) -> dict[str, str]:
+    ) -> Fee:
         """``wanted`` gas at the fee given, else at the node's gas price within the cap."""
         if fee.get("gas_fee"):
             return make_fee(wanted, fee["gas_fee"])
         amount, per = self.reader.gas_price(price)
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
-            raise BadInput(
+            raise FeeAboveCap(
                 f"the node asks a fee of {asked}ugnot ({wanted} gas at {amount}ugnot per "
                 f"{per} gas), above the {gnot(policy.fee_cap)} c4 pays without being told; "
-                "nothing was signed: pass --gas-fee to pay it, or raise --fee-cap"
+                "nothing was signed"
             )
         return make_fee(wanted, f"{asked}ugnot")
 
     def unsigned_fee(
         self,
-        msgs: list[Any],
-        fee: dict[str, str],
+        msgs: list[Msg],
+        fee: Fee,
         memo: str,
         pub_key: dict[str, Any],
         *,
         policy: SendPolicy = DEFAULT_POLICY,
-    ) -> dict[str, str]:
+    ) -> Fee:
         """A node simulates a call or a send without checking its signature (tm2 checks
         one only for messages that carry code), so the transaction is simulated with the
         signer's public key and a placeholder of a signature's shape, then priced as
@@ -385,7 +390,7 @@ class Sender:
         trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
         shape = pubkeys.placeholder_signature(pubkeys.from_json(pub_key))
         placeholder = base64.b64encode(shape).decode()
-        unsigned = {
+        unsigned: Tx = {
             "msg": msgs,
             "fee": trial,
             "signatures": [{"pub_key": pub_key, "signature": placeholder}],

@@ -110,7 +110,11 @@ class Transport:
         # A node named for one command on a home not bound to it: read freely, sign
         # only for a chain id the user gave (--chain-id), never for what it claims.
         self.confirmed = not unbound or chain_id is not None
-        self._expected_from = "--chain-id says" if unbound else "this home's config.toml says"
+        self._expected_from = (
+            "the chain id given for this command says"
+            if unbound
+            else "this home's config.toml says"
+        )
         self.checked = False
         self._status: Any = None  # the last status answer, and when it came
         self._status_at = 0.0

@@ -1,0 +1,73 @@
+"""A home's genesis, by one set of rules for `c4 init`, `c4 node start` and `c4 demo`.
+
+The dev key (``test1``, gno.land's own development mnemonic) is in the home; every
+key of the home starts with :data:`PREMINE_UGNOT`, the realm's owner too; balances the
+user names (``--premine``) override; an empty balance is none. The local chain
+writes the result into its log's genesis; a node of `c4 node start` into its
+``genesis.json``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from c4cli.chain import crypto
+from c4cli.chain.blocks import Genesis
+from c4cli.coins import UGNOT, format_coins
+from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
+
+PREMINE_UGNOT = 10_000_000 * 1_000_000  # 10,000,000 GNOT a key
+
+
+def with_dev_key(keyring: Keyring) -> str:
+    """The dev key's address, the key added to the home first if it is not there."""
+    if not keyring.exists(DEV_KEY):
+        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+    return keyring.resolve(DEV_KEY)
+
+
+def balances(
+    keyring: Keyring,
+    *,
+    owner: str | None = None,
+    given: Sequence[tuple[str, dict[str, int]]] = (),
+) -> dict[str, dict[str, int]]:
+    """What each account holds at genesis: the owner (an address) and every key of the
+    home :data:`PREMINE_UGNOT`, then the balances ``given`` (a key's name or an
+    address, and its coins) over those; none that is empty."""
+    held: dict[str, dict[str, int]] = {} if owner is None else {owner: {UGNOT: PREMINE_UGNOT}}
+    for info in keyring.list():
+        held.setdefault(info.address, {UGNOT: PREMINE_UGNOT})
+    for target, coins in given:
+        held[keyring.resolve(target)] = coins
+    return {address: coins for address, coins in held.items() if format_coins(coins)}
+
+
+def local_genesis(
+    held: dict[str, dict[str, int]],
+    *,
+    owner: str,
+    chain_id: str,
+    time: int,
+    clock: str,
+    block_interval: int,
+    realm_path: str,
+) -> Genesis:
+    """The genesis of a local chain whose realm ``owner`` (an address) owns, the
+    accounts holding ``held`` (see :func:`balances`)."""
+    return Genesis(
+        chain_id=chain_id,
+        time=time,
+        clock=clock,
+        block_interval=block_interval,
+        realm_path=realm_path,
+        deployer=owner,
+        balances=tuple((address, format_coins(coins)) for address, coins in held.items()),
+    )
+
+
+def node_balances(keyring: Keyring) -> dict[str, int]:
+    """A new gnoland's genesis balances in ugnot: every key of the home, the dev key (who
+    deploys the realm) among them."""
+    with_dev_key(keyring)
+    return {address: coins[UGNOT] for address, coins in balances(keyring).items()}
