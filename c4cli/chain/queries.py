@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
+from c4cli.chain import answers
 from c4cli.chain.interface import Answer
 from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL
 from c4cli.errors import BadInput, Refused
@@ -135,7 +136,8 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         text = cache.views.account_json(address_in(path, prefix))
         if prefix == ACCOUNTS:
             return Answer(height, "null" if text is None else text)
-        coins = "" if text is None else json.loads(text)["BaseAccount"]["coins"]
+        held = None if text is None else answers.tm2_account(json.loads(text))
+        coins = "" if held is None else held.coins
         return Answer(height, json.dumps(coins))
     if path != QEVAL:
         return None

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from c4cli.chain import crypto
+from c4cli.chain import answers, crypto
 from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
@@ -69,24 +69,23 @@ def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
     answer = reader.query(f"auth/accounts/{master}/sessions")
     out = []
     for item in json.loads(answer.data or "[]") or []:
-        session: dict[str, Any] = (
-            item.get("BaseSessionAccount", item) if isinstance(item, dict) else {}
-        )
-        base: dict[str, Any] = session.get("BaseAccount", session)
-        key = base.get("public_key") or {}
+        try:
+            found = answers.tm2_account(item if isinstance(item, dict) else {})
+        except ValueError:
+            found = None
+        found = found or answers.Tm2Account("", 0, 0, None, "")
+        key = found.public_key
         out.append(
             {
-                "address": base.get("address", ""),
-                "account_number": int(base.get("account_number") or 0),
+                "address": found.address,
+                "account_number": found.number,
                 "pub_key": key.get("value", "") if isinstance(key, dict) else "",
-                "expires_at": int(session.get("expires_at") or 0),
-                # gno.land's GnoSessionAccount keeps allow_paths beside the embedded
-                # BaseSessionAccount, not inside it.
-                "allow_paths": list(item.get("allow_paths") or session.get("allow_paths") or []),
-                "spend_limit": session.get("spend_limit") or "",
-                "spend_period": int(session.get("spend_period") or 0),
-                "spent": session.get("spend_used") or "",
-                "sequence": int(base.get("sequence") or 0),
+                "expires_at": found.expires_at,
+                "allow_paths": list(found.allow_paths),
+                "spend_limit": found.spend_limit,
+                "spend_period": found.spend_period,
+                "spent": found.spent,
+                "sequence": found.sequence,
             }
         )
     return out

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from c4cli import outbox
 from c4cli.address import canonical
-from c4cli.chain import pubkeys
+from c4cli.chain import answers, pubkeys
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
@@ -210,8 +210,8 @@ def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
         if address is None:
             raise  # neither a key of this home nor an address
     try:
-        account = json.loads(chain.query(ACCOUNTS + address).data)
-        known: Any = (account.get("BaseAccount") or {}).get("public_key")
+        account = answers.tm2_account(json.loads(chain.query(ACCOUNTS + address).data))
+        known = None if account is None else account.public_key
         if known:
             return pubkeys.to_json(pubkeys.from_json(known))
     except (ValueError, AttributeError, pubkeys.NotAKey):

@@ -72,8 +72,10 @@ def dial(urls: str) -> None:
     except ValueError:
         return
     key = (parts.hostname, port, tls)
-    if key not in _dials:
-        _dials[key] = _Dial(parts.hostname, port, tls)
+    old = _dials.pop(key, None)
+    if old is not None and old.sock is not None:  # one no command took: a fresh one instead
+        old.sock.close()
+    _dials[key] = _Dial(parts.hostname, port, tls)
 
 
 def take(host: str, port: int, tls: bool, timeout: float) -> tuple[socket.socket, Any] | None:

@@ -131,10 +131,13 @@ class Connection:
 
     def post(self, body: bytes, timeout: float, *, replayable: bool) -> bytes:
         deadline = wallclock.monotonic() + timeout
-        reused = self._sock is not None and self._still_open(self._sock)
-        if not reused:
-            self.close()
         try:
+            if self._sock is None:  # a connection dialled while c4 loaded, if one was
+                self._sock = self._dialled(deadline)
+            # A socket that carried nothing yet may have been closed as much as a kept one.
+            reused = self._sock is not None and self._still_open(self._sock)
+            if not reused:
+                self.close()
             try:
                 return self._exchange(body, deadline, timeout)
             except Lost:
@@ -192,11 +195,6 @@ class Connection:
         # stringprep, ~10 ms of every remote command's start-up.
         name: str | bytes = host.encode() if host.isascii() else host
         left = max(deadline - wallclock.monotonic(), 0.001)
-        dialled = early.take(host, self.target.port, self.target.tls, left)
-        if dialled is not None:  # connected (and TLS's handshake made) while c4 loaded
-            self.opened += 1
-            self._context = dialled[1] or self._context
-            return dialled[0]
         sock: socket.socket = socket.create_connection((name, self.target.port), timeout=left)  # type: ignore[arg-type]
         self.opened += 1
         try:
@@ -209,6 +207,17 @@ class Connection:
             sock.close()
             raise
         return sock
+
+    def _dialled(self, deadline: float) -> socket.socket | None:
+        """The connection early.dial opened to this node while c4 loaded (its TCP and
+        TLS handshakes done), or None; its error, raised as this connect's own."""
+        left = max(deadline - wallclock.monotonic(), 0.001)
+        dialled = early.take(self.target.host, self.target.port, self.target.tls, left)
+        if dialled is None:
+            return None
+        self.opened += 1
+        self._context = dialled[1] or self._context
+        return dialled[0]
 
     def _still_open(self, sock: socket.socket) -> bool:
         """Whether a kept connection can carry a request: nothing waits to be read on it

@@ -10,6 +10,7 @@ build travels in an :class:`Ahead`, a value of that one transaction.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -194,7 +195,6 @@ class Ahead:
         self.reader = reader
         self._waiting = list(dict.fromkeys(paths))
         self._kept: dict[str, Answer] = {}
-        self._failed: dict[str, Refused | Unreachable] = {}
 
     @property
     def realm_path(self) -> str:
@@ -218,22 +218,17 @@ class Ahead:
 
     def _keep(self, paths: Sequence[str], found: Sequence[Any]) -> None:
         for path, result in zip(paths, found, strict=True):
-            try:
+            # A refusal or a failure is not kept: the sender asks again, and words it.
+            with contextlib.suppress(Refused, Unreachable):
                 self._kept[path] = self.reader.answer(path, result)
-            except (Refused, Unreachable) as problem:
-                self._failed[path] = problem
 
     def take(self, path: str) -> Answer | None:
-        """The answer to ``path`` asked ahead, if it came (a refusal is raised: the
-        account does not exist); None when it failed to come. A build that read
-        nothing: every path still waiting is asked now, in one request."""
+        """The answer to ``path`` asked ahead, once; None when it did not come. A build
+        that read nothing: every path still waiting is asked now, in one request."""
         if path in self._waiting:
             waiting, self._waiting = self._waiting, []
             found = self.reader.transport.calls(read_calls([(p, "") for p in waiting]))
             self._keep(waiting, found)
-        failed = self._failed.pop(path, None)
-        if isinstance(failed, Refused):
-            raise failed
         return self._kept.pop(path, None)
 
 

@@ -204,3 +204,33 @@ def test_over_tls_a_command_keeps_one_session(
         (tmp_path / "home").mkdir()
         assert _send(server.url, tmp_path / "home") == 2
         assert (server.connections, server.requests) == (1, 5)
+
+
+BODY = b'{"jsonrpc":"2.0","id":1,"method":"status","params":{}}'
+
+
+def test_a_connection_dialled_while_c4_loads_serves_the_first_request(server: Server) -> None:
+    """The door dials the node as soon as it knows the URL (node/early.py); the first
+    request goes out on that connection, not a second one."""
+    from c4cli.node import early
+
+    early.dial(server.url)
+    connection = Connection(Target(server.url))
+    assert b'"network": "dev"' in connection.post(BODY, 2, replayable=True)
+    assert (server.connections, connection.opened) == (1, 1)
+
+
+def test_an_early_dial_that_failed_is_the_connections_own_failure() -> None:
+    import socket
+
+    from c4cli.node import early
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # nothing listens there once it is closed
+    url = f"http://127.0.0.1:{port}"
+    early.dial(url)
+    connection = Connection(Target(url))
+    connection.down_hint = "start it"
+    with pytest.raises(Unreachable, match=r"cannot reach the chain at .*refused; start it"):
+        connection.post(BODY, 2, replayable=True)
