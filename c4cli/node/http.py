@@ -31,6 +31,7 @@ from c4cli.node import early
 
 MAX_ANSWER = 16 * 1024 * 1024
 READ = 65536
+BROADCAST_IDLE = 2.0  # seconds a kept connection may have idled to carry a broadcast
 
 
 class Exchange(Protocol):
@@ -121,6 +122,7 @@ class Connection:
         self._sock: socket.socket | None = None
         self._session: Any = None  # the TLS session, to resume on a new connection
         self._context: Any = None
+        self._used = 0.0  # when the connection last carried an answer
         self.opened = 0  # connections opened (for tests and the bench)
         self.sent = 0  # requests written
 
@@ -136,7 +138,11 @@ class Connection:
                 self._sock = self._dialled(deadline)
             # A socket that carried nothing yet may have been closed as much as a kept one.
             reused = self._sock is not None and self._still_open(self._sock)
-            if not reused:
+            # A broadcast's bytes go out once: not on a connection idle long enough for the
+            # server to be closing it (tm2 lets one idle 10 s), whose loss proves nothing.
+            idle = wallclock.monotonic() - self._used
+            if not reused or (not replayable and idle > BROADCAST_IDLE):
+                reused = False
                 self.close()
             try:
                 return self._exchange(body, deadline, timeout)
@@ -184,6 +190,7 @@ class Connection:
         self.sent += 1
         answer = _Answer(self.target.redacted, sock, deadline, timeout)
         result = answer.body()
+        self._used = wallclock.monotonic()
         if not answer.keep_alive:
             self.close()
         return result
