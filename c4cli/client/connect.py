@@ -13,15 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
-from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
 from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
-from c4cli.home.journal import Journal
 from c4cli.node.spec import NodeSpec
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
+    from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader
 
@@ -158,6 +157,8 @@ def _open(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     _dial(config.url if url is None else url)
+    from c4cli.home.journal import Journal  # after the dial: off the network's path
+
     journal = Journal(home)
     # A home `c4 node start` made: a node that refuses the connection is most likely
     # stopped, and the command that starts it is the next step.

@@ -17,13 +17,15 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli import outbox
-from c4cli.chain.interface import Chain, ChainReader
 from c4cli.client import connect
 from c4cli.commands import line
 from c4cli.commands.ending import exit_code, settle
+
+if TYPE_CHECKING:
+    from c4cli.chain.interface import Chain, ChainReader
 
 
 class Plain(NamedTuple):

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.interface import ChainReader
 from c4cli.chain.paths import ACCOUNTS, BALANCES, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 from c4cli.commands import fast
 from c4cli.commands.ending import echo, emit_json
@@ -26,6 +25,9 @@ NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
 NAMED = ("game", "active", "leaders", "render", "fees", "player", "balance", "account")
 # `c4 query`'s numbers when not given (a test holds them to the click command's).
 NUMBERS = {"--height": "0", "--offset": "0", "--limit": "20"}
+
+if TYPE_CHECKING:
+    from c4cli.chain.interface import ChainReader
 
 
 def run(argv: list[str]) -> int | None:

@@ -4,7 +4,6 @@ connections; and the money rules where the server closes a kept connection."""
 
 from __future__ import annotations
 
-import datetime
 import http.server
 import ssl
 import threading
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 from fakenode import ALICE, ALICE_KEY, BOB, FEE, SKIP, FakeNode, Ledger
+from node.wan import certificate
 
 from c4cli.chain.interface import Signer
 from c4cli.chain.tx import send_msg
@@ -160,43 +160,11 @@ def test_an_answer_that_trickles_is_cut_at_the_deadline(server: Server) -> None:
     assert time.monotonic() - started < 3
 
 
-def _certificate(folder: Path) -> tuple[Path, Path]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    private = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(private.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(private, hashes.SHA256())
-    )
-    cert, key = folder / "cert.pem", folder / "key.pem"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key.write_bytes(
-        private.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert, key
-
-
 def test_over_tls_a_command_keeps_one_session(
     ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    cert, key = _certificate(tmp_path)
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    certificate(cert, key)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))

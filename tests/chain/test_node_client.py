@@ -26,11 +26,11 @@ from fakenode import (
 
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.tx import send_msg, signed_tx
+from c4cli.chain.tx import Tx, send_msg, signed_tx
 from c4cli.errors import Refused, Unreachable
 from c4cli.home.journal import Journal
 from c4cli.node.chain import NodeChain, open_node
-from c4cli.node.delivery import Superseded
+from c4cli.node.delivery import Submission, Superseded
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import OtherChain, Unusable
 
@@ -151,51 +151,30 @@ def test_failover_reads_on_the_next_node_and_never_sends_twice(world: World) -> 
     assert len(sent_to_b) == 1  # the first send's, when A was down; never the second's
 
 
+def alices_send(ugnot: int, memo: str = "") -> Tx:
+    """Alice's send signed for her first sequence, as any client of her key signs it."""
+    msgs = [send_msg(ALICE, BOB, f"{ugnot}ugnot")]
+    return signed_tx(
+        msgs, FEE, memo, private_key=ALICE_KEY, chain_id="dev", account_number=1, sequence=0
+    )
+
+
 def test_a_transaction_another_client_superseded_is_dropped_on_the_blocks_proof(
     world: World,
 ) -> None:
     chain = world.client()
-    world.nodes[A].misbehave["broadcast_tx_commit"] = held
 
     def other_client_first(call: dict[str, Any], forward: Any) -> Any:
         # Another client of the key takes the same sequence, then c4's bytes are lost.
-        rival = signed_tx(
-            [send_msg(ALICE, BOB, "100ugnot")],
-            FEE,
-            "other",
-            private_key=ALICE_KEY,
-            chain_id="dev",
-            account_number=1,
-            sequence=0,
-        )
-        world.ledger.commit(encode_tx(rival))
+        world.ledger.commit(encode_tx(alices_send(100, "other")))
         world.ledger.empty_block()
         raise Unreachable("http://a:26657 did not answer within 1 s")
 
     world.nodes[A].misbehave["broadcast_tx_commit"] = other_client_first
     with pytest.raises(Superseded, match="took sequence 0"):
-        chain.sender.delivery.broadcast(
-            Signer(ALICE, ALICE_KEY),
-            signed_tx(
-                [send_msg(ALICE, BOB, "5ugnot")],
-                FEE,
-                "",
-                private_key=ALICE_KEY,
-                chain_id="dev",
-                account_number=1,
-                sequence=0,
-            ),
-            0,
-            _submission(),
-        )
+        chain.sender.delivery.broadcast(Signer(ALICE, ALICE_KEY), alices_send(5), 0, Submission())
     assert world.bob() == 100
     assert world.statuses() == ["dropped"]
-
-
-def _submission() -> Any:
-    from c4cli.node.delivery import Submission
-
-    return Submission()
 
 
 @pytest.mark.parametrize("how", ["reversed", "one missing"])

@@ -72,7 +72,7 @@ class Link:
         if self.tls:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             key = self.folder / "wan-key.pem"
-            _certificate(self.cert_file, key)
+            certificate(self.cert_file, key)
             context.load_cert_chain(self.cert_file, key)
         endpoint = await asyncio.start_server(
             self._endpoint, "127.0.0.1", 0, ssl=context, limit=1 << 20
@@ -171,7 +171,7 @@ async def _message(reader: asyncio.StreamReader) -> bytes | None:
     return head + await reader.readexactly(length)
 
 
-def _certificate(cert: Path, key: Path) -> None:
+def certificate(cert: Path, key: Path) -> None:
     """A self-signed certificate for localhost and 127.0.0.1."""
     import ipaddress
 
