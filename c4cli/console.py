@@ -55,6 +55,7 @@ def main() -> None:
     if _noted:
         _stopped_early(_noted[0])
     try:
+        _dial_ahead(sys.argv[1:])
         from c4cli.commands import ending
 
         ending.handle_signals()
@@ -68,6 +69,16 @@ def main() -> None:
             raise
         _stopped_early(signum)
     run()
+
+
+def _dial_ahead(argv: list[str]) -> None:
+    """A query's or a move's node, if the home has one, dialled before the rest of c4
+    loads: the handshakes overlap the imports (client/ahead.py: a hint that decides
+    nothing)."""
+    if argv[:1] in (["query"], ["play"]):
+        from c4cli.client import ahead
+
+        ahead.dial(argv, os.environ.get("C4_HOME") or "state", os.environ.get("C4_REMOTE"))
 
 
 def _fast_lane(argv: list[str]) -> int | None:

@@ -14,16 +14,19 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
 
 CONNECT_TIMEOUT = 60.0  # the caller waits only as long as its own deadline allows
+FRESH = 5.0  # seconds a dial stands for the same node asked again (one command's start)
 
 
 class _Dial:
     def __init__(self, host: str, port: int, tls: bool) -> None:
         self.host, self.port, self.tls = host, port, tls
+        self.started = time.monotonic()
         self.sock: socket.socket | None = None
         self.context: Any = None
         self.error: BaseException | None = None
@@ -72,7 +75,9 @@ def dial(urls: str) -> None:
     except ValueError:
         return
     key = (parts.hostname, port, tls)
-    old = _dials.pop(key, None)
+    old = _dials.get(key)
+    if old is not None and old.error is None and time.monotonic() - old.started < FRESH:
+        return  # dialled as this command began (client/ahead.py): that one serves
     if old is not None and old.sock is not None:  # one no command took: a fresh one instead
         old.sock.close()
     _dials[key] = _Dial(parts.hostname, port, tls)
