@@ -3,22 +3,24 @@
 A query or a move across a network spends two round trips on TCP's and TLS's
 handshakes before its first request can leave. :func:`dial` begins them the moment
 the console knows which home the command line names (its ``--home``, else
-``$C4_HOME``, else ``./state``) and so which node (``$C4_REMOTE``, else the home's
-``config.toml``), while the command's own code is still being imported: the node
-client takes that connection for its first request (see ``node/early.py``). It
-decides nothing: a guess that turns out wrong (another home, a home that is not a
-node's, a config that does not read) leaves the connection unused, and the command
-opens and checks everything as it always does.
+``$C4_HOME``, else ``./state``) and so which node (``$C4_REMOTE``, else the ``url``
+of the ``[remote]`` table of the home's ``config.toml``, as c4 writes it), in a
+thread of its own, while the command's own code is still being imported: the node
+client takes that connection for its first request (see ``node/early.py``).
+
+It decides nothing, so it reads as little as it can (no pathlib, no TOML reader: the
+line c4 wrote, or nothing): a guess that turns out wrong (another home, a home that
+is not a node's, a config edited by hand) leaves the connection unused, and the
+command reads its config, opens and checks everything as it always does.
 """
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
+import os
 
-from c4cli.errors import C4Error
-from c4cli.home.config import read_remote
 from c4cli.node import early
+
+CONFIG = "config.toml"
 
 
 def dial(argv: list[str], home_from_env: str, remote_from_env: str | None) -> None:
@@ -33,8 +35,24 @@ def dial(argv: list[str], home_from_env: str, remote_from_env: str | None) -> No
                 home = argv[index + 1]
             elif arg.startswith("--home="):
                 home = arg.removeprefix("--home=")
-        with contextlib.suppress(C4Error, OSError, ValueError):
-            remote = read_remote(Path(home))
-            url = None if remote is None else remote.url
+        url = _bound_url(os.path.join(home, CONFIG))
     if url:
         early.dial(url)
+
+
+def _bound_url(path: str) -> str | None:
+    """The ``url`` of ``[remote]`` as c4 writes it (``url = "…"``), or None."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read(65536).splitlines()
+    except (OSError, ValueError):
+        return None
+    table = ""
+    for line in lines:
+        text = line.strip()
+        if text.startswith("["):
+            table = text
+        elif table == "[remote]" and text.startswith('url = "') and text.endswith('"'):
+            value = text[7:-1]
+            return None if '"' in value or "\\" in value else value
+    return None
