@@ -202,3 +202,18 @@ def test_an_early_dial_that_failed_is_the_connections_own_failure() -> None:
     connection.down_hint = "start it"
     with pytest.raises(Unreachable, match=r"cannot reach the chain at .*refused; start it"):
         connection.post(BODY, 2, replayable=True)
+
+
+def test_the_console_reads_the_url_c4_wrote_and_guesses_nothing_else(tmp_path: Path) -> None:
+    """client/ahead.py reads only the line c4 writes in config.toml (a hint: what it
+    cannot read is no dial, and the command reads its config as always)."""
+    from c4cli.client.ahead import _bound_url
+    from c4cli.home.config import Remote, write_remote
+
+    write_remote(tmp_path, Remote("https://rpc.example.com:443", "test5", "gno.land/r/x"))
+    assert _bound_url(str(tmp_path / "config.toml")) == "https://rpc.example.com:443"
+    (tmp_path / "config.toml").write_text('fee_cap = "5gnot"\n[other]\nurl = "http://no"\n')
+    assert _bound_url(str(tmp_path / "config.toml")) is None
+    (tmp_path / "config.toml").write_text('[remote]\nurl = "http://a\\"b"\n')
+    assert _bound_url(str(tmp_path / "config.toml")) is None
+    assert _bound_url(str(tmp_path / "missing" / "config.toml")) is None
