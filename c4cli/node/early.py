@@ -1,9 +1,11 @@
 """A node's connection opened while the command is still loading (a browser's preconnect).
 
 Across a real network, a TCP connection and a TLS handshake cost two round trips
-before the first request can leave, and a Python command spends some 40 ms importing
-the node client and building its request after it knows the node's URL. The door
-(``client/connect.py``) calls :func:`dial` the moment it knows the URL: a thread
+before the first request can leave, and a Python command spends tens of
+milliseconds importing its code after it could know the node's URL. The console
+calls :func:`dial` for a query or a move before the rest of c4 loads
+(``client/ahead.py``), and the door (``client/connect.py``) once it has read the
+home's binding (a dial of the same node a moment later keeps the first): a thread
 connects (and shakes hands) while the main thread imports, and the first
 :class:`~c4cli.node.http.Connection` to that node takes the result with :func:`take`:
 the socket, or the error its own connect would have raised. Nothing is ever written
