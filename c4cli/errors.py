@@ -50,6 +50,31 @@ class FeeAboveCap(BadInput):
     (the command layer says which options pay it or raise the bound)."""
 
 
+class ChainExists(BadInput):
+    """A home that holds a chain already, asked to make one (the command layer says
+    which option replaces it)."""
+
+
+class NodeOnly(BadInput):
+    """A query the local chain cannot answer as a node would (the command layer says
+    which option asks a node)."""
+
+
+class BadQueryData(BadInput):
+    """A query's data in a shape its path does not take: ``data`` as given, ``shape`` the
+    one it takes (the command layer names the option it came from)."""
+
+    def __init__(self, data: str, shape: str) -> None:
+        super().__init__(f"invalid query data {data!r}: use {shape}")
+        self.data = data
+        self.shape = shape
+
+
+class PathOutOfRange(BadInput):
+    """A derivation path's account or index past BIP32's unhardened range (the command
+    layer names the options)."""
+
+
 class HomeDamaged(C4Error):
     """The home is missing, damaged or tampered with (exit 3)."""
 

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 
 from c4cli.address import encode_address
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, PathOutOfRange
 
 # The order n of secp256k1: a signature with s above n/2 is the malleated twin
 # of a valid one, and tm2 refuses it.
@@ -61,7 +61,9 @@ def normalize_mnemonic(words: str) -> str:
 def derive_private_key(mnemonic: str, account: int = 0, index: int = 0) -> bytes:
     """The private key at ``m/44'/118'/account'/0/index`` (BIP39 passphrase empty)."""
     if not (0 <= account < HARDENED and 0 <= index < HARDENED):
-        raise BadInput("--account and --index must be between 0 and 2147483647")
+        raise PathOutOfRange(
+            "a derivation path's account and index must be between 0 and 2147483647"
+        )
     seed: bytes = _bip39().to_seed(mnemonic, "")
     path = (44 + HARDENED, 118 + HARDENED, account + HARDENED, 0, index)
     return bip32_derive(seed, path)

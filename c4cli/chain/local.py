@@ -45,7 +45,7 @@ from c4cli.chain.projection import TxRow
 from c4cli.chain.queries import from_cache
 from c4cli.chain.replay import keep_outcomes
 from c4cli.chain.tx import signed_tx
-from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.errors import BadInput, ChainExists, HomeDamaged, Refused
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block, Genesis
@@ -78,7 +78,7 @@ class LocalChain(LoggedState):
             raise self._exists()
 
     def _exists(self) -> BadInput:
-        return BadInput(f"a chain already exists in {self.home}: pass --force to replace it")
+        return ChainExists(f"a chain already exists in {self.home}")
 
     def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
         from c4cli.chain.state import ChainState, check_supply

@@ -20,7 +20,7 @@ from c4cli.address import canonical
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer
 from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, BadQueryData, Refused
 from c4cli.gotext import quote
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
@@ -91,7 +91,7 @@ def parse_qeval(data: str, realm_path: str) -> tuple[str, list[str] | None]:
     path, dot, expr = data.rpartition(".")
     match = _EXPR.match(expr)
     if not dot or match is None:
-        raise BadInput(f"invalid --data {data!r}: use <pkgpath>.<Func>(<args>)")
+        raise BadQueryData(data, "<pkgpath>.<Func>(<args>)")
     if path != realm_path:
         raise Refused(f"package not found: {path}")
     args = match["args"]
@@ -101,7 +101,7 @@ def parse_qeval(data: str, realm_path: str) -> tuple[str, list[str] | None]:
 def parse_qrender(data: str, realm_path: str) -> str:
     path, colon, page = data.partition(":")
     if not colon:
-        raise BadInput(f"invalid --data {data!r}: use <pkgpath>:<path>")
+        raise BadQueryData(data, "<pkgpath>:<path>")
     if path != realm_path:
         raise Refused(f"package not found: {path}")
     return page

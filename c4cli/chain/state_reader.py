@@ -19,7 +19,7 @@ from c4cli.chain.queries import (
     variable_answer,
 )
 from c4cli.coins import format_coins
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, NodeOnly, Refused
 from c4cli.gotext import quote
 from c4cli.realm import abi
 
@@ -78,14 +78,11 @@ class StateReader:
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
         if path in NODE_ONLY:
-            raise BadInput(
+            raise NodeOnly(
                 f"{path} has no meaning on the local chain: it runs the realm's Python "
-                "mirror, not the GnoVM, and prices no gas (ask a node with --remote)"
+                "mirror, not the GnoVM, and prices no gas"
             )
-        raise BadInput(
-            f"the local chain does not answer {path!r}: it answers {LOCAL_PATHS} "
-            "(ask a node with --remote)"
-        )
+        raise NodeOnly(f"the local chain does not answer {path!r}: it answers {LOCAL_PATHS}")
 
 
 LOCAL_PATHS = f"{QEVAL}, {QRENDER}, {QFUNCS}, {BALANCES}ADDR, {ACCOUNTS}ADDR and its sessions"

@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from c4cli import outbox
-from c4cli.errors import BadInput, C4Error, FeeAboveCap, UnboundNode
+from c4cli.errors import (
+    BadInput,
+    BadQueryData,
+    C4Error,
+    ChainExists,
+    FeeAboveCap,
+    NodeOnly,
+    PathOutOfRange,
+    UnboundNode,
+)
 from c4cli.escape import printable
 from c4cli.interrupts import Interrupted, install
 
@@ -101,14 +110,24 @@ def after_sending(message: str) -> str:
     return f"{message}; {item.describe()}"
 
 
-def advice(exc: C4Error) -> str:
-    """What the command line can do about a failure, in its options' names: the chain
-    and the node client say what happened, never which flag to pass."""
+def worded(exc: C4Error) -> str:
+    """A failure's line, in the command line's words: the chains, the node client and
+    the keys say what happened; which option to pass (or which option was wrong) is
+    added here, where the options are."""
     if isinstance(exc, UnboundNode):
-        return f": pass --chain-id {exc.chain_id} (the chain it reports) to {exc.action} that chain"
+        chain = f"--chain-id {exc.chain_id} (the chain it reports)"
+        return f"{exc}: pass {chain} to {exc.action} that chain"
     if isinstance(exc, FeeAboveCap):
-        return ": pass --gas-fee to pay it, or raise --fee-cap"
-    return ""
+        return f"{exc}: pass --gas-fee to pay it, or raise --fee-cap"
+    if isinstance(exc, ChainExists):
+        return f"{exc}: pass --force to replace it"
+    if isinstance(exc, NodeOnly):
+        return f"{exc} (ask a node with --remote)"
+    if isinstance(exc, BadQueryData):
+        return f"invalid --data {exc.data!r}: use {exc.shape}"
+    if isinstance(exc, PathOutOfRange):
+        return "--account and --index must be between 0 and 2147483647"
+    return str(exc)
 
 
 def handle_signals() -> None:
@@ -147,7 +166,7 @@ def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
     """The end of a command that raised ``exc``: its line and exit code."""
     json_mode = "--json" in argv
     if isinstance(exc, C4Error):
-        fail(after_sending(str(exc) + advice(exc)), exc.exit_code, json_mode=json_mode)
+        fail(after_sending(worded(exc)), exc.exit_code, json_mode=json_mode)
     if isinstance(exc, BrokenPipeError | PipeClosed):
         # The reader went away (`c4 offer … | grep -q OK!`): not a failure of the
         # command, whose transaction (if any) stands. Exit as a process killed by
