@@ -258,3 +258,29 @@ def test_a_homes_genesis_is_made_in_one_place() -> None:
         if re.search(r"^PREMINE\w* = ", text, re.MULTILINE):
             makers.append(name)
     assert sorted(set(makers)) == ["client/genesis.py"]
+
+
+def test_backends_name_no_option() -> None:
+    """Issue 38: the chains and the node client say what happened; which option to pass
+    is the command layer's to add (commands/ending.py ``worded``). A whole command they
+    recommend, in backquotes (`c4 verify --repair`), is not an option."""
+    flag = re.compile(r"--[a-z][a-z-]+")
+    found = []
+    for room in ("chain", "node"):
+        for path in sorted((PACKAGE / room).glob("*.py")):
+            tree = ast.parse(path.read_text())
+            docs = {
+                id(node.body[0].value)
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+                and node.body
+                and isinstance(node.body[0], ast.Expr)
+                and isinstance(node.body[0].value, ast.Constant)
+            }
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                    if id(node) in docs:
+                        continue
+                    text = re.sub(r"`[^`]*`", "", node.value)
+                    found += [f"{path.name}:{node.lineno} {m}" for m in flag.findall(text)]
+    assert found == []
