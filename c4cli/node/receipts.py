@@ -64,6 +64,7 @@ class Landed:
         if self.journal is not None:
             self.journal.landed(receipt, fee=fee, error=error)
             self.journal.took_sequence(tx_id, height)
+        self.reader.transport.saw(height)  # what this command reads next shows it
         if error:
             raise RefusedInBlock(
                 f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "

@@ -355,6 +355,21 @@ class Transport:
             )
         return status
 
+    def saw(self, height: int) -> None:
+        """This command saw one of its transactions land in block ``height``: from now on
+        a node below it is behind what this home knows (read-your-writes). The node in
+        use is checked again before its next answer unless its last status reached
+        it; one met after a failover is held to it too."""
+        if height <= self.seen_height:
+            return
+        self.seen_height = height
+        try:
+            known = answers.status_height(self._status) if self._status is not None else 0
+        except (KeyError, TypeError, ValueError):
+            known = 0
+        if known < height:
+            self.checked = False
+
     def status(self) -> Any:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""

@@ -236,3 +236,19 @@ def test_a_refusal_before_a_block_is_believed_only_while_the_sequence_stands(
     world.nodes[A].misbehave["broadcast_tx_commit"] = refused
     receipt = world.send(5)
     assert receipt.height == 2 and world.statuses() == ["landed"]
+
+
+def test_a_node_behind_this_commands_own_landing_is_not_read_after_a_failover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read-your-writes within one command (a bot's, a watch's): once its transaction
+    landed at height 2 on A and A went down, B, still at height 1, is not believed (it
+    would show the game before the move, and a bot would play the same move again)."""
+    monkeypatch.setenv("C4_TIMEOUT", "0.3")
+    world = World(tmp_path, urls=f"{A},{B}")
+    world.nodes[B] = FakeNode(Ledger({ALICE: 10**9, BOB: 0}))  # a chain a block behind
+    chain = world.client()
+    assert world.send(5, chain).height == 2
+    world.nodes[A].down = True
+    with pytest.raises(Unreachable, match="is at height 1, below height 2 where this home"):
+        chain.head()
