@@ -77,8 +77,9 @@ def _dial_ahead(argv: list[str]) -> None:
     nothing)."""
     if argv[:1] in (["query"], ["play"]):
         from c4cli.client import ahead
+        from c4cli.commands import line
 
-        ahead.dial(argv, os.environ.get("C4_HOME") or "state", os.environ.get("C4_REMOTE"))
+        ahead.dial(argv, line.home_from_env(), line.remote_from_env())
 
 
 def _fast_lane(argv: list[str]) -> int | None:

@@ -87,8 +87,7 @@ class Delivery:
         raw = encode_tx(tx)
         tx_id = tx_hash(tx)
         transport = self.reader.transport
-        if not transport.checked:
-            transport.over_nodes(transport.check)
+        transport.ensure_checked()
         since = transport.first_height
         if self.journal is not None:
             self.journal.pending(tx, raw, tx_id, signer, sequence, since)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,20 +38,40 @@ class _Dial:
 
     def _run(self) -> None:
         try:
-            # An ASCII host goes to the resolver as bytes (see http.Connection._connect).
-            name: str | bytes = self.host.encode() if self.host.isascii() else self.host
-            sock = socket.create_connection((name, self.port), timeout=CONNECT_TIMEOUT)  # type: ignore[arg-type]
-            try:
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                if self.tls:  # the import, in this thread: off the main thread's path
-                    self.context = tls().create_default_context()
-                    sock = self.context.wrap_socket(sock, server_hostname=self.host)
-            except BaseException:
-                sock.close()
-                raise
-            self.sock = sock
+            # TLS's import, in this thread: off the main thread's path.
+            self.sock = connect(
+                self.host, self.port, CONNECT_TIMEOUT, self._context if self.tls else None
+            )
         except BaseException as exc:  # handed to the connection, which raises it as its own
             self.error = exc
+
+    def _context(self) -> Any:
+        self.context = tls().create_default_context()
+        return self.context
+
+
+def connect(
+    host: str,
+    port: int,
+    timeout: float,
+    context: Callable[[], Any] | None = None,
+    session: Any = None,
+) -> socket.socket:
+    """A TCP connection to ``host``, with ``TCP_NODELAY``; with ``context`` (called once
+    the TCP handshake is done) TLS over it, resuming ``session`` if the server will."""
+    # An ASCII host name goes to the resolver as bytes (getaddrinfo takes them;
+    # typeshed says str only): as text, Python first loads the IDNA codec and
+    # stringprep, ~10 ms of every remote command's start-up.
+    name: str | bytes = host.encode() if host.isascii() else host
+    sock = socket.create_connection((name, port), timeout=timeout)  # type: ignore[arg-type]
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if context is not None:
+            sock = context().wrap_socket(sock, server_hostname=host, session=session)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
 
 
 _dials: dict[tuple[str, int, bool], _Dial] = {}

@@ -179,7 +179,7 @@ class Connection:
 
     def _exchange(self, body: bytes, deadline: float, timeout: float) -> bytes:
         if self._sock is None:
-            self._sock = self._connect(deadline, timeout)
+            self._sock = self._connect(deadline)
         sock = self._sock
         sock.settimeout(max(deadline - wallclock.monotonic(), 0.001))
         try:
@@ -193,25 +193,17 @@ class Connection:
             self.close()
         return result
 
-    def _connect(self, deadline: float, timeout: float) -> socket.socket:
-        host = self.target.host
-        # An ASCII host name goes to the resolver as bytes (getaddrinfo takes them;
-        # typeshed says str only): as text, Python first loads the IDNA codec and
-        # stringprep, ~10 ms of every remote command's start-up.
-        name: str | bytes = host.encode() if host.isascii() else host
+    def _connect(self, deadline: float) -> socket.socket:
         left = max(deadline - wallclock.monotonic(), 0.001)
-        sock: socket.socket = socket.create_connection((name, self.target.port), timeout=left)  # type: ignore[arg-type]
+        tls = self._tls_context if self.target.tls else None
+        sock = early.connect(self.target.host, self.target.port, left, tls, self._session)
         self.opened += 1
-        try:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            if self.target.tls:
-                if self._context is None:
-                    self._context = early.tls().create_default_context()
-                sock = self._context.wrap_socket(sock, server_hostname=host, session=self._session)
-        except BaseException:
-            sock.close()
-            raise
         return sock
+
+    def _tls_context(self) -> Any:
+        if self._context is None:
+            self._context = early.tls().create_default_context()
+        return self._context
 
     def _dialled(self, deadline: float) -> socket.socket | None:
         """The connection early.dial opened to this node while c4 loaded (its TCP and

@@ -159,8 +159,7 @@ class Transport:
         """A broadcast (the first call) and the reads that ride after it, to the node in
         use only, once: never asked again, on this node or another. Its answers as
         :meth:`calls` gives them; a lone call where the node takes no batch."""
-        if not self.checked:
-            self.over_nodes(self.check)
+        self.ensure_checked()
         if len(calls) == 1 or not self.takes_batches:
             return [self._one(calls[0], timeout, replayable=False)]
         found = self._batch(list(calls), timeout, replayable=False)
@@ -355,6 +354,12 @@ class Transport:
             )
         return status
 
+    def ensure_checked(self) -> None:
+        """The chain behind the URL checked (on the next URL while one cannot serve),
+        unless it was already this command."""
+        if not self.checked:
+            self.over_nodes(self.check)
+
     def saw(self, height: int) -> None:
         """This command saw one of its transactions land in block ``height``: from now on
         a node below it is behind what this home knows (read-your-writes). The node in
@@ -373,8 +378,7 @@ class Transport:
     def status(self) -> Any:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""
-        if not self.checked:
-            self.over_nodes(self.check)
+        self.ensure_checked()
         if self._status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
             self._status = self.call("status", {})
             self._status_at = wallclock.monotonic()
@@ -382,8 +386,7 @@ class Transport:
 
     def checked_chain_id(self) -> str:
         """The chain id, the chain checked first if it was not yet."""
-        if not self.checked:
-            self.over_nodes(self.check)
+        self.ensure_checked()
         assert self.chain_id is not None
         return self.chain_id
 
