@@ -29,15 +29,18 @@ BASE = {
 # The node client (``node``) is a backend of the chain interface in a room of its own:
 # it uses the chain's value types, wire and signing, and only the door
 # (client/connect.py) opens it. gnoland's processes (``gnoland``) are `c4 node`'s only.
+# `c4 serve`'s RPC server (``serve``) stands on the local chain, and only its command
+# opens it.
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},
     "chain": {"realm", "engine"},
     "node": {"chain"},
     "gnoland": set(),
+    "serve": {"chain"},
     "home": {"chain"},
     "client": {"home", "chain", "node", "realm", "engine"},
-    "commands": {"client", "home", "chain", "gnoland", "engine"},
+    "commands": {"client", "home", "chain", "gnoland", "serve", "engine"},
 }
 
 

@@ -47,9 +47,9 @@ if TYPE_CHECKING:
     from c4cli.chain.state import ChainState
     from c4cli.realm.memory import Game
 
-# The format of everything below; a cache of any other version is not read (10: an
-# account's key may be a multisig, kept as its amino JSON).
-CACHE_VERSION = "10"
+# The format of everything below; a cache of any other version is not read (11: a
+# transaction's outcome keeps its deliver data and its bank events, for `c4 serve`).
+CACHE_VERSION = "11"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS settled (id INTEGER PRIMARY KEY, record TEXT NOT NULL);

@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 
 MAX_MEMO = 65536
+TRANSFER_EVENT = "/bank.TransferEvent"
 MAX_ALLOW_PATHS = 8
 
 
@@ -65,7 +66,17 @@ class Delivery(NamedTuple):
 class TxResult(Record):
     """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
 
-    __slots__ = ("data", "funcs", "game_id", "hash", "signer", "transfers", "tx", "values")
+    __slots__ = (
+        "data",
+        "events",
+        "funcs",
+        "game_id",
+        "hash",
+        "signer",
+        "transfers",
+        "tx",
+        "values",
+    )
 
     def __init__(self, tx: Tx, signer: str, known_hash: str | None = None) -> None:
         self.tx = tx
@@ -78,7 +89,15 @@ class TxResult(Record):
         # results as "(value type)" lines, then "\n\n" after every call.
         self.data = ""
         self.transfers: list[tuple[str, int]] = []
+        # The bank's events, as gno.land's deliver result carries them (amino JSON):
+        # a send's coins, the coins a call sends the realm, each payout of the realm.
+        self.events: list[dict[str, str]] = []
         self.game_id: int | None = None
+
+    def moved(self, sender: str, to: str, coins: Coins) -> None:
+        if any(coins.values()):
+            event = {"@type": TRANSFER_EVENT, "from": sender, "to": to}
+            self.events.append(event | {"coins": format_coins(coins)})
 
     def delivered(self) -> TxOutcome:
         """What a receipt reports of it (the interface's value, frozen)."""
@@ -90,6 +109,7 @@ class TxResult(Record):
             values=tuple(self.values),
             data=self.data,
             transfers=tuple(self.transfers),
+            events=tuple(self.events),
         )
 
     def outcome(self) -> dict[str, Any]:
@@ -100,6 +120,8 @@ class TxResult(Record):
             "func": ",".join(self.funcs),
             "result": [value for value, _ in self.values],
             "transfers": [{"to": to, "amount": f"{a}ugnot"} for to, a in self.transfers],
+            "data": self.data,
+            "events": self.events,
         }
         if self.game_id is not None:
             outcome["args"] = [list(msg.get("args") or []) for msg in self.tx["msg"]]
@@ -275,6 +297,7 @@ class Executor:
             self.state.credit(to, coins)
             result.funcs.append("send")
             result.transfers.append((to, coins.get(UGNOT, 0)))
+            result.moved(signer, to, coins)
         elif kind == MSG_CALL:
             self._run_call(msg, coins, delivery)
         elif kind == MSG_CREATE_SESSION:
@@ -317,9 +340,11 @@ class Executor:
             raise Refused(str(exc)) from None
         self.state.debit(signer, sent)
         self.state.credit(self.state.realm_address, sent)
+        result.moved(signer, self.state.realm_address, sent)
         for to, amount in call.transfers:
             self.state.debit(self.state.realm_address, {UGNOT: amount})
             self.state.credit(to, {UGNOT: amount})
+            result.moved(self.state.realm_address, to, {UGNOT: amount})
         result.funcs.append(func)
         result.values.extend(call.values)
         result.data += "\n".join(f"({value} {kind})" for value, kind in call.values) + "\n\n"

@@ -50,6 +50,7 @@ class TxOutcome(NamedTuple):
     values: tuple[tuple[str, str], ...] = ()
     data: str = ""
     transfers: tuple[tuple[str, int], ...] = ()
+    events: tuple[dict[str, str], ...] = ()  # the bank's, as amino JSON (/bank.TransferEvent)
 
 
 class Answer(NamedTuple):
@@ -353,6 +354,26 @@ class Verified(NamedTuple):
     transactions: int
 
 
+ID_DIGITS = 16  # of a block's hash in a snapshot's id
+
+
+class Snapshot(NamedTuple):
+    """The log as it stood: its last block's height and hash (hex)."""
+
+    height: int
+    hash: str
+
+    @property
+    def id(self) -> str:
+        return f"{self.height}:{self.hash[:ID_DIGITS]}"
+
+
+class Reverted(NamedTuple):
+    snapshot: Snapshot
+    blocks: int  # how many blocks were cut off (0: the log already ended there)
+    kept: Path  # the file they were appended to
+
+
 class LocalControls(Chain, Protocol):
     """What only a chain in a folder has, as anvil has beside its RPC: making it, moving
     its clock, and checking or repairing its log."""
@@ -386,4 +407,12 @@ class LocalControls(Chain, Protocol):
 
     def repair(self) -> int | None:
         """Cut a torn final block off the log: the height kept, or None if it was whole."""
+        ...
+
+    def snapshot(self) -> Snapshot:
+        """A name for the log as it stands (anvil's evm_snapshot)."""
+        ...
+
+    def revert(self, ident: str) -> Reverted:
+        """Cut the log back to a snapshot, keeping the blocks cut off beside it."""
         ...

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from c4cli.chain import snapshots
 from c4cli.chain.accounts import session_not_found, unknown_account
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.blocks import Block, block_hash, tx_entry
@@ -32,8 +33,10 @@ from c4cli.chain.interface import (
     ListedTx,
     Reader,
     Receipt,
+    Reverted,
     SendPolicy,
     Signer,
+    Snapshot,
     ThenRead,
     Verified,
 )
@@ -310,19 +313,26 @@ class LocalChain(LoggedState):
     ) -> Fee:
         return fee
 
-    def broadcast(self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY) -> Receipt:
+    def broadcast(
+        self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY, unsigned: bool = False
+    ) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own (with
-        ``policy.simulate`` ``only``, checked and run but not appended)."""
+        ``policy.simulate`` ``only``, checked and run but not appended). ``unsigned``
+        is gno.land's ``.app/simulate`` of a call: run for what it would do, its
+        signatures unchecked (gnokey blanks them), never appended."""
+        if unsigned:
+            with self.log.locked(exclusive=False):
+                return self._simulate_unsigned(self._current(), tx)
         with self.log.locked(exclusive=True):
             state = self._current()
-            account = state.signing_account(tx)
-            number, sequence = account.number, account.sequence
-            signatures = tx.get("signatures")
-            if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
-                session = account.sessions.get(str(signatures[0].get("session_addr")))
-                if session is not None:
-                    number, sequence = session.number, session.sequence
+            number, sequence = _numbers(state, tx)
             return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
+
+    def _simulate_unsigned(self, state: ChainState, tx: Tx) -> Receipt:
+        entry = tx_entry(tx, *_numbers(state, tx))
+        record = self._block_record(state, state.next_block_time(wallclock.time()), txs=[entry])
+        results = state.apply_block(record, new=True, verified=True)
+        return Receipt(height=0, time=0, result=results[0].delivered(), simulated=True)
 
     def _append_tx(
         self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False
@@ -396,6 +406,12 @@ class LocalChain(LoggedState):
         self._append(state, record, state.apply_block(record))
         return Head(state.height, state.time)
 
+    def snapshot(self) -> Snapshot:
+        return snapshots.snapshot(self)
+
+    def revert(self, ident: str) -> Reverted:
+        return snapshots.revert(self, ident)
+
     def repair(self) -> int | None:
         """Cut a torn final block off the log; returns the height kept, or None if whole."""
         with self.log.locked(exclusive=True):
@@ -406,6 +422,18 @@ class LocalChain(LoggedState):
                 self.cache.discard()
                 return torn.height - 1
             return None
+
+
+def _numbers(state: ChainState, tx: Tx) -> tuple[int, int]:
+    """The account number and sequence ``tx`` must be signed for: its signer's, or the
+    session's its signature names."""
+    account = state.signing_account(tx)
+    signatures = tx.get("signatures")
+    if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
+        session = account.sessions.get(str(signatures[0].get("session_addr")))
+        if session is not None:
+            return session.number, session.sequence
+    return account.number, account.sequence
 
 
 def _reader_of(state: ChainState) -> Reader:

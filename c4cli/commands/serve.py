@@ -1,0 +1,113 @@
+"""c4 serve, snapshot, revert: the local chain for gno.land's own tools, anvil-style."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from c4cli.client.connect import shown_url
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.transact import local_chain
+from c4cli.errors import BadInput
+from c4cli.serve.server import Server, run
+
+DEFAULT_LISTEN = "127.0.0.1:26657"
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":")
+    if not colon or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise BadInput(f"--listen {text!r}: use HOST:PORT, such as 127.0.0.1:26657 (port 0: any)")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+@click.command()
+@click.option(
+    "--listen",
+    default=DEFAULT_LISTEN,
+    show_default=True,
+    metavar="HOST:PORT",
+    help="Where to answer (0.0.0.0 to be reached from other machines; port 0: any free).",
+)
+@common_options
+def serve(listen: str, home: Path, as_json: bool) -> None:
+    """Answer gno.land's RPC (tm2's JSON-RPC, as gnoland v1.7.1) on the home's local
+    chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
+
+    Transactions they sign are checked as c4's own, and each lands in a block of its
+    own at once; c4 commands on the same home go on working meanwhile. The first
+    line says the URL; with --json it is one JSON document. Beside tm2's methods:
+    c4_snapshot, c4_revert (id) and c4_advanceTime (seconds), as anvil's.
+
+    \b
+    Example:
+      c4 serve --listen 127.0.0.1:26657 &
+      gnokey maketx call -pkgpath gno.land/r/samcrew/connect4 -func Offer ... \\
+        -remote 127.0.0.1:26657 -chainid dev -broadcast test1
+    """
+    chain = local_chain(home, "`c4 serve`")
+    head, chain_id = chain.head(), chain.chain_id
+    host, port = parse_listen(listen)
+
+    def ready(server: Server) -> None:
+        if as_json:
+            emit_json({"url": server.url, "chain_id": chain_id, "height": head.height})
+        else:
+            click.echo(
+                f"c4 serve: the chain of {home} (chain {chain_id}, height {head.height}) "
+                f"on {shown_url(server.url)}; Ctrl-C stops it"
+            )
+        sys.stdout.flush()
+
+    try:
+        run(home, host, port, ready)
+    except OSError as exc:
+        raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+
+
+@click.command()
+@common_options
+def snapshot(home: Path, as_json: bool) -> None:
+    """Print an id for the chain as it stands (HEIGHT:HASH), for `c4 revert`.
+
+    \b
+    Example:
+      id=$(c4 snapshot) && c4 play 1 4 alice && c4 revert "$id"
+    """
+    snap = local_chain(home, "`c4 snapshot`").snapshot()
+    if as_json:
+        emit_json({"id": snap.id, "height": snap.height, "hash": snap.hash})
+    else:
+        click.echo(snap.id)
+
+
+@click.command()
+@click.argument("snapshot_id", metavar="ID")
+@common_options
+def revert(snapshot_id: str, home: Path, as_json: bool) -> None:
+    """Cut the chain back to snapshot ID; the blocks cut off are kept, byte for byte, in
+    chain/reverted.toml (nothing is deleted, and kept secrets stay kept).
+
+    \b
+    Example:
+      c4 revert 12:3f9a0c1d2e4b5a69
+    """
+    done = local_chain(home, "`c4 revert`").revert(snapshot_id)
+    if as_json:
+        emit_json(
+            {
+                "id": done.snapshot.id,
+                "height": done.snapshot.height,
+                "blocks_cut": done.blocks,
+                "kept": str(done.kept),
+            }
+        )
+    elif done.blocks:
+        click.echo(
+            f"reverted to height {done.snapshot.height}: {done.blocks} block(s) cut, "
+            f"kept in {done.kept}"
+        )
+    else:
+        click.echo(f"the chain already ends at {done.snapshot.id}: nothing to cut")

@@ -1,0 +1,411 @@
+"""tm2's RPC methods answered from a home's local chain, and c4's own (snapshots, time).
+
+Each method takes its parameters as tm2 decodes them from JSON (int64 as strings or
+numbers, bytes as base64) and returns the ``result`` gnoland v1.7.1 gives, or raises
+:class:`RpcError` with the code and words tm2 uses. A method opens the chain afresh
+(as every c4 command does), so a c4 command run beside the server (an append, a
+`c4 time advance`, a `c4 revert`) is seen by the next request; the server's own
+requests take turns (one lock) and the log's lock orders them with everyone else's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from c4cli import __version__
+from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
+from c4cli.chain.local import LocalChain
+from c4cli.chain.log import BlockRecord
+from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
+from c4cli.serve import shapes
+
+APP_SIMULATE = ".app/simulate"
+GAS_PRICE = "auth/gasprice"
+# gnoland's initial gas price (1ugnot a 1000 gas): what a client that picks its fee
+# from the price reads; the local chain takes any fee and meters no gas.
+GAS_PRICE_JSON = '{\n  "gas": "1000",\n  "price": "1ugnot"\n}'
+MAX_GAS = 3_000_000_000  # gnoland's consensus default: what gnokey simulates with
+BLOCKCHAIN_LIMIT = 20  # block metas one ``blockchain`` answer holds, as tm2
+
+
+class RpcError(Exception):
+    """A JSON-RPC error: tm2's code and message, and what went wrong (``data``)."""
+
+    def __init__(self, code: int, message: str, data: str | None = None) -> None:
+        super().__init__(data or message)
+        self.code, self.message, self.data = code, message, data
+
+
+def invalid_params(data: str) -> RpcError:
+    return RpcError(-32602, "Invalid params", data)
+
+
+def internal(data: str) -> RpcError:
+    return RpcError(-32603, "Internal error", data)
+
+
+# Each method's parameters in tm2's order (the URI form's names; a positional array).
+PARAMS: dict[str, tuple[str, ...]] = {
+    "abci_info": (),
+    "abci_query": ("path", "data", "height", "prove"),
+    "block": ("height",),
+    "block_results": ("height",),
+    "blockchain": ("minHeight", "maxHeight"),
+    "broadcast_tx_async": ("tx",),
+    "broadcast_tx_commit": ("tx",),
+    "broadcast_tx_sync": ("tx",),
+    "consensus_params": ("height",),
+    "health": (),
+    "net_info": (),
+    "num_unconfirmed_txs": (),
+    "status": ("heightGte",),
+    "tx": ("hash",),
+    "unconfirmed_txs": ("limit",),
+    "validators": ("height",),
+    "c4_snapshot": (),
+    "c4_revert": ("id",),
+    "c4_advanceTime": ("seconds",),
+}
+
+
+def param_bytes(params: dict[str, Any], name: str) -> bytes:
+    value = params.get(name)
+    if value is None:
+        return b""
+    if not isinstance(value, str):
+        raise invalid_params(f"json: cannot unmarshal {type(value).__name__} into []byte")
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
+        bad = next((i for i, c in enumerate(value.encode()) if c not in alphabet), len(value))
+        raise invalid_params(f"illegal base64 data at input byte {bad}") from None
+
+
+def param_int(params: dict[str, Any], name: str) -> int:
+    value = params.get(name)
+    if value is None or value == "":
+        return 0
+    try:
+        return int(str(value), 10) if not isinstance(value, bool) else int("x")
+    except ValueError:
+        raise invalid_params(f"invalid int64 {value!r} for {name}") from None
+
+
+class Methods:
+    """The RPC methods of one home's chain, as ``c4 serve`` answers them."""
+
+    def __init__(self, home: Path, listen: str) -> None:
+        self.home = home
+        self.listen = listen
+        self.lock = threading.Lock()
+        self.table: dict[str, Callable[[dict[str, Any]], Any]] = {
+            name: getattr(self, "m_" + name) for name in PARAMS
+        }
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        handler = self.table[method]
+        with self.lock:
+            try:
+                return handler(params)
+            except BadInput as exc:  # a query's or a snapshot's words
+                raise internal(str(exc)) from None
+            except C4Error as exc:  # the home cannot be read: the node's own fault
+                raise internal(str(exc)) from None
+
+    def chain(self) -> LocalChain:
+        chain = LocalChain(self.home)
+        chain.require()
+        return chain
+
+    # -- the node ---------------------------------------------------------------------
+
+    def m_health(self, params: dict[str, Any]) -> Any:
+        self.chain()
+        return {}
+
+    def m_status(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        head, last = chain.head(), self._last_record(chain)
+        return {
+            "node_info": {
+                "version_set": None,
+                "net_address": "",
+                "network": chain.chain_id,
+                "software": "c4 serve",
+                "version": __version__,
+                "channels": None,
+                "moniker": "c4",
+                "other": {"tx_index": "on", "rpc_address": f"tcp://{self.listen}"},
+            },
+            "sync_info": {
+                "latest_block_hash": shapes.b64(bytes.fromhex(last)) if last else None,
+                "latest_app_hash": None,
+                "latest_block_height": str(head.height),
+                "latest_block_time": shapes.amino_time(head.time),
+                "catching_up": False,
+            },
+            "validator_info": {
+                "address": shapes.ZERO_ADDRESS,
+                "pub_key": None,
+                "voting_power": "0",
+            },
+            "build_version": __version__,
+        }
+
+    def m_abci_info(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        return {
+            "response": {
+                "ResponseBase": shapes.base(data="c4"),
+                "ABCIVersion": "",
+                "AppVersion": "",
+                "LastBlockHeight": str(chain.head().height),
+                "LastBlockAppHash": None,
+            }
+        }
+
+    def m_net_info(self, params: dict[str, Any]) -> Any:
+        return {"listening": True, "listeners": [], "n_peers": "0", "peers": []}
+
+    def m_num_unconfirmed_txs(self, params: dict[str, Any]) -> Any:
+        # Every transaction is a block of its own the moment it arrives: none wait.
+        return {"n_txs": "0", "total": "0", "total_bytes": "0", "txs": None}
+
+    def m_unconfirmed_txs(self, params: dict[str, Any]) -> Any:
+        return self.m_num_unconfirmed_txs(params)
+
+    def m_validators(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        height = self._height(chain, params, block=False)
+        return {"block_height": str(height), "validators": None}
+
+    def m_consensus_params(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        height = self._height(chain, params, block=False)
+        block = {
+            "MaxTxBytes": "1000000",
+            "MaxDataBytes": "2000000",
+            "MaxBlockBytes": "0",
+            "MaxGas": str(MAX_GAS),
+            "TimeIotaMS": "100",
+        }
+        return {
+            "block_height": str(height),
+            "consensus_params": {
+                "Block": block,
+                "Validator": {"PubKeyTypeURLs": ["/tm.PubKeyEd25519"]},
+            },
+        }
+
+    # -- blocks -----------------------------------------------------------------------
+
+    def _height(self, chain: LocalChain, params: dict[str, Any], *, block: bool = True) -> int:
+        """The height asked for (the last when none), held to tm2's bounds; a chain's
+        parameters (``block`` False) are those of genesis before the first block."""
+        top = chain.head().height
+        height = param_int(params, "height") or top
+        if height <= 0 and not (height == 0 and not block):
+            raise internal("height must be greater than 0")
+        if height > top:
+            raise internal("height must be less than or equal to the current blockchain height")
+        return height
+
+    def _records(self, chain: LocalChain, first: int, last: int) -> list[tuple[BlockRecord, int]]:
+        """Blocks ``first`` to ``last``, each with the transactions up to and with it."""
+        total, out = 0, []
+        for block in chain.blocks(1, last):
+            total += len(block.record.get("txs", []))
+            if int(block.record["height"]) >= first:
+                out.append((block.record, total))
+        return out
+
+    def _last_record(self, chain: LocalChain) -> str | None:
+        height = chain.head().height
+        if height == 0:
+            return None
+        (block,) = chain.blocks(height, height)
+        return str(block.record["hash"])
+
+    def m_block(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        height = self._height(chain, params)
+        ((record, total),) = self._records(chain, height, height)
+        return shapes.block(record, chain.chain_id, total)
+
+    def m_blockchain(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        top = chain.head().height
+        low, high = param_int(params, "minHeight"), param_int(params, "maxHeight")
+        high = top if high == 0 else min(high, top)
+        low = max(1, high - BLOCKCHAIN_LIMIT + 1) if low == 0 else max(low, 1)
+        if low > high:
+            raise internal(f"min height {low} can't be greater than max height {high}")
+        low = max(low, high - BLOCKCHAIN_LIMIT + 1)
+        metas = [
+            shapes.block_meta(record, chain.chain_id, total)
+            for record, total in reversed(self._records(chain, low, high))
+        ]
+        return {"last_height": str(top), "block_metas": metas}
+
+    def m_block_results(self, params: dict[str, Any]) -> Any:
+        chain = self.chain()
+        height = self._height(chain, params)
+        (block,) = chain.blocks(height, height)
+        results = [
+            shapes.delivered(entry["tx"], outcome)
+            for entry, outcome in zip(block.record.get("txs", []), block.outcomes, strict=True)
+        ]
+        empty = shapes.base()
+        return {
+            "height": str(height),
+            "results": {
+                "deliver_tx": results or None,
+                "end_block": {
+                    "ResponseBase": empty,
+                    "ValidatorUpdates": None,
+                    "ConsensusParams": None,
+                    "Events": None,
+                },
+                "begin_block": {"ResponseBase": empty},
+            },
+        }
+
+    def m_tx(self, params: dict[str, Any]) -> Any:
+        wanted = param_bytes(params, "hash")
+        text = base64.b64encode(wanted).decode()
+        found = self.chain().find_tx(text) if len(wanted) == 32 else None
+        if found is None:
+            raise internal(f"Could not find tx result for hash #{wanted.hex().upper()}")
+        record, index, outcome = found
+        entry = record["txs"][index]
+        return {
+            "hash": text,
+            "height": str(record["height"]),
+            "index": index,
+            "tx_result": shapes.delivered(entry["tx"], outcome),
+            "tx": shapes.b64(encode_tx(entry["tx"])),
+        }
+
+    # -- queries ----------------------------------------------------------------------
+
+    def m_abci_query(self, params: dict[str, Any]) -> Any:
+        path = str(params.get("path") or "")
+        data = param_bytes(params, "data")
+        height = param_int(params, "height")
+        response: dict[str, Any] = {
+            "ResponseBase": shapes.base(),
+            "Key": None,
+            "Value": None,
+            "Proof": None,
+            "Height": str(height),
+        }
+        chain = self.chain()
+        if path == GAS_PRICE:
+            response["ResponseBase"] = shapes.base(data=GAS_PRICE_JSON)
+            return {"response": response}
+        if path == APP_SIMULATE:
+            response["Value"] = shapes.b64(shapes.deliver_binary(self._simulate(chain, data)))
+            return {"response": response}
+        try:
+            answer = chain.query(path, data.decode("utf-8", "replace"), height=height)
+        except NodeOnly as exc:
+            error = {"@type": "/std.UnknownRequestError"}
+            response["ResponseBase"] = shapes.base(error=error, log=str(exc))
+        except (Refused, BadInput) as exc:
+            error = shapes.refusal_error(str(exc), getattr(exc, "kind", ""))
+            response["ResponseBase"] = shapes.base(error=error, log=str(exc))
+        else:
+            response["ResponseBase"] = shapes.base(data=answer.data)
+        return {"response": response}
+
+    def _simulate(self, chain: LocalChain, raw: bytes) -> dict[str, Any]:
+        try:
+            tx = decode_tx(raw)
+        except DecodeError:
+            return {"ResponseBase": shapes.base(error={"@type": "/std.TxDecodeError"})}
+        try:
+            receipt = chain.broadcast(tx, unsigned=True)
+        except Refused as exc:
+            return shapes.refused(str(exc), exc.kind, tx["fee"]["gas_wanted"])
+        outcome = {"data": receipt.result.data, "events": list(receipt.result.events)}
+        return shapes.delivered(tx, outcome)
+
+    # -- transactions -----------------------------------------------------------------
+
+    def _deliver(self, raw: bytes) -> tuple[str, dict[str, Any], dict[str, Any] | None, int]:
+        """Check and append one transaction: its hash, its check result, its deliver
+        result (None when it was refused and not appended) and its height."""
+        tx_id = shapes.b64(hashlib.sha256(raw).digest()) or ""
+        try:
+            tx = decode_tx(raw)
+            canonical = encode_tx(tx) == raw
+        except (DecodeError, ValueError):
+            tx, canonical = None, False
+        if tx is None or not canonical:
+            # c4's log keeps a transaction as amino JSON: bytes that do not come back
+            # the same from it would not keep their TX HASH.
+            result = shapes.empty_result()
+            result["ResponseBase"]["Error"] = {"@type": "/std.TxDecodeError"}
+            return tx_id, result, None, 0
+        chain = self.chain()
+        if chain.find_tx(tx_id) is not None:
+            raise internal("tx already exists in cache")
+        try:
+            receipt = chain.broadcast(tx)
+        except Refused as exc:
+            return tx_id, shapes.refused(str(exc), exc.kind, tx["fee"]["gas_wanted"]), None, 0
+        check = {
+            "ResponseBase": shapes.base(),
+            "GasWanted": str(tx["fee"]["gas_wanted"]),
+            "GasUsed": "0",
+        }
+        found = chain.find_tx(tx_id)
+        assert found is not None, "a transaction just appended is in its block"
+        return tx_id, check, shapes.delivered(tx, found[2]), receipt.height
+
+    def m_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
+        tx_id, check, deliver, height = self._deliver(param_bytes(params, "tx"))
+        return {
+            "check_tx": check,
+            "deliver_tx": deliver or shapes.empty_result(),
+            "hash": tx_id,
+            "height": str(height),
+        }
+
+    def m_broadcast_tx_sync(self, params: dict[str, Any]) -> Any:
+        tx_id, check, _, _ = self._deliver(param_bytes(params, "tx"))
+        said = check["ResponseBase"]
+        return {"error": said["Error"], "data": said["Data"], "log": said["Log"], "hash": tx_id}
+
+    def m_broadcast_tx_async(self, params: dict[str, Any]) -> Any:
+        return self.m_broadcast_tx_sync(params)
+
+    # -- c4's own: anvil's evm_snapshot, evm_revert, evm_increaseTime ------------------
+
+    def m_c4_snapshot(self, params: dict[str, Any]) -> Any:
+        snap = self.chain().snapshot()
+        return {"id": snap.id, "height": str(snap.height), "hash": snap.hash}
+
+    def m_c4_revert(self, params: dict[str, Any]) -> Any:
+        ident = params.get("id")
+        if not isinstance(ident, str):
+            raise invalid_params("id: a snapshot id (HEIGHT:HASH) is needed")
+        done = self.chain().revert(ident)
+        return {
+            "id": done.snapshot.id,
+            "height": str(done.snapshot.height),
+            "blocks_cut": str(done.blocks),
+            "kept": str(done.kept),
+        }
+
+    def m_c4_advanceTime(self, params: dict[str, Any]) -> Any:
+        seconds = param_int(params, "seconds")
+        head = self.chain().advance(seconds)
+        return {"height": str(head.height), "time": shapes.amino_time(head.time)}

@@ -1,0 +1,158 @@
+"""`c4 serve`'s HTTP server: tm2's RPC endpoints on one address, a thread a connection.
+
+HTTP/1.1 with kept-alive connections, as gnoland's. A request's body is limited to
+gnoland's ``max_body_bytes`` (1,000,000: its answer to more is its JSON-RPC error),
+and the whole request must arrive within ``READ_TIMEOUT`` (a client that trickles is
+cut off, as Go's server cuts it). A browser's page may call it (CORS, any origin).
+
+Stopping (Ctrl-C, SIGTERM) closes the listening socket, wakes the idle connections,
+and waits for every request in flight: a transaction being appended is appended
+whole and answered, or not begun.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from c4cli.serve import rpc
+from c4cli.serve.methods import Methods
+
+MAX_BODY = 1_000_000
+READ_TIMEOUT = 10.0
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = False  # server_close joins them: nothing in flight is cut
+    block_on_close = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], home: Path) -> None:
+        super().__init__(address, Handler)
+        host, port = str(self.server_address[0]), int(self.server_address[1])
+        self.url = f"http://{host}:{port}"
+        self.methods = Methods(home, f"{host}:{port}")
+        self.open: set[socket.socket] = set()
+        self.open_lock = threading.Lock()
+
+    def track(self, sock: socket.socket, add: bool) -> None:
+        with self.open_lock:
+            (self.open.add if add else self.open.discard)(sock)
+
+    def stop(self) -> None:
+        """Stop accepting, wake the idle connections, and wait for the busy ones."""
+        self.shutdown()
+        with self.open_lock:
+            for sock in list(self.open):
+                with contextlib.suppress(OSError):  # a pending read ends; a write goes on
+                    sock.shutdown(socket.SHUT_RD)
+        self.server_close()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "c4-serve"
+    timeout = READ_TIMEOUT
+    server: Server
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return  # the log is the chain's; requests are not printed
+
+    def _send(self, status: int, body: bytes, kind: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        if self.headers.get("Origin"):
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.send_header("Vary", "Origin")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _body(self, started: float) -> bytes | None:
+        """The request's body, read to its end within the deadline; None when too long."""
+        length = int(self.headers.get("Content-Length") or 0)
+        chunks, left = [], min(length, MAX_BODY + 1)  # past the limit, read as Go's server
+        while left:
+            remaining = started + READ_TIMEOUT - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError("the request did not arrive in time")
+            self.connection.settimeout(remaining)
+            chunk = self.rfile.read1(min(left, 65536))
+            if not chunk:
+                raise ConnectionError("the client went away")
+            chunks.append(chunk)
+            left -= len(chunk)
+        return None if length > MAX_BODY else b"".join(chunks)
+
+    def do_POST(self) -> None:
+        started = time.monotonic()
+        try:
+            body = self._body(started)
+        except (TimeoutError, ConnectionError, ValueError):
+            self.close_connection = True
+            return
+        if body is None:
+            self.close_connection = True
+            data = "http: request body too large"
+            self._send(200, rpc.dumps(rpc.error_document("", rpc.INVALID_REQUEST, data)))
+            return
+        if self.path.split("?")[0] not in ("", "/"):
+            document = rpc.error_document("", rpc.INVALID_REQUEST, f"invalid path: {self.path}")
+            self._send(200, rpc.dumps(document))
+            return
+        if not body:
+            self._send(200, rpc.endpoints(), "text/html")
+            return
+        answer = rpc.post(self.server.methods, body)
+        self._send(200, answer or b"")
+
+    def do_GET(self) -> None:
+        path, _, query = self.path.partition("?")
+        if path in ("", "/"):
+            self._send(200, rpc.endpoints(), "text/html")
+            return
+        answer = rpc.get(self.server.methods, path, query)
+        if answer is None:
+            self._send(404, b"404 page not found\n", "text/plain; charset=utf-8")
+            return
+        self._send(200, answer)
+
+    do_HEAD = do_GET
+
+    def do_OPTIONS(self) -> None:
+        self.send_response(204)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+        self.send_header("Access-Control-Allow-Headers", "Content-Type")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+def run(home: Path, host: str, port: int, ready: Callable[[Server], None]) -> None:
+    """Serve until interrupted; ``ready`` is told the server once it listens."""
+    server = Server((host, port), home)
+    thread = threading.Thread(target=server.serve_forever, name="c4-serve", daemon=True)
+    thread.start()
+    try:
+        ready(server)
+        while thread.is_alive():
+            thread.join(0.5)
+    finally:
+        server.stop()

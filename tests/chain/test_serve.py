@@ -1,0 +1,215 @@
+"""`c4 serve` over real sockets, in process: tm2's methods on the local chain, c4's own
+node client against it, the envelope's errors, and snapshots.
+
+What gnokey, gnoweb and gno's JS client do against it, and the shapes side by side
+with a real gnoland, are in tests/node/test_serve_node.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import http.client
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from c4cli.address import package_address
+from c4cli.chain.amino import encode_tx
+from c4cli.serve import server as served
+from c4cli.serve.shapes import merkle_root
+from support import Home, start_game, strong
+
+
+class Served:
+    def __init__(self, home: Path) -> None:
+        self.server = served.Server(("127.0.0.1", 0), home)
+        self.url = self.server.url
+        self.port = int(self.url.rsplit(":", 1)[1])
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def raw(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        conn.request(method, path, body=body or None)
+        answer = conn.getresponse()
+        data = answer.read()
+        conn.close()
+        return answer.status, data
+
+    def post(self, document: Any) -> Any:
+        status, data = self.raw("POST", "/", json.dumps(document).encode())
+        assert status == 200
+        return json.loads(data) if data else None
+
+    def rpc(self, method: str, **params: Any) -> Any:
+        answer = self.post({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        assert "error" not in answer, answer
+        return answer["result"]
+
+
+@pytest.fixture
+def node(chain: Home) -> Iterator[Served]:
+    serving = Served(chain.path)
+    yield serving
+    serving.server.stop()
+
+
+def test_blocks_and_transactions_read_as_tm2_gives_them(chain: Home, node: Served) -> None:
+    game = chain.json("offer", "--stake", "1gnot", "alice")
+    status = node.rpc("status")
+    assert status["node_info"]["network"] == "dev"
+    assert status["sync_info"]["latest_block_height"] == "1"
+    assert status["sync_info"]["latest_block_time"] == "2026-01-01T00:00:05Z"
+    record = chain.json("log")[0]
+    assert (
+        status["sync_info"]["latest_block_hash"]
+        == base64.b64encode(bytes.fromhex(record["hash"])).decode()
+    )
+
+    block = node.rpc("block", height="1")["block"]
+    (raw_b64,) = block["data"]["txs"]
+    raw = base64.b64decode(raw_b64)
+    assert base64.b64encode(hashlib.sha256(raw).digest()).decode() == game["hash"]
+    header = block["header"]
+    assert (header["height"], header["num_txs"], header["total_txs"]) == ("1", "1", "1")
+    data_hash = merkle_root([hashlib.sha256(raw).digest()])
+    assert data_hash is not None and header["data_hash"] == base64.b64encode(data_hash).decode()
+
+    found = node.rpc("tx", hash=game["hash"])
+    assert (found["height"], found["index"], found["tx"]) == ("1", 0, raw_b64)
+    deliver = found["tx_result"]["ResponseBase"]
+    assert base64.b64decode(deliver["Data"]) == b"(1 int)\n\n"
+    assert deliver["Events"] == [
+        {
+            "@type": "/bank.TransferEvent",
+            "from": chain.address("alice"),
+            "to": package_address("gno.land/r/samcrew/connect4"),
+            "coins": "1000000ugnot",
+        }
+    ]
+    results = node.rpc("block_results", height="1")["results"]["deliver_tx"]
+    assert results == [found["tx_result"]]
+    metas = node.rpc("blockchain", minHeight="1", maxHeight="1")
+    assert metas["last_height"] == "1" and metas["block_metas"][0]["header"] == header
+
+
+def test_c4s_own_node_client_plays_through_it(chain: Home, node: Served) -> None:
+    """c4 --remote at c4 serve: its queries, simulation, broadcast and look-ups all land
+    on the same home's log, and replay holds."""
+    started = start_game(chain, "", passphrase=strong("a"), seed=strong("b"))
+    before = len(chain.json("log"))
+    shown = chain.json("show", started.id, "--remote", node.url)
+    assert shown["game"]["turnPlayer"] == chain.address(started.first)
+    played = chain.json(
+        "play", started.id, "4", started.first, "--remote", node.url, "--chain-id", "dev"
+    )
+    assert played["game"]["moves"] == 1
+    assert len(chain.json("log")) == before + 1
+    assert chain.json("log")[-1]["txs"][0]["hash"] == played["hash"]
+    assert chain.json("verify")["ok"] is True
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        (b"not json", -32700, "Parse error. Invalid JSON"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"nope"}', -32601, "Method not found"),
+        (b'{"jsonrpc":"2.0","id":1,"method":"tx","params":{"hash":"abc"}}', -32602, None),
+        (b'{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"99"}}', -32603, None),
+    ],
+)
+def test_the_envelopes_errors_are_tm2s(
+    node: Served, body: bytes, code: int, message: str | None
+) -> None:
+    status, data = node.raw("POST", "/", body)
+    error = json.loads(data)["error"]
+    assert status == 200 and error["code"] == code
+    if message is not None:
+        assert error["message"] == message
+
+
+def test_bytes_that_do_not_decode_are_refused_and_nothing_is_appended(
+    chain: Home, node: Served
+) -> None:
+    before = chain.log_bytes()
+    answer = node.rpc("broadcast_tx_commit", tx=base64.b64encode(b"\x00\x01junk").decode())
+    assert answer["check_tx"]["ResponseBase"]["Error"] == {"@type": "/std.TxDecodeError"}
+    assert answer["height"] == "0"
+    assert chain.log_bytes() == before
+
+
+def test_a_refused_call_is_a_check_refusal_and_never_appended(chain: Home, node: Served) -> None:
+    signed = chain.path.parent / "cancel.json"
+    signed.write_text(chain.ok("call", "Cancel", "77", "alice", "--generate-only").stdout)
+    chain.ok("sign", str(signed), "alice")
+    tx = json.loads(signed.read_text())
+    before = chain.log_bytes()
+    answer = node.rpc("broadcast_tx_commit", tx=base64.b64encode(encode_tx(tx)).decode())
+    check = answer["check_tx"]["ResponseBase"]
+    assert check["Error"] == {"@type": "/abci.StringError", "value": "game not found"}
+    assert check["Log"] == "game not found" and answer["height"] == "0"
+    assert chain.log_bytes() == before
+
+
+def test_uri_form_batches_and_notifications(chain: Home, node: Served) -> None:
+    status, data = node.raw("GET", "/status")
+    assert status == 200 and json.loads(data)["id"] == ""
+    status, data = node.raw("GET", f'/abci_query?path="bank/balances/{chain.address("alice")}"')
+    answer = json.loads(data)["result"]["response"]
+    assert base64.b64decode(answer["ResponseBase"]["Data"]) == b'"10000000000000ugnot"'
+    expr = b"gno.land/r/samcrew/connect4.fee"
+    status, data = node.raw("GET", '/abci_query?path="vm/qeval"&data=0x' + expr.hex())
+    answer = json.loads(data)["result"]["response"]
+    assert base64.b64decode(answer["ResponseBase"]["Data"]) == b"(100000 int64)"
+    assert node.raw("GET", "/nope")[0] == 404
+    batch = [
+        {"jsonrpc": "2.0", "id": 2, "method": "health"},
+        {"jsonrpc": "2.0", "id": "", "method": "health"},  # a notification: no answer
+        {"jsonrpc": "2.0", "id": 3, "method": "status"},
+    ]
+    answers = node.post(batch)
+    assert [a["id"] for a in answers] == [2, 3]
+    assert node.post({"jsonrpc": "2.0", "id": "", "method": "health"}) is None
+
+
+def test_an_oversize_body_and_a_trickle_are_cut_off(
+    node: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    status, data = node.raw("POST", "/", b"x" * (served.MAX_BODY + 1))
+    error = json.loads(data)["error"]
+    assert status == 200
+    assert (error["code"], error["data"]) == (-32600, "http: request body too large")
+    monkeypatch.setattr(served, "READ_TIMEOUT", 0.5)
+    with socket.create_connection(("127.0.0.1", node.port), timeout=5) as sock:
+        sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        started = time.monotonic()
+        for _ in range(20):
+            time.sleep(0.1)
+            try:
+                sock.sendall(b" ")
+            except OSError:
+                break
+        assert sock.recv(1000) == b""  # closed without an answer, as Go's server does
+        assert time.monotonic() - started < 4
+    assert node.rpc("health") == {}  # the server goes on
+
+
+def test_snapshot_revert_and_time_over_rpc(chain: Home, node: Served) -> None:
+    snap = node.rpc("c4_snapshot")
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    moved = node.rpc("c4_advanceTime", seconds="91")
+    assert moved["height"] == "2"
+    assert moved["time"] == "2026-01-01T00:01:36Z"  # 00:00:05 + 91 s
+    reverted = node.rpc("c4_revert", id=snap["id"])
+    assert (reverted["height"], reverted["blocks_cut"]) == ("0", "2")
+    assert node.rpc("status")["sync_info"]["latest_block_height"] == "0"
+    assert chain.json("verify")["ok"] is True
+    kept = Path(reverted["kept"]).read_text()
+    assert "# end of block 2" in kept and "Offer" in kept
