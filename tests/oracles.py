@@ -97,8 +97,9 @@ def build_go_oracle() -> Path:
     return binary
 
 
-def start_js_oracle() -> LineOracle:
-    """gno's JS clients, installed from the npm registry into tests/wire/js once."""
+def js_clients() -> Path:
+    """gno's JS clients, installed from the npm registry into tests/wire/js once: the
+    folder that holds them (and the scripts that use them)."""
     if shutil.which("node") is None or shutil.which("npm") is None:
         missing("node/npm", "the JS oracle runs @gnolang/tm2-js-client")
     folder = WIRE / "js"
@@ -110,7 +111,12 @@ def start_js_oracle() -> LineOracle:
                 check=True,
                 timeout=600,
             )
-    return LineOracle(["node", "encode.js"], folder)
+    return folder
+
+
+def start_js_oracle() -> LineOracle:
+    """gno's JS clients as a line oracle of transaction bytes (encode.js)."""
+    return LineOracle(["node", "encode.js"], js_clients())
 
 
 class GoAmino:

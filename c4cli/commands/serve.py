@@ -11,6 +11,7 @@ from c4cli.client.connect import shown_url
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
+from c4cli.interrupts import Interrupted
 from c4cli.serve.server import Server, run
 
 DEFAULT_LISTEN = "127.0.0.1:26657"
@@ -38,7 +39,8 @@ def serve(listen: str, home: Path, as_json: bool) -> None:
 
     Transactions they sign are checked as c4's own, and each lands in a block of its
     own at once; c4 commands on the same home go on working meanwhile. The first
-    line says the URL; with --json it is one JSON document. Beside tm2's methods:
+    line says the URL; with --json it is one JSON document. Ctrl-C (or SIGTERM) lets
+    the requests in flight finish and exits 0. Beside tm2's methods:
     c4_snapshot, c4_revert (id) and c4_advanceTime (seconds), as anvil's.
 
     \b
@@ -65,6 +67,10 @@ def serve(listen: str, home: Path, as_json: bool) -> None:
         run(home, host, port, ready)
     except OSError as exc:
         raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+    except Interrupted as stop:
+        # The way a server is stopped: every request in flight was answered first.
+        if not as_json:
+            click.echo(f"c4 serve: stopped ({stop.name})", err=True)
 
 
 @click.command()
