@@ -50,9 +50,9 @@ class Gnokey:
     receipts: list[Receipt] = field(default_factory=list)
 
     def add(self, name: str, mnemonic: str) -> None:
+        argv = [self.binary, "add", name, "--recover", "--insecure-password-stdin"]
         run = subprocess.run(
-            [self.binary, "add", name, "--recover", "--insecure-password-stdin"]
-            + ["--home", str(self.home)],
+            [*argv, "--home", str(self.home)],
             input=f"{mnemonic}\n\n\n",
             capture_output=True,
             text=True,

@@ -191,7 +191,7 @@ def test_the_same_gnokey_script_on_gnoland_and_on_c4_serve(
         node_balances = {name: on_node.balance(a) for name, a in addresses.items()}
     finally:
         c4(c4_bin, node_home, "node", "stop", env=gno_env)
-    serve_home, serve_addresses, serving = served
+    _, serve_addresses, serving = served
     assert serve_addresses == addresses
     on_serve = gnokey_for(gnokey_bin, tmp_path / "gnokey-serve", serving.url)
     serve_game = _script(on_serve)
