@@ -84,7 +84,10 @@ def param_bytes(params: dict[str, Any], name: str) -> bytes:
         return base64.b64decode(value, validate=True)
     except (binascii.Error, ValueError):
         alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
-        bad = next((i for i, c in enumerate(value.encode()) if c not in alphabet), len(value))
+        # Go's index: the first byte not of the alphabet, else where the unfinished
+        # four-character group begins.
+        ends = len(value) - len(value) % 4
+        bad = next((i for i, c in enumerate(value.encode()) if c not in alphabet), ends)
         raise invalid_params(f"illegal base64 data at input byte {bad}") from None
 
 

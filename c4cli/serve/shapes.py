@@ -37,6 +37,7 @@ _KINDS = {
     "insufficient fee": "/std.InsufficientFeeError",
     "unknown address": "/std.UnknownAddressError",
     "does not exist": "/std.UnknownAddressError",
+    "package not found": "/vm.InvalidPkgPathError",
 }
 
 

@@ -6,6 +6,9 @@ console script), on a fresh home.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import http.client
 import json
 import os
 import subprocess
@@ -241,3 +244,124 @@ def test_gnos_js_client_reads_and_moves_on_c4_serve(
     assert block["txs"][0]["hash"] == moved["hash"] and block["txs"][0]["func"] == "Play"
     assert c4(c4_bin, home, "show", str(game.game_id), "--json")["game"]["moves"] == 1
     assert c4(c4_bin, home, "verify", "--json")["ok"] is True
+
+
+def _raw(url: str, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.request(method, path, body=body or None)
+    answer = conn.getresponse()
+    data = answer.read()
+    conn.close()
+    return answer.status, data
+
+
+def _shape(value: Any) -> Any:
+    """A JSON document's structure: its keys in order, an @type's value, list items'
+    shapes; other leaves stand for themselves only by kind (None matches any: tm2's
+    empty values, where a chain in a folder has nothing)."""
+    if isinstance(value, dict):
+        return [(k, v if k == "@type" else _shape(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_shape(value[0])] if value else []
+    return None if value is None else type(value).__name__
+
+
+def _same_shape(ours: Any, theirs: Any, where: str = "") -> None:
+    if ours is None or theirs is None:
+        return
+    if isinstance(ours, list) and ours and isinstance(ours[0], tuple):
+        assert [k for k, _ in ours] == [k for k, _ in theirs], where
+        for (key, mine), (_, other) in zip(ours, theirs, strict=True):
+            if key == "@type":
+                assert mine == other, f"{where}.@type"
+            else:
+                _same_shape(mine, other, f"{where}.{key}")
+    elif isinstance(ours, list) and isinstance(theirs, list):
+        if ours and theirs and _kind(ours[0]) == _kind(theirs[0]):  # events of one kind
+            _same_shape(ours[0], theirs[0], where + "[]")
+    else:
+        assert ours == theirs or ("str" in (ours, theirs) and ours in ("str", "list")), where
+
+
+def _kind(shape: Any) -> Any:
+    return (
+        dict(shape).get("@type")
+        if isinstance(shape, list) and shape and isinstance(shape[0], tuple)
+        else None
+    )
+
+
+def test_c4_serve_answers_in_gnolands_shapes_and_errors(
+    c4_bin: str, gno_node: Any, served: Any, tmp_path: Path
+) -> None:
+    """The same requests to a real gnoland and to c4 serve: each answer's structure (keys
+    in gnoland's order, @types), and each error's code and words."""
+    home, _, serving = served
+    offered = c4(c4_bin, home, "offer", "--stake", "1gnot", "alice", "--json")
+    node_tx = gno_node.rpc("block", height="2")["block"]["data"]["txs"][0]
+    node_hash = base64.b64encode(hashlib.sha256(base64.b64decode(node_tx)).digest()).decode()
+    alice = {
+        "url": serving.url,
+        "hash": offered["hash"],
+        "who": c4(c4_bin, home, "keys", "show", "alice", "--json")["address"],
+    }
+    test1 = {
+        "url": gno_node.url,
+        "hash": node_hash,
+        "who": "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5",
+    }
+
+    def calls(side: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+        data = base64.b64encode(b"gno.land/r/nowhere.X()").decode()
+        return [
+            ("status", {}),
+            ("abci_info", {}),
+            ("health", {}),
+            ("net_info", {}),
+            ("validators", {}),
+            ("consensus_params", {}),
+            ("block", {"height": "1"}),
+            ("blockchain", {"minHeight": "1", "maxHeight": "1"}),
+            ("block_results", {"height": "1"}),
+            ("tx", {"hash": side["hash"]}),
+            ("abci_query", {"path": f"auth/accounts/{side['who']}"}),
+            ("abci_query", {"path": f"bank/balances/{side['who']}"}),
+            ("abci_query", {"path": "auth/gasprice"}),
+            ("abci_query", {"path": "vm/qeval", "data": data}),
+            ("abci_query", {"path": "nope/x"}),
+            ("broadcast_tx_commit", {"tx": base64.b64encode(b"\x0a\x00junk").decode()}),
+        ]
+
+    for (method, ours), (_, theirs) in zip(calls(alice), calls(test1), strict=True):
+        mine = json.loads(_raw(serving.url, "POST", "/", _request(method, ours))[1])
+        other = json.loads(_raw(gno_node.url, "POST", "/", _request(method, theirs))[1])
+        assert list(mine) == list(other), method
+        _same_shape(_shape(mine), _shape(other), method)
+
+    errors = [
+        ("POST", "/", b"not json"),
+        ("POST", "/", b'{"jsonrpc":"2.0","id":1,"method":"nope"}'),
+        ("POST", "/", _request("tx", {"hash": "abc"})),
+        ("POST", "/", _request("block", {"height": "999999"})),
+        ("POST", "/", b"x" * 1_000_001),
+        ("POST", "/", b'{"jsonrpc":"2.0","id":"","method":"health"}'),
+        ("GET", "/tx?hash=abc", b""),
+        ("GET", "/nope", b""),
+    ]
+    for method, path, body in errors:
+        mine_status, mine = _raw(serving.url, method, path, body)
+        other_status, other = _raw(gno_node.url, method, path, body)
+        assert mine_status == other_status, (path, body[:40])
+        if not other.startswith(b"{"):
+            assert mine == other, (path, body[:40])
+            continue
+        ours_error, their_error = json.loads(mine)["error"], json.loads(other)["error"]
+        assert ours_error["code"] == their_error["code"], (path, body[:40])
+        assert ours_error["message"] == their_error["message"], (path, body[:40])
+        if body != b"not json":  # the parser's own words differ (Go's and Python's)
+            assert ours_error.get("data") == their_error.get("data"), (path, body[:40])
+
+
+def _request(method: str, params: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
