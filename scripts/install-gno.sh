@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install gno's binaries (gnoland, gnokey, gno) from the Go module proxy at the
+# Install gno's binaries (gnoland, gnokey, gno, gnoweb) from the Go module proxy at the
 # version c4 is pinned to, into a cache folder that later runs reuse.
 #
 #   scripts/install-gno.sh          install if needed; print the bin folder
@@ -25,12 +25,13 @@ cache="${XDG_CACHE_HOME:-$HOME/.cache}/c4cli/gno-$GNO_VERSION"
 bin="$cache/bin"
 gnoroot="$(go env GOMODCACHE)/$GNO_MODULE@$GNO_VERSION"
 
-if [[ ! -x "$bin/gnoland" || ! -x "$bin/gnokey" || ! -x "$bin/gno" || ! -d "$gnoroot/gnovm/stdlibs" ]]; then
+if [[ ! -x "$bin/gnoland" || ! -x "$bin/gnokey" || ! -x "$bin/gno" || ! -x "$bin/gnoweb" || ! -d "$gnoroot/gnovm/stdlibs" ]]; then
     mkdir -p "$bin"
-    echo "install-gno: building gnoland, gnokey and gno $GNO_VERSION into $bin (about two minutes the first time)" >&2
+    echo "install-gno: building gnoland, gnokey, gno and gnoweb $GNO_VERSION into $bin (about two minutes the first time)" >&2
     GOBIN="$bin" go install \
         "$GNO_MODULE/gno.land/cmd/gnoland@$GNO_VERSION" \
         "$GNO_MODULE/gno.land/cmd/gnokey@$GNO_VERSION" \
+        "$GNO_MODULE/gno.land/cmd/gnoweb@$GNO_VERSION" \
         "$GNO_MODULE/gnovm/cmd/gno@$GNO_VERSION"
 fi
 

@@ -48,6 +48,28 @@ def missing(tool: str, why: str) -> None:
     pytest.skip(message)
 
 
+def chromium() -> str:
+    """Debian's Chromium, for the tests in a real browser. CI (as root, with apt) installs
+    it from Debian's packages the first time; a user without it skips those tests."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.environ.get("CI") and os.geteuid() == 0 and shutil.which("apt-get"):
+        with building("chromium"):
+            if shutil.which("chromium") is None:
+                env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+                subprocess.run(["apt-get", "update", "-qq"], env=env, timeout=600)
+                subprocess.run(
+                    ["apt-get", "install", "-y", "-qq", "chromium"],
+                    env=env,
+                    capture_output=True,
+                    timeout=900,
+                )
+        found = shutil.which("chromium")
+    if found is None:
+        missing("chromium", "Debian's chromium loads gnoweb's pages (apt-get install chromium)")
+    assert found is not None
+    return found
+
+
 class LineOracle:
     """A subprocess that reads one request line and writes one answer line."""
 

@@ -23,10 +23,11 @@ from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
 from c4cli.chain.local import LocalChain
 from c4cli.chain.log import BlockRecord
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
-from c4cli.serve import shapes
+from c4cli.serve import shapes, sources
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"
+QFILE, QDOC, QPATHS = "vm/qfile", "vm/qdoc", "vm/qpaths"
 # gnoland's initial gas price (1ugnot a 1000 gas): what a client that picks its fee
 # from the price reads; the local chain takes any fee and meters no gas.
 GAS_PRICE_JSON = '{\n  "gas": "1000",\n  "price": "1ugnot"\n}'
@@ -313,6 +314,10 @@ class Methods:
         if path == GAS_PRICE:
             response["ResponseBase"] = shapes.base(data=GAS_PRICE_JSON)
             return {"response": response}
+        source = self._source(chain, path, data.decode("utf-8", "replace"))
+        if source is not None:
+            response["ResponseBase"] = source
+            return {"response": response}
         if path == APP_SIMULATE:
             response["Value"] = shapes.b64(shapes.deliver_binary(self._simulate(chain, data)))
             return {"response": response}
@@ -327,6 +332,22 @@ class Methods:
         else:
             response["ResponseBase"] = shapes.base(data=answer.data)
         return {"response": response}
+
+    def _source(self, chain: LocalChain, path: str, data: str) -> dict[str, Any] | None:
+        """The realm's Gno source, for vm/qfile, vm/qdoc and vm/qpaths; None for others."""
+        kind = path.partition("?")[0]  # vm/qpaths?limit=N
+        if kind not in (QFILE, QDOC, QPATHS):
+            return None
+        realm = chain.realm_path
+        if kind == QPATHS:
+            return shapes.base(data=sources.qpaths(data, realm))
+        text = sources.qfile(data, realm) if kind == QFILE else None
+        if kind == QDOC and data == realm:
+            text = sources.qdoc(realm)
+        if text is None:
+            error = {"@type": "/vm.InvalidPkgPathError"}
+            return shapes.base(error=error, log=f"package not found: {data}")
+        return shapes.base(data=text)
 
     def _simulate(self, chain: LocalChain, raw: bytes) -> dict[str, Any]:
         try:
