@@ -220,8 +220,10 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
     c4("play", "1", "x", "alice", code=2)
     yield "signed by hand, the log, keys and failures"
     if local:
+        snap = c4("snapshot")
         c4("time advance", "91s")
         c4("time set", "2027-01-01T00:00:00Z")
+        c4("revert", snap["id"])
         c4("verify")
         c4("node stop")
         c4("node status")

@@ -157,6 +157,14 @@ def test_your_games_and_stakes(tmp_path: Path, env: dict[str, str], walked: Path
     run(block, tmp_path, env)
 
 
+def test_your_tools_on_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    after_walkthrough(walked, tmp_path)
+    (block,) = section("Your tools on the local chain")
+    run(block, tmp_path, env)
+    kept = (tmp_path / "state" / "chain" / "reverted.toml").read_text()
+    assert "Offer" in kept and kept.rstrip().endswith("# end of block 12")
+
+
 def test_session_keys(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     after_walkthrough(walked, tmp_path)
     (sessions,) = section("Session keys", DOCS / "playing.md")
@@ -198,6 +206,7 @@ RUN = {
     ("README.md", "Your games and stakes"),
     ("README.md", "Operators"),
     ("README.md", "A node of your own"),
+    ("README.md", "Your tools on the local chain"),
     ("operators.md", "An owner that is a multisig"),
     ("playing.md", "Session keys"),
     ("solving.md", ""),

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from json_walk import validate
 from node.gnokey_game import (
     GAS_FEE,
     HOUSE_FEE,
@@ -87,6 +88,7 @@ class Serving:
         )
         assert self.proc.stdout is not None
         first = json.loads(self.proc.stdout.readline())
+        validate("serve", first)
         self.url: str = first["url"]
 
     def stop(self) -> str:
