@@ -10,10 +10,10 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
-from c4cli.chain.clock import format_time, parse_time
+from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.log import LOG_FORMAT, BlockRecord, GenesisRecord, TxEntry
 from c4cli.chain.tx import Tx, canonical_json, tx_hash
-from c4cli.errors import BadInput, HomeDamaged
+from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.realm.rules import DEFAULT_PATH
 
 DEFAULT_CHAIN_ID = "dev"
@@ -78,6 +78,25 @@ def tx_entry(tx: Tx, account_number: int, sequence: int) -> TxEntry:
         "hash": tx_hash(tx),
         "tx": tx,
     }
+
+
+def new_record(
+    height: int, prev_hash: str, block_time: int, *, txs: list[TxEntry], advance: int = 0
+) -> BlockRecord:
+    """The record of a block about to follow block ``height`` (hash ``prev_hash``)."""
+    if block_time > MAX_TIME:
+        raise Refused(f"the next block would be after {format_time(MAX_TIME)}: the clock is full")
+    fields: dict[str, Any] = {  # in the order the log writes them, the hash last
+        "height": height + 1,
+        "time": format_time(block_time),
+        "prev_hash": prev_hash,
+    }
+    if advance:
+        fields["advance"] = advance
+    if txs:  # an empty block has no txs key at all: TOML has no empty array of tables
+        fields["txs"] = txs
+    fields["hash"] = block_hash(fields)
+    return cast(BlockRecord, fields)
 
 
 class BlockContext(NamedTuple):

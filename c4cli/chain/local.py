@@ -15,12 +15,12 @@ from __future__ import annotations
 import time as wallclock
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from c4cli.chain import snapshots
 from c4cli.chain.accounts import session_not_found, unknown_account
 from c4cli.chain.amino import encode_tx
-from c4cli.chain.blocks import Block, block_hash, tx_entry
+from c4cli.chain.blocks import Block, BlockContext, new_record, tx_entry
 from c4cli.chain.cache import Mark
 from c4cli.chain.clock import MAX_TIME, check_settable, format_time
 from c4cli.chain.interface import (
@@ -325,12 +325,45 @@ class LocalChain(LoggedState):
                 return self._simulate_unsigned(self._current(), tx)
         with self.log.locked(exclusive=True):
             state = self._current()
-            number, sequence = _numbers(state, tx)
+            number, sequence = state.signing_numbers(tx)
             return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
+    def broadcast_block(self, txs: Sequence[Tx]) -> list[Receipt | Refused]:
+        """Transactions signed elsewhere, in one block (`c4 serve --block-time`): each
+        checked as :meth:`broadcast` checks one, against the state the ones before it
+        left. A refused one is left out (never appended); the others land together.
+        Each transaction's receipt, or its refusal, in order."""
+        with self.log.locked(exclusive=True):
+            trial = self._current()  # a copy to try them on: the cache loads a new one
+            block_time = trial.next_block_time(wallclock.time())
+            context = BlockContext(trial.height + 1, block_time)
+            kept: list[TxEntry] = []
+            said: list[Refused | None] = []
+            for tx in txs:
+                try:
+                    kept.append(trial.admit(tx, context))
+                    said.append(None)
+                except Refused as refused:
+                    said.append(refused)
+            if not kept:
+                return [refusal for refusal in said if refusal is not None]
+            state = self._current()
+            record = new_record(state.height, state.last_hash, block_time, txs=kept)
+            results = state.apply_block(record, new=True)
+            self._append(state, record, results)
+        landed = iter(results)
+        return [
+            refusal
+            if refusal is not None
+            else Receipt(height=state.height, time=state.time, result=next(landed).delivered())
+            for refusal in said
+        ]
+
     def _simulate_unsigned(self, state: ChainState, tx: Tx) -> Receipt:
-        entry = tx_entry(tx, *_numbers(state, tx))
-        record = self._block_record(state, state.next_block_time(wallclock.time()), txs=[entry])
+        entry = tx_entry(tx, *state.signing_numbers(tx))
+        record = new_record(
+            state.height, state.last_hash, state.next_block_time(wallclock.time()), txs=[entry]
+        )
         results = state.apply_block(record, new=True, verified=True)
         return Receipt(height=0, time=0, result=results[0].delivered(), simulated=True)
 
@@ -339,7 +372,7 @@ class LocalChain(LoggedState):
     ) -> Receipt:
         block_time = state.next_block_time(wallclock.time())
         entry = tx_entry(tx, number, sequence)
-        record = self._block_record(state, block_time, txs=[entry])
+        record = new_record(state.height, state.last_hash, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)
         if dry_run:
@@ -355,26 +388,6 @@ class LocalChain(LoggedState):
         txs: list[TxRow] = []
         keep_outcomes(txs, state, results)
         self._save_cache(state, full=False, txs=txs, appended=True)
-
-    def _block_record(
-        self, state: ChainState, block_time: int, *, txs: list[TxEntry], advance: int = 0
-    ) -> BlockRecord:
-        if block_time > MAX_TIME:
-            raise Refused(
-                f"the next block would be after {format_time(MAX_TIME)}: the clock is full"
-            )
-        fields: dict[str, Any] = {  # in the order the log writes them, the hash last
-            "height": state.height + 1,
-            "time": format_time(block_time),
-            "prev_hash": state.last_hash,
-        }
-        if advance:
-            fields["advance"] = advance
-        if txs:  # an empty block has no txs key at all: TOML has no empty array of tables
-            fields["txs"] = txs
-        fields["hash"] = block_hash(fields)
-        record = cast(BlockRecord, fields)
-        return record
 
     def advance(self, seconds: int) -> Head:
         """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
@@ -402,7 +415,7 @@ class LocalChain(LoggedState):
             return self._mine_empty(state, unix, advance=0)
 
     def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> Head:
-        record = self._block_record(state, block_time, txs=[], advance=advance)
+        record = new_record(state.height, state.last_hash, block_time, txs=[], advance=advance)
         self._append(state, record, state.apply_block(record))
         return Head(state.height, state.time)
 
@@ -422,18 +435,6 @@ class LocalChain(LoggedState):
                 self.cache.discard()
                 return torn.height - 1
             return None
-
-
-def _numbers(state: ChainState, tx: Tx) -> tuple[int, int]:
-    """The account number and sequence ``tx`` must be signed for: its signer's, or the
-    session's its signature names."""
-    account = state.signing_account(tx)
-    signatures = tx.get("signatures")
-    if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
-        session = account.sessions.get(str(signatures[0].get("session_addr")))
-        if session is not None:
-            return session.number, session.sequence
-    return account.number, account.sequence
 
 
 def _reader_of(state: ChainState) -> Reader:

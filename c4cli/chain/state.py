@@ -21,10 +21,10 @@ from c4cli.chain.accounts import (
     coins_from_json,
     require_funds,
 )
-from c4cli.chain.blocks import BlockContext, Genesis, block_hash
+from c4cli.chain.blocks import BlockContext, Genesis, block_hash, tx_entry
 from c4cli.chain.clock import parse_time
 from c4cli.chain.execute import Executor, TxResult
-from c4cli.chain.log import BlockRecord
+from c4cli.chain.log import BlockRecord, TxEntry
 from c4cli.chain.tx import (
     Tx,
 )
@@ -238,6 +238,24 @@ class ChainState:
     def signing_account(self, tx: Tx) -> Account:
         """The account whose number and sequence a transaction must be signed for."""
         return Executor(self).signing_account(tx)
+
+    def signing_numbers(self, tx: Tx) -> tuple[int, int]:
+        """The account number and sequence ``tx`` must be signed for: its signer's, or
+        those of the session its signature names."""
+        account = self.signing_account(tx)
+        signatures = tx.get("signatures")
+        if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
+            session = account.sessions.get(str(signatures[0].get("session_addr")))
+            if session is not None:
+                return session.number, session.sequence
+        return account.number, account.sequence
+
+    def admit(self, tx: Tx, context: BlockContext) -> TxEntry:
+        """Run one transaction of a block being built, on this state: its entry, or
+        Refused with the state as it was."""
+        number, sequence = self.signing_numbers(tx)
+        Executor(self).execute(tx, context, account_number=number, sequence=sequence)
+        return tx_entry(tx, number, sequence)
 
 
 def check_supply(balances: tuple[tuple[str, str], ...]) -> None:

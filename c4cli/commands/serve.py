@@ -9,6 +9,7 @@ import click
 
 from c4cli.client.connect import shown_url
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
 from c4cli.interrupts import Interrupted
@@ -32,13 +33,22 @@ def parse_listen(text: str) -> tuple[str, int]:
     metavar="HOST:PORT",
     help="Where to answer (0.0.0.0 to be reached from other machines; port 0: any free).",
 )
+@click.option(
+    "--block-time",
+    default="0",
+    show_default=True,
+    metavar="DURATION",
+    help="Make a block of what arrived every DURATION (1s, 5s); 0: each transaction "
+    "is a block of its own at once.",
+)
 @common_options
-def serve(listen: str, home: Path, as_json: bool) -> None:
+def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     """Answer gno.land's RPC (tm2's JSON-RPC, as gnoland v1.7.1) on the home's local
     chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
 
     Transactions they sign are checked as c4's own, and each lands in a block of its
-    own at once; c4 commands on the same home go on working meanwhile. The first
+    own at once (with --block-time, all that arrived in a block each tick); c4
+    commands on the same home go on working meanwhile. The first
     line says the URL; with --json it is one JSON document. Ctrl-C (or SIGTERM) lets
     the requests in flight finish and exits 0. Beside tm2's methods:
     c4_snapshot, c4_revert (id) and c4_advanceTime (seconds), as anvil's.
@@ -52,6 +62,7 @@ def serve(listen: str, home: Path, as_json: bool) -> None:
     chain = local_chain(home, "`c4 serve`")
     head, chain_id = chain.head(), chain.chain_id
     host, port = parse_listen(listen)
+    interval = 0 if block_time.strip() in ("0", "0s") else parse_duration(block_time)
 
     def ready(server: Server) -> None:
         if as_json:
@@ -64,7 +75,7 @@ def serve(listen: str, home: Path, as_json: bool) -> None:
         sys.stdout.flush()
 
     try:
-        run(home, host, port, ready)
+        run(home, host, port, ready, interval)
     except OSError as exc:
         raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
     except Interrupted as stop:

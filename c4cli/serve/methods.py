@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from c4cli.chain.local import LocalChain
 from c4cli.chain.log import BlockRecord
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
 from c4cli.serve import shapes, sources
+from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"
@@ -105,23 +105,24 @@ def param_int(params: dict[str, Any], name: str) -> int:
 class Methods:
     """The RPC methods of one home's chain, as ``c4 serve`` answers them."""
 
-    def __init__(self, home: Path, listen: str) -> None:
+    def __init__(self, home: Path, listen: str, block_time: float = 0) -> None:
         self.home = home
         self.listen = listen
         self.lock = threading.Lock()
+        self.broadcaster = Broadcaster(home, self.lock, block_time)
         self.table: dict[str, Callable[[dict[str, Any]], Any]] = {
             name: getattr(self, "m_" + name) for name in PARAMS
         }
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         handler = self.table[method]
-        with self.lock:
-            try:
+        try:
+            if method.startswith("broadcast_"):  # it takes the lock itself, and may wait
                 return handler(params)
-            except BadInput as exc:  # a query's or a snapshot's words
-                raise internal(str(exc)) from None
-            except C4Error as exc:  # the home cannot be read: the node's own fault
-                raise internal(str(exc)) from None
+            with self.lock:
+                return handler(params)
+        except C4Error as exc:  # a query's or a snapshot's words; a home that cannot be read
+            raise internal(str(exc)) from None
 
     def chain(self) -> LocalChain:
         chain = LocalChain(self.home)
@@ -363,39 +364,16 @@ class Methods:
 
     # -- transactions -----------------------------------------------------------------
 
-    def _deliver(self, raw: bytes) -> tuple[str, dict[str, Any], dict[str, Any] | None, int]:
-        """Check and append one transaction: its hash, its check result, its deliver
-        result (None when it was refused and not appended) and its height."""
-        tx_id = shapes.b64(hashlib.sha256(raw).digest()) or ""
+    def _deliver(self, params: dict[str, Any], *, wait: bool) -> Delivered:
         try:
-            tx = decode_tx(raw)
-            canonical = encode_tx(tx) == raw
-        except (DecodeError, ValueError):
-            tx, canonical = None, False
-        if tx is None or not canonical:
-            # c4's log keeps a transaction as amino JSON: bytes that do not come back
-            # the same from it would not keep their TX HASH.
-            result = shapes.empty_result()
-            result["ResponseBase"]["Error"] = {"@type": "/std.TxDecodeError"}
-            return tx_id, result, None, 0
-        chain = self.chain()
-        if chain.find_tx(tx_id) is not None:
-            raise internal("tx already exists in cache")
-        try:
-            receipt = chain.broadcast(tx)
-        except Refused as exc:
-            return tx_id, shapes.refused(str(exc), exc.kind, tx["fee"]["gas_wanted"]), None, 0
-        check = {
-            "ResponseBase": shapes.base(),
-            "GasWanted": str(tx["fee"]["gas_wanted"]),
-            "GasUsed": "0",
-        }
-        found = chain.find_tx(tx_id)
-        assert found is not None, "a transaction just appended is in its block"
-        return tx_id, check, shapes.delivered(tx, found[2]), receipt.height
+            return self.broadcaster.deliver(param_bytes(params, "tx"), wait=wait)
+        except Exists:
+            raise internal("tx already exists in cache") from None
+        except TimedOut:
+            raise internal("timed out waiting for tx to be included in a block") from None
 
     def m_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
-        tx_id, check, deliver, height = self._deliver(param_bytes(params, "tx"))
+        tx_id, check, deliver, height = self._deliver(params, wait=True)
         return {
             "check_tx": check,
             "deliver_tx": deliver or shapes.empty_result(),
@@ -404,7 +382,7 @@ class Methods:
         }
 
     def m_broadcast_tx_sync(self, params: dict[str, Any]) -> Any:
-        tx_id, check, _, _ = self._deliver(param_bytes(params, "tx"))
+        tx_id, check, _, _ = self._deliver(params, wait=False)
         said = check["ResponseBase"]
         return {"error": said["Error"], "data": said["Data"], "log": said["Log"], "hash": tx_id}
 

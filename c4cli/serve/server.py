@@ -33,11 +33,11 @@ class Server(ThreadingHTTPServer):
     block_on_close = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], home: Path) -> None:
+    def __init__(self, address: tuple[str, int], home: Path, block_time: float = 0) -> None:
         super().__init__(address, Handler)
         host, port = str(self.server_address[0]), int(self.server_address[1])
         self.url = f"http://{host}:{port}"
-        self.methods = Methods(home, f"{host}:{port}")
+        self.methods = Methods(home, f"{host}:{port}", block_time)
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
 
@@ -46,8 +46,10 @@ class Server(ThreadingHTTPServer):
             (self.open.add if add else self.open.discard)(sock)
 
     def stop(self) -> None:
-        """Stop accepting, wake the idle connections, and wait for the busy ones."""
+        """Stop accepting, make the pool's last block, wake the idle connections, and
+        wait for the busy ones."""
         self.shutdown()
+        self.methods.broadcaster.stop()
         with self.open_lock:
             for sock in list(self.open):
                 with contextlib.suppress(OSError):  # a pending read ends; a write goes on
@@ -145,9 +147,11 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def run(home: Path, host: str, port: int, ready: Callable[[Server], None]) -> None:
+def run(
+    home: Path, host: str, port: int, ready: Callable[[Server], None], block_time: float = 0
+) -> None:
     """Serve until interrupted; ``ready`` is told the server once it listens."""
-    server = Server((host, port), home)
+    server = Server((host, port), home, block_time)
     thread = threading.Thread(target=server.serve_forever, name="c4-serve", daemon=True)
     thread.start()
     try:

@@ -213,3 +213,57 @@ def test_snapshot_revert_and_time_over_rpc(chain: Home, node: Served) -> None:
     assert chain.json("verify")["ok"] is True
     kept = Path(reverted["kept"]).read_text()
     assert "# end of block 2" in kept and "Offer" in kept
+
+
+def _signed(chain: Home, name: str, *call: str) -> str:
+    """A call signed by ``name`` for its next sequence, as base64 bytes to broadcast."""
+    path = chain.path.parent / f"{name}.json"
+    path.write_text(chain.ok("call", *call, name, "--generate-only").stdout)
+    chain.ok("sign", str(path), name, "--send-cap", "10gnot")
+    return base64.b64encode(encode_tx(json.loads(path.read_text()))).decode()
+
+
+def test_with_a_block_time_what_arrived_lands_in_one_block(chain: Home) -> None:
+    serving = Served.__new__(Served)
+    serving.server = served.Server(("127.0.0.1", 0), chain.path, block_time=0.5)
+    serving.url = serving.server.url
+    serving.port = int(serving.url.rsplit(":", 1)[1])
+    serving.thread = threading.Thread(target=serving.server.serve_forever, daemon=True)
+    serving.thread.start()
+    try:
+        commitment = "ab" * 32
+        txs = {
+            "alice": _signed(
+                chain, "alice", "Offer", "", "30", commitment, "100000", "--send", "1gnot"
+            ),
+            "bob": _signed(chain, "bob", "Offer", "", "30", "cd" * 32, "100000", "--send", "2gnot"),
+            "carol": _signed(chain, "carol", "Cancel", "77"),
+        }
+        answers: dict[str, Any] = {}
+
+        def send(name: str) -> None:
+            answers[name] = serving.rpc("broadcast_tx_commit", tx=txs[name])
+
+        threads = [threading.Thread(target=send, args=(name,)) for name in txs]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        heights = {name: answer["height"] for name, answer in answers.items()}
+        assert heights["alice"] == heights["bob"] == "1" and heights["carol"] == "0"
+        carol = answers["carol"]["check_tx"]["ResponseBase"]["Error"]
+        assert carol == {"@type": "/abci.StringError", "value": "game not found"}
+        (block,) = chain.json("log")
+        assert len(block["txs"]) == 2
+        assert chain.json("verify")["ok"] is True
+        # sync answers once the bytes decode; the block follows.
+        again = _signed(chain, "alice", "Cancel", "1")
+        said = serving.rpc("broadcast_tx_sync", tx=again)
+        assert said["error"] is None and said["hash"]
+        for _ in range(50):
+            if len(chain.json("log")) == 2:
+                break
+            time.sleep(0.1)
+        assert chain.json("log")[-1]["txs"][0]["hash"] == said["hash"]
+    finally:
+        serving.server.stop()

@@ -1,0 +1,157 @@
+"""Transactions from any client into the local chain: at once, or on a block timer.
+
+By default each transaction is a block of its own the moment it arrives (anvil's
+instant mining). With a block time (`c4 serve --block-time 1s`), transactions wait
+in a pool and each tick makes one block of all of them, checked in the order they
+came; a refused one is left out, as the local chain never appends a refusal.
+``broadcast_tx_commit`` waits for its block (tm2's 10 s, and one block time more);
+``broadcast_tx_sync`` and ``_async`` answer once the bytes decode, and the outcome is
+read in the block, as on a node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
+from c4cli.chain.interface import Receipt
+from c4cli.chain.local import LocalChain
+from c4cli.chain.msgs import Tx
+from c4cli.errors import C4Error, Refused
+from c4cli.serve import shapes
+
+COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
+
+
+class Delivered(NamedTuple):
+    """A broadcast's answer: its hash, its check result, its deliver result (None when it
+    was refused, or is still waiting for its block) and its height (0: none)."""
+
+    tx_id: str
+    check: dict[str, Any]
+    deliver: dict[str, Any] | None
+    height: int
+
+
+class Waiting:
+    """One transaction in the pool, and, once its block is made, what became of it."""
+
+    def __init__(self, tx_id: str, tx: Tx) -> None:
+        self.tx_id, self.tx = tx_id, tx
+        self.done = threading.Event()
+        self.outcome: Receipt | Refused | None = None
+
+
+class Broadcaster:
+    """Checks and appends what clients broadcast; ``lock`` orders it with the server's
+    other requests, ``block_time`` (seconds, 0: a block per transaction) paces blocks."""
+
+    def __init__(self, home: Path, lock: threading.Lock, block_time: float = 0) -> None:
+        self.home, self.lock, self.block_time = home, lock, block_time
+        self.pool: list[Waiting] = []
+        self.pool_lock = threading.Lock()
+        self.stopped = threading.Event()
+        if block_time > 0:
+            threading.Thread(target=self._tick, name="c4-serve-blocks", daemon=True).start()
+
+    def deliver(self, raw: bytes, *, wait: bool) -> Delivered:
+        """One transaction's bytes: checked and appended (or pooled); with ``wait``, its
+        block's answer."""
+        tx_id = shapes.b64(hashlib.sha256(raw).digest()) or ""
+        tx = _decoded(raw)
+        if tx is None:
+            result = shapes.empty_result()
+            result["ResponseBase"]["Error"] = {"@type": "/std.TxDecodeError"}
+            return Delivered(tx_id, result, None, 0)
+        with self.lock:
+            chain = LocalChain(self.home)
+            chain.require()
+            if chain.find_tx(tx_id) is not None or self._pooled(tx_id):
+                raise Exists()
+            if self.block_time <= 0:
+                try:
+                    receipt: Receipt | Refused = chain.broadcast(tx)
+                except Refused as refused:
+                    receipt = refused
+                return self._answer(chain, tx_id, tx, receipt)
+            waiting = Waiting(tx_id, tx)
+            with self.pool_lock:
+                self.pool.append(waiting)
+        if not wait:
+            return Delivered(tx_id, _checked(tx), None, 0)
+        if not waiting.done.wait(COMMIT_TIMEOUT + self.block_time) or waiting.outcome is None:
+            raise TimedOut()
+        with self.lock:
+            return self._answer(LocalChain(self.home), tx_id, tx, waiting.outcome)
+
+    def _answer(
+        self, chain: LocalChain, tx_id: str, tx: Tx, outcome: Receipt | Refused
+    ) -> Delivered:
+        if isinstance(outcome, Refused):
+            refused = shapes.refused(str(outcome), outcome.kind, tx["fee"]["gas_wanted"])
+            return Delivered(tx_id, refused, None, 0)
+        found = chain.find_tx(tx_id)
+        assert found is not None, "a transaction just appended is in its block"
+        return Delivered(tx_id, _checked(tx), shapes.delivered(tx, found[2]), outcome.height)
+
+    def _pooled(self, tx_id: str) -> bool:
+        with self.pool_lock:
+            return any(waiting.tx_id == tx_id for waiting in self.pool)
+
+    def _tick(self) -> None:
+        while not self.stopped.wait(self.block_time):
+            self.make_block()
+
+    def make_block(self) -> None:
+        """One block of every pooled transaction (none: no block)."""
+        with self.pool_lock:
+            taken, self.pool = self.pool, []
+        if not taken:
+            return
+        with self.lock:
+            try:
+                outcomes: list[Receipt | Refused] = LocalChain(self.home).broadcast_block(
+                    [waiting.tx for waiting in taken]
+                )
+            except C4Error as exc:  # the home cannot be written: nothing was appended
+                outcomes = [Refused(f"the block could not be made: {exc}")] * len(taken)
+        for waiting, outcome in zip(taken, outcomes, strict=True):
+            waiting.outcome = outcome
+            waiting.done.set()
+
+    def stop(self) -> None:
+        """No more ticks; what waits in the pool goes into one last block."""
+        self.stopped.set()
+        self.make_block()
+
+
+class Exists(Exception):
+    """The bytes are on the chain or in the pool already (tm2: "tx already exists in
+    cache")."""
+
+
+class TimedOut(Exception):
+    """No block took the transaction in time (tm2's words: "timed out waiting for tx to
+    be included in a block")."""
+
+
+def _decoded(raw: bytes) -> Tx | None:
+    """The transaction of these bytes; None when they do not decode, or when they are not
+    amino's own encoding of it: the log keeps amino JSON, and bytes that do not come
+    back the same from it would not keep their TX HASH."""
+    try:
+        tx = decode_tx(raw)
+        return tx if encode_tx(tx) == raw else None
+    except (DecodeError, ValueError):
+        return None
+
+
+def _checked(tx: Tx) -> dict[str, Any]:
+    return {
+        "ResponseBase": shapes.base(),
+        "GasWanted": str(tx["fee"]["gas_wanted"]),
+        "GasUsed": "0",
+    }
