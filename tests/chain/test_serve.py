@@ -11,7 +11,9 @@ import base64
 import hashlib
 import http.client
 import json
+import os
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -267,3 +269,33 @@ def test_with_a_block_time_what_arrived_lands_in_one_block(chain: Home) -> None:
         assert chain.json("log")[-1]["txs"][0]["hash"] == said["hash"]
     finally:
         serving.server.stop()
+
+
+def test_a_c4_command_and_a_broadcast_at_the_same_moment(
+    chain: Home, node: Served, c4_bin: str
+) -> None:
+    """Both sign for alice's next sequence: each lands or is refused in the chain's
+    words (c4 signs again after a taken sequence), and the log replays whole."""
+    for round_ in range(4):
+        raw = _signed(
+            chain, "alice", "Offer", "", "30", f"{round_:064x}", "100000", "--send", "1gnot"
+        )
+        env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
+        proc = subprocess.Popen(
+            [c4_bin, "send", "--to", "bob", "--amount", f"{round_ + 1}ugnot", "alice", "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        answer = node.rpc("broadcast_tx_commit", tx=raw)
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode in (0, 1), err
+        check = answer["check_tx"]["ResponseBase"]
+        if check["Error"] is not None:
+            assert check["Error"] == {"@type": "/std.UnauthorizedError"}
+            assert check["Log"].startswith("signature verification failed")
+        hashes = {tx["hash"] for block in chain.json("log") for tx in block["txs"]}
+        assert (answer["hash"] in hashes) == (check["Error"] is None)
+        assert (proc.returncode == 0) == (json.loads(out).get("hash") in hashes)
+    assert chain.json("verify")["ok"] is True
