@@ -47,11 +47,11 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
 
     Transactions they sign are checked as c4's own, and each lands in a block of its
-    own at once (with --block-time, all that arrived in a block each tick); c4
-    commands on the same home go on working meanwhile. The first
-    line says the URL; with --json it is one JSON document. Ctrl-C (or SIGTERM) lets
-    the requests in flight finish and exits 0. Beside tm2's methods:
-    c4_snapshot, c4_revert (id) and c4_advanceTime (seconds), as anvil's.
+    own at once (with --block-time, all that arrived in one block each tick); c4
+    commands on the same home go on working meanwhile. The first line says the URL;
+    with --json it is one JSON document. Ctrl-C (or SIGTERM) lets the requests in
+    flight finish and exits 0. Beside tm2's methods: c4_snapshot, c4_revert (id) and
+    c4_advanceTime (seconds), as anvil's.
 
     \b
     Example:
@@ -75,9 +75,11 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
         sys.stdout.flush()
 
     try:
-        run(home, host, port, ready, interval)
+        server = Server((host, port), home, interval)
     except OSError as exc:
         raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+    try:
+        run(server, ready)
     except Interrupted as stop:
         # The way a server is stopped: every request in flight was answered first.
         if not as_json:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -93,13 +94,16 @@ def param_bytes(params: dict[str, Any], name: str) -> bytes:
 
 
 def param_int(params: dict[str, Any], name: str) -> int:
+    """An int64 parameter (amino JSON: a decimal string, or a number); 0 when absent."""
     value = params.get(name)
     if value is None or value == "":
         return 0
-    try:
-        return int(str(value), 10) if not isinstance(value, bool) else int("x")
-    except ValueError:
-        raise invalid_params(f"invalid int64 {value!r} for {name}") from None
+    text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
+    if not text.lstrip("-").isdigit() or not -(2**63) <= int(text) < 2**63:
+        # Go's words for a value that is no number
+        first = (text or json.dumps(value))[:1]
+        raise invalid_params(f"invalid character {first!r} looking for beginning of value")
+    return int(text)
 
 
 class Methods:

@@ -147,11 +147,8 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
 
 
-def run(
-    home: Path, host: str, port: int, ready: Callable[[Server], None], block_time: float = 0
-) -> None:
-    """Serve until interrupted; ``ready`` is told the server once it listens."""
-    server = Server((host, port), home, block_time)
+def run(server: Server, ready: Callable[[Server], None]) -> None:
+    """Serve until interrupted; ``ready`` is told once the server answers."""
     thread = threading.Thread(target=server.serve_forever, name="c4-serve", daemon=True)
     thread.start()
     try:

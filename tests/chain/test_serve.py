@@ -299,3 +299,12 @@ def test_a_c4_command_and_a_broadcast_at_the_same_moment(
         assert (answer["hash"] in hashes) == (check["Error"] is None)
         assert (proc.returncode == 0) == (json.loads(out).get("hash") in hashes)
     assert chain.json("verify")["ok"] is True
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(chain: Home) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = chain.fails(2, "serve", "--listen", f"127.0.0.1:{port}")
+    assert refused.stderr == (f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n")
