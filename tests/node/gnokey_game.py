@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class Receipt:
     events: list[dict[str, object]]
     hash: str
     storage: str
+    seconds: float  # gnokey's whole run
 
 
 @dataclass
@@ -69,7 +71,9 @@ class Gnokey:
         argv += ["-gas-fee", f"{GAS_FEE}ugnot", "-gas-wanted", str(GAS_WANTED)]
         argv += ["-broadcast", "-chainid", "dev", "-remote", self.remote]
         argv += ["-insecure-password-stdin", "-home", str(self.home), key]
+        began = time.perf_counter()
         run = subprocess.run(argv, input="\n", capture_output=True, text=True, timeout=120)
+        seconds = time.perf_counter() - began
         assert run.returncode == 0, (func, run.stdout, run.stderr)
         found = RECEIPT.match(run.stdout)
         assert found is not None, f"{func}: not gnokey's receipt:\n{run.stdout}"
@@ -82,6 +86,7 @@ class Gnokey:
             json.loads(found["events"]),
             found["hash"],
             found["storage"],
+            seconds,
         )
         self.receipts.append(receipt)
         return receipt
@@ -114,16 +119,19 @@ class Played:
     second: str
 
 
-def start(gk: Gnokey, creator: str, acceptor: str) -> Played:
-    """Offer, Accept, Reveal, RevealSeed: a game whose first mover is drawn."""
-    commitment = commitment_of(PASSPHRASE)
+def start(
+    gk: Gnokey, creator: str, acceptor: str, passphrase: str = PASSPHRASE, seed: str = SEED
+) -> Played:
+    """Offer, Accept, Reveal, RevealSeed: a game whose first mover is drawn (a secret's
+    commitment serves once a realm: another game takes other secrets)."""
+    commitment = commitment_of(passphrase)
     offered = gk.call(creator, "Offer", "", "30", commitment, str(HOUSE_FEE), send=STAKE)
     value, kind = parse_result(offered.data.strip())
     assert kind == "int"
     game_id = int(value)
-    gk.call(acceptor, "Accept", str(game_id), commitment_of(SEED), send=STAKE)
-    gk.call(creator, "Reveal", str(game_id), PASSPHRASE)
-    gk.call(acceptor, "RevealSeed", str(game_id), SEED)
+    gk.call(acceptor, "Accept", str(game_id), commitment_of(seed), send=STAKE)
+    gk.call(creator, "Reveal", str(game_id), passphrase)
+    gk.call(acceptor, "RevealSeed", str(game_id), seed)
     game = gk.game(game_id)
     first = creator if game["turn"] == 1 else acceptor
     second = acceptor if first == creator else creator
