@@ -16,7 +16,7 @@ REALM_PATH = "gno.land/r/c4cli/schema/connect4"
 # What has no meaning on a node (exit 2 there), and what only the local chain prints.
 # `c4 node …` acts on the home's own gnoland: tests/node/test_node_command.py.
 LOCAL_ONLY = {"time advance", "time set", "verify", "init", "demo", "node start", "node stop"}
-LOCAL_ONLY |= {"node status", "node logs"}
+LOCAL_ONLY |= {"node status", "node logs", "serve", "snapshot", "revert"}
 
 
 def test_every_command_prints_what_the_schema_says_on_a_node(gno_node: Any, tmp_path: Path) -> None:
