@@ -23,9 +23,9 @@ from c4cli.chain.accounts import (
     unknown_account,
 )
 from c4cli.chain.amino import EncodeError
-from c4cli.chain.answers import UNAUTHORIZED
+from c4cli.chain.answers import UNAUTHORIZED, gnokey_events
 from c4cli.chain.blocks import BlockContext
-from c4cli.chain.interface import TxOutcome
+from c4cli.chain.interface import Receipt, TxOutcome
 from c4cli.chain.msgs import (
     AUTH_MSGS,
     MSG_CALL,
@@ -110,6 +110,17 @@ class TxResult(Record):
             data=self.data,
             transfers=tuple(self.transfers),
             events=tuple(self.events),
+        )
+
+    def receipt(self, height: int, time: int, *, simulated: bool = False) -> Receipt:
+        """Its receipt on the local chain: no gas metered, the bank's events as a node's."""
+        return Receipt(
+            height=height,
+            time=time,
+            result=self.delivered(),
+            simulated=simulated,
+            events=gnokey_events(list(self.events)),
+            event_types=tuple(event["@type"] for event in self.events),
         )
 
     def outcome(self) -> dict[str, Any]:

@@ -104,7 +104,8 @@ class Receipt(NamedTuple):
     """A delivered transaction, as a node's receipt reports it.
 
     The local chain runs no GnoVM, so it meters no gas and no storage: it
-    reports 0 gas used, no events and no info, where a node reports its own.
+    reports 0 gas used, no info and only the bank's events (what a send, a call's
+    coins and the realm's payouts moved), where a node reports its own.
     """
 
     height: int

@@ -353,9 +353,7 @@ class LocalChain(LoggedState):
             self._append(state, record, results)
         landed = iter(results)
         return [
-            refusal
-            if refusal is not None
-            else Receipt(height=state.height, time=state.time, result=next(landed).delivered())
+            refusal if refusal is not None else next(landed).receipt(state.height, state.time)
             for refusal in said
         ]
 
@@ -365,7 +363,7 @@ class LocalChain(LoggedState):
             state.height, state.last_hash, state.next_block_time(wallclock.time()), txs=[entry]
         )
         results = state.apply_block(record, new=True, verified=True)
-        return Receipt(height=0, time=0, result=results[0].delivered(), simulated=True)
+        return results[0].receipt(0, 0, simulated=True)
 
     def _append_tx(
         self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False
@@ -378,9 +376,9 @@ class LocalChain(LoggedState):
         if dry_run:
             # Only this copy of the state holds the block: the log and the checkpoint
             # were not touched, and every later read loads the state afresh.
-            return Receipt(height=0, time=0, result=results[0].delivered(), simulated=True)
+            return results[0].receipt(0, 0, simulated=True)
         self._append(state, record, results)
-        return Receipt(height=state.height, time=state.time, result=results[0].delivered())
+        return results[0].receipt(state.height, state.time)
 
     def _append(self, state: ChainState, record: BlockRecord, results: list[TxResult]) -> None:
         written = self.log.append(record)

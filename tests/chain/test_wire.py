@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from c4cli.address import encode_address
+from c4cli.address import encode_address, package_address
 from c4cli.chain import crypto
 from c4cli.chain.amino import ZERO_ADDRESS, decode_tx, encode_tx, tx_hash
 from c4cli.chain.tx import (
@@ -233,15 +233,28 @@ def test_a_call_receipt_is_gnokeys(chain: Home) -> None:
     out = chain.ok("offer", "--stake", "2gnot", "--passphrase", strong("p"), "alice").stdout
     hash_ = chain.json("log", "--from", "1")[0]["txs"][0]["hash"]
     # The VM's deliver data is "(1 int)\n\n"; gnokey prints it with Println.
+    realm = package_address("gno.land/r/samcrew/connect4")
+    moved = (
+        f'[{{"from":"{chain.address("alice")}","to":"{realm}",'
+        '"coins":[{"denom":"ugnot","amount":2000000}]}]'
+    )
     assert out.startswith(
         "(1 int)\n\n\nOK!\nGAS WANTED: 2000000\nGAS USED:   0\nHEIGHT:     1\n"
         "TOTAL TX COST:  0ugnot\n"
-        f"EVENTS:     []\nINFO:       \nTX HASH:    {hash_}\n"
+        f"EVENTS:     {moved}\nINFO:       \nTX HASH:    {hash_}\n"
     )
     play = chain.json(
         "offer", "--stake", "2gnot", "--passphrase", strong("q"), "--gas-wanted", "7", "bob"
     )
-    assert (play["gas_wanted"], play["gas_used"], play["events"], play["info"]) == (7, 0, [], "")
+    assert (play["gas_wanted"], play["gas_used"], play["info"]) == (7, 0, "")
+    assert play["events"] == [
+        {
+            "@type": "/bank.TransferEvent",
+            "from": chain.address("bob"),
+            "to": realm,
+            "coins": [{"denom": "ugnot", "amount": 2000000}],
+        }
+    ]
     assert (
         play["result"] == [2]
         and play["hash"] == chain.json("log", "--from", "2")[0]["txs"][0]["hash"]
