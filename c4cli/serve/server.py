@@ -101,6 +101,7 @@ class Handler(BaseHTTPRequestHandler):
                 raise ConnectionError("the client went away")
             chunks.append(chunk)
             left -= len(chunk)
+        self.connection.settimeout(self.timeout)  # the next request's wait, as before
         return None if length > MAX_BODY else b"".join(chunks)
 
     def do_POST(self) -> None:
