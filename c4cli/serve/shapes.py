@@ -24,6 +24,7 @@ from c4cli.address import encode_address
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.clock import parse_time
 from c4cli.chain.log import BlockRecord
+from c4cli.chain.merkle import merkle_root
 from c4cli.chain.msgs import Tx
 from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
@@ -56,19 +57,6 @@ def record_time(record: BlockRecord) -> int:
 
 def block_id(hash_hex: str | None) -> dict[str, Any]:
     return {"hash": b64(bytes.fromhex(hash_hex)) if hash_hex else None, "parts": ZERO_PARTS}
-
-
-def merkle_root(items: list[bytes]) -> bytes | None:
-    """tm2's simple Merkle root (RFC 6962's tree: leaves and inner nodes prefixed 0 and 1,
-    split at the largest power of two below the count); None for no items."""
-    if not items:
-        return None
-    if len(items) == 1:
-        return hashlib.sha256(b"\x00" + items[0]).digest()
-    split = 1 << ((len(items) - 1).bit_length() - 1)
-    left, right = merkle_root(items[:split]), merkle_root(items[split:])
-    assert left is not None and right is not None
-    return hashlib.sha256(b"\x01" + left + right).digest()
 
 
 def tx_bytes(record: BlockRecord) -> list[bytes]:

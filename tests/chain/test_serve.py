@@ -24,8 +24,8 @@ import pytest
 
 from c4cli.address import package_address
 from c4cli.chain.amino import encode_tx
+from c4cli.chain.merkle import merkle_root
 from c4cli.serve import server as served
-from c4cli.serve.shapes import merkle_root
 from support import Home, start_game, strong
 
 

@@ -1,0 +1,187 @@
+"""Checking a tm2 block header by its validators' signatures, as a light client does.
+
+A header's hash is the simple Merkle root of its sixteen fields, each in gno's amino
+binary as a value of its own (a string, an int64 as a zigzag varint, the time as
+seconds and nanoseconds, the last block id as a struct; an address as its bech32
+text, as this version's amino writes one). A commit is the precommits of that hash;
+each signs tm2's canonical vote (amino, length-prefixed: type, height and round as
+fixed64, the block id, the time, the chain id) with its validator's ed25519 key. A
+validator set's hash is the Merkle root of each validator's public key and voting
+power. :func:`verify_commit` holds a header to a validator set trusted beforehand:
+the set must be the header's, and more than two thirds of its voting power must
+have signed this header's hash.
+
+The encodings were read off gno v1.7.1 and are checked in tests/node/test_light.py
+against a real gnoland's blocks (its commits' block ids, its headers' validator
+hashes, its validators' signatures). This is the verifier; making the node client
+hold every landed transaction to it is issue 40's next step.
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from c4cli.chain.merkle import merkle_root
+from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
+from c4cli.errors import Unreachable
+
+ED25519 = "/tm.PubKeyEd25519"
+PRECOMMIT = 2
+FIXED64 = 1
+
+
+class Unverified(Unreachable):
+    """A node's header, commit or validator set that does not prove what it claims (exit
+    4: believed of no node)."""
+
+
+def _b64(value: Any) -> bytes:
+    return base64.b64decode(value) if value else b""
+
+
+def _time(text: str) -> bytes:
+    """A tm2 time (RFC 3339, nanoseconds) as amino writes it: seconds 1, nanos 2."""
+    whole, _, fraction = text.rstrip("Z").partition(".")
+    seconds = int(datetime.fromisoformat(whole).replace(tzinfo=UTC).timestamp())
+    nanos = int((fraction + "0" * 9)[:9]) if fraction else 0
+    out = field_key(1, VARINT) + encode_varint(seconds) if seconds else b""
+    return out + (field_key(2, VARINT) + encode_varint(nanos) if nanos else b"")
+
+
+def _int(value: Any) -> bytes:
+    number = int(value)
+    return field_key(1, VARINT) + encode_varint(zigzag(number)) if number else b""
+
+
+def _text(value: Any) -> bytes:
+    return bytes_field(1, str(value).encode()) if value else b""
+
+
+def _bytes(value: Any) -> bytes:
+    raw = _b64(value)
+    return bytes_field(1, raw) if raw else b""
+
+
+def _parts(parts: Mapping[str, Any], total: bytes) -> bytes:
+    out = field_key(1, VARINT) + total if int(parts.get("total") or 0) else b""
+    raw = _b64(parts.get("hash"))
+    return out + (bytes_field(2, raw) if raw else b"")
+
+
+def _block_id(block_id: Mapping[str, Any], *, canonical: bool = False) -> bytes:
+    """A block id: its hash (1) and parts (2: total, hash); the canonical form (what a
+    vote signs) writes the total unsigned, the header's as a zigzag int."""
+    parts = block_id.get("parts") or {}
+    total = int(parts.get("total") or 0)
+    inner = _parts(parts, encode_varint(total if canonical else zigzag(total)))
+    raw = _b64(block_id.get("hash"))
+    return (bytes_field(1, raw) if raw else b"") + (bytes_field(2, inner) if inner else b"")
+
+
+def header_hash(header: Mapping[str, Any]) -> bytes | None:
+    """The hash tm2 gives a header (None for one without validators, as tm2's)."""
+    if not header.get("validators_hash"):
+        return None
+    fields = [
+        _text(header["version"]),
+        _text(header["chain_id"]),
+        _int(header["height"]),
+        _time(str(header["time"])),
+        _int(header["num_txs"]),
+        _int(header["total_txs"]),
+        _text(header["app_version"]),
+        _block_id(header.get("last_block_id") or {}),
+        _bytes(header.get("last_commit_hash")),
+        _bytes(header.get("data_hash")),
+        _bytes(header.get("validators_hash")),
+        _bytes(header.get("next_validators_hash")),
+        _bytes(header.get("consensus_hash")),
+        _bytes(header.get("app_hash")),
+        _bytes(header.get("last_results_hash")),
+        _text(header.get("proposer_address")),
+    ]
+    return merkle_root(fields)
+
+
+def vote_sign_bytes(chain_id: str, vote: Mapping[str, Any]) -> bytes:
+    """What a validator signs for a vote: tm2's canonical vote, length-prefixed."""
+    out = field_key(1, VARINT) + encode_varint(int(vote["type"])) if int(vote["type"]) else b""
+    for number, name in ((2, "height"), (3, "round")):
+        value = int(vote[name])
+        if value:
+            out += field_key(number, FIXED64) + struct.pack("<q", value)
+    block_id = _block_id(vote.get("block_id") or {}, canonical=True)
+    out += bytes_field(4, block_id) if block_id else b""
+    when = _time(str(vote["timestamp"]))
+    out += bytes_field(5, when) if when else b""
+    out += bytes_field(6, chain_id.encode()) if chain_id else b""
+    return encode_varint(len(out)) + out
+
+
+def validators_hash(validators: Sequence[Mapping[str, Any]]) -> bytes | None:
+    """The hash of a validator set: each validator's public key (an amino Any) and
+    voting power, in the set's order."""
+    leaves = []
+    for validator in validators:
+        key = validator["pub_key"]
+        any_key = bytes_field(1, str(key["@type"]).encode()) + bytes_field(
+            2, bytes_field(1, _b64(key["value"]))
+        )
+        power = int(validator["voting_power"])
+        leaf = bytes_field(1, any_key)
+        leaves.append(
+            leaf + (field_key(2, VARINT) + encode_varint(zigzag(power)) if power else b"")
+        )
+    return merkle_root(leaves)
+
+
+def verify_commit(
+    chain_id: str,
+    header: Mapping[str, Any],
+    commit: Mapping[str, Any],
+    validators: Sequence[Mapping[str, Any]],
+) -> int:
+    """Hold ``header`` and its ``commit`` to ``validators`` (a set trusted beforehand):
+    the voting power that signed it, or Unverified naming what failed."""
+    height = header.get("height")
+    if _b64(header.get("validators_hash")) != validators_hash(validators):
+        raise Unverified(f"block {height}: its validators are not the set trusted")
+    own = header_hash(header)
+    signed = _b64((commit.get("block_id") or {}).get("hash"))
+    if own is None or own != signed:
+        raise Unverified(f"block {height}: its header does not hash to the block id signed")
+    total = sum(int(v["voting_power"]) for v in validators)
+    power = 0
+    precommits = commit.get("precommits") or []
+    if len(precommits) > len(validators):
+        raise Unverified(f"block {height}: more precommits than validators")
+    for index, vote in enumerate(precommits):
+        if vote is None:
+            continue  # that validator did not sign in time
+        validator = validators[index]
+        if vote.get("validator_address") != validator.get("address"):
+            raise Unverified(f"block {height}: precommit {index} is not its validator's")
+        if int(vote["type"]) != PRECOMMIT or str(vote["height"]) != str(height):
+            raise Unverified(f"block {height}: precommit {index} is not for this block")
+        if _b64((vote.get("block_id") or {}).get("hash")) != own:
+            continue  # a vote for nil or another block counts for nothing
+        if validator["pub_key"].get("@type") != ED25519:
+            raise Unverified(f"block {height}: validator {index} has no ed25519 key")
+        key = Ed25519PublicKey.from_public_bytes(_b64(validator["pub_key"]["value"]))
+        try:
+            key.verify(_b64(vote.get("signature")), vote_sign_bytes(chain_id, vote))
+        except InvalidSignature:
+            raise Unverified(f"block {height}: precommit {index}'s signature is forged") from None
+        power += int(validator["voting_power"])
+    if 3 * power <= 2 * total:
+        raise Unverified(
+            f"block {height}: signed by {power} of {total} voting power, not more than 2/3"
+        )
+    return power

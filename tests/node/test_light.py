@@ -1,0 +1,117 @@
+"""c4's light-client checks (c4cli/node/light.py) against gno v1.7.1's own output: a real
+gnoland's headers hash to the block ids its validators signed, its validator set to
+the header's hash, its precommits verify over c4's canonical vote bytes, and a block
+of several transactions holds them by its data hash. Forgeries of each are caught."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import time
+from typing import Any
+
+import pytest
+from node.gnonode import GAS_FEE, GAS_WANTED
+from node.twin import PLAYERS, address_of_key
+
+from c4cli.chain.amino import encode_tx
+from c4cli.chain.merkle import merkle_root
+from c4cli.chain.tx import fee, send_msg, signed_tx
+from c4cli.node.light import Unverified, header_hash, validators_hash, verify_commit
+
+pytestmark = pytest.mark.node
+
+
+def signed(gno_node: Any, height: int) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+    """Block ``height``'s header and commit, and the validator set at that height."""
+    result = gno_node.rpc("commit", height=str(height))["signed_header"]
+    validators = gno_node.rpc("validators", height=str(height))["validators"]
+    return result["header"], result["commit"], validators
+
+
+def b64(value: str) -> bytes:
+    return base64.b64decode(value)
+
+
+def several_in_one_block(gno_node: Any) -> int:
+    """Three sends by three players broadcast at once (sync): the height of a block that
+    holds more than one of them."""
+    hashes = []
+    for name in PLAYERS[:3]:
+        key = gno_node.keys[name]
+        sender = address_of_key(key)
+        number, sequence = gno_node.account(sender)
+        tx = signed_tx(
+            [send_msg(sender, address_of_key(gno_node.keys["dave"]), "1ugnot")],
+            fee(GAS_WANTED, GAS_FEE),
+            "",
+            private_key=key,
+            chain_id="dev",
+            account_number=number,
+            sequence=sequence,
+        )
+        raw = encode_tx(tx)
+        answer = gno_node.rpc("broadcast_tx_sync", tx=base64.b64encode(raw).decode())
+        assert answer["error"] is None, answer
+        hashes.append(base64.b64encode(hashlib.sha256(raw).digest()).decode())
+    heights = set()
+    for tx_hash in hashes:
+        for _ in range(100):
+            try:
+                heights.add(int(gno_node.rpc("tx", hash=tx_hash)["height"]))
+                break
+            except Exception:  # not in a block yet
+                time.sleep(0.1)
+    for height in sorted(heights):
+        if int(gno_node.rpc("block", height=str(height))["block"]["header"]["num_txs"]) > 1:
+            return height
+    pytest.fail(f"the three sends landed in blocks {sorted(heights)}, none with two")
+
+
+def test_gnolands_headers_commits_and_validators_verify(gno_node: Any) -> None:
+    top = int(gno_node.rpc("status")["sync_info"]["latest_block_height"])
+    for height in range(2, min(top, 12)):
+        header, commit, validators = signed(gno_node, height)
+        assert header_hash(header) == b64(commit["block_id"]["hash"]), height
+        assert validators_hash(validators) == b64(header["validators_hash"]), height
+        assert verify_commit("dev", header, commit, validators) == sum(
+            int(v["voting_power"]) for v in validators
+        )
+
+
+def test_a_block_of_several_transactions_is_held_by_its_data_hash(gno_node: Any) -> None:
+    height = several_in_one_block(gno_node)
+    block = gno_node.rpc("block", height=str(height))["block"]
+    txs = [b64(tx) for tx in block["data"]["txs"]]
+    assert len(txs) > 1
+    root = merkle_root([hashlib.sha256(tx).digest() for tx in txs])
+    assert root == b64(block["header"]["data_hash"])
+    header, commit, validators = signed(gno_node, height)
+    assert verify_commit("dev", header, commit, validators) > 0
+
+
+@pytest.mark.parametrize(
+    ("forge", "words"),
+    [
+        (lambda h, c, v: h.update(app_hash=base64.b64encode(b"x" * 32).decode()), "does not hash"),
+        (lambda h, c, v: h.update(height=str(int(h["height"]) + 1)), "does not hash"),
+        (lambda h, c, v: c["precommits"][0].update(signature=_flip(c["precommits"][0])), "forged"),
+        (lambda h, c, v: v[0].update(voting_power="11"), "not the set trusted"),
+        (lambda h, c, v: c["precommits"].__setitem__(0, None), "not more than 2/3"),
+    ],
+    ids=["app hash", "height", "signature", "validator set", "no signature"],
+)
+def test_each_forgery_is_named(gno_node: Any, forge: Any, words: str) -> None:
+    header, commit, validators = (copy.deepcopy(x) for x in signed(gno_node, 3))
+    forge(header, commit, validators)
+    with pytest.raises(Unverified, match=words):
+        verify_commit("dev", header, commit, validators)
+    with pytest.raises(Unverified):
+        verify_commit("another-chain", *signed(gno_node, 3))
+
+
+def _flip(vote: dict[str, Any]) -> str:
+    raw = bytearray(b64(vote["signature"]))
+    raw[0] ^= 1
+    return base64.b64encode(bytes(raw)).decode()
