@@ -14,9 +14,11 @@ import json
 import os
 import subprocess
 import time
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from node.test_remote import staked_game
@@ -25,6 +27,7 @@ from node.twin import player_key
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
+from c4cli.node.light import verify_commit
 from support import Home, start_game
 
 pytestmark = [pytest.mark.node, pytest.mark.network]
@@ -298,3 +301,40 @@ def test_node_commands_refuse_what_the_network_is_not(net: Network) -> None:
         assert words in done.stderr, (args, done.stderr)
     heights = [json.loads(net.c4("--remote", url, "time", "--json").stdout) for url in net.urls]
     assert all(h["height"] > 0 for h in heights)
+
+
+def test_every_block_of_a_game_is_signed_by_more_than_two_thirds(
+    net: Network, tmp_path: Path
+) -> None:
+    """The light client's check (c4cli/node/light.py) on four validators, one of them
+    killed for part of a game: each block the game's moves landed in is signed by more
+    than two thirds of the set, the killed validator's precommit missing or not."""
+    home = net.through(tmp_path / "home", 0)
+
+    def between(move: int) -> None:
+        if move == 1:
+            net.kill(2)
+        if move == 4:
+            net.restart(2)
+
+    staked_game(home, 2_000_000, between)
+    url = net.urls[1]
+    heights = sorted({block["height"] for block in home.json("log") if block.get("txs")})
+    assert heights
+    absent = 0
+    for height in heights:
+        signed = rpc(url, "commit", height=str(height))["signed_header"]
+        validators = rpc(url, "validators", height=str(height))["validators"]
+        assert len(validators) == VALIDATORS
+        power = verify_commit("dev", signed["header"], signed["commit"], validators)
+        total = sum(int(v["voting_power"]) for v in validators)
+        assert 3 * power > 2 * total
+        absent += power < total
+    assert absent, "no block was signed without the killed validator"
+
+
+def rpc(url: str, method: str, **params: str) -> Any:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    request = urllib.request.Request(url, body.encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())["result"]

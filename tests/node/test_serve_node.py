@@ -301,7 +301,11 @@ def test_c4_serve_answers_in_gnolands_shapes_and_errors(
     in gnoland's order, @types), and each error's code and words."""
     home, _, serving = served
     offered = c4(c4_bin, home, "offer", "--stake", "1gnot", "alice", "--json")
-    node_tx = gno_node.rpc("block", height="2")["block"]["data"]["txs"][0]
+    node_tx = next(  # the deploy's (the first block that holds a transaction)
+        txs[0]
+        for height in range(1, 50)
+        if (txs := gno_node.rpc("block", height=str(height))["block"]["data"]["txs"])
+    )
     node_hash = base64.b64encode(hashlib.sha256(base64.b64decode(node_tx)).digest()).decode()
     alice = {
         "url": serving.url,
