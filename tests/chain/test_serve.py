@@ -259,10 +259,12 @@ def test_with_a_block_time_what_arrived_lands_in_one_block(chain: Home) -> None:
         assert len(block["txs"]) == 2
         assert chain.json("verify")["ok"] is True
         # sync answers once the bytes decode; the block follows.
-        again = _signed(chain, "alice", "Cancel", "1")
+        offered = base64.b64decode(answers["alice"]["deliver_tx"]["ResponseBase"]["Data"])
+        game = offered.decode().split()[0].lstrip("(")  # "(N int)": the order they came in
+        again = _signed(chain, "alice", "Cancel", game)
         said = serving.rpc("broadcast_tx_sync", tx=again)
         assert said["error"] is None and said["hash"]
-        for _ in range(50):
+        for _ in range(200):
             if len(chain.json("log")) == 2:
                 break
             time.sleep(0.1)
