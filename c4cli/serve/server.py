@@ -5,9 +5,10 @@ gnoland's ``max_body_bytes`` (1,000,000: its answer to more is its JSON-RPC erro
 and the whole request must arrive within ``READ_TIMEOUT`` (a client that trickles is
 cut off, as Go's server cuts it). A browser's page may call it (CORS, any origin).
 
-Stopping (Ctrl-C, SIGTERM) closes the listening socket, wakes the idle connections,
-and waits for every request in flight: a transaction being appended is appended
-whole and answered, or not begun.
+Stopping (Ctrl-C, SIGTERM) closes the listening socket, makes the block of what
+waits in the pool (``--block-time``), wakes the idle connections, and waits for
+every request in flight: a transaction being appended is appended whole and
+answered, or not begun.
 """
 
 from __future__ import annotations
