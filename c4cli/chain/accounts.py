@@ -174,7 +174,9 @@ class Account(Record):
                 "public_key": pub,
                 "account_number": str(self.number),
                 "sequence": str(self.sequence),
-            }
+            },
+            # GnoAccount's flags (a restricted account, …): none on the local chain.
+            "attributes": "0",
         }
 
 

@@ -344,6 +344,13 @@ def test_c4_serve_answers_in_gnolands_shapes_and_errors(
         other = json.loads(_raw(gno_node.url, "POST", "/", _request(method, theirs))[1])
         assert list(mine) == list(other), method
         _same_shape(_shape(mine), _shape(other), method)
+        if str(ours.get("path", "")).startswith("auth/accounts/"):  # the answer's own JSON
+            data = [
+                json.loads(base64.b64decode(d["result"]["response"]["ResponseBase"]["Data"]))
+                for d in (mine, other)
+            ]
+            _same_shape(_shape(data[0]), _shape(data[1]), "account")
+            assert list(data[0]) == list(data[1]) == ["BaseAccount", "attributes"]
 
     errors = [
         ("POST", "/", b"not json"),
