@@ -31,6 +31,7 @@ from node.gnokey_game import (
 from node.gnonode import install_gno, node_available
 from oracles import js_clients, missing
 
+from c4cli.address import package_address
 from c4cli.gotext import parse_result
 
 # Two players' mnemonics (BIP39 of fixed entropy): gnokey and c4 hold the same keys.
@@ -132,7 +133,7 @@ def test_gnokey_alone_plays_a_staked_game_on_c4_serve(
     play(gk, slow, "1")
     c4(c4_bin, home, "time", "advance", "91s")  # from another shell, while serving
     claimed = gk.call(slow.second, "ClaimTimeout", str(slow.game_id))
-    payout = {"from": _realm(claimed), "to": addresses[slow.first]}
+    payout = {"from": package_address(REALM), "to": addresses[slow.first]}
     assert claimed.events == [payout | {"coins": [{"denom": "ugnot", "amount": 9_900_000}]}]
 
     # The payouts, exact: every transaction paid its gas fee; each decisive game pays
@@ -154,10 +155,6 @@ def test_gnokey_alone_plays_a_staked_game_on_c4_serve(
     assert c4(c4_bin, home, "verify", "--json")["ok"] is True
     serving.stop()
     assert serving.proc.returncode == 0
-
-
-def _realm(receipt: Receipt) -> object:
-    return receipt.events[0]["from"]
 
 
 def _script(gk: Gnokey) -> dict[str, Any]:
