@@ -204,6 +204,10 @@ class LocalChain(LoggedState):
                 out.append(Block(record, outcomes))
             return out
 
+    def transactions_through(self, height: int) -> int:
+        """How many transactions blocks 1 to ``height`` hold (tm2's ``total_txs``)."""
+        return self.cached().views.transactions_through(height)
+
     def game_calls(self, game_id: int) -> list[GameCall]:
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):

@@ -118,6 +118,11 @@ class ReadModel:
         row = self._one("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,))
         return None if row is None else (int(row[0]), dict(json.loads(row[1])))
 
+    def transactions_through(self, height: int) -> int:
+        """How many transactions the blocks up to and with ``height`` hold."""
+        row = self._one("SELECT COUNT(*) FROM txs WHERE height <= ?", (height,))
+        return 0 if row is None else int(row[0])
+
     def game_txs(self, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
         """The transactions about one game (its offer, accept, reveals, moves, ending),
         oldest first: height, hash and outcome."""

@@ -45,9 +45,9 @@ def parse_id(text: str) -> tuple[int, str]:
 
 
 def snapshot(chain: LocalChain) -> Snapshot:
-    """The log as it stands now."""
-    state = chain.state()
-    return Snapshot(state.height, state.last_hash)
+    """The log as it stands now (from the checkpoint's stamp: no state is loaded)."""
+    stamp = chain.cached().stamp
+    return Snapshot(int(stamp["height"]), str(stamp["last_hash"]))
 
 
 def revert(chain: LocalChain, ident: str) -> Reverted:

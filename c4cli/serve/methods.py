@@ -141,7 +141,7 @@ class Methods:
 
     def m_status(self, params: dict[str, Any]) -> Any:
         chain = self.chain()
-        head, last = chain.head(), self._last_record(chain)
+        head, last = chain.head(), chain.snapshot()
         return {
             "node_info": {
                 "version_set": None,
@@ -154,7 +154,7 @@ class Methods:
                 "other": {"tx_index": "on", "rpc_address": f"tcp://{self.listen}"},
             },
             "sync_info": {
-                "latest_block_hash": shapes.b64(bytes.fromhex(last)) if last else None,
+                "latest_block_hash": shapes.b64(bytes.fromhex(last.hash)) if head.height else None,
                 "latest_app_hash": None,
                 "latest_block_height": str(head.height),
                 "latest_block_time": shapes.amino_time(head.time),
@@ -220,7 +220,7 @@ class Methods:
         parameters (``block`` False) are those of genesis before the first block."""
         top = chain.head().height
         height = param_int(params, "height") or top
-        if height <= 0 and not (height == 0 and not block):
+        if height < 0 or (height == 0 and block):
             raise internal("height must be greater than 0")
         if height > top:
             raise internal("height must be less than or equal to the current blockchain height")
@@ -228,19 +228,11 @@ class Methods:
 
     def _records(self, chain: LocalChain, first: int, last: int) -> list[tuple[BlockRecord, int]]:
         """Blocks ``first`` to ``last``, each with the transactions up to and with it."""
-        total, out = 0, []
-        for block in chain.blocks(1, last):
+        total, out = chain.transactions_through(first - 1), []
+        for block in chain.blocks(first, last):
             total += len(block.record.get("txs", []))
-            if int(block.record["height"]) >= first:
-                out.append((block.record, total))
+            out.append((block.record, total))
         return out
-
-    def _last_record(self, chain: LocalChain) -> str | None:
-        height = chain.head().height
-        if height == 0:
-            return None
-        (block,) = chain.blocks(height, height)
-        return str(block.record["hash"])
 
     def m_block(self, params: dict[str, Any]) -> Any:
         chain = self.chain()

@@ -63,9 +63,12 @@ def tx_bytes(record: BlockRecord) -> list[bytes]:
     return [encode_tx(entry["tx"]) for entry in record.get("txs", [])]
 
 
-def header(record: BlockRecord, chain_id: str, total_txs: int) -> dict[str, Any]:
-    """A block's header; ``total_txs`` counts the transactions up to and with it."""
-    raw = tx_bytes(record)
+def header(
+    record: BlockRecord, chain_id: str, total_txs: int, raw: list[bytes] | None = None
+) -> dict[str, Any]:
+    """A block's header; ``total_txs`` counts the transactions up to and with it, ``raw``
+    is the block's transactions' bytes when the caller has them already."""
+    raw = tx_bytes(record) if raw is None else raw
     height = int(record["height"])
     return {
         "version": TM2_VERSION,
@@ -87,17 +90,20 @@ def header(record: BlockRecord, chain_id: str, total_txs: int) -> dict[str, Any]
     }
 
 
-def block_meta(record: BlockRecord, chain_id: str, total_txs: int) -> dict[str, Any]:
+def block_meta(
+    record: BlockRecord, chain_id: str, total_txs: int, raw: list[bytes] | None = None
+) -> dict[str, Any]:
     return {
         "block_id": block_id(str(record["hash"])),
-        "header": header(record, chain_id, total_txs),
+        "header": header(record, chain_id, total_txs, raw),
     }
 
 
 def block(record: BlockRecord, chain_id: str, total_txs: int) -> dict[str, Any]:
     """The ``block`` method's result."""
-    meta = block_meta(record, chain_id, total_txs)
-    data = [b64(tx) for tx in tx_bytes(record)]
+    raw = tx_bytes(record)
+    meta = block_meta(record, chain_id, total_txs, raw)
+    data = [b64(tx) for tx in raw]
     empty_commit = {"block_id": block_id(None), "precommits": None}
     return {
         "block_meta": meta,
