@@ -76,7 +76,7 @@ class Broadcaster:
                     receipt: Receipt | Refused = chain.broadcast(tx)
                 except Refused as refused:
                     receipt = refused
-                return self._answer(chain, tx_id, tx, receipt)
+                return _answer(tx_id, tx, receipt)
             waiting = Waiting(tx_id, tx)
             with self.pool_lock:
                 self.pool.append(waiting)
@@ -84,18 +84,7 @@ class Broadcaster:
             return Delivered(tx_id, _checked(tx), None, 0)
         if not waiting.done.wait(COMMIT_TIMEOUT + self.block_time) or waiting.outcome is None:
             raise TimedOut()
-        with self.lock:
-            return self._answer(LocalChain(self.home), tx_id, tx, waiting.outcome)
-
-    def _answer(
-        self, chain: LocalChain, tx_id: str, tx: Tx, outcome: Receipt | Refused
-    ) -> Delivered:
-        if isinstance(outcome, Refused):
-            refused = shapes.refused(str(outcome), outcome.kind, tx["fee"]["gas_wanted"])
-            return Delivered(tx_id, refused, None, 0)
-        found = chain.find_tx(tx_id)
-        assert found is not None, "a transaction just appended is in its block"
-        return Delivered(tx_id, _checked(tx), shapes.delivered(tx, found[2]), outcome.height)
+        return _answer(tx_id, tx, waiting.outcome)
 
     def _pooled(self, tx_id: str) -> bool:
         with self.pool_lock:
@@ -136,6 +125,16 @@ class Exists(Exception):
 class TimedOut(Exception):
     """No block took the transaction in time (tm2's words: "timed out waiting for tx to
     be included in a block")."""
+
+
+def _answer(tx_id: str, tx: Tx, outcome: Receipt | Refused) -> Delivered:
+    """A transaction's answer from what its block made of it (the receipt carries the
+    deliver data and events the log's outcome keeps)."""
+    if isinstance(outcome, Refused):
+        refused = shapes.refused(str(outcome), outcome.kind, tx["fee"]["gas_wanted"])
+        return Delivered(tx_id, refused, None, 0)
+    deliver = shapes.delivered_now(tx, outcome.result)
+    return Delivered(tx_id, _checked(tx), deliver, outcome.height)
 
 
 def _decoded(raw: bytes) -> Tx | None:

@@ -355,8 +355,7 @@ class Methods:
             receipt = chain.broadcast(tx, unsigned=True)
         except Refused as exc:
             return shapes.refused(str(exc), exc.kind, tx["fee"]["gas_wanted"])
-        outcome = {"data": receipt.result.data, "events": list(receipt.result.events)}
-        return shapes.delivered(tx, outcome)
+        return shapes.delivered_now(tx, receipt.result)
 
     # -- transactions -----------------------------------------------------------------
 

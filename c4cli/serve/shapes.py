@@ -23,6 +23,7 @@ from typing import Any
 from c4cli.address import encode_address
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.clock import parse_time
+from c4cli.chain.interface import TxOutcome
 from c4cli.chain.log import BlockRecord
 from c4cli.chain.merkle import merkle_root
 from c4cli.chain.msgs import Tx
@@ -137,6 +138,12 @@ def delivered(tx: Tx, outcome: dict[str, Any]) -> dict[str, Any]:
         "GasWanted": str(tx["fee"]["gas_wanted"]),
         "GasUsed": "0",
     }
+
+
+def delivered_now(tx: Tx, outcome: TxOutcome) -> dict[str, Any]:
+    """The deliver result of a transaction just run, from its receipt's outcome (the
+    same data and events the log's outcome keeps)."""
+    return delivered(tx, {"data": outcome.data, "events": list(outcome.events)})
 
 
 def refusal_error(text: str, kind: str) -> dict[str, Any]:
