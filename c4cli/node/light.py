@@ -22,12 +22,12 @@ from __future__ import annotations
 import base64
 import struct
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from c4cli.chain.answers import unix_time
 from c4cli.chain.merkle import merkle_root
 from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 from c4cli.errors import Unreachable
@@ -48,8 +48,8 @@ def _b64(value: Any) -> bytes:
 
 def _time(text: str) -> bytes:
     """A tm2 time (RFC 3339, nanoseconds) as amino writes it: seconds 1, nanos 2."""
-    whole, _, fraction = text.rstrip("Z").partition(".")
-    seconds = int(datetime.fromisoformat(whole).replace(tzinfo=UTC).timestamp())
+    seconds = unix_time(text)
+    fraction = text.strip().rstrip("Z").partition(".")[2]
     nanos = int((fraction + "0" * 9)[:9]) if fraction else 0
     out = field_key(1, VARINT) + encode_varint(seconds) if seconds else b""
     return out + (field_key(2, VARINT) + encode_varint(nanos) if nanos else b"")
