@@ -62,7 +62,9 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     chain = local_chain(home, "`c4 serve`")
     head, chain_id = chain.head(), chain.chain_id
     host, port = parse_listen(listen)
-    interval = 0 if block_time.strip() in ("0", "0s") else parse_duration(block_time)
+    interval = (
+        0 if block_time.strip() in ("0", "0s") else parse_duration(block_time, what="--block-time")
+    )
 
     def ready(server: Server) -> None:
         if as_json:

@@ -50,7 +50,11 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "log": [(["--from", "x"], 2), (["--forget-above", "-3"], 2)],
     "tx": [(["notbase64!!"], 2)],
     "verify": [(["--home", "{missing}"], 3)],
-    "serve": [(["--listen", "nowhere"], 2), (["--home", "{missing}"], 3)],
+    "serve": [
+        (["--listen", "nowhere"], 2),
+        (["--block-time", "soon"], 2),
+        (["--home", "{missing}"], 3),
+    ],
     "snapshot": [(["--remote", UNREACHABLE], 2), (["--home", "{missing}"], 3)],
     "revert": [(["12"], 2), (["1:0000000000000000"], 2), (["999:0000000000000000"], 2)],
     "init": [(["--clock", "sundial"], 2), (["--genesis-time", "noon"], 2)],
