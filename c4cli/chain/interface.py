@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, Protocol, TypedD
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Genesis
+    from c4cli.chain.trust import Proven
     from c4cli.chain.tx import Fee, Msg, Tx
 
 
@@ -88,6 +89,9 @@ class ListedTx(Messages):
     gas_used: int
     gas_fee: str | None
     tx: NotRequired[Tx | None]  # `c4 tx`: the transaction itself, as amino JSON
+    verified: NotRequired[bool]  # `c4 tx` on a node: its block proven, or not (why)
+    proof: NotRequired[dict[str, Any] | None]
+    unverified: NotRequired[str]
 
 
 class ListedBlock(TypedDict):
@@ -124,6 +128,10 @@ class Receipt(NamedTuple):
     # The queries the caller named to read once it landed (Chain.submit's then_read),
     # each with its answer where it came with the transaction's block.
     read_back: tuple[tuple[tuple[str, str], Answer], ...] = ()
+    # On a node: the verified header that holds it, or why it is the node's word only
+    # (``unproven``); neither on the local chain, whose every block c4 made and replays.
+    proven: Proven | None = None
+    unproven: str = ""
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's

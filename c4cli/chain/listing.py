@@ -22,6 +22,10 @@ a node; a value a chain's record does not hold is null. Its keys:
     are not listed).
 ``gas_wanted``, ``gas_used``, ``gas_fee``
     the gas asked for and used (the local chain meters none: 0) and the fee paid.
+``verified``, ``proof``, ``unverified`` (`c4 tx` and receipts, on a node only)
+    whether the block holding it is proven by the validators this home trusts:
+    ``proof`` is ``{"height", "block_hash", "signed_power", "total_power"}``
+    (null when not verified, and ``unverified`` says why: the node's word).
 
 `c4 log --json` is a list of blocks, ``{"height", "time", "hash", "txs": [...]}``:
 on the local chain every block in the range (``hash``: the log's hash chain);
@@ -38,6 +42,7 @@ from typing import TYPE_CHECKING, Any, cast
 from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import ListedBlock, ListedTx, Messages
 from c4cli.chain.msgs import Tx, msg_names, msg_signer
+from c4cli.chain.trust import Proven
 
 if TYPE_CHECKING:
     from c4cli.chain.blocks import Block
@@ -197,3 +202,29 @@ def node_tx(
         with contextlib.suppress(ValueError):
             doc["signer"] = msg_signer(tx["msg"][0])
     return doc
+
+
+def proof_fields(proven: Proven | None, unproven: str) -> dict[str, Any]:
+    """What a receipt or `c4 tx` says of its block's proof (nothing on the local chain,
+    whose blocks c4 made and replays: neither is set there)."""
+    if proven is not None:
+        proof = {
+            "height": proven.height,
+            "block_hash": proven.block_hash,
+            "signed_power": proven.signed,
+            "total_power": proven.total,
+        }
+        return {"verified": True, "proof": proof}
+    if unproven:
+        return {"verified": False, "proof": None, "unverified": unproven}
+    return {}
+
+
+def proof_line(proven: Proven | None, unproven: str) -> str:
+    """The same, as a receipt's line ("" on the local chain)."""
+    if proven is not None:
+        return (
+            f"VERIFIED:   block {proven.height} ({proven.block_hash[:16]}…) signed by "
+            f"{proven.signed} of {proven.total} voting power"
+        )
+    return f"VERIFIED:   no, the node's word: {unproven}" if unproven else ""

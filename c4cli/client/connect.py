@@ -9,9 +9,10 @@ backend class, so the same command works on both.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput
@@ -21,11 +22,13 @@ from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
+    from c4cli.chain.trust import TrustedSet, TrustStore
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader
 
 Client = TypeVar("Client", "NodeReader", "NodeChain")
 OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (gnoland.devnode.NODE_DIR)
+TRUST_NODE_WORD = "--trust-node (or $C4_TRUST_NODE=1) takes this node's word"
 
 
 def open_chain(
@@ -34,6 +37,7 @@ def open_chain(
     url: str | None = None,
     realm_path: str | None = None,
     chain_id: str | None = None,
+    trust_node: bool = False,
 ) -> Chain:
     """The chain a command line uses: the node ``url`` names (a node this home is bound
     to when it names none), else the home's own log; a home with neither is exit 3.
@@ -44,7 +48,9 @@ def open_chain(
     is, at ``realm_path`` (default the deployed realm's), and signs only for the
     ``chain_id`` given.
     """
-    return _open(_sender, home, url=url, realm_path=realm_path, chain_id=chain_id)
+    return _open(
+        _sender, home, url=url, realm_path=realm_path, chain_id=chain_id, trust_node=trust_node
+    )
 
 
 def open_reader(
@@ -53,12 +59,15 @@ def open_reader(
     url: str | None = None,
     realm_path: str | None = None,
     chain_id: str | None = None,
+    trust_node: bool = False,
 ) -> ChainReader:
     """The chain as :func:`open_chain` opens it, for a command that only asks (`c4
     query`): a node's client comes without its sending half, so nothing that signs,
     simulates or delivers is loaded; every check of the chain and its answers is the
     same."""
-    return _open(_reader, home, url=url, realm_path=realm_path, chain_id=chain_id)
+    return _open(
+        _reader, home, url=url, realm_path=realm_path, chain_id=chain_id, trust_node=trust_node
+    )
 
 
 def idle_reader(home: Path, *, url: str | None = None) -> ChainReader | None:
@@ -90,6 +99,7 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
         if not force:
             raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
         forget_remote(home)
+        _trust_file(home).forget()
     return chain
 
 
@@ -99,10 +109,13 @@ def has_chain(home: Path) -> bool:
 
 
 class Binding(NamedTuple):
-    """A home just bound to a node: the binding written, and the node's last block."""
+    """A home just bound to a node: the binding written, the node's last block, and the
+    validator set now trusted (with its fingerprint)."""
 
     remote: Remote
     head: Head
+    trusted: TrustedSet
+    fingerprint: str
 
 
 def shown_url(url: str) -> str:
@@ -113,11 +126,22 @@ def shown_url(url: str) -> str:
     return ",".join(http.redact(part) for part in transport.split_urls(url))
 
 
-def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: bool) -> Binding:
+def bind(
+    home: Path,
+    url: str,
+    realm_path: str,
+    *,
+    chain_id: str | None,
+    force: bool,
+    trust: str | None = None,
+) -> Binding:
     """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
-    ``chain_id`` (when given) and holds the realm; nothing is written before that."""
+    ``chain_id`` (when given) and holds the realm, and trust its validator set: the one
+    at the block ``trust`` names (``HEIGHT:HASH``, from a source the user trusts), else
+    the node's now (trust on first use). Nothing is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+    height, block_hash = _trust_point(trust)
     node = _reader()(NodeSpec(url, realm_path, chain_id))
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
@@ -127,9 +151,44 @@ def bind(home: Path, url: str, realm_path: str, *, chain_id: str | None, force: 
         if other != node.transport.url:
             _reader()(NodeSpec(other, realm_path, node.chain_id)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
+    source = f"--trust {height}:{block_hash}" if trust else "first use"
+    trusted, fingerprint = node.trust_anew(height=height, block_hash=block_hash, source=source)
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)
-    return Binding(remote, head)
+    _trust_file(home).save(trusted)
+    return Binding(remote, head, trusted, fingerprint)
+
+
+def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
+    """`c4 node start`: the home trusts the validators of the genesis c4 wrote, once its
+    node's last block verifies with them; the set's fingerprint."""
+    remote = read_remote(home)
+    assert remote is not None, "bound first"
+    node = _reader()(NodeSpec(remote.url, remote.realm_path, remote.chain_id))
+    trusted, fingerprint = node.trust_anew(validators=validators, source="c4 node start")
+    _trust_file(home).save(trusted)
+    return fingerprint
+
+
+def _trust_point(trust: str | None) -> tuple[int, str]:
+    """``--trust HEIGHT:HASH`` read: a block height and its hash (64 hex digits)."""
+    if trust is None:
+        return 0, ""
+    height, _, block_hash = trust.partition(":")
+    if not (height.isdigit() and 0 < int(height) < 2**63) or not re.fullmatch(
+        r"[0-9A-Fa-f]{64}", block_hash
+    ):
+        raise BadInput(
+            f"invalid --trust {trust!r}: HEIGHT:HASH, a block's height and its hash in 64 "
+            "hex digits (from a source you trust)"
+        )
+    return int(height), block_hash.upper()
+
+
+def _trust_file(home: Path) -> TrustStore:
+    from c4cli.home import trust
+
+    return trust.TrustFile(home)
 
 
 def _open(
@@ -139,6 +198,7 @@ def _open(
     url: str | None,
     realm_path: str | None,
     chain_id: str | None,
+    trust_node: bool = False,
 ) -> Client | LocalControls:
     """The node's client of ``kind`` (imported only if a node is named), else the
     home's own chain; a home with neither is exit 3."""
@@ -157,9 +217,9 @@ def _open(
     if chain_id is not None and chain_id != config.chain_id:
         raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
     _dial(config.url if url is None else url)
-    from c4cli.home.journal import Journal  # after the dial: off the network's path
+    from c4cli.home import journal as journals  # after the dial: off the network's path
 
-    journal = Journal(home)
+    journal = journals.Journal(home)
     # A home `c4 node start` made: a node that refuses the connection is most likely
     # stopped, and the command that starts it is the next step.
     own = url is None and (home / OWN_NODE).is_dir()
@@ -171,6 +231,8 @@ def _open(
             journal=journal,
             seen_height=journal.seen_height(),
             down_hint="this home's node is not running: `c4 node start` starts it" if own else "",
+            trust=None if trust_node else _trust_file(home),
+            unproven=TRUST_NODE_WORD if trust_node else "",
         )
     )
 

@@ -50,6 +50,12 @@ from c4cli.home.keys import DEV_KEY, Keyring, check_name
     help="Add or override a genesis balance (repeatable).",
 )
 @click.option("--force", is_flag=True, help="Replace an existing chain in the home.")
+@click.option(
+    "--trust",
+    metavar="HEIGHT:HASH",
+    help="With --remote: trust the validators that signed this block (its hash from a "
+    "source you trust), not the node's set on first use.",
+)
 @common_options
 def init(
     chain_id: str,
@@ -60,6 +66,7 @@ def init(
     deployer: str,
     premine: tuple[str, ...],
     force: bool,
+    trust: str | None,
     home: Path,
     as_json: bool,
 ) -> None:
@@ -74,8 +81,10 @@ def init(
     """
     url = remote_url()
     if url is not None:
-        _init_remote(home, url, chain_id, realm_path, premine, force, as_json)
+        _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
         return
+    if trust is not None:
+        raise BadInput("--trust names a node's block: it goes with --remote URL")
     chain = connect.new_local_chain(home, force=force)  # before the dev key is created
     keyring = Keyring(home)
     interval = parse_duration(block_interval, what="block interval")
@@ -139,25 +148,50 @@ def _init_remote(
     realm_path: str,
     premine: tuple[str, ...],
     force: bool,
+    trust: str | None,
     as_json: bool,
 ) -> None:
-    """`c4 init --remote URL`: bind the home to a node; no log, no genesis of our own."""
+    """`c4 init --remote URL`: bind the home to a node and trust its validator set; no
+    log, no genesis of our own."""
     if premine:
         raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
-    remote, head = connect.bind(
-        home, url, realm_path, chain_id=chain_id if given else None, force=force
+    bound = connect.bind(
+        home, url, realm_path, chain_id=chain_id if given else None, force=force, trust=trust
     )
+    remote, head, trusted = bound.remote, bound.head, bound.trusted
     shown = connect.shown_url(remote.url)
     if as_json:
         document = {**remote._asdict(), "url": shown}
-        emit_json({**document, "height": head.height, "time": format_time(head.time)})
+        emit_json(
+            {
+                **document,
+                "height": head.height,
+                "time": format_time(head.time),
+                "trust": {
+                    "height": trusted.height,
+                    "block_hash": trusted.block_hash,
+                    "validators": len(trusted.validators),
+                    "fingerprint": bound.fingerprint,
+                    "source": trusted.source,
+                },
+            }
+        )
         return
     click.echo(
         f"home {home} uses the node at {shown}: chain {remote.chain_id}, height {head.height}"
     )
     click.echo(f"realm: {realm_path}")
+    click.echo(
+        f"trusts {len(trusted.validators)} validator(s), as block {trusted.height} shows them "
+        f"({trusted.source}): fingerprint {bound.fingerprint}"
+    )
+    if trust is None:
+        click.echo(
+            "  compare it with a source you trust; `c4 init --remote URL --trust HEIGHT:HASH "
+            "--force` trusts the set that signed a block you name instead"
+        )
 
 
 def _print_time(head: Head, as_json: bool) -> None:

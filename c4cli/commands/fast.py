@@ -103,7 +103,9 @@ def open_reader(home: Path) -> ChainReader:
     without the sending half (a command line that only asks loads no signing)."""
     wanted = os.environ.get("C4_CHAIN_ID") or None
     url, realm_path = line.remote_url(), line.remote_realm_path()
-    return connect.open_reader(home, url=url, realm_path=realm_path, chain_id=wanted)
+    return connect.open_reader(
+        home, url=url, realm_path=realm_path, chain_id=wanted, trust_node=line.trust_node()
+    )
 
 
 def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
@@ -117,10 +119,13 @@ def open_chain(home: Path, *, chain_id: str | None = None) -> Chain:
     wanted = chain_id or os.environ.get("C4_CHAIN_ID") or None
     url, realm_path = line.remote_url(), line.remote_realm_path()
     opened = line.opened()
-    key = (home, url, realm_path, wanted)
+    trust_node = line.trust_node()
+    key = (home, url, realm_path, wanted, trust_node)
     if key in opened:
         return opened[key]
-    chain = connect.open_chain(home, url=url, realm_path=realm_path, chain_id=wanted)
+    chain = connect.open_chain(
+        home, url=url, realm_path=realm_path, chain_id=wanted, trust_node=trust_node
+    )
     if chain.fills_in_fee:  # a node's client (the local chain reads its log afresh)
         opened[key] = chain
     return chain

@@ -69,6 +69,16 @@ def remote_realm_path() -> str | None:
     return path
 
 
+def trust_node_from_env() -> bool:
+    return os.environ.get("C4_TRUST_NODE", "") not in ("", "0")
+
+
+def trust_node() -> bool:
+    """Whether --trust-node (or $C4_TRUST_NODE=1) takes the node's word for its blocks."""
+    taken: bool = from_group("trust_node", trust_node_from_env)()
+    return taken
+
+
 def remote_url() -> str | None:
     """The node --remote (or $C4_REMOTE) names for this command line, if any."""
     url: str | None = from_group("remote", remote_from_env)()

@@ -125,6 +125,7 @@ def start(
             realm_path = bound.realm_path
         running.launch(detach=True)  # on its RPC port of before: a saved URL still serves
         write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
+        connect.trust_own_node(home, running.genesis_validators())
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
     if not realm_path.startswith("gno.land/r/"):
@@ -157,6 +158,7 @@ def start(
         raise
     _set_aside_journal(home)
     write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
+    connect.trust_own_node(home, nodes[0].genesis_validators())
     owner = DEV_KEY
     if deployer != DEV_KEY:
         _hand_over(home, deployer)
@@ -189,6 +191,7 @@ def _start_network_again(
     bound = read_remote(home)
     realm_path = bound.realm_path if bound is not None else DEFAULT_REALM_PATH
     write_remote(home, Remote(",".join(network.urls), _devnode().CHAIN_ID, realm_path))
+    connect.trust_own_node(home, network.nodes[0].genesis_validators())
     started = [network.nodes[i] for i in wanted if i not in already]
     _report(home, realm_path, started, fresh=False, owner=DEV_KEY, as_json=as_json, network=network)
 

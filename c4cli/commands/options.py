@@ -21,6 +21,7 @@ from c4cli.commands.line import (
     home_from_env,
     realm_path_from_env,
     remote_from_env,
+    trust_node_from_env,
 )
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import set_quiet
@@ -74,6 +75,18 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
     )
 
 
+def _trust_node(*, expose: bool = False) -> Callable[[F], F]:
+    return click.option(
+        "--trust-node",
+        is_flag=True,
+        default=from_group("trust_node", trust_node_from_env),
+        callback=_remember,
+        expose_value=expose,
+        help="Take the node's word for its blocks instead of checking its validators' "
+        "signatures (a node you run yourself; $C4_TRUST_NODE=1 too).",
+    )
+
+
 def _quiet_given(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
         set_quiet(True)
@@ -114,9 +127,9 @@ def json_option(func: F) -> F:
 
 
 def common_options(func: F) -> F:
-    """--home, --json, --remote and --quiet: every command takes them (a group passes
-    them down)."""
-    return home_option(json_option(_remote()(quiet_option(func))))
+    """--home, --json, --remote, --trust-node and --quiet: every command takes them (a
+    group passes them down)."""
+    return home_option(json_option(_remote()(_trust_node()(quiet_option(func)))))
 
 
 def local_options(func: F) -> F:
@@ -131,10 +144,12 @@ def local_group_options(func: F) -> F:
 
 
 def group_options(func: F) -> F:
-    """--home, --json, --remote and --quiet on a group, for the commands below it (``c4
-    --home X lobby``), and --realm-path, the realm that --remote acts on for a home bound
-    to no node."""
-    return _home(expose=False)(_json(expose=False)(_remote()(quiet_option(_realm_path(func)))))
+    """--home, --json, --remote, --trust-node and --quiet on a group, for the commands
+    below it (``c4 --home X lobby``), and --realm-path, the realm that --remote acts on
+    for a home bound to no node."""
+    return _home(expose=False)(
+        _json(expose=False)(_remote()(_trust_node()(quiet_option(_realm_path(func)))))
+    )
 
 
 if TYPE_CHECKING:  # click's ParamType is generic from 8.3 on; 8.2 takes no argument

@@ -27,6 +27,7 @@ from c4cli.chain.interface import (
     Signer,
     ThenRead,
 )
+from c4cli.chain.listing import proof_fields, proof_line
 from c4cli.chain.msgs import Fee
 from c4cli.chain.paths import ACCOUNTS
 from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
@@ -293,7 +294,8 @@ def gnokey_receipt(receipt: Receipt) -> str:
         f"INFO:       {printable(receipt.info)}",
         f"TX HASH:    {receipt.result.hash}",
     ]
-    return "\n".join(lines)
+    proof = proof_line(receipt.proven, receipt.unproven)
+    return "\n".join([*lines, proof] if proof else lines)
 
 
 def receipt_json(
@@ -319,6 +321,7 @@ def receipt_json(
         "events": typed_events(receipt),
         "info": receipt.info,
     }
+    document.update(proof_fields(receipt.proven, receipt.unproven))
     if receipt.simulated:
         document["simulated"] = True
     if game is not None:

@@ -271,6 +271,13 @@ class DevNode:
         """The node's P2P id, as its peers name it."""
         return self.secrets("get", "node_id.id").strip().strip('"')
 
+    def genesis_validators(self) -> list[dict[str, Any]]:
+        """The validators this node's genesis names (address, public key, power)."""
+        validators: list[dict[str, Any]] = json.loads((self.dir / "genesis.json").read_text())[
+            "validators"
+        ]
+        return validators
+
     def tail(self) -> str:
         path = self.dir / "gnoland.log"
         return path.read_text(errors="replace")[-2000:].strip() if path.exists() else ""

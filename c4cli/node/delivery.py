@@ -200,11 +200,15 @@ class Delivery:
         already, and the bytes go to this one node, once.
         """
         params = {"tx": base64.b64encode(raw).decode()}
+        verified = self.reader.verifier is not None
         found = self.reader.transport.send(
             [
                 Call("broadcast_tx_commit", params),
                 Call("block", {}),
-                Call("status", {}),
+                # Where blocks are verified, the last block's commit (its validators'
+                # signatures) rides along instead of the status: the proven header is
+                # the height, and no request more is made for the proof.
+                Call("commit", {}) if verified else Call("status", {}),
                 *read_calls(reads),
             ],
             timeout=block_timeout(),
@@ -214,9 +218,12 @@ class Delivery:
             raise answer
         if len(found) == 1:
             return answer, None
-        _, block, status, *read = found
+        _, block, third, *read = found
         block = None if isinstance(block, Unreachable) else block
-        return answer, Landing(tx_id, block, reads, read, height_of(status))
+        if verified:
+            commit = None if isinstance(third, Unreachable) else third
+            return answer, Landing(tx_id, block, reads, read, 0, commit)
+        return answer, Landing(tx_id, block, reads, read, height_of(third))
 
     def _find_or_pending(self, sent: Sent, why: str, then_read: ThenRead | None) -> Receipt:
         found = self._look_up(sent)

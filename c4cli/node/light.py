@@ -20,6 +20,7 @@ hold every landed transaction to it is issue 40's next step.
 from __future__ import annotations
 
 import base64
+import hashlib
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -142,6 +143,12 @@ def validators_hash(validators: Sequence[Mapping[str, Any]]) -> bytes | None:
     return merkle_root(leaves)
 
 
+def data_hash(txs: Sequence[str]) -> bytes | None:
+    """The data hash a header gives its block's transactions (base64, as a block
+    answer lists them): the Merkle root of each one's SHA-256."""
+    return merkle_root([hashlib.sha256(_b64(tx)).digest() for tx in txs])
+
+
 def verify_commit(
     chain_id: str,
     header: Mapping[str, Any],
@@ -153,35 +160,82 @@ def verify_commit(
     height = header.get("height")
     if _b64(header.get("validators_hash")) != validators_hash(validators):
         raise Unverified(f"block {height}: its validators are not the set trusted")
-    own = header_hash(header)
-    signed = _b64((commit.get("block_id") or {}).get("hash"))
-    if own is None or own != signed:
-        raise Unverified(f"block {height}: its header does not hash to the block id signed")
-    total = sum(int(v["voting_power"]) for v in validators)
-    power = 0
+    own = signed_hash(header, commit)
     precommits = commit.get("precommits") or []
     if len(precommits) > len(validators):
         raise Unverified(f"block {height}: more precommits than validators")
+    signers = {}
     for index, vote in enumerate(precommits):
         if vote is None:
             continue  # that validator did not sign in time
         validator = validators[index]
         if vote.get("validator_address") != validator.get("address"):
             raise Unverified(f"block {height}: precommit {index} is not its validator's")
+        signers[index] = validator
+    total = sum(int(v["voting_power"]) for v in validators)
+    power = _tally(chain_id, height, own, precommits, signers)
+    if 3 * power <= 2 * total:
+        raise Unverified(
+            f"block {height}: signed by {power} of {total} voting power, not more than 2/3"
+        )
+    return power
+
+
+def trusted_power(
+    chain_id: str,
+    header: Mapping[str, Any],
+    commit: Mapping[str, Any],
+    trusted: Sequence[Mapping[str, Any]],
+) -> int:
+    """The voting power of the ``trusted`` set (an earlier one) that signed ``header``:
+    its validators found among the commit's by address and key. A header signed by
+    another set is believed when more than a third of the trusted power signed it (at
+    least one honest validator vouches for the new set, as Tendermint's light client
+    holds it)."""
+    height = header.get("height")
+    own = signed_hash(header, commit)
+    known = {str(v.get("address")): v for v in trusted}
+    signers = {}
+    for index, vote in enumerate(commit.get("precommits") or []):
+        validator = None if vote is None else known.get(str(vote.get("validator_address")))
+        if validator is not None:
+            signers[index] = validator
+    return _tally(chain_id, height, own, commit.get("precommits") or [], signers)
+
+
+def signed_hash(header: Mapping[str, Any], commit: Mapping[str, Any]) -> bytes:
+    """The header's own hash, once it is the block id its commit signed."""
+    own = header_hash(header)
+    signed = _b64((commit.get("block_id") or {}).get("hash"))
+    if own is None or own != signed:
+        raise Unverified(
+            f"block {header.get('height')}: its header does not hash to the block id signed"
+        )
+    return own
+
+
+def _tally(
+    chain_id: str,
+    height: Any,
+    own: bytes,
+    precommits: Sequence[Any],
+    signers: Mapping[int, Mapping[str, Any]],
+) -> int:
+    """The voting power of ``signers`` (precommit index: its validator) whose precommit
+    for the block ``own`` verifies; a signature that does not is a forgery."""
+    power = 0
+    for index, validator in signers.items():
+        vote = precommits[index]
         if int(vote["type"]) != PRECOMMIT or str(vote["height"]) != str(height):
             raise Unverified(f"block {height}: precommit {index} is not for this block")
         if _b64((vote.get("block_id") or {}).get("hash")) != own:
             continue  # a vote for nil or another block counts for nothing
         if validator["pub_key"].get("@type") != ED25519:
             raise Unverified(f"block {height}: validator {index} has no ed25519 key")
-        key = Ed25519PublicKey.from_public_bytes(_b64(validator["pub_key"]["value"]))
         try:
+            key = Ed25519PublicKey.from_public_bytes(_b64(validator["pub_key"]["value"]))
             key.verify(_b64(vote.get("signature")), vote_sign_bytes(chain_id, vote))
-        except InvalidSignature:
+        except (InvalidSignature, ValueError):
             raise Unverified(f"block {height}: precommit {index}'s signature is forged") from None
         power += int(validator["voting_power"])
-    if 3 * power <= 2 * total:
-        raise Unverified(
-            f"block {height}: signed by {power} of {total} voting power, not more than 2/3"
-        )
     return power

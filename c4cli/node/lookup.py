@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from c4cli.address import package_address
 from c4cli.chain import answers
@@ -18,10 +18,12 @@ from c4cli.chain.amino import DecodeError, decode_tx
 from c4cli.chain.answers import TxAnswer
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import ListedTx
-from c4cli.chain.listing import node_tx
+from c4cli.chain.listing import node_tx, proof_fields
 from c4cli.chain.msgs import Tx
+from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
+from c4cli.node.light import Unverified
 from c4cli.node.reader import NodeReader, Query
 from c4cli.node.transport import Call, NodeSaid
 
@@ -75,33 +77,62 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
         tx: Tx | None = decode_tx(raw)
     except (DecodeError, UnicodeDecodeError):
         tx = None  # bytes the node took but c4 cannot read: shown without them
-    doc = node_tx(found, format_time(reader.block_time(height)), (values, paid, error), tx)
+    if reader.verifier is not None:
+        try:
+            proven = block_holding(reader, height, raw).proven
+        except Unverified as unverified:
+            raise Unverified(f"{unverified}: transaction {tx_hash} is not believed") from None
+        moment = 0 if proven is None else proven.time
+    else:
+        proven, moment = None, reader.block_time(height)
+    doc = node_tx(found, format_time(moment), (values, paid, error), tx)
     doc["hash"], doc["height"], doc["tx"] = tx_hash, height, tx
+    doc.update(proof_fields(proven, reader.unproven))  # type: ignore[typeddict-item]
     return doc, raw
 
 
-def block_holding(
-    reader: NodeReader, height: int, raw: bytes, reads: Sequence[Query] = (), block: Any = None
-) -> tuple[int, list[Any]]:
-    """Block ``height``'s time, once it is seen to hold ``raw`` (a broadcast's answer is
-    believed only if the block it names has the transaction in it), and what came for
-    ``reads`` asked with it.
+class Held(NamedTuple):
+    """A block seen to hold a transaction: its time, what came for the reads asked with
+    it, and its header's proof (None where the node's word is taken)."""
 
-    ``block`` is that block's answer if it came already; else it is asked for, with
-    ``reads`` (queries as (path, data)) at the last block in the same request."""
+    time: int
+    found: list[Any]
+    proven: Proven | None
+
+
+def block_holding(
+    reader: NodeReader,
+    height: int,
+    raw: bytes,
+    reads: Sequence[Query] = (),
+    block: Any = None,
+    commit: Any = None,
+) -> Held:
+    """Block ``height``, once it is seen to hold ``raw`` (a broadcast's answer is believed
+    only if the block it names has the transaction in it) and, where blocks are
+    verified, proven by its validators' signatures (else Unverified: not believed).
+
+    ``block`` (and ``commit``) are that block's answers if they came already; else
+    they are asked for, with ``reads`` (queries as (path, data)) at the last block in
+    the same request."""
     found: list[Any] = []
     if block is None:
-        block, found = reader.block_with(height, reads)
+        block, commit, found = reader.block_with(height, reads)
     txs = answers.field(reader.redacted, block, "block", "data", "txs")
     if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
         raise Unreachable(
             f"{reader.redacted} said the transaction is in block {height}, "
             "but that block does not hold it"
         )
+    if str(answers.field(reader.redacted, block, "block", "header", "height")) != str(height):
+        raise Unreachable(f"{reader.redacted} answered block {height} with another block")
+    if reader.verifier is not None:
+        proven = reader.verifier.block(block, commit)
+        return Held(proven.time, found, proven)
     moment = answers.unix_time(
         str(answers.field(reader.redacted, block, "block", "header", "time"))
     )
-    return moment, found
+    return Held(moment, found, None)
 
 
 def transfers(realm_path: str, events: list[Any]) -> list[tuple[str, int]]:

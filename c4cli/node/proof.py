@@ -12,7 +12,8 @@ the one transaction that took S. Reading every block of that range tells which:
   ``block_results``);
 - not there, in a range read to its end: another transaction of the account took
   S, and this one can never land (superseded). The taker is named when its
-  signature verifies for S.
+  signature verifies for S; where blocks are verified, only a taker named in a
+  block proven by the validators' signatures drops it.
 
 Anything short of that (a node that does not answer, a block that would not
 come, a node behind the range, a range longer than :data:`SCAN_LIMIT`) proves
@@ -94,18 +95,28 @@ def fate_from_blocks(
         )
     mine = base64.b64encode(raw).decode()
     taker: tuple[str, int] | None = None
-    for height, txs in _blocks_with_txs(reader, first, head):
+    for height, txs, block in _blocks_with_txs(reader, first, head):
         if mine in txs:
             return Fate(_result(reader, height, txs.index(mine), mine), "", height)
         if taker is None:
             taker = _taker(reader, signer, txs, number, sequence, height)
+            if taker is not None and reader.verifier is not None:
+                reader.verifier.block(block)  # the taker's block, proven (or Unverified)
+    if taker is None and reader.verifier is not None:
+        # Where blocks are verified, only a proven block holding the transaction that
+        # took the sequence drops this one: a node's word that it is nowhere is not.
+        raise Unreachable(
+            f"{reader.redacted} showed no block that holds the transaction that took "
+            f"sequence {sequence}: nothing is proven"
+        )
     tx_hash, height = taker or ("", 0)
     return Fate(None, tx_hash, height)
 
 
 def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
     """Each block from ``first`` to ``last`` that holds transactions, as (height, its
-    transactions in base64), every height of the range accounted for."""
+    transactions in base64, the block's answer), every height of the range accounted
+    for."""
     for start in range(first, last + 1, METAS * CALLS):
         ranges = [
             (low, min(low + METAS - 1, last))
@@ -129,7 +140,7 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
                 txs = answers.field(reader.redacted, block, "block", "data", "txs")
                 if not isinstance(txs, list) or not txs:
                     raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
-                yield height, [str(tx) for tx in txs]
+                yield height, [str(tx) for tx in txs], block
 
 
 def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:

@@ -18,9 +18,11 @@ from typing import Any
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.chain.paths import GASPRICE, SIMULATE
+from c4cli.chain.trust import TrustedSet
 from c4cli.errors import BadInput, Refused, Unreachable
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import Call, Link, Transport
+from c4cli.node.verify import Verifier, establish, fingerprint
 
 Query = tuple[str, str]  # (path, data), asked at the last block
 
@@ -36,15 +38,26 @@ def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
         down_hint=spec.down_hint,
         link=link,
     )
-    return NodeReader(transport, spec.realm_path)
+    verifier = None if spec.trust is None else Verifier(transport, spec.trust)
+    return NodeReader(transport, spec.realm_path, verifier, spec.unproven)
 
 
 class NodeReader:
     """The chain a transport leads to, as a query sees it (the ChainReader interface)."""
 
-    def __init__(self, transport: Transport, realm_path: str) -> None:
+    def __init__(
+        self,
+        transport: Transport,
+        realm_path: str,
+        verifier: Verifier | None = None,
+        unproven: str = "",
+    ) -> None:
         self.transport = transport
         self._realm_path = realm_path
+        # Blocks, heights and times held to the home's validators; None: the node's word,
+        # for the reason ``unproven`` says (every receipt says it).
+        self.verifier = verifier
+        self.unproven = unproven
 
     @property
     def redacted(self) -> str:
@@ -71,6 +84,11 @@ class NodeReader:
         return True
 
     def head(self) -> Head:
+        """The chain's last block: its header proven by the trusted validators' signatures
+        (a height or a time a node cannot prove is refused), else the node's status."""
+        if self.verifier is not None:
+            proven = self.verifier.latest()
+            return Head(proven.height, proven.time)
         status = self.transport.status()
         height = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
         if not height.isdigit() or len(height) > 18:
@@ -114,30 +132,62 @@ class NodeReader:
     def block(self, height: int) -> Any:
         return self.transport.call("block", {"height": str(height)})
 
-    def block_with(self, height: int, reads: Sequence[Query]) -> tuple[Any, list[Any]]:
-        """``block`` at ``height``, and ``reads`` asked at the last block in the same
-        request (each answer a result, or the Unreachable it made). The node answers a
-        batch's calls in order: they see at least that block.
+    def block_with(self, height: int, reads: Sequence[Query]) -> tuple[Any, Any, list[Any]]:
+        """``block`` at ``height``, its ``commit`` when blocks are verified (else None),
+        and ``reads`` asked at the last block, all in one request (each read's answer a
+        result, or the Unreachable it made). The node answers a batch's calls in
+        order: the reads see at least that block.
 
         The reads are a saving, never a condition: when the request fails (a read
-        held it past the timeout) or the block did not come with it, the block is
-        asked alone, as it would have been without them."""
+        held it past the timeout) or the block did not come with it, the block (and
+        its commit) are asked again without them."""
+        asked = [Call("block", {"height": str(height)})]
+        if self.verifier is not None:
+            asked.append(Call("commit", {"height": str(height)}))
         if reads:
             try:
-                block, *found = self.transport.calls(
-                    [Call("block", {"height": str(height)}), *read_calls(reads)]
-                )
+                found = self.transport.calls([*asked, *read_calls(reads)])
             except Unreachable:
-                block, found = None, []
-            if block is not None and not isinstance(block, Unreachable):
-                return block, found
-        return self.block(height), []
+                found = []
+            if found and not isinstance(found[0], Unreachable):
+                commit = found[1] if self.verifier is not None else None
+                return found[0], _result(commit), found[len(asked) :]
+        if len(asked) == 1:
+            return self.block(height), None, []
+        block, commit = self.transport.calls(asked)
+        if isinstance(block, Unreachable):
+            raise block
+        return block, _result(commit), []
 
     def block_time(self, height: int) -> int:
+        """Block ``height``'s time: its proven header's where blocks are verified."""
+        if self.verifier is not None:
+            return self.verifier.at(height).time
         block = self.block(height)
         return answers.unix_time(
             str(answers.field(self.redacted, block, "block", "header", "time"))
         )
+
+    def trust_anew(
+        self,
+        *,
+        height: int = 0,
+        block_hash: str = "",
+        validators: Sequence[dict[str, Any]] | None = None,
+        source: str,
+    ) -> tuple[TrustedSet, str]:
+        """A validator set to trust from now on, and its fingerprint: the node's at
+        ``height`` (0: its last block) held to ``block_hash`` if given, or
+        ``validators`` known beforehand; its block's commit verifies with it."""
+        trusted = establish(
+            self.transport,
+            self.chain_id,
+            height=height,
+            block_hash=block_hash,
+            validators=validators,
+            source=source,
+        )
+        return trusted, fingerprint(trusted)
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""
@@ -230,6 +280,11 @@ class Ahead:
             found = self.reader.transport.calls(read_calls([(p, "") for p in waiting]))
             self._keep(waiting, found)
         return self._kept.pop(path, None)
+
+
+def _result(answer: Any) -> Any:
+    """A batch's answer as a value: None for one that failed (it is asked again)."""
+    return None if isinstance(answer, Unreachable) else answer
 
 
 def account_path(signer: Signer) -> str:

@@ -18,6 +18,7 @@ from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.chain.msgs import Tx, msg_names
 from c4cli.errors import Refused, Unreachable
+from c4cli.node.light import Unverified
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
 
@@ -36,6 +37,7 @@ class Landing(NamedTuple):
     reads: list[Query]
     found: list[Any]
     head: int
+    commit: Any = None  # the last block's commit, where blocks are verified
 
 
 class Landed:
@@ -57,8 +59,16 @@ class Landed:
         then_read: ThenRead | None = None,
     ) -> Receipt:
         """The receipt of a transaction in block ``height``, checked against that block,
-        journaled; a refusal by the realm or the VM raises Refused saying what it cost."""
-        receipt, error = self._receipt(signer, tx, tx_id, found, height, landing, then_read)
+        journaled; a refusal by the realm or the VM raises Refused saying what it cost.
+        A block that cannot be proven leaves it pending (Unverified, exit 4)."""
+        try:
+            receipt, error = self._receipt(signer, tx, tx_id, found, height, landing, then_read)
+        except Unverified as unverified:
+            raise Unverified(
+                f"{unverified}: not believed; the transaction was sent (TX HASH {tx_id}) and "
+                f"is pending, not proven landed: `c4 tx {tx_id}` looks again, and the next "
+                "transaction of this account settles it first"
+            ) from None
         outbox.landed(tx_id, height)
         fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
         if self.journal is not None:
@@ -113,14 +123,15 @@ class Landed:
             data=data,
             transfers=() if error else tuple(transfers(self.reader.realm_path, events)),
         )
-        block, came = _block_came(landing, tx_id, height)
+        block, commit, came = _block_came(landing, tx_id, height)
         reads = [] if error or block is not None else reads_after(self.reader, then_read, result)
-        time, asked = block_holding(self.reader, height, encode_tx(tx), reads, block=block)
-        kept = _answers(self.reader, came or list(zip(reads, asked, strict=False)))
-        self._head_reaches(height, 0 if landing is None else landing.head)
+        held = block_holding(self.reader, height, encode_tx(tx), reads, block, commit)
+        kept = _answers(self.reader, came or list(zip(reads, held.found, strict=False)))
+        if held.proven is None:
+            self._head_reaches(height, 0 if landing is None else landing.head)
         receipt = Receipt(
             height=height,
-            time=time,
+            time=held.time,
             result=result,
             gas_used=gas_used,
             events=answers.gnokey_events(events),
@@ -130,25 +141,29 @@ class Landed:
             ),
             info=str(base.get("Info") or ""),
             read_back=kept,
+            proven=held.proven,
+            unproven="" if held.proven is not None else self.reader.unproven,
         )
         return receipt, error
 
 
 def _block_came(
     landing: Landing | None, tx_id: str, height: int
-) -> tuple[Any, list[tuple[Query, Any]]]:
-    """Block ``height`` if it came with the answer to the broadcast of ``tx_id`` (the last
-    block then), and the reads that came with it when they ran after that block; None
-    when another block came (or none): it is asked for."""
+) -> tuple[Any, Any, list[tuple[Query, Any]]]:
+    """Block ``height`` and its commit if they came with the answer to the broadcast of
+    ``tx_id`` (the last block then), and the reads that came with it when they ran
+    after that block; None when another block came (or none): it is asked for."""
     if landing is None or landing.tx_id != tx_id or landing.block is None:
-        return None, []
+        return None, None, []
     try:
         came = int(landing.block["block"]["header"]["height"])
     except (KeyError, TypeError, ValueError):
-        return None, []
+        return None, None, []
     # The reads ran after the transaction's block was committed: they show it.
     reads = [] if came < height else list(zip(landing.reads, landing.found, strict=False))
-    return (landing.block if came == height else None), reads
+    if came != height:
+        return None, None, reads
+    return landing.block, landing.commit, reads
 
 
 def _answers(

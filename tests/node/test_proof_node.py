@@ -271,11 +271,16 @@ def test_two_homes_of_one_key_never_claim_each_others_transaction(
 FAR = 999_999_999
 
 
-def test_a_forged_block_far_ahead_never_raises_the_seen_height(bound: Home, gno_node: Any) -> None:
+@pytest.mark.parametrize("trust_node", [False, True], ids=["verified", "trust-node"])
+def test_a_forged_block_far_ahead_never_raises_the_seen_height(
+    bound: Home, gno_node: Any, trust_node: bool
+) -> None:
     """A proxy forges the broadcast's success and the block that holds it at height
-    999999999 (never forwarding the bytes): the node's own status is far below, so the
-    landing is not believed. The transaction stays pending, the home's seen height is
-    unchanged, and an honest node still serves every command."""
+    999999999 (never forwarding the bytes). Verified, the block's transactions do not
+    hash to its header's data hash (nor its header to what the validators signed);
+    with --trust-node, the node's own status is far below. Either way the landing is
+    not believed: the transaction stays pending, the home's seen height is unchanged,
+    and an honest node still serves every command."""
     to = stranger()
 
     def forged(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
@@ -303,6 +308,7 @@ def test_a_forged_block_far_ahead_never_raises_the_seen_height(bound: Home, gno_
         result = bound.run(
             "--remote",
             proxy.url,
+            *(["--trust-node"] if trust_node else []),
             "send",
             "--to",
             to,
@@ -312,7 +318,11 @@ def test_a_forged_block_far_ahead_never_raises_the_seen_height(bound: Home, gno_
             env={"C4_TIMEOUT": "2"},
         )
     assert result.exit_code == 4, result.output
-    assert f"said the transaction is in block {FAR}, but its own status is at" in result.stderr
+    if trust_node:
+        said = f"said the transaction is in block {FAR}, but its own status is at"
+    else:
+        said = f"block {FAR}: its transactions do not hash to its data hash: not believed"
+    assert said in result.stderr and result.stderr.count("\n") == 1
     assert "is pending" in result.stderr
     pending = re.search(r"TX HASH (\S+)\)", result.stderr)
     assert pending is not None and status_of(bound, pending.group(1)) == "pending"

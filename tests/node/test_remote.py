@@ -512,7 +512,11 @@ def test_log_tx_and_a_games_history_on_the_node(
     paid = {"to": remote.address(second), "amount": "1900000ugnot"}
     assert last["transfers"] == [paid]
     shown = remote.json("tx", resigned["hash"])
-    assert set(shown) == LISTED_TX_KEYS | {"tx"} and shown["transfers"] == [paid]
+    assert set(shown) == LISTED_TX_KEYS | {"tx", "verified", "proof"}
+    assert shown["transfers"] == [paid] and shown["verified"] is True
+    # Its block is proven by the set the home trusts since `c4 init --remote`.
+    assert shown["proof"]["height"] == shown["height"]
+    assert shown["proof"]["signed_power"] * 3 > shown["proof"]["total_power"] * 2
     assert f"paid:     1900000ugnot to {second} (" in remote.ok("tx", resigned["hash"]).stdout
     # This home sent every move: the order is known, and how the game ended.
     assert remote.json("board", game)["moves"] == "43"
@@ -535,7 +539,8 @@ def test_log_tx_and_a_games_history_on_the_node(
     # Another home's transaction: read from its bytes, as the sender's own home lists it.
     foreign = other.json("tx", resigned["hash"])
     own = remote.json("tx", resigned["hash"])
-    assert set(foreign) == LISTED_TX_KEYS | {"tx"} and foreign["func"] == "Resign"
+    assert set(foreign) == LISTED_TX_KEYS | {"tx", "verified", "proof"}
+    assert foreign["func"] == "Resign" and foreign["verified"] is True
     assert foreign["signer"] == own["signer"] and foreign["args"] == own["args"]
     assert foreign["tx"]["signatures"] == own["tx"]["signatures"]
     assert foreign["transfers"] == [paid] and other.json("log") == []

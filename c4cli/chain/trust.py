@@ -1,0 +1,45 @@
+"""What a node client proves of a node's blocks, and the validator set it holds them to.
+
+A :class:`TrustedSet` is kept by the home (``trust.toml``, :mod:`c4cli.home.trust`)
+and handed to the node client as a :class:`TrustStore`, as the journal is; a
+:class:`Proven` block rides in each receipt (:class:`~c4cli.chain.interface.Receipt`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+
+class Proven(NamedTuple):
+    """A block proven by the validators' signatures: its height, hash (hex), time, and
+    the voting power that signed it of the trusted set's whole."""
+
+    height: int
+    block_hash: str
+    time: int
+    signed: int
+    total: int
+
+
+class TrustedSet(NamedTuple):
+    """The validator set a home trusts for a node's chain (``trust.toml``): read at block
+    ``height`` (its hash, and the hash of the set named to follow it, hex), each
+    validator as tm2's ``validators`` lists one, and how the trust came (``source``)."""
+
+    chain_id: str
+    height: int
+    block_hash: str
+    next_hash: str
+    validators: tuple[dict[str, Any], ...]
+    source: str
+
+
+class TrustStore(Protocol):
+    """Where a node client keeps the validator set it trusts: the home's ``trust.toml``
+    (:mod:`c4cli.home.trust`), handed in by whoever opens the node, as the journal is."""
+
+    def load(self) -> TrustedSet | None: ...
+
+    def save(self, trusted: TrustedSet) -> None: ...
+
+    def forget(self) -> None: ...

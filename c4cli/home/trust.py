@@ -1,0 +1,119 @@
+"""The validator set a home trusts for its node's chain: ``<home>/trust.toml``.
+
+Written when trust is first placed (`c4 init --remote`, on first use or from
+``--trust HEIGHT:HASH``; `c4 node start`, from its own genesis) and again only when
+the node client follows a change of the set through headers the trusted set
+signed. Every landed transaction, height and block time c4 reports of the node is
+held to it (:mod:`c4cli.node.verify`)::
+
+    chain_id = "dev"
+    height = 12
+    block_hash = "3F1A…"          # the header read at that height (hex)
+    next_hash = "9C0B…"           # its next_validators_hash (hex)
+    source = "first use"
+
+    [[validators]]
+    address = "g1…"
+    pub_key_type = "/tm.PubKeyEd25519"
+    pub_key = "base64…"
+    power = 1
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import rtoml
+import tomli_w
+
+from c4cli.chain.trust import TrustedSet
+from c4cli.errors import HomeDamaged
+from c4cli.files import write_private
+
+TRUST = "trust.toml"
+
+
+class TrustFile:
+    """A home's ``trust.toml``: the TrustStore a node client is handed."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = home / TRUST
+
+    def load(self) -> TrustedSet | None:
+        """The set trusted, or None for a home that trusts none yet."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise HomeDamaged(f"cannot read {self.path}: {exc}") from None
+        try:
+            document = rtoml.loads(text)
+            validators = tuple(_validator(row) for row in document["validators"])
+            trusted = TrustedSet(
+                chain_id=_text(document["chain_id"]),
+                height=int(document["height"]),
+                block_hash=_text(document["block_hash"]),
+                next_hash=_text(document["next_hash"]),
+                validators=validators,
+                source=_text(document["source"]),
+            )
+        except (rtoml.TomlParsingError, KeyError, TypeError, ValueError):
+            raise HomeDamaged(
+                f"{self.path} is not a trusted validator set: `c4 init --remote URL --force` "
+                "places trust again"
+            ) from None
+        if trusted.height < 1 or not validators:
+            raise HomeDamaged(f"{self.path} trusts no validator at no height")
+        return trusted
+
+    def save(self, trusted: TrustedSet) -> None:
+        document = {
+            "chain_id": trusted.chain_id,
+            "height": trusted.height,
+            "block_hash": trusted.block_hash,
+            "next_hash": trusted.next_hash,
+            "source": trusted.source,
+            "validators": [
+                {
+                    "address": str(v["address"]),
+                    "pub_key_type": str(v["pub_key"]["@type"]),
+                    "pub_key": str(v["pub_key"]["value"]),
+                    "power": int(v["voting_power"]),
+                }
+                for v in trusted.validators
+            ],
+        }
+        header = (
+            f"# The validator set this home trusts for chain {trusted.chain_id!r}: every block\n"
+            "# c4 reports of its nodes must carry their signatures (see SECURITY.md).\n"
+        )
+        write_private(
+            self.path,
+            (header + tomli_w.dumps(document)).encode(),
+            fault="trust-write",
+            consequence="nothing was trusted",
+        )
+
+    def forget(self) -> None:
+        """No set trusted any more (a home bound anew)."""
+        self.path.unlink(missing_ok=True)
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not text")
+    return value
+
+
+def _validator(row: Any) -> dict[str, Any]:
+    """A validator of the file, in the shape tm2's ``validators`` answers."""
+    power = row["power"]
+    if not isinstance(power, int) or isinstance(power, bool) or power <= 0:
+        raise ValueError("a validator's power is a positive integer")
+    return {
+        "address": _text(row["address"]),
+        "pub_key": {"@type": _text(row["pub_key_type"]), "value": _text(row["pub_key"])},
+        "voting_power": str(power),
+    }

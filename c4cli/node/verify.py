@@ -1,0 +1,303 @@
+"""The node client's light client: what a node says of its blocks, proven or refused.
+
+A home trusts one validator set (its ``trust.toml``, a :class:`TrustStore`). A block
+is believed when its header hashes to the block id that more than two thirds of
+that set's voting power signed (:func:`~c4cli.node.light.verify_commit`) and its
+transactions hash to the header's data hash. A header whose validators are another
+set is believed only through the set already trusted, as Tendermint's light
+client skips: the new set must hash to the header's ``validators_hash``, sign it by
+more than two thirds, and more than a third of the trusted power must have signed
+it too (or, for the block right after the trusted one, the new set must be the one
+that block named next). When the old set vouches too little, a header half way is
+proven first (bisection); a change that cannot be followed so is refused (exit 4)
+and never trusted on a node's word. A followed change is saved, and said.
+
+What a verified header does not cover is the node's word, and said to be:
+a transaction's result (tm2 puts it in the next header's ``last_results_hash``,
+in an encoding c4 does not check yet), and every ``abci_query`` answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import time as wallclock
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from c4cli.chain import answers
+from c4cli.chain.trust import Proven, TrustedSet, TrustStore
+from c4cli.errors import warn_once
+from c4cli.node.light import (
+    Unverified,
+    data_hash,
+    header_hash,
+    signed_hash,
+    trusted_power,
+    validators_hash,
+    verify_commit,
+)
+from c4cli.node.transport import Transport
+
+FRESH = 0.5  # seconds a proven last block is the head before it is asked again
+BISECTIONS = 32  # headers proven half way at most to follow one change of the set
+
+
+class Verifier:
+    """Blocks and headers of a node held to the validator set a home trusts."""
+
+    def __init__(self, transport: Transport, store: TrustStore) -> None:
+        self.transport = transport
+        self.store = store
+        self._trusted: TrustedSet | None = None
+        self._latest: tuple[Proven, float] | None = None
+
+    @property
+    def redacted(self) -> str:
+        return self.transport.redacted
+
+    def trusted(self) -> TrustedSet:
+        """The set this home trusts; a home bound before it kept one trusts its node's
+        set now, on first use, and says so with the set's fingerprint."""
+        if self._trusted is None:
+            chain_id = self.transport.checked_chain_id()
+            found = self.store.load()
+            if found is None:
+                found = establish(self.transport, chain_id, source="first use")
+                self.store.save(found)
+                warn_once(
+                    f"note: this home now trusts the {len(found.validators)} validator(s) of "
+                    f"chain {chain_id!r} that {self.redacted} showed at height {found.height} "
+                    f"(fingerprint {fingerprint(found)}): compare it with a source you trust"
+                )
+            elif found.chain_id != chain_id:
+                raise Unverified(
+                    f"this home trusts the validators of chain {found.chain_id!r}, not "
+                    f"{chain_id!r}: `c4 init --remote URL --force` places trust again"
+                )
+            self._trusted = found
+        return self._trusted
+
+    # -- what is proven -------------------------------------------------------------------
+
+    def block(self, block: Any, commit: Any = None) -> Proven:
+        """A ``block`` answer proven: its transactions by its header's data hash, its header
+        by ``commit`` (that height's ``commit`` answer; asked for when it is None or of
+        another height)."""
+        header = answers.field(self.redacted, block, "block", "header")
+        txs = (answers.field(self.redacted, block, "block", "data") or {}).get("txs") or []
+        height = _height(self.redacted, header)
+        if not isinstance(txs, list) or data_hash(txs) != _b64(header.get("data_hash")):
+            raise Unverified(f"block {height}: its transactions do not hash to its data hash")
+        signed = signed_of(self.redacted, commit) if commit is not None else None
+        if signed is None or _height(self.redacted, signed[0]) != height:
+            signed = self._signed(height)
+        return self.header(header, signed[1])
+
+    def latest(self) -> Proven:
+        """The node's last block, proven (its height and time are the chain's); the one
+        proven last while under half a second old, as a status is kept."""
+        if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
+            return self._latest[0]
+        header, commit = signed_of(self.redacted, self.transport.call("commit", {}))
+        proven = self.header(header, commit)
+        self._latest = proven, wallclock.monotonic()
+        return proven
+
+    def at(self, height: int) -> Proven:
+        """Block ``height``'s header, proven."""
+        header, commit = self._signed(height)
+        return self.header(header, commit)
+
+    def header(
+        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int = 0
+    ) -> Proven:
+        """``header`` proven by ``commit``: signed by more than 2/3 of the set trusted for
+        it (followed from the home's where it changed)."""
+        chain_id = self.transport.checked_chain_id()
+        if header.get("chain_id") != chain_id:
+            raise Unverified(
+                f"block {header.get('height')} is of chain {header.get('chain_id')!r}, "
+                f"not {chain_id!r}"
+            )
+        validators = self._set_for(header, commit, depth)
+        try:
+            power = verify_commit(chain_id, header, commit, validators)
+            moment = answers.unix_time(str(header["time"]))
+        except (KeyError, TypeError, ValueError):
+            raise Unverified(
+                f"{self.redacted} answered block {header.get('height')} in a shape it never has"
+            ) from None
+        height = _height(self.redacted, header)
+        trusted = self.trusted()
+        if height > trusted.height:
+            # The set's latest proven header: what a change right after it must name.
+            self._trusted = trusted._replace(
+                height=height,
+                block_hash=_hex(header_hash(header)),
+                next_hash=_hex(_b64(header.get("next_validators_hash"))),
+            )
+        total = sum(int(v["voting_power"]) for v in validators)
+        return Proven(height, _hex(header_hash(header)), moment, power, total)
+
+    # -- following the set ---------------------------------------------------------------
+
+    def _set_for(
+        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int
+    ) -> Sequence[Mapping[str, Any]]:
+        trusted = self.trusted()
+        if _b64(header.get("validators_hash")) == validators_hash(trusted.validators):
+            return trusted.validators
+        return self._follow(header, commit, depth)
+
+    def _follow(
+        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int
+    ) -> Sequence[Mapping[str, Any]]:
+        """The new validator set ``header`` names, once the trusted set vouches for it."""
+        trusted = self.trusted()
+        chain_id = self.transport.checked_chain_id()
+        height = _height(self.redacted, header)
+        if height <= trusted.height:
+            raise Unverified(
+                f"block {height} is signed by a validator set other than the one trusted "
+                f"from height {trusted.height}, and comes before it: it cannot be verified"
+            )
+        claimed = self._validators(height, header)
+        named_next = (
+            height == trusted.height + 1
+            and _hex(_b64(header.get("validators_hash"))) == trusted.next_hash
+        )
+        if not named_next:
+            old = sum(int(v["voting_power"]) for v in trusted.validators)
+            vouched = trusted_power(chain_id, header, commit, trusted.validators)
+            if 3 * vouched <= old:
+                if depth >= BISECTIONS or height - trusted.height < 2:
+                    raise Unverified(
+                        f"block {height}: its validator set changed from the one trusted at "
+                        f"height {trusted.height}, and only {vouched} of that set's {old} "
+                        "voting power vouches for it: not followed"
+                    )
+                middle, middle_commit = self._signed((trusted.height + height) // 2)
+                self.header(middle, middle_commit, depth + 1)
+                return self._set_for(header, commit, depth + 1)
+        verify_commit(chain_id, header, commit, claimed)
+        followed = TrustedSet(
+            chain_id,
+            height,
+            _hex(signed_hash(header, commit)),
+            _hex(_b64(header.get("next_validators_hash"))),
+            tuple(claimed),
+            f"followed from height {trusted.height}",
+        )
+        self.store.save(followed)
+        self._trusted = followed
+        warn_once(
+            f"note: the validator set of chain {chain_id!r} changed by height {height}; "
+            f"followed from the set trusted at height {trusted.height} (fingerprint now "
+            f"{fingerprint(followed)})"
+        )
+        return followed.validators
+
+    def _validators(self, height: int, header: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+        """The validator set at ``height`` as the node gives it, once it hashes to the
+        header's ``validators_hash``."""
+        found = validator_set(
+            self.redacted, self.transport.call("validators", {"height": str(height)})
+        )
+        if validators_hash(found) != _b64(header.get("validators_hash")):
+            raise Unverified(
+                f"block {height}: the validator set {self.redacted} gave does not hash to "
+                "the header's"
+            )
+        return found
+
+    def _signed(self, height: int) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+        return signed_of(self.redacted, self.transport.call("commit", {"height": str(height)}))
+
+
+def establish(
+    transport: Transport,
+    chain_id: str,
+    *,
+    height: int = 0,
+    block_hash: str = "",
+    validators: Sequence[Mapping[str, Any]] | None = None,
+    source: str,
+) -> TrustedSet:
+    """A validator set to trust: the node's at ``height`` (0: its last block), held to
+    ``block_hash`` when the user gave one, or ``validators`` known beforehand (a
+    genesis c4 wrote); its commit must verify with it either way."""
+    node = transport.redacted
+    header, commit = signed_of(
+        node, transport.call("commit", {"height": str(height)} if height else {})
+    )
+    at = _height(node, header)
+    own = _hex(header_hash(header))
+    if block_hash and own != block_hash.upper():
+        raise Unverified(
+            f"block {at} of {node} has hash {own}, not the {block_hash.upper()} trusted"
+        )
+    if validators is None:
+        found = validator_set(node, transport.call("validators", {"height": str(at)}))
+    else:
+        found = tuple(_validator(v) for v in validators)
+    if header.get("chain_id") != chain_id:
+        raise Unverified(f"block {at} of {node} is of chain {header.get('chain_id')!r}")
+    verify_commit(chain_id, header, commit, found)
+    return TrustedSet(
+        chain_id, at, own, _hex(_b64(header.get("next_validators_hash"))), found, source
+    )
+
+
+def fingerprint(trusted: TrustedSet) -> str:
+    """A trusted set's fingerprint: its validators hash (hex), as a header names it."""
+    return _hex(validators_hash(trusted.validators))
+
+
+def signed_of(node: str, answer: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """A ``commit`` answer's header and commit."""
+    try:
+        signed = answer["signed_header"]
+        header, commit = signed["header"], signed["commit"]
+        if not isinstance(header, dict) or not isinstance(commit, dict):
+            raise TypeError("not objects")
+    except (KeyError, TypeError):
+        raise Unverified(f"{node} answered commit in a shape it never has") from None
+    return header, commit
+
+
+def validator_set(node: str, answer: Any) -> tuple[dict[str, Any], ...]:
+    """A ``validators`` answer's set, each validator as c4 keeps one."""
+    try:
+        return tuple(_validator(v) for v in answer["validators"])
+    except (KeyError, TypeError, ValueError):
+        raise Unverified(f"{node} answered validators in a shape it never has") from None
+
+
+def _validator(row: Mapping[str, Any]) -> dict[str, Any]:
+    key = row["pub_key"]
+    power = int(row.get("voting_power", row.get("power")))
+    if power <= 0:
+        raise ValueError("a validator has voting power")
+    return {
+        "address": str(row["address"]),
+        "pub_key": {"@type": str(key["@type"]), "value": str(key["value"])},
+        "voting_power": str(power),
+    }
+
+
+def _height(node: str, header: Mapping[str, Any]) -> int:
+    try:
+        return answers.int64(header["height"])
+    except (KeyError, TypeError, ValueError):
+        raise Unverified(f"{node} answered a header without a height") from None
+
+
+def _b64(value: Any) -> bytes | None:
+    try:
+        return base64.b64decode(str(value), validate=True) if value else None
+    except ValueError:
+        return b"?"  # matches no hash
+
+
+def _hex(raw: bytes | None) -> str:
+    return (raw or b"").hex().upper()
