@@ -72,5 +72,6 @@ def masked(text: str) -> str:
     """Output with what differs between two alike games (ids, heights, gas, hashes,
     commitments) masked."""
     text = re.sub(r"[0-9a-f]{64}", "C", text)
+    text = re.sub(r"(VERIFIED:   block \d+ \()[0-9A-F]+…", r"\1B…", text)  # a block's hash
     text = re.sub(r"(TX HASH:    |\"hash\": \")[A-Za-z0-9+/=]+", r"\1H", text)
     return re.sub(r"[0-9]+", "N", text)

@@ -143,11 +143,14 @@ def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_bl
         assert code == 0, err
         played = json.loads(out)
         assert played["game"] == players.game(int(game)) and played["game"]["moves"] == 1
+        # The block's commit (its validators' signatures) rides in the broadcast's batch:
+        # the proof that the move landed costs no request of its own.
         assert proxy.requests == [
             ["status", "abci_query", "abci_query", "abci_query"],
             ["abci_query"],
-            ["broadcast_tx_commit", "block", "status", "abci_query"],
+            ["broadcast_tx_commit", "block", "commit", "abci_query"],
         ], proxy.requests
+        assert played["verified"] is True and played["proof"]["height"] == played["height"]
         # Through click, the same (--move: the first read is the account's and the price).
         proxy.requests.clear()
         clicked = players.run("--remote", proxy.url, "play", game, "3", "--move", "1", second)
@@ -181,8 +184,8 @@ def test_a_last_block_that_is_not_the_moves_is_asked_for_again(
     assert code == 0 and err == "", err
     # The move's block, and the game read again with it (it came with a block not seen).
     assert proxy.requests[2:] == [
-        ["broadcast_tx_commit", "block", "status", "abci_query"],
-        ["block", "abci_query"],
+        ["broadcast_tx_commit", "block", "commit", "abci_query"],
+        ["block", "commit", "abci_query"],
     ]
     played = json.loads(out)
     assert played["game"]["moves"] == 1 and played["height"] > 1
