@@ -24,6 +24,7 @@ import time as wallclock
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from c4cli.address import decode_bech32
 from c4cli.chain import answers
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore
 from c4cli.errors import warn_once
@@ -239,7 +240,8 @@ def establish(
     if validators is None:
         found = validator_set(node, transport.call("validators", {"height": str(at)}))
     else:
-        found = tuple(_validator(v) for v in validators)
+        # A genesis lists its validators in any order; tm2 keeps a set by address bytes.
+        found = tuple(sorted((_validator(v) for v in validators), key=_address_bytes))
     if header.get("chain_id") != chain_id:
         raise Unverified(f"block {at} of {node} is of chain {header.get('chain_id')!r}")
     verify_commit(chain_id, header, commit, found)
@@ -283,6 +285,11 @@ def _validator(row: Mapping[str, Any]) -> dict[str, Any]:
         "pub_key": {"@type": str(key["@type"]), "value": str(key["value"])},
         "voting_power": str(power),
     }
+
+
+def _address_bytes(validator: Mapping[str, Any]) -> bytes:
+    decoded = decode_bech32(str(validator["address"]))
+    return b"" if decoded is None else decoded[1]
 
 
 def _height(node: str, header: Mapping[str, Any]) -> int:
