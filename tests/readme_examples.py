@@ -87,6 +87,8 @@ _VARYING = [
     (re.compile(r"[A-Za-z0-9+/]{43}="), "HASH"),
     (re.compile(r"\b[0-9a-f]{8}…"), "HEX…"),  # a commitment's prefix, digits only or not
     (re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "HEX"),
+    (re.compile(r"\b[0-9A-F]{16}…"), "HEX…"),  # a block hash's prefix, as a receipt shows it
+    (re.compile(r"VERIFIED:   block \d+"), "VERIFIED: block N"),
     (re.compile(r"\d+\.\d+ ?s\b"), "N s"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),
     (re.compile(r"pid \d+"), "pid N"),
