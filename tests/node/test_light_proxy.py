@@ -270,6 +270,11 @@ def test_trust_node_takes_the_nodes_word_and_says_so(bound: Home, gno_node: Any)
     assert (doc["verified"], doc["proof"]) == (False, None)
     assert doc["unverified"].startswith("--trust-node")
     assert gno_node.balance(to) == 10
+    # `c4 tx` proves the same transaction's block later, unless told to take the word.
+    assert re.search(r"\nverified: block \d+ \([0-9A-F]{16}…\) signed by 10 of 10 voting power\n",
+                     bound.ok("tx", doc["hash"]).stdout)  # fmt: skip
+    taken = bound.ok("--trust-node", "tx", doc["hash"]).stdout
+    assert "\nverified: no, the node's word: --trust-node" in taken
     honest = bound.run("send", "--to", to, "--amount", "5ugnot", "carol")
     assert re.search(r"VERIFIED:   block \d+ \([0-9A-F]{16}…\) signed by 10 of 10", honest.stdout)
 
