@@ -111,8 +111,12 @@ def _turn(
             left = game.deadline - chain.chain_time(time.time()) - SEND_MARGIN
             choice = solver.solve_within(game.board(), started + max(min(think, left), 1.0))
             thought = round(time.monotonic() - started, 2)
-            call = workflow.play_call(number, choice.column, game.moves)
-            receipt = submit(home, key, workflow.messages(workflow.given(call), me), tx)
+            build = _still_at(number, choice.column, game.moves)
+            try:
+                receipt = submit(home, key, workflow.messages(build, me), tx)
+            except GameMoved as moved:
+                click.echo(f"note: {moved}; looking again", err=True)
+                continue
             unproven = "" if choice.exact else f" (the best found in {thought:g} s, not proven)"
             _say(
                 tx.as_json,
@@ -131,6 +135,26 @@ def _turn(
             continue
         while chain.head().height == before:  # wait for a new block, sleeping
             time.sleep(chain.poll_interval)
+
+
+class GameMoved(Exception):
+    """The game is no longer where the bot read it: nothing was signed."""
+
+
+def _still_at(number: int, column: int, moves: int) -> workflow.BuildCall:
+    """The bot's move, built only while the game stands at the move count the bot read.
+    A move of the bot's own whose answer was lost may land in between (the submit
+    settles it before signing, from a node that has its block): a move signed for a
+    count the game has passed is one the realm refuses in a block, its fee paid."""
+
+    def build(realm: RealmClient) -> workflow.Call:
+        game = realm.game(number)
+        now = -1 if game is None else game.moves
+        if now != moves:
+            raise GameMoved(f"game {number} is at move {now}, not {moves} as the bot read it")
+        return workflow.play_call(number, column, moves)
+
+    return build
 
 
 def _say(as_json: bool, document: dict[str, Any], line: str) -> None:

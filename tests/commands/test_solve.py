@@ -252,3 +252,27 @@ def test_show_and_watch_say_the_clock_in_one_wording(chain: Home, c4_bin: str) -
     chain.ok("resign", gid, on_turn)
     watcher.communicate(timeout=30)
     assert status.rstrip("\n").endswith(f" to move, {shown.group(1)}"), status
+
+
+def test_a_bot_never_signs_a_move_for_a_count_the_game_has_passed(
+    chain: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bot's move is built inside the submit, after what the account left pending is
+    settled: where its read was stale (a move of its own whose answer was lost landed
+    meanwhile), nothing is signed and the bot looks again, rather than pay a fee for a
+    move the realm refuses in a block."""
+    from c4cli.client import workflow
+    from c4cli.commands.bot import GameMoved, _still_at
+    from c4cli.commands.transact import submit
+    from c4cli.commands.txopts import TxOptions
+
+    monkeypatch.setenv("C4_PASSWORD", "")
+    gid, on_turn = opening(chain, "5554224333234511764415115")
+    me, before = chain.address(on_turn), chain.log_bytes()
+    stale = workflow.messages(_still_at(int(gid), 6, 24), me)
+    with pytest.raises(GameMoved, match=f"game {gid} is at move 25, not 24 as the bot read it"):
+        submit(chain.path, on_turn, stale, TxOptions())
+    assert chain.log_bytes() == before  # nothing signed, nothing recorded
+    fresh = workflow.messages(_still_at(int(gid), 6, 25), me)
+    assert submit(chain.path, on_turn, fresh, TxOptions()).height > 0
+    assert chain.game(int(gid))["moves"] == 26
