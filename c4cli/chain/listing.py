@@ -24,8 +24,10 @@ a node; a value a chain's record does not hold is null. Its keys:
     the gas asked for and used (the local chain meters none: 0) and the fee paid.
 ``verified``, ``proof``, ``unverified`` (`c4 tx` and receipts, on a node only)
     whether the block holding it is proven by the validators this home trusts:
-    ``proof`` is ``{"height", "block_hash", "signed_power", "total_power"}``
-    (null when not verified, and ``unverified`` says why: the node's word).
+    ``proof`` is ``{"height", "block_hash", "signed_power", "total_power",
+    "result_proven"}`` (null when not verified, and ``unverified`` says why: the
+    node's word); ``result_proven``: whether its result is held to the next
+    header's results hash too.
 
 `c4 log --json` is a list of blocks, ``{"height", "time", "hash", "txs": [...]}``:
 on the local chain every block in the range (``hash``: the log's hash chain);
@@ -213,6 +215,7 @@ def proof_fields(proven: Proven | None, unproven: str) -> dict[str, Any]:
             "block_hash": proven.block_hash,
             "signed_power": proven.signed,
             "total_power": proven.total,
+            "result_proven": not proven.result_unproven,
         }
         return {"verified": True, "proof": proof}
     if unproven:
@@ -223,8 +226,18 @@ def proof_fields(proven: Proven | None, unproven: str) -> dict[str, Any]:
 def proof_line(proven: Proven | None, unproven: str) -> str:
     """The same, as a receipt's line ("" on the local chain)."""
     if proven is not None:
-        return (
-            f"VERIFIED:   block {proven.height} ({proven.block_hash[:16]}…) signed by "
-            f"{proven.signed} of {proven.total} voting power"
-        )
+        return f"VERIFIED:   {proof_text(proven)}"
     return f"VERIFIED:   no, the node's word: {unproven}" if unproven else ""
+
+
+def proof_text(proven: Proven) -> str:
+    """A proven block as receipts and `c4 tx` word it, and its result's standing."""
+    result = (
+        f", its result by block {proven.height + 1}"
+        if not proven.result_unproven
+        else f" (its result: the node's word, {proven.result_unproven})"
+    )
+    return (
+        f"block {proven.height} ({proven.block_hash[:16]}…) signed by {proven.signed} of "
+        f"{proven.total} voting power{result}"
+    )

@@ -11,14 +11,18 @@ from typing import Any, NamedTuple, Protocol
 
 
 class Proven(NamedTuple):
-    """A block proven by the validators' signatures: its height, hash (hex), time, and
-    the voting power that signed it of the trusted set's whole."""
+    """A block proven by the validators' signatures: its height, hash (hex), time, the
+    voting power that signed it of the trusted set's whole, and whether a transaction's
+    result in it is proven too."""
 
     height: int
     block_hash: str
     time: int
     signed: int
     total: int
+    # The transaction's result held to the next header's ``last_results_hash`` ("")
+    # or why it is the node's word (that block not made yet, a type c4 cannot encode).
+    result_unproven: str = "the next block not awaited"
 
 
 class TrustedSet(NamedTuple):

@@ -188,9 +188,14 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         click.echo(f"{'paid:':<10}{transfer['amount']} to {who(transfer['to'], known)}")
     proof = doc.get("proof")
     if proof:  # on a node: its block proven by the validators the home trusts
+        result = (
+            f", its result by block {proof['height'] + 1}"
+            if proof["result_proven"]
+            else " (its result: the node's word)"
+        )
         click.echo(
             f"{'verified:':<10}block {proof['height']} ({str(proof['block_hash'])[:16]}…) "
-            f"signed by {proof['signed_power']} of {proof['total_power']} voting power"
+            f"signed by {proof['signed_power']} of {proof['total_power']} voting power{result}"
         )
     elif "unverified" in doc:
         click.echo(printable(f"{'verified:':<10}no, the node's word: {doc['unverified']}"))

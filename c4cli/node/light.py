@@ -239,3 +239,77 @@ def _tally(
             raise Unverified(f"block {height}: precommit {index}'s signature is forged") from None
         power += int(validator["voting_power"])
     return power
+
+
+class Unencodable(ValueError):
+    """A result holding an event or error type whose amino encoding c4 does not know."""
+
+
+def results_hash(deliver_txs: Sequence[Mapping[str, Any]]) -> bytes | None:
+    """The hash the next header gives a block's results (``last_results_hash``): the
+    Merkle root of each ``deliver_tx`` as tm2's ABCIResult (its error, data and events)
+    in amino; Unencodable for a type whose encoding c4 does not know."""
+    return merkle_root([result_bytes(deliver) for deliver in deliver_txs])
+
+
+def result_bytes(deliver: Mapping[str, Any]) -> bytes:
+    """One ``deliver_tx`` as tm2's ABCIResult in amino (its deterministic part)."""
+    base = deliver.get("ResponseBase") or deliver
+    error = base.get("Error")
+    out = bytes_field(1, _error(error)) if error else b""
+    out += _bytes_value(2, _b64(base.get("Data")))
+    for event in base.get("Events") or []:
+        out += bytes_field(3, _event(event))
+    return out
+
+
+def _error(error: Mapping[str, Any]) -> bytes:
+    """An abci.Error as an amino Any: a string type's text in field 1 of its value, a
+    struct type (gno's errors carry no fields) with none."""
+    value = error.get("value")
+    if isinstance(value, str):
+        inner = _text(value)
+    elif not value:
+        inner = b""
+    else:
+        raise Unencodable(f"an error of type {error.get('@type')} with fields")
+    return _any(str(error.get("@type")), inner)
+
+
+def _event(event: Mapping[str, Any]) -> bytes:
+    kind = str(event.get("@type"))
+    if kind == "/bank.TransferEvent":
+        inner = (
+            _text(event.get("from")) + _field(2, event.get("to")) + _field(3, event.get("coins"))
+        )
+    elif kind == "/tm.Event":
+        attrs = b"".join(
+            bytes_field(2, _text(a.get("key")) + _field(2, a.get("value")))
+            for a in event.get("attrs") or []
+        )
+        inner = _text(event.get("type")) + attrs + _field(3, event.get("pkg_path"))
+    elif kind in ("/tm.StorageDepositEvent", "/tm.StorageUnlockEvent"):
+        delta = int(event.get("bytes_delta") or 0)
+        coin = event.get("fee_delta" if kind.endswith("DepositEvent") else "fee_refund")
+        inner = (field_key(1, VARINT) + encode_varint(zigzag(delta)) if delta else b"") + _field(
+            2, coin
+        )
+        inner += _field(3, event.get("pkg_path"))
+        if event.get("refund_withheld"):
+            inner += field_key(4, VARINT) + b"\x01"
+    else:
+        raise Unencodable(f"an event of type {kind}")
+    return _any(kind, inner)
+
+
+def _any(type_url: str, value: bytes) -> bytes:
+    return bytes_field(1, type_url.encode()) + (bytes_field(2, value) if value else b"")
+
+
+def _field(number: int, value: Any) -> bytes:
+    """A string field (coins are written as their text, as amino writes std.Coins)."""
+    return bytes_field(number, str(value).encode()) if value else b""
+
+
+def _bytes_value(number: int, raw: bytes) -> bytes:
+    return bytes_field(number, raw) if raw else b""

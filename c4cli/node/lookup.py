@@ -79,10 +79,12 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
         tx = None  # bytes the node took but c4 cannot read: shown without them
     if reader.verifier is not None:
         try:
-            proven = block_holding(reader, height, raw).proven
+            held = block_holding(reader, height, raw)
+            assert held.proven is not None
+            proven = reader.verifier.result(held.proven, held.place, found["tx_result"])
         except Unverified as unverified:
             raise Unverified(f"{unverified}: transaction {tx_hash} is not believed") from None
-        moment = 0 if proven is None else proven.time
+        moment = proven.time
     else:
         proven, moment = None, reader.block_time(height)
     doc = node_tx(found, format_time(moment), (values, paid, error), tx)
@@ -98,6 +100,7 @@ class Held(NamedTuple):
     time: int
     found: list[Any]
     proven: Proven | None
+    place: int  # the transaction's index in the block
 
 
 def block_holding(
@@ -119,7 +122,8 @@ def block_holding(
     if block is None:
         block, commit, found = reader.block_with(height, reads)
     txs = answers.field(reader.redacted, block, "block", "data", "txs")
-    if not isinstance(txs, list) or base64.b64encode(raw).decode() not in txs:
+    mine = base64.b64encode(raw).decode()
+    if not isinstance(txs, list) or mine not in txs:
         raise Unreachable(
             f"{reader.redacted} said the transaction is in block {height}, "
             "but that block does not hold it"
@@ -128,11 +132,11 @@ def block_holding(
         raise Unreachable(f"{reader.redacted} answered block {height} with another block")
     if reader.verifier is not None:
         proven = reader.verifier.block(block, commit)
-        return Held(proven.time, found, proven)
+        return Held(proven.time, found, proven, txs.index(mine))
     moment = answers.unix_time(
         str(answers.field(reader.redacted, block, "block", "header", "time"))
     )
-    return Held(moment, found, None)
+    return Held(moment, found, None, txs.index(mine))
 
 
 def transfers(realm_path: str, events: list[Any]) -> list[tuple[str, int]]:

@@ -22,6 +22,11 @@ from c4cli.node.light import Unverified
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
 
+# Seconds a refusal in a block waits for the next block, whose header commits the
+# results: gno.land makes one a second or so; a chain that makes blocks only with
+# transactions may make none, and the refusal is then said to be the node's word.
+RESULT_WAIT = 5.0
+
 
 class RefusedInBlock(Refused):
     """The realm or the VM refused a transaction that is in a block: it paid its fee."""
@@ -76,9 +81,11 @@ class Landed:
             self.journal.took_sequence(tx_id, height)
         self.reader.transport.saw(height)  # what this command reads next shows it
         if error:
+            why = receipt.proven.result_unproven if receipt.proven is not None else ""
             raise RefusedInBlock(
                 f"{error}; the transaction landed in block {height} (TX HASH {tx_id}) and "
                 f"paid its fee of {fee}"
+                + (f" (the refusal is the node's word: {why})" if why else "")
             )
         return receipt
 
@@ -127,8 +134,15 @@ class Landed:
         reads = [] if error or block is not None else reads_after(self.reader, then_read, result)
         held = block_holding(self.reader, height, encode_tx(tx), reads, block, commit)
         kept = _answers(self.reader, came or list(zip(reads, held.found, strict=False)))
-        if held.proven is None:
+        proven = held.proven
+        if proven is None:
             self._head_reaches(height, 0 if landing is None else landing.head)
+        elif self.reader.verifier is not None and (error or landing is None):
+            # A refusal (which a user answers by sending again) is proven by the next
+            # block's results, waited for; a landing found later, if that block is
+            # there. A success's result rides unproven: the move waits for no block more.
+            wait = RESULT_WAIT if error else 0.0
+            proven = self.reader.verifier.result(proven, held.place, found["tx_result"], wait=wait)
         receipt = Receipt(
             height=height,
             time=held.time,
@@ -141,8 +155,8 @@ class Landed:
             ),
             info=str(base.get("Info") or ""),
             read_back=kept,
-            proven=held.proven,
-            unproven="" if held.proven is not None else self.reader.unproven,
+            proven=proven,
+            unproven="" if proven is not None else self.reader.unproven,
         )
         return receipt, error
 

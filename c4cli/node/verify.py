@@ -12,9 +12,10 @@ that block named next). When the old set vouches too little, a header half way i
 proven first (bisection); a change that cannot be followed so is refused (exit 4)
 and never trusted on a node's word. A followed change is saved, and said.
 
-What a verified header does not cover is the node's word, and said to be:
-a transaction's result (tm2 puts it in the next header's ``last_results_hash``,
-in an encoding c4 does not check yet), and every ``abci_query`` answer.
+A transaction's result is held to the next header's ``last_results_hash``
+(:meth:`Verifier.result`) where that header is asked for; what no verified header
+covers is the node's word, and said to be: a result not held so, and every
+``abci_query`` answer.
 """
 
 from __future__ import annotations
@@ -27,11 +28,14 @@ from typing import Any
 from c4cli.address import decode_bech32
 from c4cli.chain import answers
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore
-from c4cli.errors import warn_once
+from c4cli.errors import Unreachable, warn_once
 from c4cli.node.light import (
+    Unencodable,
     Unverified,
     data_hash,
     header_hash,
+    result_bytes,
+    results_hash,
     signed_hash,
     trusted_power,
     validators_hash,
@@ -85,7 +89,10 @@ class Verifier:
         by ``commit`` (that height's ``commit`` answer; asked for when it is None or of
         another height)."""
         header = answers.field(self.redacted, block, "block", "header")
-        txs = (answers.field(self.redacted, block, "block", "data") or {}).get("txs") or []
+        data = answers.field(self.redacted, block, "block", "data")
+        txs = (data.get("txs") if isinstance(data, dict) else None) or []
+        if not isinstance(header, dict):
+            raise Unverified(f"{self.redacted} answered a block without a header")
         height = _height(self.redacted, header)
         if not isinstance(txs, list) or data_hash(txs) != _b64(header.get("data_hash")):
             raise Unverified(f"block {height}: its transactions do not hash to its data hash")
@@ -120,8 +127,8 @@ class Verifier:
                 f"block {header.get('height')} is of chain {header.get('chain_id')!r}, "
                 f"not {chain_id!r}"
             )
-        validators = self._set_for(header, commit, depth)
         try:
+            validators = self._set_for(header, commit, depth)
             power = verify_commit(chain_id, header, commit, validators)
             moment = answers.unix_time(str(header["time"]))
         except (KeyError, TypeError, ValueError):
@@ -139,6 +146,44 @@ class Verifier:
             )
         total = sum(int(v["voting_power"]) for v in validators)
         return Proven(height, _hex(header_hash(header)), moment, power, total)
+
+    def result(self, proven: Proven, index: int, claimed: Any, *, wait: float = 0.0) -> Proven:
+        """``proven`` (a block holding a transaction at ``index`` whose result a node gave
+        as ``claimed``) with that result held to the next header's ``last_results_hash``:
+        proven, or why it is the node's word (the next block not made within ``wait``
+        seconds, a type c4 cannot encode); Unverified when the results committed are
+        not the ones given."""
+        height = proven.height
+        deadline = wallclock.monotonic() + wait
+        while True:
+            try:
+                header, commit = self._signed(height + 1)
+                break
+            except Unverified:
+                raise
+            except Unreachable:
+                if wallclock.monotonic() >= deadline:
+                    return proven._replace(result_unproven=f"block {height + 1} is not made yet")
+                wallclock.sleep(0.5)
+        self.header(header, commit)
+        answer = self.transport.call("block_results", {"height": str(height)})
+        try:
+            results = answer["results"]["deliver_tx"] or []
+            committed = results_hash(results)
+            mine = result_bytes(results[index]) == result_bytes(claimed)
+        except Unencodable as unknown:
+            return proven._replace(result_unproven=f"its block's results hold {unknown}")
+        except (KeyError, TypeError, IndexError, ValueError):
+            raise Unverified(
+                f"{self.redacted} answered block_results {height} in a shape it never has"
+            ) from None
+        if committed != _b64(header.get("last_results_hash")):
+            raise Unverified(
+                f"block {height}: its results do not hash to block {height + 1}'s last_results_hash"
+            )
+        if not mine:
+            raise Unverified(f"block {height}: the transaction's result is not the one committed")
+        return proven._replace(result_unproven="")
 
     # -- following the set ---------------------------------------------------------------
 

@@ -17,8 +17,14 @@ from node.twin import PLAYERS, address_of_key
 
 from c4cli.chain.amino import encode_tx
 from c4cli.chain.merkle import merkle_root
-from c4cli.chain.tx import fee, send_msg, signed_tx
-from c4cli.node.light import Unverified, header_hash, validators_hash, verify_commit
+from c4cli.chain.tx import call_msg, fee, send_msg, signed_tx
+from c4cli.node.light import (
+    Unverified,
+    header_hash,
+    results_hash,
+    validators_hash,
+    verify_commit,
+)
 
 pytestmark = pytest.mark.node
 
@@ -115,3 +121,58 @@ def _flip(vote: dict[str, Any]) -> str:
     raw = bytearray(b64(vote["signature"]))
     raw[0] ^= 1
     return base64.b64encode(bytes(raw)).decode()
+
+
+EMITTER = "gno.land/r/c4cli/light/emitter"
+
+
+def test_block_results_hash_to_the_next_headers_last_results_hash(
+    gno_node: Any, tmp_path: Any
+) -> None:
+    """A block's results as tm2 commits them in the next header: a deploy whose init
+    emits a realm's event (with its storage deposit), a call the realm refuses in its
+    block (a string error), and sends (the bank's transfers), each block's
+    ``last_results_hash`` recomputed from ``block_results`` by c4."""
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    package = tmp_path / "emitter"
+    package.mkdir()
+    (package / "gnomod.toml").write_text(f'module = "{EMITTER}"\ngno = "0.9"\n')
+    (package / "emitter.gno").write_text(
+        'package emitter\n\nimport "chain"\n\nvar deployed = "yes"\n\nfunc init() {\n'
+        '\tchain.Emit("Deployed", "by", "test", "empty", "")\n\tchain.Emit("Bare")\n}\n\n'
+        'func Boom(cur realm) string {\n\tpanic("boom: " + deployed)\n}\n'
+    )
+    gno_node.deploy(package, EMITTER, DEV_MNEMONIC)
+    key = gno_node.keys["dave"]
+    sender = address_of_key(key)
+    number, sequence = gno_node.account(sender)
+    boom = signed_tx(
+        [call_msg(sender, EMITTER, "Boom", [])],
+        fee(GAS_WANTED, GAS_FEE),
+        "",
+        private_key=key,
+        chain_id="dev",
+        account_number=number,
+        sequence=sequence,
+    )
+    answer = gno_node.broadcast(encode_tx(boom))
+    refused_at = int(answer["height"])
+    assert answer["deliver_tx"]["ResponseBase"]["Error"]["@type"] == "/abci.StringError"
+    several = several_in_one_block(gno_node)
+    kinds: set[str] = set()
+    top = int(gno_node.rpc("status")["sync_info"]["latest_block_height"])
+    while top <= max(refused_at, several):  # the next header of each is needed
+        time.sleep(0.2)
+        top = int(gno_node.rpc("status")["sync_info"]["latest_block_height"])
+    for height in range(2, top):
+        results = gno_node.rpc("block_results", height=str(height))["results"]["deliver_tx"] or []
+        following = gno_node.rpc("block", height=str(height + 1))["block"]["header"]
+        want = following["last_results_hash"]
+        assert results_hash(results) == (b64(want) if want else None), height
+        for deliver in results:
+            base = deliver["ResponseBase"]
+            kinds |= {str(e["@type"]) for e in base.get("Events") or []}
+            kinds |= {str(base["Error"]["@type"])} if base.get("Error") else set()
+    expected = {"/tm.Event", "/tm.StorageDepositEvent", "/bank.TransferEvent", "/abci.StringError"}
+    assert kinds >= expected, kinds

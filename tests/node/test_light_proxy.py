@@ -270,13 +270,19 @@ def test_trust_node_takes_the_nodes_word_and_says_so(bound: Home, gno_node: Any)
     assert (doc["verified"], doc["proof"]) == (False, None)
     assert doc["unverified"].startswith("--trust-node")
     assert gno_node.balance(to) == 10
-    # `c4 tx` proves the same transaction's block later, unless told to take the word.
-    assert re.search(r"\nverified: block \d+ \([0-9A-F]{16}…\) signed by 10 of 10 voting power\n",
-                     bound.ok("tx", doc["hash"]).stdout)  # fmt: skip
-    taken = bound.ok("--trust-node", "tx", doc["hash"]).stdout
-    assert "\nverified: no, the node's word: --trust-node" in taken
     honest = bound.run("send", "--to", to, "--amount", "5ugnot", "carol")
     assert re.search(r"VERIFIED:   block \d+ \([0-9A-F]{16}…\) signed by 10 of 10", honest.stdout)
+    # `c4 tx` proves the earlier transaction's block and, the next block made, its result
+    # (unless told to take the node's word).
+    shown = bound.ok("tx", doc["hash"]).stdout
+    found = re.search(
+        r"\nverified: block (\d+) \([0-9A-F]{16}…\) signed by 10 of 10 voting power", shown
+    )
+    assert found is not None, shown
+    # Its result too, by the next block's results hash (that block exists by now).
+    assert f"voting power, its result by block {int(found.group(1)) + 1}\n" in shown
+    taken = bound.ok("--trust-node", "tx", doc["hash"]).stdout
+    assert "\nverified: no, the node's word: --trust-node" in taken
 
 
 def test_init_trusts_on_first_use_or_the_block_named(
@@ -308,3 +314,54 @@ def test_init_trusts_on_first_use_or_the_block_named(
     assert not (wrong.path / "config.toml").exists() and not (wrong.path / "trust.toml").exists()
     garbage = wrong.run("init", "--remote", gno_node.url, "--trust", "three:abc")
     assert garbage.exit_code == 2 and "invalid --trust 'three:abc'" in garbage.stderr
+
+
+def forged_refusal(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+    """The node took and landed the transaction; its answer is made a refusal in the
+    block (a user who believed it would send again, and pay twice)."""
+    document = forward()
+    base = document["result"]["deliver_tx"]["ResponseBase"]
+    base["Error"] = {"@type": "/abci.StringError", "value": "forged refusal"}
+    base["Log"], base["Data"], base["Events"] = "forged refusal", None, None
+    return document
+
+
+def forged_results(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+    """``block_results`` made to agree with the forged refusal."""
+    document = forward()
+    for deliver in document["result"]["results"]["deliver_tx"] or []:
+        base = deliver["ResponseBase"]
+        base["Error"] = {"@type": "/abci.StringError", "value": "forged refusal"}
+        base["Log"], base["Data"], base["Events"] = "forged refusal", None, None
+    return document
+
+
+@pytest.mark.parametrize("results", ["honest", "forged alike"])
+def test_a_forged_refusal_in_the_block_is_held_to_the_next_header(
+    bound: Home, gno_node: Any, results: str
+) -> None:
+    """A refusal in a block is what a user answers by sending again: c4 waits for the
+    next block and holds the result to its ``last_results_hash``. The forger's refusal
+    is not the result committed (or, with block_results forged to agree, those do not
+    hash to the header): not believed, pending, then settled as landed."""
+    to = stranger()
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = forged_refusal
+        if results == "forged alike":
+            proxy.rules["block_results"] = forged_results
+            result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
+            words = "its results do not hash to block"
+            settled_honestly(bound, gno_node, proxy, result, to, words)
+            return
+        result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
+        # Only the broadcast's answer lied: a look-up through the same proxy proves the
+        # result committed, and `c4 log` settles it as landed.
+        assert result.exit_code == 4 and result.stderr.count("\n") == 1, result.stderr
+        assert "the transaction's result is not the one committed: not believed" in result.stderr
+        assert "forged refusal" not in result.stderr and "is pending" in result.stderr
+        found = re.search(r"TX HASH (\S+)\)", result.stderr)
+        assert found is not None
+        listed = through(proxy)(bound, "log", "--json")
+        statuses = {t["hash"]: t["status"] for b in json.loads(listed.stdout) for t in b["txs"]}
+        assert statuses[found.group(1)] == "landed"
+    assert gno_node.balance(to) == 5
