@@ -114,7 +114,7 @@ class Binding(NamedTuple):
 
     remote: Remote
     head: Head
-    trusted: TrustedSet
+    trusted: TrustedSet | None  # None: --trust-node, the node's word
     fingerprint: str
 
 
@@ -134,11 +134,13 @@ def bind(
     chain_id: str | None,
     force: bool,
     trust: str | None = None,
+    trust_node: bool = False,
 ) -> Binding:
     """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
     ``chain_id`` (when given) and holds the realm, and trust its validator set: the one
     at the block ``trust`` names (``HEIGHT:HASH``, from a source the user trusts), else
-    the node's now (trust on first use). Nothing is written before that."""
+    the node's now (trust on first use); none with ``trust_node`` (each command then
+    takes the node's word only with --trust-node). Nothing is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
     height, block_hash = _trust_point(trust)
@@ -152,10 +154,15 @@ def bind(
             _reader()(NodeSpec(other, realm_path, node.chain_id)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
     source = f"--trust {height}:{block_hash}" if trust else "first use"
-    trusted, fingerprint = node.trust_anew(height=height, block_hash=block_hash, source=source)
+    trusted, fingerprint = None, ""
+    if not trust_node:
+        trusted, fingerprint = node.trust_anew(height=height, block_hash=block_hash, source=source)
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)
-    _trust_file(home).save(trusted)
+    if trusted is None:
+        _trust_file(home).forget()  # a set trusted for an earlier binding is not this one's
+    else:
+        _trust_file(home).save(trusted)
     return Binding(remote, head, trusted, fingerprint)
 
 

@@ -15,7 +15,7 @@ from c4cli.chain.tx import send_msg
 from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands import complete
-from c4cli.commands.line import remote_url
+from c4cli.commands.line import remote_url, trust_node
 from c4cli.commands.options import common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import (
@@ -157,32 +157,45 @@ def _init_remote(
         raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
+    taking = trust_node()
+    if trust is not None and taking:
+        raise BadInput("--trust names the validators to trust: --trust-node trusts none")
     bound = connect.bind(
-        home, url, realm_path, chain_id=chain_id if given else None, force=force, trust=trust
+        home,
+        url,
+        realm_path,
+        chain_id=chain_id if given else None,
+        force=force,
+        trust=trust,
+        trust_node=taking,
     )
     remote, head, trusted = bound.remote, bound.head, bound.trusted
     shown = connect.shown_url(remote.url)
     if as_json:
         document = {**remote._asdict(), "url": shown}
-        emit_json(
-            {
-                **document,
-                "height": head.height,
-                "time": format_time(head.time),
-                "trust": {
-                    "height": trusted.height,
-                    "block_hash": trusted.block_hash,
-                    "validators": len(trusted.validators),
-                    "fingerprint": bound.fingerprint,
-                    "source": trusted.source,
-                },
+        trust_doc = None
+        if trusted is not None:
+            trust_doc = {
+                "height": trusted.height,
+                "block_hash": trusted.block_hash,
+                "validators": len(trusted.validators),
+                "fingerprint": bound.fingerprint,
+                "source": trusted.source,
             }
+        emit_json(
+            {**document, "height": head.height, "time": format_time(head.time), "trust": trust_doc}
         )
         return
     click.echo(
         f"home {home} uses the node at {shown}: chain {remote.chain_id}, height {head.height}"
     )
     click.echo(f"realm: {realm_path}")
+    if trusted is None:
+        click.echo(
+            "trusts no validator set (--trust-node): pass --trust-node (or set "
+            "$C4_TRUST_NODE=1) to each command to take the node's word"
+        )
+        return
     click.echo(
         f"trusts {len(trusted.validators)} validator(s), as block {trusted.height} shows them "
         f"({trusted.source}): fingerprint {bound.fingerprint}"

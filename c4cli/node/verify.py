@@ -106,7 +106,7 @@ class Verifier:
         proven last while under half a second old, as a status is kept."""
         if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
             return self._latest[0]
-        header, commit = signed_of(self.redacted, self.transport.call("commit", {}))
+        header, commit = signed_of(self.redacted, ask_commit(self.transport, 0))
         proven = self.header(header, commit)
         self._latest = proven, wallclock.monotonic()
         return proven
@@ -257,7 +257,7 @@ class Verifier:
         return found
 
     def _signed(self, height: int) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
-        return signed_of(self.redacted, self.transport.call("commit", {"height": str(height)}))
+        return signed_of(self.redacted, ask_commit(self.transport, height))
 
 
 def establish(
@@ -273,9 +273,7 @@ def establish(
     ``block_hash`` when the user gave one, or ``validators`` known beforehand (a
     genesis c4 wrote); its commit must verify with it either way."""
     node = transport.redacted
-    header, commit = signed_of(
-        node, transport.call("commit", {"height": str(height)} if height else {})
-    )
+    header, commit = signed_of(node, ask_commit(transport, height))
     at = _height(node, header)
     own = _hex(header_hash(header))
     if block_hash and own != block_hash.upper():
@@ -293,6 +291,20 @@ def establish(
     return TrustedSet(
         chain_id, at, own, _hex(_b64(header.get("next_validators_hash"))), found, source
     )
+
+
+def ask_commit(transport: Transport, height: int) -> Any:
+    """A ``commit`` answer (``height`` 0: the last block's); a node that has no such
+    method (c4 serve: a chain without validators) is said to need --trust-node."""
+    try:
+        return transport.call("commit", {"height": str(height)} if height else {})
+    except Unreachable as failed:
+        if "Method not found" not in str(failed):
+            raise
+        raise Unverified(
+            f"{failed}: a node without validators (such as c4 serve) proves no block; "
+            "one of your own is used with --trust-node (or $C4_TRUST_NODE=1)"
+        ) from None
 
 
 def fingerprint(trusted: TrustedSet) -> str:

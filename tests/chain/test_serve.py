@@ -113,9 +113,34 @@ def test_c4s_own_node_client_plays_through_it(chain: Home, node: Served) -> None
         "play", started.id, "4", started.first, "--remote", node.url, "--chain-id", "dev"
     )
     assert played["game"]["moves"] == 1
+    # A node named for one command is trusted for nothing: the receipt says so.
+    assert played["verified"] is False and played["proof"] is None
+    assert played["unverified"].startswith("a node this home is not bound to")
     assert len(chain.json("log")) == before + 1
     assert chain.json("log")[-1]["txs"][0]["hash"] == played["hash"]
     assert chain.json("verify")["ok"] is True
+
+
+def test_a_home_bound_to_c4_serve_takes_its_word_only_when_told(
+    chain: Home, node: Served, tmp_path: Path
+) -> None:
+    """c4 serve has no validators, so no block of it can be proven: binding a home to it
+    is refused in one line naming --trust-node, and with --trust-node the home trusts
+    no set, each command taking the node's word only when told to."""
+    other = Home(tmp_path / "other")
+    refused = other.run("init", "--remote", node.url)
+    assert refused.exit_code == 4 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "a node without validators (such as c4 serve) proves no block" in refused.stderr
+    assert not (other.path / "config.toml").exists()
+    bound = other.json("--trust-node", "init", "--remote", node.url)
+    assert bound["trust"] is None and not (other.path / "trust.toml").exists()
+    told = other.run("time")
+    assert told.exit_code == 4 and "--trust-node" in told.stderr, told.output
+    assert other.json("--trust-node", "time")["height"] == chain.json("time")["height"]
+    both = other.run(
+        "--trust-node", "init", "--remote", node.url, "--force", "--trust", "1:" + "A" * 64
+    )
+    assert both.exit_code == 2 and "--trust-node trusts none" in both.stderr
 
 
 @pytest.mark.parametrize(
