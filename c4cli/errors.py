@@ -94,6 +94,11 @@ class Unreachable(C4Error):
     exit_code = 4
 
 
+class NoValidators(Unreachable):
+    """A node that serves no commit (a chain without validators, such as c4 serve): no
+    block of it can be proven (the command layer says which option takes its word)."""
+
+
 def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
     """One line naming the file, what the system said, and what it means for the user."""
     reason = exc.strerror or type(exc).__name__

@@ -22,6 +22,7 @@ from c4cli.errors import (
     ChainExists,
     FeeAboveCap,
     NodeOnly,
+    NoValidators,
     PathOutOfRange,
     UnboundNode,
 )
@@ -123,6 +124,8 @@ def worded(exc: C4Error) -> str:
         return f"{exc}: pass --force to replace it"
     if isinstance(exc, NodeOnly):
         return f"{exc} (ask a node with --remote)"
+    if isinstance(exc, NoValidators):
+        return f"{exc}: one of your own is used with --trust-node (or $C4_TRUST_NODE=1)"
     if isinstance(exc, BadQueryData):
         return f"invalid --data {exc.data!r}: use {exc.shape}"
     if isinstance(exc, PathOutOfRange):

@@ -17,7 +17,7 @@ from c4cli.chain.amino import encode_tx
 from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.chain.msgs import Tx, msg_names
-from c4cli.errors import Refused, Unreachable
+from c4cli.errors import NoValidators, Refused, Unreachable
 from c4cli.node.light import Unverified
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
@@ -68,8 +68,8 @@ class Landed:
         A block that cannot be proven leaves it pending (Unverified, exit 4)."""
         try:
             receipt, error = self._receipt(signer, tx, tx_id, found, height, landing, then_read)
-        except Unverified as unverified:
-            raise Unverified(
+        except (Unverified, NoValidators) as unverified:
+            raise type(unverified)(
                 f"{unverified}: not believed; the transaction was sent (TX HASH {tx_id}) and "
                 f"is pending, not proven landed: `c4 tx {tx_id}` looks again, and the next "
                 "transaction of this account settles it first"

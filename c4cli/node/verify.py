@@ -28,7 +28,7 @@ from typing import Any
 from c4cli.address import decode_bech32
 from c4cli.chain import answers
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore
-from c4cli.errors import Unreachable, warn_once
+from c4cli.errors import NoValidators, Unreachable, warn_once
 from c4cli.node.light import (
     Unencodable,
     Unverified,
@@ -294,16 +294,15 @@ def establish(
 
 
 def ask_commit(transport: Transport, height: int) -> Any:
-    """A ``commit`` answer (``height`` 0: the last block's); a node that has no such
-    method (c4 serve: a chain without validators) is said to need --trust-node."""
+    """A ``commit`` answer (``height`` 0: the last block's); NoValidators from a node
+    that has no such method (c4 serve: a chain without validators)."""
     try:
         return transport.call("commit", {"height": str(height)} if height else {})
     except Unreachable as failed:
         if "Method not found" not in str(failed):
             raise
-        raise Unverified(
-            f"{failed}: a node without validators (such as c4 serve) proves no block; "
-            "one of your own is used with --trust-node (or $C4_TRUST_NODE=1)"
+        raise NoValidators(
+            f"{failed}: a node without validators (such as c4 serve) proves no block"
         ) from None
 
 
