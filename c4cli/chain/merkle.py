@@ -21,3 +21,8 @@ def merkle_root(items: list[bytes]) -> bytes | None:
     left, right = merkle_root(items[:split]), merkle_root(items[split:])
     assert left is not None and right is not None
     return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def txs_root(txs: list[bytes]) -> bytes | None:
+    """A block's data hash as tm2 gives it: the root of each transaction's SHA-256."""
+    return merkle_root([hashlib.sha256(tx).digest() for tx in txs])

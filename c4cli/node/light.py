@@ -25,7 +25,6 @@ blocks to them.
 from __future__ import annotations
 
 import base64
-import hashlib
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -34,7 +33,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from c4cli.chain.answers import unix_time
-from c4cli.chain.merkle import merkle_root
+from c4cli.chain.merkle import merkle_root, txs_root
 from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 from c4cli.errors import Unreachable
 
@@ -61,24 +60,26 @@ def _time(text: str) -> bytes:
     return out + (field_key(2, VARINT) + encode_varint(nanos) if nanos else b"")
 
 
-def _int(value: Any) -> bytes:
+def _int(value: Any, field: int = 1) -> bytes:
+    """An int64 field as amino writes it: a zigzag varint (omitted when 0)."""
     number = int(value)
-    return field_key(1, VARINT) + encode_varint(zigzag(number)) if number else b""
+    return field_key(field, VARINT) + encode_varint(zigzag(number)) if number else b""
 
 
-def _text(value: Any) -> bytes:
-    return bytes_field(1, str(value).encode()) if value else b""
+def _text(value: Any, field: int = 1) -> bytes:
+    """A string field (omitted when empty); coins too, as amino writes std.Coins."""
+    return bytes_field(field, str(value).encode()) if value else b""
 
 
-def _bytes(value: Any) -> bytes:
+def _bytes(value: Any, field: int = 1) -> bytes:
+    """A bytes field given in base64, as tm2's JSON gives bytes (omitted when empty)."""
     raw = _b64(value)
-    return bytes_field(1, raw) if raw else b""
+    return bytes_field(field, raw) if raw else b""
 
 
 def _parts(parts: Mapping[str, Any], total: bytes) -> bytes:
     out = field_key(1, VARINT) + total if int(parts.get("total") or 0) else b""
-    raw = _b64(parts.get("hash"))
-    return out + (bytes_field(2, raw) if raw else b"")
+    return out + _bytes(parts.get("hash"), 2)
 
 
 def _block_id(block_id: Mapping[str, Any], *, canonical: bool = False) -> bytes:
@@ -87,8 +88,7 @@ def _block_id(block_id: Mapping[str, Any], *, canonical: bool = False) -> bytes:
     parts = block_id.get("parts") or {}
     total = int(parts.get("total") or 0)
     inner = _parts(parts, encode_varint(total if canonical else zigzag(total)))
-    raw = _b64(block_id.get("hash"))
-    return (bytes_field(1, raw) if raw else b"") + (bytes_field(2, inner) if inner else b"")
+    return _bytes(block_id.get("hash")) + (bytes_field(2, inner) if inner else b"")
 
 
 def header_hash(header: Mapping[str, Any]) -> bytes | None:
@@ -137,9 +137,7 @@ def validators_hash(validators: Sequence[Mapping[str, Any]]) -> bytes | None:
     leaves = []
     for validator in validators:
         key = validator["pub_key"]
-        any_key = bytes_field(1, str(key["@type"]).encode()) + bytes_field(
-            2, bytes_field(1, _b64(key["value"]))
-        )
+        any_key = _any(str(key["@type"]), _bytes(key["value"]))
         power = int(validator["voting_power"])
         leaf = bytes_field(1, any_key)
         leaves.append(
@@ -151,7 +149,7 @@ def validators_hash(validators: Sequence[Mapping[str, Any]]) -> bytes | None:
 def data_hash(txs: Sequence[str]) -> bytes | None:
     """The data hash a header gives its block's transactions (base64, as a block
     answer lists them): the Merkle root of each one's SHA-256."""
-    return merkle_root([hashlib.sha256(_b64(tx)).digest() for tx in txs])
+    return txs_root([_b64(tx) for tx in txs])
 
 
 def verify_commit(
@@ -262,7 +260,7 @@ def result_bytes(deliver: Mapping[str, Any]) -> bytes:
     base = deliver.get("ResponseBase") or deliver
     error = base.get("Error")
     out = bytes_field(1, _error(error)) if error else b""
-    out += _bytes_value(2, _b64(base.get("Data")))
+    out += _bytes(base.get("Data"), 2)
     for event in base.get("Events") or []:
         out += bytes_field(3, _event(event))
     return out
@@ -284,22 +282,17 @@ def _error(error: Mapping[str, Any]) -> bytes:
 def _event(event: Mapping[str, Any]) -> bytes:
     kind = str(event.get("@type"))
     if kind == "/bank.TransferEvent":
-        inner = (
-            _text(event.get("from")) + _field(2, event.get("to")) + _field(3, event.get("coins"))
-        )
+        inner = _text(event.get("from")) + _text(event.get("to"), 2) + _text(event.get("coins"), 3)
     elif kind == "/tm.Event":
         attrs = b"".join(
-            bytes_field(2, _text(a.get("key")) + _field(2, a.get("value")))
+            bytes_field(2, _text(a.get("key")) + _text(a.get("value"), 2))
             for a in event.get("attrs") or []
         )
-        inner = _text(event.get("type")) + attrs + _field(3, event.get("pkg_path"))
+        inner = _text(event.get("type")) + attrs + _text(event.get("pkg_path"), 3)
     elif kind in ("/tm.StorageDepositEvent", "/tm.StorageUnlockEvent"):
-        delta = int(event.get("bytes_delta") or 0)
         coin = event.get("fee_delta" if kind.endswith("DepositEvent") else "fee_refund")
-        inner = (field_key(1, VARINT) + encode_varint(zigzag(delta)) if delta else b"") + _field(
-            2, coin
-        )
-        inner += _field(3, event.get("pkg_path"))
+        inner = _int(event.get("bytes_delta") or 0) + _text(coin, 2)
+        inner += _text(event.get("pkg_path"), 3)
         if event.get("refund_withheld"):
             inner += field_key(4, VARINT) + b"\x01"
     else:
@@ -308,13 +301,5 @@ def _event(event: Mapping[str, Any]) -> bytes:
 
 
 def _any(type_url: str, value: bytes) -> bytes:
+    """An amino ``Any`` as gno writes one inside a struct: no value field when empty."""
     return bytes_field(1, type_url.encode()) + (bytes_field(2, value) if value else b"")
-
-
-def _field(number: int, value: Any) -> bytes:
-    """A string field (coins are written as their text, as amino writes std.Coins)."""
-    return bytes_field(number, str(value).encode()) if value else b""
-
-
-def _bytes_value(number: int, raw: bytes) -> bytes:
-    return bytes_field(number, raw) if raw else b""

@@ -16,7 +16,6 @@ simple Merkle root of the block's transactions' hashes.
 from __future__ import annotations
 
 import base64
-import hashlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +24,7 @@ from c4cli.chain.amino import encode_tx
 from c4cli.chain.clock import parse_time
 from c4cli.chain.interface import TxOutcome
 from c4cli.chain.log import BlockRecord
-from c4cli.chain.merkle import merkle_root
+from c4cli.chain.merkle import txs_root
 from c4cli.chain.msgs import Tx
 from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
@@ -81,7 +80,7 @@ def header(
         "app_version": "",
         "last_block_id": block_id(str(record["prev_hash"]) if height > 1 else None),
         "last_commit_hash": None,
-        "data_hash": b64(merkle_root([hashlib.sha256(tx).digest() for tx in raw])),
+        "data_hash": b64(txs_root(raw)),
         "validators_hash": None,
         "next_validators_hash": None,
         "consensus_hash": None,
