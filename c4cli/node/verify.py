@@ -136,16 +136,17 @@ class Verifier:
                 f"{self.redacted} answered block {header.get('height')} in a shape it never has"
             ) from None
         height = _height(self.redacted, header)
+        block_hash = _hex(header_hash(header))
         trusted = self.trusted()
         if height > trusted.height:
             # The set's latest proven header: what a change right after it must name.
             self._trusted = trusted._replace(
                 height=height,
-                block_hash=_hex(header_hash(header)),
+                block_hash=block_hash,
                 next_hash=_hex(_b64(header.get("next_validators_hash"))),
             )
         total = sum(int(v["voting_power"]) for v in validators)
-        return Proven(height, _hex(header_hash(header)), moment, power, total)
+        return Proven(height, block_hash, moment, power, total)
 
     def result(self, proven: Proven, index: int, claimed: Any, *, wait: float = 0.0) -> Proven:
         """``proven`` (a block holding a transaction at ``index`` whose result a node gave
