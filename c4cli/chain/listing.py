@@ -226,18 +226,20 @@ def proof_fields(proven: Proven | None, unproven: str) -> dict[str, Any]:
 def proof_line(proven: Proven | None, unproven: str) -> str:
     """The same, as a receipt's line ("" on the local chain)."""
     if proven is not None:
-        return f"VERIFIED:   {proof_text(proven)}"
+        proof = proof_fields(proven, "")["proof"]
+        return f"VERIFIED:   {proof_text(proof, proven.result_unproven)}"
     return f"VERIFIED:   no, the node's word: {unproven}" if unproven else ""
 
 
-def proof_text(proven: Proven) -> str:
-    """A proven block as receipts and `c4 tx` word it, and its result's standing."""
-    result = (
-        f", its result by block {proven.height + 1}"
-        if not proven.result_unproven
-        else f" (its result: the node's word, {proven.result_unproven})"
-    )
+def proof_text(proof: dict[str, Any], why: str = "") -> str:
+    """A ``proof`` (as :func:`proof_fields` gives it) in words, receipts' and `c4 tx`'s:
+    the block, who signed it, and its result's standing (``why`` it is unproven)."""
+    height = int(proof["height"])
+    if proof["result_proven"]:
+        result = f", its result by block {height + 1}"
+    else:
+        result = f" (its result: the node's word{', ' + why if why else ''})"
     return (
-        f"block {proven.height} ({proven.block_hash[:16]}…) signed by {proven.signed} of "
-        f"{proven.total} voting power{result}"
+        f"block {height} ({str(proof['block_hash'])[:16]}…) signed by {proof['signed_power']} "
+        f"of {proof['total_power']} voting power{result}"
     )

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from c4cli.chain.interface import ListedTx
+from c4cli.chain.listing import proof_text
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import call_text, names, who
 from c4cli.commands.transact import open_chain
@@ -188,14 +189,6 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         click.echo(f"{'paid:':<10}{transfer['amount']} to {who(transfer['to'], known)}")
     proof = doc.get("proof")
     if proof:  # on a node: its block proven by the validators the home trusts
-        result = (
-            f", its result by block {proof['height'] + 1}"
-            if proof["result_proven"]
-            else " (its result: the node's word)"
-        )
-        click.echo(
-            f"{'verified:':<10}block {proof['height']} ({str(proof['block_hash'])[:16]}…) "
-            f"signed by {proof['signed_power']} of {proof['total_power']} voting power{result}"
-        )
+        click.echo(f"{'verified:':<10}{proof_text(proof)}")
     elif "unverified" in doc:
         click.echo(printable(f"{'verified:':<10}no, the node's word: {doc['unverified']}"))
