@@ -40,24 +40,31 @@ def b64(value: str) -> bytes:
     return base64.b64decode(value)
 
 
+def signed_by(gno_node: Any, name: str, msg: Any) -> bytes:
+    """``msg`` signed by player ``name`` for the account's sequence now, as bytes."""
+    key = gno_node.keys[name]
+    number, sequence = gno_node.account(address_of_key(key))
+    tx = signed_tx(
+        [msg],
+        fee(GAS_WANTED, GAS_FEE),
+        "",
+        private_key=key,
+        chain_id="dev",
+        account_number=number,
+        sequence=sequence,
+    )
+    return encode_tx(tx)
+
+
 def several_in_one_block(gno_node: Any) -> int:
     """Three sends by three players broadcast at once (sync): the height of a block that
     holds more than one of them."""
     hashes = []
     for name in PLAYERS[:3]:
-        key = gno_node.keys[name]
-        sender = address_of_key(key)
-        number, sequence = gno_node.account(sender)
-        tx = signed_tx(
-            [send_msg(sender, address_of_key(gno_node.keys["dave"]), "1ugnot")],
-            fee(GAS_WANTED, GAS_FEE),
-            "",
-            private_key=key,
-            chain_id="dev",
-            account_number=number,
-            sequence=sequence,
+        sender = address_of_key(gno_node.keys[name])
+        raw = signed_by(
+            gno_node, name, send_msg(sender, address_of_key(gno_node.keys["dave"]), "1ugnot")
         )
-        raw = encode_tx(tx)
         answer = gno_node.rpc("broadcast_tx_sync", tx=base64.b64encode(raw).decode())
         assert answer["error"] is None, answer
         hashes.append(base64.b64encode(hashlib.sha256(raw).digest()).decode())
@@ -144,19 +151,8 @@ def test_block_results_hash_to_the_next_headers_last_results_hash(
         'func Boom(cur realm) string {\n\tpanic("boom: " + deployed)\n}\n'
     )
     gno_node.deploy(package, EMITTER, DEV_MNEMONIC)
-    key = gno_node.keys["dave"]
-    sender = address_of_key(key)
-    number, sequence = gno_node.account(sender)
-    boom = signed_tx(
-        [call_msg(sender, EMITTER, "Boom", [])],
-        fee(GAS_WANTED, GAS_FEE),
-        "",
-        private_key=key,
-        chain_id="dev",
-        account_number=number,
-        sequence=sequence,
-    )
-    answer = gno_node.broadcast(encode_tx(boom))
+    sender = address_of_key(gno_node.keys["dave"])
+    answer = gno_node.broadcast(signed_by(gno_node, "dave", call_msg(sender, EMITTER, "Boom", [])))
     refused_at = int(answer["height"])
     assert answer["deliver_tx"]["ResponseBase"]["Error"]["@type"] == "/abci.StringError"
     several = several_in_one_block(gno_node)

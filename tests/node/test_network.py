@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,18 @@ class Network:
     def restart(self, index: int) -> None:
         done = self.c4("node", "start", "--validator", str(index))
         assert done.returncode == 0, done.stderr
+
+    def out_for_a_while(self, index: int) -> Callable[[int], None]:
+        """What a game does between its moves: validator ``index`` killed after move 1,
+        started again after move 4."""
+
+        def between(move: int) -> None:
+            if move == 1:
+                self.kill(index)
+            if move == 4:
+                self.restart(index)
+
+        return between
 
     def all_running(self) -> None:
         """Whatever a test left stopped, started again (a no-op when all run)."""
@@ -114,13 +126,7 @@ def test_a_staked_game_goes_on_while_a_validator_is_killed_and_restarted(
 ) -> None:
     home = net.through(tmp_path / "home", 0)
 
-    def between(move: int) -> None:
-        if move == 1:
-            net.kill(3)
-        if move == 4:
-            net.restart(3)
-
-    game = staked_game(home, 3_000_000, between).id
+    game = staked_game(home, 3_000_000, net.out_for_a_while(3)).id
     # The restarted validator has caught up: it answers with the game's end.
     again = home.json("--remote", net.urls[3], "query", "game", game)
     assert again["game"]["status"] == "won"
@@ -314,13 +320,7 @@ def test_every_block_of_a_game_is_signed_by_more_than_two_thirds(
     than two thirds of the set, the killed validator's precommit missing or not."""
     home = net.through(tmp_path / "home", 0)
 
-    def between(move: int) -> None:
-        if move == 1:
-            net.kill(2)
-        if move == 4:
-            net.restart(2)
-
-    staked_game(home, 2_000_000, between)
+    staked_game(home, 2_000_000, net.out_for_a_while(2))
     # c4's own light client proved every one of them, through whichever node served.
     landed = [tx for block in home.json("log") for tx in block["txs"]]
     assert landed and all(tx["status"] == "landed" for tx in landed)
