@@ -73,11 +73,14 @@ def init(
     """Create a chain in the home, like gnodev: every local key gets 10,000,000 GNOT.
 
     The deployer (default test1, created from the public dev mnemonic if
-    missing) owns the realm.
+    missing) owns the realm. With --remote URL, the home is bound to that node
+    instead, trusting its validator set (its fingerprint printed) or the set that
+    signed the block --trust names.
 
     \b
     Example:
       c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
+      c4 init --remote https://rpc.gno.land:443 --trust HEIGHT:HASH
     """
     url = remote_url()
     if url is not None:
