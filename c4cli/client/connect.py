@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
-from c4cli.node.spec import NodeSpec
+from c4cli.node.spec import NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 
 if TYPE_CHECKING:
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from c4cli.chain.trust import TrustedSet, TrustStore
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader
+    from c4cli.node.transport import Transport
+    from c4cli.node.verify import Verifier
 
 Client = TypeVar("Client", "NodeReader", "NodeChain")
 OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (gnoland.devnode.NODE_DIR)
@@ -156,7 +158,9 @@ def bind(
     source = f"--trust {height}:{block_hash}" if trust else "first use"
     trusted, fingerprint = None, ""
     if not trust_node:
-        trusted, fingerprint = node.trust_anew(height=height, block_hash=block_hash, source=source)
+        trusted, fingerprint = _trust_anew(
+            node, height=height, block_hash=block_hash, source=source
+        )
     remote = Remote(url, node.chain_id, realm_path)
     write_remote(home, remote)
     if trusted is None:
@@ -172,7 +176,7 @@ def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
     remote = read_remote(home)
     assert remote is not None, "bound first"
     node = _reader()(NodeSpec(remote.url, remote.realm_path, remote.chain_id))
-    trusted, fingerprint = node.trust_anew(validators=validators, source="c4 node start")
+    trusted, fingerprint = _trust_anew(node, validators=validators, source="c4 node start")
     _trust_file(home).save(trusted)
     return fingerprint
 
@@ -190,6 +194,42 @@ def _trust_point(trust: str | None) -> tuple[int, str]:
             "hex digits (from a source you trust)"
         )
     return int(height), block_hash.upper()
+
+
+def _trust_anew(
+    node: NodeReader,
+    *,
+    height: int = 0,
+    block_hash: str = "",
+    validators: list[dict[str, Any]] | None = None,
+    source: str,
+) -> tuple[TrustedSet, str]:
+    """A validator set to trust from now on, and its fingerprint: the node's at
+    ``height`` (0: its last block) held to ``block_hash`` if given, or ``validators``
+    known beforehand; its block's commit verifies with it."""
+    from c4cli.node import verify
+
+    trusted = verify.establish(
+        node.transport,
+        node.chain_id,
+        height=height,
+        block_hash=block_hash,
+        validators=validators,
+        source=source,
+    )
+    return trusted, verify.fingerprint(trusted)
+
+
+def _prover(home: Path) -> Prover:
+    """What holds a command's node to the validators this home trusts, made only when a
+    block, a height or a time is to be proven (a query loads none of it)."""
+
+    def prove(transport: Transport) -> Verifier:
+        from c4cli.node import verify
+
+        return verify.Verifier(transport, _trust_file(home))
+
+    return prove
 
 
 def _trust_file(home: Path) -> TrustStore:
@@ -238,7 +278,7 @@ def _open(
             journal=journal,
             seen_height=journal.seen_height(),
             down_hint="this home's node is not running: `c4 node start` starts it" if own else "",
-            trust=None if trust_node else _trust_file(home),
+            prover=None if trust_node else _prover(home),
             unproven=TRUST_NODE_WORD if trust_node else "",
         )
     )

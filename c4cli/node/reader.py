@@ -13,16 +13,17 @@ import base64
 import contextlib
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.chain.paths import GASPRICE, SIMULATE
-from c4cli.chain.trust import TrustedSet
 from c4cli.errors import BadInput, Refused, Unreachable
-from c4cli.node.spec import NodeSpec
+from c4cli.node.spec import NodeSpec, Prover
 from c4cli.node.transport import Call, Link, Transport
-from c4cli.node.verify import Verifier, establish, fingerprint
+
+if TYPE_CHECKING:
+    from c4cli.node.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
 
@@ -38,8 +39,7 @@ def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
         down_hint=spec.down_hint,
         link=link,
     )
-    verifier = None if spec.trust is None else Verifier(transport, spec.trust)
-    return NodeReader(transport, spec.realm_path, verifier, spec.unproven)
+    return NodeReader(transport, spec.realm_path, spec.prover, spec.unproven)
 
 
 class NodeReader:
@@ -49,15 +49,23 @@ class NodeReader:
         self,
         transport: Transport,
         realm_path: str,
-        verifier: Verifier | None = None,
+        prover: Prover | None = None,
         unproven: str = "",
     ) -> None:
         self.transport = transport
         self._realm_path = realm_path
-        # Blocks, heights and times held to the home's validators; None: the node's word,
-        # for the reason ``unproven`` says (every receipt says it).
-        self.verifier = verifier
+        self._prover = prover
+        self._verifier: Verifier | None = None
         self.unproven = unproven
+
+    @property
+    def verifier(self) -> Verifier | None:
+        """What holds blocks, heights and times to the home's validators, made at its
+        first use (a query proves nothing: it never loads the verifier and its ed25519);
+        None: the node's word, for the reason ``unproven`` says (every receipt says it)."""
+        if self._verifier is None and self._prover is not None:
+            self._verifier = self._prover(self.transport)
+        return self._verifier
 
     @property
     def redacted(self) -> str:
@@ -167,27 +175,6 @@ class NodeReader:
         return answers.unix_time(
             str(answers.field(self.redacted, block, "block", "header", "time"))
         )
-
-    def trust_anew(
-        self,
-        *,
-        height: int = 0,
-        block_hash: str = "",
-        validators: Sequence[dict[str, Any]] | None = None,
-        source: str,
-    ) -> tuple[TrustedSet, str]:
-        """A validator set to trust from now on, and its fingerprint: the node's at
-        ``height`` (0: its last block) held to ``block_hash`` if given, or
-        ``validators`` known beforehand; its block's commit verifies with it."""
-        trusted = establish(
-            self.transport,
-            self.chain_id,
-            height=height,
-            block_hash=block_hash,
-            validators=validators,
-            source=source,
-        )
-        return trusted, fingerprint(trusted)
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import SentLog
-    from c4cli.chain.trust import TrustStore
+    from c4cli.node.transport import Transport
+    from c4cli.node.verify import Verifier
+
+# What makes a command's verifier over its transport, once one is needed.
+Prover = Callable[["Transport"], "Verifier"]
 
 
 class NodeSpec(NamedTuple):
@@ -14,9 +19,10 @@ class NodeSpec(NamedTuple):
     chain id to hold the node to (None: whatever it reports, for reading only), the
     home's journal and the highest block it saw a transaction land in, whether the home
     is bound to another chain or none (``unbound``: sign only for a chain id the user
-    named), what to say when the node refuses the connection, and the validator set
-    its blocks are held to (``trust``; None: believed on the node's word, for the
-    reason ``unproven`` gives)."""
+    named), what to say when the node refuses the connection, and what holds its
+    blocks to the validator set the home trusts (``prover``, which makes the
+    verifier at its first use; None: believed on the node's word, for the reason
+    ``unproven`` gives)."""
 
     url: str
     realm_path: str
@@ -25,5 +31,5 @@ class NodeSpec(NamedTuple):
     seen_height: int = 0
     unbound: bool = False
     down_hint: str = ""
-    trust: TrustStore | None = None
+    prover: Prover | None = None
     unproven: str = "a node this home is not bound to: no validator set is trusted for it"
