@@ -46,4 +46,10 @@ class TrustStore(Protocol):
 
     def save(self, trusted: TrustedSet) -> None: ...
 
+    def advance(self, trusted: TrustedSet) -> None:
+        """The set kept, proven up to a higher block: written only while the store still
+        holds that set below that height (a later head or a followed set is never
+        overwritten by an older one)."""
+        ...
+
     def forget(self) -> None: ...

@@ -14,15 +14,16 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from c4cli.chain import answers, crypto, pubkeys
 from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
+from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader
-from c4cli.chain.msgs import Signature, msg_signer
+from c4cli.chain.msgs import MSG_CREATE_SESSION, Signature, msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
 from c4cli.chain.tx import Tx, sign_bytes
-from c4cli.coins import ugnot_in
+from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
 from c4cli.files import write_private
@@ -171,15 +172,78 @@ def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) 
     }
 
 
-def outflow(tx: Tx) -> int:
-    """The most ugnot the messages may take out of the signer's account: what each call
-    sends and may deposit for storage, what each send sends, and what a new session
-    may spend."""
-    total = 0
+# tm2's MaxSessionDuration: a session's expiry is at most this long after its block.
+MAX_SESSION_LIFE = 4 * 365 * 24 * 60 * 60
+
+
+class Outflow(NamedTuple):
+    """The most a transaction's messages may take out of the signer's account over their
+    life: ugnot, coins of other denominations (their text, "" when none), and why no
+    amount bounds it ("" when one does: a session key whose limit renews forever)."""
+
+    ugnot: int
+    others: str
+    unbounded: str
+
+
+def outflow(tx: Tx, now: int | None) -> Outflow:
+    """What each call sends and may deposit for storage, what each send sends, and what a
+    new session key may spend until it expires: its limit once, or once a period when
+    it renews (``now``: the chain's time, before which no block can create it; None
+    when unknown, and the key is counted from the earliest block that may create it,
+    tm2's longest session before its expiry)."""
+    taken: Coins = {}
+    unbounded = ""
     for msg in tx["msg"]:
-        for field in ("send", "max_deposit", "amount", "spend_limit"):
-            total += ugnot_in(str(msg.get(field) or ""))
-    return total
+        for field in ("send", "max_deposit", "amount"):
+            _add(taken, _coins(msg.get(field)))
+        if msg.get("@type") == MSG_CREATE_SESSION:
+            limit = _coins(msg.get("spend_limit"))
+            windows = _windows(msg, now)
+            if windows is None and limit:
+                unbounded = f"a session key whose {format_coins(limit)} limit renews forever"
+            _add(taken, {denom: amount * (windows or 1) for denom, amount in limit.items()})
+    others = format_coins({d: a for d, a in taken.items() if d != UGNOT})
+    return Outflow(taken.get(UGNOT, 0), others, unbounded)
+
+
+def renews(tx: Tx) -> bool:
+    """Whether the transaction creates a session key whose spend limit renews until an
+    expiry (what it may spend then depends on the chain's time)."""
+    return any(
+        msg.get("@type") == MSG_CREATE_SESSION
+        and _int(msg.get("spend_period")) > 0
+        and _int(msg.get("expires_at")) > 0
+        for msg in tx["msg"]
+    )
+
+
+def _windows(msg: Any, now: int | None) -> int | None:
+    """How many spend periods a new session key lives through (None: without end)."""
+    period, expires = _int(msg.get("spend_period")), _int(msg.get("expires_at"))
+    if period <= 0:
+        return 1  # a lifetime cap
+    if expires <= 0:
+        return None
+    life = MAX_SESSION_LIFE if now is None else min(expires - now, MAX_SESSION_LIFE)
+    return max(1, -(-life // period))
+
+
+def _coins(text: Any) -> Coins:
+    try:
+        return parse_coins(str(text or ""))
+    except BadInput:
+        raise BadInput(f"the transaction's amount {printable(str(text))!r} is not coins") from None
+
+
+def _add(total: Coins, more: Coins) -> None:
+    for denom, amount in more.items():
+        total[denom] = total.get(denom, 0) + amount
+
+
+def _int(value: Any) -> int:
+    text = str(value or "0")
+    return int(text) if text.lstrip("-").isdigit() and len(text) <= 20 else 0
 
 
 def described(tx: Tx) -> list[str]:
@@ -201,9 +265,30 @@ def described(tx: Tx) -> list[str]:
                     line += f" {what} {amount}"
         elif kind == "/bank.MsgSend":
             line = f"send {msg.get('amount')} to {msg.get('to_address')}"
-        elif kind == "/auth.m_create_session":
-            line = f"create a session key, spending up to {msg.get('spend_limit') or 'nothing'}"
+        elif kind == MSG_CREATE_SESSION:
+            line = _session(msg)
         else:
             line = str(kind).removeprefix("/")
         lines.append(printable(line))
     return lines
+
+
+def _session(msg: Any) -> str:
+    """A new session key as a person weighs it: the key, how long it lives, where it may
+    call, and what it may spend (once, or again each period)."""
+    try:
+        key = pubkeys.address(pubkeys.from_json(msg.get("session_key")))
+    except (BadInput, KeyError, TypeError, ValueError):
+        key = "(a key c4 cannot read)"
+    expires = _int(msg.get("expires_at"))
+    until = format_time(expires) if 0 < expires < 2**40 else "never (until revoked)"
+    paths = ", ".join(str(p) for p in msg.get("allow_paths") or []) or "none"
+    limit = str(msg.get("spend_limit") or "")
+    period = _int(msg.get("spend_period"))
+    if not limit:
+        spends = "spending nothing"
+    elif period <= 0:
+        spends = f"spending up to {limit} over its life"
+    else:
+        spends = f"spending up to {limit} every {period}s, renewed until it expires"
+    return f"create session key {key}, expiring {until}, allowed paths {paths}, {spends}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time as wallclock
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     "send_cap_text",
     metavar="COINS",
     help="The most the messages may take out of the signer's account (sends, stakes, "
-    "storage deposits). Default: $C4_SEND_CAP, else a question on a terminal, else 0.",
+    "storage deposits, what a new session key may spend until it expires). Default: "
+    "$C4_SEND_CAP, else a question on a terminal, else 0.",
 )
 @common_options
 def sign(
@@ -117,7 +119,8 @@ def sign(
         signer,
         info.address if session else None,
     )
-    ask = _within_caps(tx, home, fee_cap_text, send_cap_text, password_stdin=password_stdin)
+    out = offline.outflow(tx, _chain_now(home, chain_id) if offline.renews(tx) else None)
+    ask = _within_caps(tx, out, home, (fee_cap_text, send_cap_text), password_stdin=password_stdin)
     summary = _summary(tx, signer, chain_id, account_number, account_sequence)
     echo("\n".join(summary["lines"]), err=True)
     if ask and not click.confirm(ask, err=True):
@@ -150,7 +153,9 @@ def sign(
                 "messages": summary["messages"],
                 "gas_wanted": int(tx["fee"]["gas_wanted"] or 0),
                 "gas_fee": str(tx["fee"]["gas_fee"] or "0ugnot"),  # "" is how 0 is signed
-                "sends_out": f"{offline.outflow(tx)}ugnot",
+                "sends_out": f"{out.ugnot}ugnot",
+                "sends_out_other": out.others,
+                "sends_out_unbounded": out.unbounded,
                 "hash": None if output_document is not None else tx_hash(tx),
             }
         )
@@ -192,6 +197,15 @@ def _numbers(
     return chain_id, number, sequence
 
 
+def _chain_now(home: Path, chain_id: str) -> int | None:
+    """The chain's time now, which a session key's spend periods are counted from; None
+    when the home's chain cannot tell (signing offline: counted from the earliest)."""
+    try:
+        return open_chain(home, chain_id=chain_id).chain_time(wallclock.time())
+    except C4Error:
+        return None
+
+
 def _fee_capped(tx: Tx, home: Path, given: str | None, words: tuple[str, str, str]) -> int:
     """The fee cap, once the file's gas fee is seen to be within it (else exit 2, nothing
     done); ``words``: what c4 does with the file, as "sends", "sent", "send"."""
@@ -208,38 +222,55 @@ def _fee_capped(tx: Tx, home: Path, given: str | None, words: tuple[str, str, st
 
 def _within_caps(
     tx: Tx,
+    out: offline.Outflow,
     home: Path,
-    fee_cap_text: str | None,
-    send_cap_text: str | None,
+    caps: tuple[str | None, str | None],
     *,
     password_stdin: bool,
 ) -> str:
-    """Refuse (exit 2, nothing signed) a fee above the fee cap, and what takes more out
-    of the signer's account than the send cap; on a terminal with no cap given, the
-    question to confirm it with ("" when none is needed)."""
+    """Refuse (exit 2, nothing signed) a fee above the fee cap (``caps``: the fee cap's
+    and the send cap's text, as given), and what takes more out of the signer's account
+    (``out``) than the send cap, or what no cap bounds; on a terminal with no cap
+    given, the question to confirm it with ("" when none is needed)."""
+    fee_cap_text, send_cap_text = caps
     _fee_capped(tx, home, fee_cap_text, ("signs for", "signed", "sign"))
-    out = offline.outflow(tx)
     text = send_cap_text if send_cap_text is not None else os.environ.get("C4_SEND_CAP")
+    # What no cap in ugnot bounds: only a person at a terminal may take it on.
+    if out.unbounded:
+        takes, unbound = f"without bound ({out.unbounded})", "no send cap bounds that"
+    else:
+        takes = f"up to {gnot(out.ugnot)}" + (f" and {out.others}" if out.others else "")
+        unbound = f"a send cap in ugnot does not bound {out.others}" if out.others else ""
     if text is not None:
         try:
             limit = parse_ugnot(text)
         except BadInput:
             where = "--send-cap" if send_cap_text is not None else "$C4_SEND_CAP"
             raise BadInput(f"invalid {where} {text!r}: give an amount, e.g. 5gnot") from None
-        if out > limit:
+        if out.ugnot > limit and not unbound:
             raise BadInput(
-                f"the transaction takes up to {gnot(out)} out of the signer's account, above "
-                f"the send cap of {gnot(limit)}; nothing was signed: raise --send-cap to sign it"
+                f"the transaction takes {takes} out of the signer's account, above the send "
+                f"cap of {gnot(limit)}; nothing was signed: raise --send-cap to sign it"
             )
+    elif out.ugnot == 0 and not unbound:
         return ""
-    if out == 0:
-        return ""
-    if not password_stdin and sys.stdin.isatty() and sys.stderr.isatty():
-        return f"sign it, taking up to {gnot(out)} out of the signer's account?"
-    raise BadInput(
-        f"the transaction takes up to {gnot(out)} out of the signer's account; nothing was "
-        "signed: pass --send-cap (or $C4_SEND_CAP) with at least that, or sign on a terminal"
-    )
+    elif not password_stdin and sys.stdin.isatty() and sys.stderr.isatty():
+        return f"sign it, taking {takes} out of the signer's account?"
+    else:
+        raise BadInput(
+            f"the transaction takes {takes} out of the signer's account; nothing was signed: "
+            + (
+                f"{unbound}, sign it on a terminal"
+                if unbound
+                else "pass --send-cap (or $C4_SEND_CAP) with at least that, or sign on a terminal"
+            )
+        )
+    if unbound:
+        raise BadInput(
+            f"the transaction takes {takes} out of the signer's account; nothing was signed: "
+            f"{unbound}, sign it on a terminal to take that on"
+        )
+    return ""
 
 
 @click.command("multisign")

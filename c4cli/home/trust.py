@@ -1,13 +1,15 @@
 """The validator set a home trusts for its node's chain: ``<home>/trust.toml``.
 
 Written when trust is first placed (`c4 init --remote`, on first use or from
-``--trust HEIGHT:HASH``; `c4 node start`, from its own genesis) and again only when
-the node client follows a change of the set through headers the trusted set
-signed. Every landed transaction, height and block time c4 reports of the node is
-held to it (:mod:`c4cli.node.verify`)::
+``--trust HEIGHT:HASH``; `c4 node start`, from its own genesis), when the node
+client follows a change of the set through headers the trusted set signed, and
+when it proves a later head (``height`` is the highest block proven, which a node
+showing an older one as its last cannot lower); writers take ``.trust.lock``.
+Every landed transaction, height and block time c4 reports of the node is held to
+it (:mod:`c4cli.node.verify`)::
 
     chain_id = "dev"
-    height = 12
+    height = 12                   # the highest block proven
     block_hash = "3F1A…"          # the header read at that height (hex)
     next_hash = "9C0B…"           # its next_validators_hash (hex)
     source = "first use"
@@ -21,6 +23,10 @@ held to it (:mod:`c4cli.node.verify`)::
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +38,7 @@ from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
 
 TRUST = "trust.toml"
+LOCK = ".trust.lock"
 
 
 class TrustFile:
@@ -69,6 +76,34 @@ class TrustFile:
         return trusted
 
     def save(self, trusted: TrustedSet) -> None:
+        with self._locked():
+            self._write(trusted)
+
+    def advance(self, trusted: TrustedSet) -> None:
+        with self._locked():
+            kept = self.load()
+            if (
+                kept is not None
+                and kept.chain_id == trusted.chain_id
+                and _members(kept) == _members(trusted)
+                and kept.height < trusted.height
+            ):
+                self._write(trusted._replace(source=kept.source))
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """One writer at a time (the file itself is replaced whole by each write)."""
+        try:
+            fd = os.open(self.path.with_name(LOCK), os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise HomeDamaged(f"cannot lock {self.path}: {exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
+
+    def _write(self, trusted: TrustedSet) -> None:
         document = {
             "chain_id": trusted.chain_id,
             "height": trusted.height,
@@ -99,6 +134,19 @@ class TrustFile:
     def forget(self) -> None:
         """No set trusted any more (a home bound anew)."""
         self.path.unlink(missing_ok=True)
+
+
+def _members(trusted: TrustedSet) -> list[tuple[str, str, str, int]]:
+    """A set's validators as the file keeps each: address, key type, key, power."""
+    return [
+        (
+            str(v["address"]),
+            str(v["pub_key"]["@type"]),
+            str(v["pub_key"]["value"]),
+            int(v["voting_power"]),
+        )
+        for v in trusted.validators
+    ]
 
 
 def _text(value: Any) -> str:

@@ -25,6 +25,7 @@ blocks to them.
 from __future__ import annotations
 
 import base64
+import hashlib
 import struct
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -32,6 +33,7 @@ from typing import Any
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from c4cli.address import decode_bech32
 from c4cli.chain.answers import unix_time
 from c4cli.chain.merkle import merkle_root, txs_root
 from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
@@ -158,15 +160,20 @@ def verify_commit(
     commit: Mapping[str, Any],
     validators: Sequence[Mapping[str, Any]],
 ) -> int:
-    """Hold ``header`` and its ``commit`` to ``validators`` (a set trusted beforehand):
-    the voting power that signed it, or Unverified naming what failed."""
+    """Hold ``header`` and its ``commit`` to ``validators`` (a set trusted beforehand),
+    as tm2's ``ValidatorSet.VerifyCommit`` does: a precommit slot for each validator of
+    the set, in its order, each naming its own validator; the voting power that signed
+    it, or Unverified naming what failed."""
     height = header.get("height")
+    distinct_set(height, validators)
     if _b64(header.get("validators_hash")) != validators_hash(validators):
         raise Unverified(f"block {height}: its validators are not the set trusted")
-    own = signed_hash(header, commit)
-    precommits = commit.get("precommits") or []
-    if len(precommits) > len(validators):
-        raise Unverified(f"block {height}: more precommits than validators")
+    signed_hash(header, commit)
+    precommits = _precommits(height, commit)
+    if len(precommits) != len(validators):
+        raise Unverified(
+            f"block {height}: {len(precommits)} precommits for {len(validators)} validators"
+        )
     signers = {}
     for index, vote in enumerate(precommits):
         if vote is None:
@@ -176,7 +183,7 @@ def verify_commit(
             raise Unverified(f"block {height}: precommit {index} is not its validator's")
         signers[index] = validator
     total = sum(int(v["voting_power"]) for v in validators)
-    power = _tally(chain_id, height, own, precommits, signers)
+    power = _tally(chain_id, height, commit, precommits, signers)
     if 3 * power <= 2 * total:
         raise Unverified(
             f"block {height}: signed by {power} of {total} voting power, not more than 2/3"
@@ -191,19 +198,44 @@ def trusted_power(
     trusted: Sequence[Mapping[str, Any]],
 ) -> int:
     """The voting power of the ``trusted`` set (an earlier one) that signed ``header``:
-    its validators found among the commit's by address and key. A header signed by
-    another set is believed when more than a third of the trusted power signed it (at
-    least one honest validator vouches for the new set, as Tendermint's light client
-    holds it)."""
+    its validators found among the commit's by address, each counted once however many
+    precommits name it (tm2's ``VerifyFutureCommit``). A header signed by another set
+    is believed when more than two thirds of the trusted power signed it too."""
     height = header.get("height")
-    own = signed_hash(header, commit)
+    distinct_set(height, trusted)
+    signed_hash(header, commit)
+    precommits = _precommits(height, commit)
     known = {str(v.get("address")): v for v in trusted}
+    counted: set[str] = set()
     signers = {}
-    for index, vote in enumerate(commit.get("precommits") or []):
-        validator = None if vote is None else known.get(str(vote.get("validator_address")))
-        if validator is not None:
-            signers[index] = validator
-    return _tally(chain_id, height, own, commit.get("precommits") or [], signers)
+    for index, vote in enumerate(precommits):
+        address = None if vote is None else str(vote.get("validator_address"))
+        if address is None or address not in known or address in counted:
+            continue  # not of the trusted set, or a second vote of one validator
+        counted.add(address)
+        signers[index] = known[address]
+    return _tally(chain_id, height, commit, precommits, signers)
+
+
+def distinct_set(height: Any, validators: Sequence[Mapping[str, Any]]) -> None:
+    """A validator set as tm2 can hold one: each validator's address is its ed25519 key's
+    (the first 20 bytes of the key's SHA-256), and no address or key twice. A set that
+    lists one key under several names would let one signature count as several."""
+    addresses: set[str] = set()
+    keys: set[str] = set()
+    for index, validator in enumerate(validators):
+        key = validator["pub_key"]
+        if key.get("@type") != ED25519:
+            raise Unverified(f"block {height}: validator {index} has no ed25519 key")
+        raw = _b64(key.get("value"))
+        address = str(validator.get("address"))
+        decoded = decode_bech32(address)
+        if len(raw) != 32 or decoded is None or decoded[1] != hashlib.sha256(raw).digest()[:20]:
+            raise Unverified(f"block {height}: validator {index}'s address is not its key's")
+        if address in addresses or raw.hex() in keys:
+            raise Unverified(f"block {height}: the validator set lists one validator twice")
+        addresses.add(address)
+        keys.add(raw.hex())
 
 
 def signed_hash(header: Mapping[str, Any], commit: Mapping[str, Any]) -> bytes:
@@ -217,22 +249,48 @@ def signed_hash(header: Mapping[str, Any], commit: Mapping[str, Any]) -> bytes:
     return own
 
 
+def _precommits(height: Any, commit: Mapping[str, Any]) -> list[Any]:
+    """A commit's precommits, once they are all precommits of ``height`` in one round
+    (tm2's ``Commit.ValidateBasic``)."""
+    precommits = commit.get("precommits") or []
+    if not isinstance(precommits, list):
+        raise Unverified(f"block {height}: its commit lists no precommits")
+    rounds = set()
+    for index, vote in enumerate(precommits):
+        if vote is None:
+            continue
+        if int(vote["type"]) != PRECOMMIT or str(vote["height"]) != str(height):
+            raise Unverified(f"block {height}: precommit {index} is not for this block")
+        rounds.add(str(vote["round"]))
+    if len(rounds) > 1:
+        raise Unverified(f"block {height}: its precommits are of different rounds")
+    return precommits
+
+
+def _same_block(one: Any, other: Any) -> bool:
+    """Two block ids are one (tm2's ``BlockID.Equals``): the hash, and the parts' total
+    and hash."""
+    first, second = one or {}, other or {}
+    parts, others = first.get("parts") or {}, second.get("parts") or {}
+    return (
+        _b64(first.get("hash")) == _b64(second.get("hash"))
+        and int(parts.get("total") or 0) == int(others.get("total") or 0)
+        and _b64(parts.get("hash")) == _b64(others.get("hash"))
+    )
+
+
 def _tally(
     chain_id: str,
     height: Any,
-    own: bytes,
+    commit: Mapping[str, Any],
     precommits: Sequence[Any],
     signers: Mapping[int, Mapping[str, Any]],
 ) -> int:
     """The voting power of ``signers`` (precommit index: its validator) whose precommit
-    for the block ``own`` verifies; a signature that does not is a forgery."""
+    for the commit's block verifies; a signature that does not is a forgery."""
     power = 0
     for index, validator in signers.items():
         vote = precommits[index]
-        if int(vote["type"]) != PRECOMMIT or str(vote["height"]) != str(height):
-            raise Unverified(f"block {height}: precommit {index} is not for this block")
-        if _b64((vote.get("block_id") or {}).get("hash")) != own:
-            continue  # a vote for nil or another block counts for nothing
         if validator["pub_key"].get("@type") != ED25519:
             raise Unverified(f"block {height}: validator {index} has no ed25519 key")
         try:
@@ -240,7 +298,9 @@ def _tally(
             key.verify(_b64(vote.get("signature")), vote_sign_bytes(chain_id, vote))
         except (InvalidSignature, ValueError):
             raise Unverified(f"block {height}: precommit {index}'s signature is forged") from None
-        power += int(validator["voting_power"])
+        if _same_block(vote.get("block_id"), commit.get("block_id")):
+            power += int(validator["voting_power"])
+        # else: a vote for nil or another block counts for nothing
     return power
 
 

@@ -4,18 +4,24 @@ A home trusts one validator set (its ``trust.toml``, a :class:`TrustStore`). A b
 is believed when its header hashes to the block id that more than two thirds of
 that set's voting power signed (:func:`~c4cli.node.light.verify_commit`) and its
 transactions hash to the header's data hash. A header whose validators are another
-set is believed only through the set already trusted, as Tendermint's light
-client skips: the new set must hash to the header's ``validators_hash``, sign it by
-more than two thirds, and more than a third of the trusted power must have signed
-it too (or, for the block right after the trusted one, the new set must be the one
-that block named next). When the old set vouches too little, a header half way is
-proven first (bisection); a change that cannot be followed so is refused (exit 4)
-and never trusted on a node's word. A followed change is saved, and said.
+set is believed only through the set already trusted, as tm2's
+``VerifyFutureCommit`` holds it: the new set must hash to the header's
+``validators_hash`` and sign it by more than two thirds, and more than two thirds of
+the trusted power must have signed it too, each trusted validator counted once (or,
+for the block right after the trusted one, the new set must be the one that block
+named next). When the old set vouches too little, a header half way is proven first
+(bisection); a change that cannot be followed so is refused (exit 4) and never
+trusted on a node's word. A followed change is saved, and said. A set that lists one
+validator (an address or a key) twice is no set.
+
+A commit is taken only for the height asked. The last block proven is the home's
+head, kept in ``trust.toml`` and never lowered: a node that shows an older signed
+block as its last is waited for a moment, then refused.
 
 A transaction's result is held to the next header's ``last_results_hash``
-(:meth:`Verifier.result`) where that header is asked for; what no verified header
-covers is the node's word, and said to be: a result not held so, and every
-``abci_query`` answer.
+(:meth:`Verifier.result`) where that header is asked for and follows the block (its
+``last_block_id``); what no verified header covers is the node's word, and said to
+be: a result not held so, and every ``abci_query`` answer.
 """
 
 from __future__ import annotations
@@ -44,6 +50,7 @@ from c4cli.node.light import (
 from c4cli.node.transport import Transport
 
 FRESH = 0.5  # seconds a proven last block is the head before it is asked again
+BEHIND_WAIT = 3.0  # seconds a node whose last block is below the home's head is waited for
 BISECTIONS = 32  # headers proven half way at most to follow one change of the set
 
 
@@ -54,6 +61,7 @@ class Verifier:
         self.transport = transport
         self.store = store
         self._trusted: TrustedSet | None = None
+        self._stored = 0  # the height trust.toml holds for the set
         self._latest: tuple[Proven, float] | None = None
 
     @property
@@ -80,6 +88,7 @@ class Verifier:
                     f"{chain_id!r}: `c4 init --remote URL --force` places trust again"
                 )
             self._trusted = found
+            self._stored = found.height
         return self._trusted
 
     # -- what is proven -------------------------------------------------------------------
@@ -106,10 +115,29 @@ class Verifier:
         proven last while under half a second old, as a status is kept."""
         if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
             return self._latest[0]
-        header, commit = signed_of(self.redacted, ask_commit(self.transport, 0))
-        proven = self.header(header, commit)
+        known = self.trusted().height  # the highest block proven: kept, or this command's
+        deadline = wallclock.monotonic() + BEHIND_WAIT
+        while True:
+            header, commit = signed_of(self.redacted, ask_commit(self.transport, 0))
+            proven = self.header(header, commit)
+            if proven.height >= known:
+                break
+            if wallclock.monotonic() >= deadline:
+                raise Unverified(
+                    f"{self.redacted} shows block {proven.height} as its last, below block "
+                    f"{known} this home has verified: an older block is not the head; refused"
+                )
+            wallclock.sleep(0.25)
         self._latest = proven, wallclock.monotonic()
+        self._keep_head()
         return proven
+
+    def _keep_head(self) -> None:
+        """The highest block proven, kept in the home: later commands never go below it."""
+        trusted = self.trusted()
+        if trusted.height > self._stored:
+            self.store.advance(trusted)
+            self._stored = trusted.height
 
     def at(self, height: int) -> Proven:
         """Block ``height``'s header, proven."""
@@ -167,6 +195,12 @@ class Verifier:
                     return proven._replace(result_unproven=f"block {height + 1} is not made yet")
                 wallclock.sleep(0.5)
         self.header(header, commit)
+        follows = (header.get("last_block_id") or {}).get("hash")
+        if _hex(_b64(follows)) != proven.block_hash:
+            raise Unverified(
+                f"block {height + 1} as {self.redacted} gave it does not follow block {height} "
+                f"({proven.block_hash[:16]}…): its results are another block's"
+            )
         answer = self.transport.call("block_results", {"height": str(height)})
         try:
             results = answer["results"]["deliver_tx"] or []
@@ -216,7 +250,7 @@ class Verifier:
         if not named_next:
             old = sum(int(v["voting_power"]) for v in trusted.validators)
             vouched = trusted_power(chain_id, header, commit, trusted.validators)
-            if 3 * vouched <= old:
+            if 3 * vouched <= 2 * old:
                 if depth >= BISECTIONS or height - trusted.height < 2:
                     raise Unverified(
                         f"block {height}: its validator set changed from the one trusted at "
@@ -258,7 +292,15 @@ class Verifier:
         return found
 
     def _signed(self, height: int) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
-        return signed_of(self.redacted, ask_commit(self.transport, height))
+        """Block ``height``'s header and commit, once the node answered that height's."""
+        header, commit = signed_of(self.redacted, ask_commit(self.transport, height))
+        answered = _height(self.redacted, header)
+        if answered != height:
+            raise Unverified(
+                f"{self.redacted} answered the commit of block {answered} when asked for "
+                f"block {height}'s"
+            )
+        return header, commit
 
 
 def establish(

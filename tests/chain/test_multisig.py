@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -315,4 +316,61 @@ def test_a_file_broadcast_twice_says_its_sequence_was_used(chain: Home, tmp_path
     assert again.stderr.endswith(
         ": the file was signed for sequence 0, which the account has used already (broadcast "
         "before?); sign it again for its current sequence\n"
+    )
+
+
+def test_sign_counts_what_a_session_key_may_spend_over_its_life(
+    chain: Home, tmp_path: Path
+) -> None:
+    """Issue 47: a session key whose 1 GNOT limit renews every 2 s for a year may take
+    about 15.8 million GNOT, not 1: refused under a 1 GNOT send cap, and shown whole
+    (its key, expiry, paths and renewing limit) when the cap holds it. One that renews
+    without expiry, or a send of another denomination, no ugnot cap bounds."""
+    draining = _generate(chain, tmp_path, "session", "create", "--session-key", "alice-d",
+                         "--expires", "8760h", "--allow-paths", "bank/send",
+                         "--spend-limit", "1gnot", "--spend-period", "2", "alice")  # fmt: skip
+    unsigned = draining.read_bytes()
+    refused = chain.fails(2, "sign", str(draining), "alice", "--send-cap", "1gnot")
+    # 15,768,000 periods of 2 s in 8,760 h, give or take the seconds the chain's clock
+    # moved since the file was made.
+    found = re.search(r"takes up to (\d+) GNOT out of the signer's account, above the send "
+                      r"cap of 1 GNOT; nothing was signed", refused.stderr)  # fmt: skip
+    assert found is not None and 15_767_000 < int(found.group(1)) <= 15_768_100, refused.stderr
+    assert draining.read_bytes() == unsigned
+    shown = chain.ok("sign", str(draining), "alice", "--send-cap", "16000000gnot", "--json")
+    session = chain.address("alice-d")
+    assert (
+        f"  create session key {session}, expiring 2" in shown.stderr
+        and ", allowed paths bank/send, spending up to 1000000ugnot every 2s, renewed until "
+        "it expires\n" in shown.stderr
+    ), shown.stderr
+    document = json.loads(shown.stdout)
+    assert int(document["sends_out"].removesuffix("ugnot")) == int(found.group(1)) * 10**6
+    assert (document["sends_out_other"], document["sends_out_unbounded"]) == ("", "")
+
+    forever = _generate(chain, tmp_path, "session", "create", "--session-key", "alice-f",
+                        "--expires", "none", "--allow-paths", "bank/send",
+                        "--spend-limit", "1gnot", "--spend-period", "60", "alice")  # fmt: skip
+    chain.fails(2, "sign", str(forever), "alice", "--send-cap", "1000000000gnot",
+                message="the transaction takes without bound (a session key whose "
+                "1000000ugnot limit renews forever) out of the signer's account; nothing "
+                "was signed: no send cap bounds that, sign it on a terminal to take "
+                "that on")  # fmt: skip
+    lifetime = _generate(chain, tmp_path, "session", "create", "--session-key", "alice-l",
+                         "--expires", "none", "--allow-paths", "bank/send",
+                         "--spend-limit", "1gnot", "alice")  # fmt: skip
+    once = json.loads(chain.ok("sign", str(lifetime), "alice", "--send-cap", "1gnot",
+                               "--json").stdout)  # fmt: skip
+    assert once["sends_out"] == "1000000ugnot"
+
+    other = _generate(chain, tmp_path, "send", "--to", "bob", "--amount", "5ugnot", "alice")
+    document = json.loads(other.read_text())
+    document["msg"][0]["amount"] = "5ugnot,7foo"
+    other.write_text(json.dumps(document))
+    refused = chain.fails(2, "sign", str(other), "alice", "--send-cap", "1gnot")
+    assert "takes without bound" not in refused.stderr
+    assert refused.stderr == (
+        "Error: the transaction takes up to 0.000005 GNOT and 7foo out of the signer's "
+        "account; nothing was signed: a send cap in ugnot does not bound 7foo, sign it on a "
+        "terminal to take that on\n"
     )

@@ -22,7 +22,13 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from c4cli.address import encode_address
 from c4cli.chain.trust import TrustedSet
-from c4cli.node.light import Unverified, header_hash, validators_hash, vote_sign_bytes
+from c4cli.node.light import (
+    Unverified,
+    header_hash,
+    results_hash,
+    validators_hash,
+    vote_sign_bytes,
+)
 from c4cli.node.verify import Verifier, establish, validator_set
 
 CHAIN = "follow"
@@ -54,8 +60,16 @@ def in_order(keys: Sequence[Key]) -> list[Key]:
 class Chain:
     """Headers 1..N, each signed by the set its height has, as a node serves them."""
 
-    def __init__(self, sets: dict[int, list[Key]], last: int) -> None:
+    def __init__(
+        self,
+        sets: dict[int, list[Key]],
+        last: int,
+        results: dict[int, list[dict[str, Any]]] | None = None,
+        salt: bytes = b"",
+    ) -> None:
         self.sets = sets
+        self.results = results or {}
+        self.salt = salt
         self.blocks: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
         previous = b""
         for height in range(1, last + 1):
@@ -66,6 +80,7 @@ class Chain:
             previous = block_hash
         self.redacted = "synthetic"
         self.asked: list[tuple[str, int]] = []
+        self.head = last  # the block the node shows as its last
 
     def keys(self, height: int) -> list[Key]:
         return self.sets[max(h for h in self.sets if h <= height)]
@@ -91,8 +106,10 @@ class Chain:
             "validators_hash": b64(validators_hash(self.rows(height))),
             "next_validators_hash": b64(validators_hash(self.rows(height + 1))),
             "consensus_hash": b64(b"\x01" * 32),
-            "app_hash": b64(hashlib.sha256(b"%d" % height).digest()),
-            "last_results_hash": None,
+            "app_hash": b64(hashlib.sha256(self.salt + b"%d" % height).digest()),
+            "last_results_hash": b64(results_hash(self.results.get(height - 1, [])))
+            if self.results.get(height - 1)
+            else None,
             "proposer_address": self.keys(height)[0].address,
         }
 
@@ -119,11 +136,14 @@ class Chain:
         return CHAIN
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
-        height = int(params.get("height") or max(self.blocks))
+        height = int(params.get("height") or self.head)
         self.asked.append((method, height))
         if method == "commit":
             header, commit = self.blocks[height]
             return {"signed_header": {"header": header, "commit": commit}, "canonical": True}
+        if method == "block_results":
+            delivered = self.results.get(height, [])
+            return {"height": str(height), "results": {"deliver_tx": delivered}}
         assert method == "validators"
         return {"block_height": str(height), "validators": self.rows(height)}
 
@@ -139,6 +159,9 @@ class Store:
     def save(self, trusted: TrustedSet) -> None:
         self.trusted = trusted
         self.saved.append(trusted)
+
+    def advance(self, trusted: TrustedSet) -> None:
+        self.trusted = trusted
 
     def forget(self) -> None:
         self.trusted = None

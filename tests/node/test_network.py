@@ -10,6 +10,8 @@ Every test leaves the four running. Deselect with ``-m "not network"``.
 
 from __future__ import annotations
 
+import base64
+import copy
 import json
 import os
 import shutil
@@ -22,13 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from node.proxy import answer, proxy_for
 from node.test_remote import staked_game
 from node.twin import player_key
 
 from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
-from c4cli.node.light import verify_commit
+from c4cli.node.light import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from support import Home, start_game
 
 pytestmark = [pytest.mark.node, pytest.mark.network]
@@ -345,7 +349,97 @@ def test_every_block_of_a_game_is_signed_by_more_than_two_thirds(
 
 
 def rpc(url: str, method: str, **params: str) -> Any:
+    """One JSON-RPC call's result."""
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
     request = urllib.request.Request(url, body.encode(), {"Content-Type": "application/json"})
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())["result"]
+
+
+class StolenKey:
+    """Validator 0's key, read from its node's secrets as a thief with its disk would,
+    and what one key can forge: a set that lists it ``times`` times, each slot's
+    precommit signed by it."""
+
+    def __init__(self, net: Network) -> None:
+        path = net.home / "node" / "v0" / "data" / "secrets" / "priv_validator_key.json"
+        key = json.loads(path.read_text())
+        seed = base64.b64decode(key["priv_key"]["value"])[:32]
+        self.private = Ed25519PrivateKey.from_private_bytes(seed)
+        row = {"address": key["address"], "pub_key": key["pub_key"], "voting_power": "1"}
+        self.rows = [{**row, "proposer_priority": "0"}] * 3
+
+    def header(self, header: dict[str, Any], height: int = 0) -> None:
+        """``header`` (named ``height`` when given), its validators the forged set."""
+        if height:
+            header["height"] = str(height)
+        forged = base64.b64encode(validators_hash(self.rows) or b"").decode()
+        header["validators_hash"] = header["next_validators_hash"] = forged
+
+    def sign(self, signed: dict[str, Any], height: int = 0) -> None:
+        header, commit = signed["header"], signed["commit"]
+        self.header(header, height)
+        block_hash = base64.b64encode(header_hash(header) or b"").decode()
+        template = next(v for v in commit["precommits"] if v)
+        commit["block_id"]["hash"] = block_hash
+        commit["precommits"] = []
+        for index, row in enumerate(self.rows):
+            vote = copy.deepcopy(template)
+            vote["height"], vote["block_id"]["hash"] = header["height"], block_hash
+            vote["validator_address"], vote["validator_index"] = row["address"], str(index)
+            vote["signature"] = base64.b64encode(
+                self.private.sign(vote_sign_bytes("dev", vote))
+            ).decode()
+            commit["precommits"].append(vote)
+
+    def rule(self, url: str, lift: int) -> Any:
+        """A proxy rule that signs whatever is asked with the forged set: a block the node
+        has as it is (its header naming that set), any other height (and the last, named
+        ``lift`` blocks higher) as the node's last block relabelled; the validators
+        asked for, the forged set."""
+
+        def forge(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+            if request["method"] == "validators":
+                return answer(request, {"block_height": "1", "validators": self.rows})
+            document = forward()
+            result = document.get("result")
+            if request["method"] == "block" and result:
+                self.header(result["block"]["header"])
+            if request["method"] != "commit":
+                return document
+            asked = int(request.get("params", {}).get("height") or 0)
+            if result and asked:
+                self.sign(result["signed_header"])
+                return document
+            last = rpc(url, "commit")
+            height = asked or int(last["signed_header"]["header"]["height"]) + lift
+            self.sign(last["signed_header"], height)
+            return answer(request, last)
+
+        return forge
+
+
+def test_one_stolen_key_of_four_forges_nothing(net: Network, tmp_path: Path) -> None:
+    """Issue 47: a thief with validator 0's key (a quarter of the power) behind a proxy
+    names a set that lists that key three times, its vote in each slot. Neither a far
+    head nor a transaction's block signed so is believed, and the set is never saved;
+    the honest nodes serve the home as before."""
+    home = net.through(tmp_path / "home", 1)
+    before = home.json("time")["height"]
+    trusted = (home.path / "trust.toml").read_bytes()
+    thief = StolenKey(net)
+    with proxy_for(net.urls[1]) as proxy:
+        for method in ("commit", "block", "validators"):
+            proxy.rules[method] = thief.rule(net.urls[1], 1000)
+        far = home.run("--remote", proxy.url, "time")
+        sent = home.run("--remote", proxy.url, "send", "--to", "bob", "--amount", "5ugnot", "alice")
+    for result in (far, sent):
+        assert result.exit_code == 4 and result.stderr.count("\n") == 1, result.output
+        assert "not followed" in result.stderr or "twice" in result.stderr, result.stderr
+    assert "is pending" in sent.stderr and "not believed" in sent.stderr
+    assert (home.path / "trust.toml").read_bytes() == trusted  # nothing of the thief's
+    honest = home.json("time")["height"]
+    assert before <= honest < before + 1000
+    # The send did land (the proxy passed it on): the honest nodes prove it, once.
+    (landed,) = [tx for block in home.json("log") for tx in block["txs"]]
+    assert landed["status"] == "landed"
