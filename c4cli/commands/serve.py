@@ -53,6 +53,11 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     flight finish and exits 0. Beside tm2's methods: c4_snapshot, c4_revert (id) and
     c4_advanceTime (seconds), as anvil's.
 
+    Any page may read the chain. What changes it (broadcasts and the cheats) must
+    be POSTed and is refused to a browser's page of another origin; listening
+    beyond 127.0.0.1, the cheats also need the token printed at start
+    (Authorization: Bearer TOKEN).
+
     \b
     Example:
       c4 serve --listen 127.0.0.1:26657 &
@@ -68,11 +73,23 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
 
     def ready(server: Server) -> None:
         if as_json:
-            emit_json({"url": server.url, "chain_id": chain_id, "height": head.height})
+            document = {"url": server.url, "chain_id": chain_id, "height": head.height}
+            emit_json({**document, "token": server.token} if server.token else document)
         else:
             click.echo(
                 f"c4 serve: the chain of {home} (chain {chain_id}, height {head.height}) "
                 f"on {shown_url(server.url)}; Ctrl-C stops it"
+            )
+            if server.token:
+                click.echo(
+                    f"c4 serve: cheats need the header: Authorization: Bearer {server.token}"
+                )
+        if server.token:
+            click.echo(
+                f"c4 serve: listening on {host}: any machine that reaches it may read this "
+                "chain and broadcast signed transactions to it; c4_revert and c4_advanceTime "
+                "need the token",
+                err=True,
             )
         sys.stdout.flush()
 

@@ -99,7 +99,8 @@ def param_int(params: dict[str, Any], name: str) -> int:
     if value is None or value == "":
         return 0
     text = str(value) if isinstance(value, int | str) and not isinstance(value, bool) else ""
-    if not text.lstrip("-").isdigit() or not -(2**63) <= int(text) < 2**63:
+    digits = text.lstrip("-")
+    if not digits.isdigit() or len(digits) > 19 or not -(2**63) <= int(text) < 2**63:
         # Go's words for a value that is no number
         first = (text or json.dumps(value))[:1]
         raise invalid_params(f"invalid character {first!r} looking for beginning of value")

@@ -4,13 +4,18 @@ As gnoland v1.7.1 answers: indented JSON (two spaces) with Go's escapes of ``<``
 ``>`` and ``&``; an empty POST lists the endpoints; a call with an empty id is a
 notification (no answer); a GET's parameters are JSON values, or ``0x``-hex bytes,
 or bare words taken as strings; the URI form answers with an empty id.
+
+What changes the chain (a broadcast, ``c4_revert``, ``c4_advanceTime``) is refused
+(:class:`Caller`) as a GET, which a page's link or image can send, and to a
+browser's request from another origin; the cheats, on a server reached beyond the
+loopback, need its token too. Every read stays open to any page, as gnoland's.
 """
 
 from __future__ import annotations
 
 import base64
 import json
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
 from c4cli.serve.methods import PARAMS, Methods, RpcError
@@ -19,6 +24,35 @@ PARSE_ERROR = (-32700, "Parse error. Invalid JSON")
 INVALID_REQUEST = (-32600, "Invalid Request")
 METHOD_NOT_FOUND = (-32601, "Method not found")
 MAX_BATCH = 1000  # gnoland's max_batch_requests
+FORBIDDEN = (-32600, "Invalid Request")
+
+CHEATS = frozenset({"c4_revert", "c4_advanceTime"})
+WRITES = CHEATS | {"broadcast_tx_async", "broadcast_tx_sync", "broadcast_tx_commit"}
+
+
+class Caller(NamedTuple):
+    """Who a request comes from, as far as changing the chain goes: a browser's page of
+    another origin (``foreign``, its Origin), and whether a cheat carries the server's
+    token (or needs none: a loopback server)."""
+
+    foreign: str = ""
+    authorized: bool = True
+
+    def refusal(self, method: str, *, uri: bool = False) -> str:
+        """Why ``method`` is not run for this caller ("" when it is)."""
+        if method not in WRITES:
+            return ""
+        if uri:
+            return (
+                f"{method} changes the chain: POST it (a GET, which any page can make, is refused)"
+            )
+        if self.foreign:
+            return (
+                f"{method} changes the chain: refused to a page of another origin ({self.foreign})"
+            )
+        if method in CHEATS and not self.authorized:
+            return f"{method} needs the token c4 serve printed (Authorization: Bearer TOKEN)"
+        return ""
 
 
 def dumps(document: Any) -> bytes:
@@ -26,7 +60,13 @@ def dumps(document: Any) -> bytes:
     text = json.dumps(document, indent=2, ensure_ascii=False)
     for char, escaped in (("&", "\\u0026"), ("<", "\\u003c"), (">", "\\u003e")):
         text = text.replace(char, escaped)  # these occur only inside JSON strings
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate a request carried (an id, a parameter echoed back): U+FFFD, as
+        # Go's encoder writes invalid UTF-16.
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode()
 
 
 def error_document(ident: Any, code: tuple[int, str], data: str | None = None) -> dict[str, Any]:
@@ -36,7 +76,7 @@ def error_document(ident: Any, code: tuple[int, str], data: str | None = None) -
     return {"jsonrpc": "2.0", "id": ident, "error": error}
 
 
-def _answer(methods: Methods, request: Any) -> dict[str, Any] | None:
+def _answer(methods: Methods, request: Any, caller: Caller) -> dict[str, Any] | None:
     """One call's answer document; None for a notification."""
     if not isinstance(request, dict):
         return error_document("", INVALID_REQUEST, "a request must be a JSON object")
@@ -46,6 +86,9 @@ def _answer(methods: Methods, request: Any) -> dict[str, Any] | None:
     method = request.get("method")
     if not isinstance(method, str) or method not in PARAMS:
         return error_document(ident, METHOD_NOT_FOUND)
+    refused = caller.refusal(method)
+    if refused:
+        return error_document(ident, FORBIDDEN, refused)
     params = request.get("params")
     if isinstance(params, list):
         names = PARAMS[method]
@@ -71,7 +114,7 @@ def call(methods: Methods, ident: Any, method: str, params: dict[str, Any]) -> d
     return {"jsonrpc": "2.0", "id": ident, "result": result}
 
 
-def post(methods: Methods, body: bytes) -> bytes | None:
+def post(methods: Methods, body: bytes, caller: Caller) -> bytes | None:
     """The answer to a POST body; None when nothing is to be sent (notifications only)."""
     if not body:
         return None
@@ -79,15 +122,19 @@ def post(methods: Methods, body: bytes) -> bytes | None:
         request = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         return dumps(error_document("", PARSE_ERROR, str(exc)))
+    except RecursionError:
+        return dumps(error_document("", PARSE_ERROR, "exceeded max depth"))
     if isinstance(request, list):
         if not request:
             return dumps(error_document("", PARSE_ERROR, "an empty batch"))
         if len(request) > MAX_BATCH:
             data = f"batch of {len(request)} requests exceeds the limit of {MAX_BATCH}"
             return dumps(error_document("", INVALID_REQUEST, data))
-        answers = [answer for one in request if (answer := _answer(methods, one)) is not None]
+        answers = [
+            answer for one in request if (answer := _answer(methods, one, caller)) is not None
+        ]
         return dumps(answers) if answers else None
-    answer = _answer(methods, request)
+    answer = _answer(methods, request, caller)
     return None if answer is None else dumps(answer)
 
 
@@ -116,6 +163,9 @@ def get(methods: Methods, path: str, query: str) -> bytes | None:
     method = path.strip("/")
     if method not in PARAMS:
         return None
+    refused = Caller().refusal(method, uri=True)
+    if refused:
+        return dumps(error_document("", FORBIDDEN, refused))
     try:
         params = uri_params(query)
     except RpcError as exc:

@@ -3,7 +3,10 @@
 HTTP/1.1 with kept-alive connections, as gnoland's. A request's body is limited to
 gnoland's ``max_body_bytes`` (1,000,000: its answer to more is its JSON-RPC error),
 and the whole request must arrive within ``READ_TIMEOUT`` (a client that trickles is
-cut off, as Go's server cuts it). A browser's page may call it (CORS, any origin).
+cut off, as Go's server cuts it). A browser's page may read it (CORS, any origin);
+what changes the chain is refused to a page of another origin and as a GET, and
+the cheats (``c4_revert``, ``c4_advanceTime``) of a server reached beyond the
+loopback need the token it prints (:class:`~c4cli.serve.rpc.Caller`).
 
 Stopping (Ctrl-C, SIGTERM) closes the listening socket, makes the block of what
 waits in the pool (``--block-time``), wakes the idle connections, and waits for
@@ -14,7 +17,11 @@ answered, or not begun.
 from __future__ import annotations
 
 import contextlib
+import hmac
+import ipaddress
+import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,17 +34,21 @@ from c4cli.serve.methods import Methods
 
 MAX_BODY = 1_000_000
 READ_TIMEOUT = 10.0
+BACKLOG = 128  # connections a burst of clients may open before the first is taken
 
 
 class Server(ThreadingHTTPServer):
     daemon_threads = False  # server_close joins them: nothing in flight is cut
     block_on_close = True
     allow_reuse_address = True
+    request_queue_size = BACKLOG
 
     def __init__(self, address: tuple[str, int], home: Path, block_time: float = 0) -> None:
         super().__init__(address, Handler)
         host, port = str(self.server_address[0]), int(self.server_address[1])
         self.url = f"http://{host}:{port}"
+        # A server other machines may reach: its cheats need this (printed at start).
+        self.token = "" if loopback(host) else secrets.token_hex(16)
         self.methods = Methods(home, f"{host}:{port}", block_time)
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
@@ -45,6 +56,14 @@ class Server(ThreadingHTTPServer):
     def track(self, sock: socket.socket, add: bool) -> None:
         with self.open_lock:
             (self.open.add if add else self.open.discard)(sock)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that failed: one that the client reset or left is no news (no
+        traceback per connection); anything else is said in one line."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError | TimeoutError):
+            return
+        print(f"c4 serve: a request failed: {type(error).__name__}: {error}", file=sys.stderr)
 
     def stop(self) -> None:
         """Stop accepting, make the pool's last block, wake the idle connections, and
@@ -124,7 +143,7 @@ class Handler(BaseHTTPRequestHandler):
         if not body:
             self._send(200, rpc.endpoints(), "text/html")
             return
-        answer = rpc.post(self.server.methods, body)
+        answer = rpc.post(self.server.methods, body, self._caller())
         self._send(200, answer or b"")
 
     def do_GET(self) -> None:
@@ -139,6 +158,16 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, answer)
 
     do_HEAD = do_GET
+
+    def _caller(self) -> rpc.Caller:
+        """The request's page, if a browser names one of another origin, and whether it
+        carries the server's token (a loopback server has none)."""
+        origin = self.headers.get("Origin") or ""
+        token, given = self.server.token, self.headers.get("Authorization") or ""
+        return rpc.Caller(
+            foreign="" if origin in ("", self.server.url) else origin[:200],
+            authorized=not token or hmac.compare_digest(given.encode(), f"Bearer {token}".encode()),
+        )
 
     def do_OPTIONS(self) -> None:
         self.send_response(204)
@@ -159,3 +188,13 @@ def run(server: Server, ready: Callable[[Server], None]) -> None:
             thread.join(0.5)
     finally:
         server.stop()
+
+
+def loopback(host: str) -> bool:
+    """Whether ``host`` (an address to listen on) is reached from this machine only."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -30,16 +30,18 @@ from support import Home, start_game, strong
 
 
 class Served:
-    def __init__(self, home: Path) -> None:
-        self.server = served.Server(("127.0.0.1", 0), home)
+    def __init__(self, home: Path, host: str = "127.0.0.1") -> None:
+        self.server = served.Server((host, 0), home)
         self.url = self.server.url
         self.port = int(self.url.rsplit(":", 1)[1])
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
-    def raw(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    def raw(
+        self, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
-        conn.request(method, path, body=body or None)
+        conn.request(method, path, body=body or None, headers=headers or {})
         answer = conn.getresponse()
         data = answer.read()
         conn.close()
@@ -335,3 +337,129 @@ def test_a_port_in_use_is_one_line_and_exit_2(chain: Home) -> None:
         port = taken.getsockname()[1]
         refused = chain.fails(2, "serve", "--listen", f"127.0.0.1:{port}")
     assert refused.stderr == (f"Error: cannot listen on 127.0.0.1:{port}: Address already in use\n")
+
+
+WRITES = {
+    "broadcast_tx_commit": "tx",
+    "broadcast_tx_sync": "tx",
+    "broadcast_tx_async": "tx",
+    "c4_revert": "id",
+    "c4_advanceTime": "seconds",
+}
+
+
+def test_a_web_page_cannot_change_the_chain(chain: Home, node: Served) -> None:
+    """Issue 47: what changes the chain, as a GET (a page's link or image) or POSTed by a
+    page of another origin, is refused and the chain is as it was; reads stay open to
+    any page (gnoweb's and the JS client's), CORS and all."""
+    snap = node.rpc("c4_snapshot")
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    signed = _signed(chain, "bob", "Offer", "", "30", "cd" * 32, "100000", "--send", "2gnot")
+    log, head = chain.log_bytes(), node.rpc("status")["sync_info"]
+    values = {"tx": signed, "id": snap["id"], "seconds": "91"}
+    page = {"Origin": "https://evil.example", "Content-Type": "text/plain"}
+    for method, name in WRITES.items():
+        value = values[name]
+        query = f"0x{base64.b64decode(value).hex()}" if name == "tx" else f'"{value}"'
+        status, data = node.raw("GET", f"/{method}?{name}={query}")
+        error = json.loads(data)["error"]
+        assert (status, error["code"]) == (200, -32600), error
+        assert error["data"] == (
+            f"{method} changes the chain: POST it (a GET, which any page can make, is refused)"
+        )
+        body = {"jsonrpc": "2.0", "id": 7, "method": method, "params": {name: value}}
+        for document in (body, [body]):
+            status, data = node.raw("POST", "/", json.dumps(document).encode(), page)
+            answered = json.loads(data)
+            error = (answered[0] if isinstance(answered, list) else answered)["error"]
+            assert error["data"] == (
+                f"{method} changes the chain: refused to a page of another origin "
+                "(https://evil.example)"
+            )
+    assert chain.log_bytes() == log and node.rpc("status")["sync_info"] == head
+    # A read from that page is answered, with the header a browser needs to see it.
+    conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
+    read = {"jsonrpc": "2.0", "id": 1, "method": "status"}
+    conn.request("POST", "/", json.dumps(read).encode(), page)
+    answer = conn.getresponse()
+    assert answer.getheader("Access-Control-Allow-Origin") == "*"
+    assert json.loads(answer.read())["result"]["node_info"]["network"] == "dev"
+    conn.close()
+    # Without a page (gnokey, the JS client in Node, curl) the same broadcast lands.
+    assert node.rpc("broadcast_tx_commit", tx=signed)["height"] == "2"
+
+
+def test_beyond_the_loopback_the_cheats_need_the_token(chain: Home) -> None:
+    serving = Served(chain.path, "0.0.0.0")
+    try:
+        token = serving.server.token
+        assert len(token) == 32
+        body = json.dumps(
+            {"jsonrpc": "2.0", "id": 1, "method": "c4_advanceTime", "params": {"seconds": "5"}}
+        ).encode()
+        for given in ({}, {"Authorization": "Bearer " + "0" * 32}):
+            error = json.loads(serving.raw("POST", "/", body, given)[1])["error"]
+            assert "needs the token c4 serve printed" in error["data"]
+        assert chain.json("time")["height"] == 0
+        done = json.loads(serving.raw("POST", "/", body, {"Authorization": f"Bearer {token}"})[1])
+        assert done["result"]["height"] == "1"
+        # Reads and signed broadcasts need no token.
+        assert "result" in json.loads(serving.raw("GET", "/status")[1])
+    finally:
+        serving.server.stop()
+    assert Served(chain.path).server.token == ""  # the loopback: none
+
+
+def test_hostile_bodies_are_one_line_errors(
+    node: Served, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Deep nesting, a lone surrogate, 5,000-digit integers and a client that resets
+    mid-request: each a JSON-RPC error (or a closed connection), never a traceback."""
+    cases = [
+        (b"[" * 100_000 + b"]" * 100_000, -32700, "exceeded max depth"),
+        (b'{"jsonrpc":"2.0","id":"\\ud800","method":"nope"}', -32601, None),
+        (b'{"jsonrpc":"2.0","id":1,"method":"block","params":{"height":"' + b"9" * 5000 + b'"}}',
+         -32602, "invalid character '9' looking for beginning of value"),
+        (b'{"jsonrpc":"2.0","id":' + b"9" * 5000 + b',"method":"health"}', -32700, None),
+    ]  # fmt: skip
+    for body, code, words in cases:
+        status, data = node.raw("POST", "/", body)
+        error = json.loads(data.decode("utf-8"))["error"]
+        assert status == 200 and error["code"] == code, error
+        assert words is None or error["data"] == words
+    status, data = node.raw("GET", "/block?height=" + "9" * 5000)
+    assert json.loads(data)["error"]["code"] == -32602
+    for _ in range(3):
+        sock = socket.create_connection(("127.0.0.1", node.port))
+        sock.sendall(b"POST / HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00" * 2)
+        sock.close()  # a reset, not a close
+    time.sleep(0.3)
+    assert node.rpc("health") == {}
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_burst_of_forty_connections_is_taken(node: Served) -> None:
+    """Forty clients connect at once (a CI job's parallel gnokeys): each is accepted
+    at once (a full backlog drops the handshake, and the client waits a second or more
+    to try again) and answered."""
+    answered: list[int] = []
+    barrier = threading.Barrier(40)
+
+    def client() -> None:
+        barrier.wait()
+        sock = socket.create_connection(("127.0.0.1", node.port), timeout=0.9)
+        sock.settimeout(10)
+        sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+        sock.close()
+        answered.append(int(data.split(b" ", 2)[1]))
+
+    threads = [threading.Thread(target=client) for _ in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answered == [200] * 40
