@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from c4cli.errors import BadInput
 
 MAX_TIME = 253_402_300_799  # 9999-12-31T23:59:59Z, the last second RFC 3339 can write
+MIN_TIME = -62_135_596_800  # 0001-01-01T00:00:00Z, the first
 # The latest time a user may move the clock to: far enough before MAX_TIME that every
 # deadline the realm can set (an offer's hour at most, a move's 90 s) can still pass,
 # and stakes never stay locked behind a clock that cannot run past them.
@@ -25,7 +26,14 @@ def check_settable(unix: int) -> None:
 
 
 def format_time(unix: int) -> str:
-    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 of a Unix time; one a node made up beyond what RFC 3339 can write (a
+    deadline of 10^20) is shown as the nearest it can.
+
+    >>> format_time(0), format_time(10**20)
+    ('1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z')
+    """
+    moment = datetime.fromtimestamp(min(max(unix, MIN_TIME), MAX_TIME), UTC)
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def parse_time(text: str) -> int:

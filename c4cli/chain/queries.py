@@ -122,6 +122,14 @@ def variable_answer(name: str, value: object) -> str:
     return f"({text} {kind})"
 
 
+def _int64(text: str) -> int | None:
+    """An argument that is an int64 in decimal, else None (as text: at most 20 chars)."""
+    if len(text) > 20 or not text.lstrip("-").isdigit():
+        return None
+    value = int(text)
+    return value if -(2**63) <= value < 2**63 else None
+
+
 def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
     """The common reads from the checkpoint's ready answers; None for any other query.
 
@@ -144,9 +152,12 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
     name, args = parse_qeval(data, str(stamp["realm_path"]))
     if args is None:
         return Answer(height, variable_answer(name, cache.views.variables().get(name)))
+    numbers = [_int64(a) for a in args]
+    if None in numbers:
+        return None  # the realm's own reading says what is wrong with it
     if name == "GameJSON" and len(args) == 1 and args[0].isdigit():
         value = game_envelope(now, cache.views.game_text(int(args[0])))
-    elif name == "ActiveJSON" and len(args) == 2 and all(a.lstrip("-").isdigit() for a in args):
+    elif name == "ActiveJSON" and len(args) == 2:
         ids = active_page(cache.views.active_ids(), int(args[0]), int(args[1]))
         value = active_envelope(
             now, int(cache.views.variables()["fee"]), cache.views.games_text(ids)

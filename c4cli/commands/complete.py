@@ -16,11 +16,13 @@ from pathlib import Path
 import click
 from click.shell_completion import CompletionItem, get_completion_class
 
+from c4cli.address import is_address
 from c4cli.client import connect
 from c4cli.client.realm_client import GameView, RealmClient, Status
 from c4cli.coins import gnot
 from c4cli.commands import line
 from c4cli.errors import C4Error
+from c4cli.escape import printable
 from c4cli.home.keys import Keyring
 
 # Commands whose GAME is a game being played; accept's is an open offer, cancel's an
@@ -88,10 +90,22 @@ def _live_games(home: Path) -> list[GameView]:
 
 
 def _about(game: GameView, known: dict[str, str]) -> str:
+    """A game's line of help: its stake and who offered it or moves next, by key name or
+    address. A node's text is taken only where it is an address, and the line is
+    escaped whole: it goes into the shell's line protocol and onto the terminal."""
     if game.status == Status.OPEN:
-        return f"{gnot(game.stake)} offered by {known.get(game.creator, game.creator)}"
-    mover = game.turn_player
-    return f"{gnot(game.stake)} each, {known.get(mover, mover) or 'the reveals'} to move"
+        about = f"{gnot(game.stake)} offered by {_who(game.creator, known)}"
+    else:
+        mover = _who(game.turn_player, known) if game.turn_player else "the reveals"
+        about = f"{gnot(game.stake)} each, {mover} to move"
+    return printable(about)
+
+
+def _who(address: str, known: dict[str, str]) -> str:
+    """The home's name for ``address``, the address itself, or "?" for text that is none."""
+    if address in known:
+        return known[address]
+    return address if is_address(address) else "?"
 
 
 SCRIPTS = ("bash", "zsh", "fish")

@@ -78,8 +78,8 @@ def parse_args(func: str, signature: Signature, args: list[str], *, crossing: bo
 def parse_int(raw: str) -> int:
     """An ``int`` argument as the VM reads it: ``strconv.ParseInt(arg, 10, 64)``, no ``+``.
 
-    >>> parse_int("-7"), parse_int("007")
-    (-7, 7)
+    >>> parse_int("-7"), parse_int("007"), parse_int("0" * 5000 + "1")
+    (-7, 7, 1)
     >>> for bad in ("+6", " 7"):
     ...     try:
     ...         parse_int(bad)
@@ -92,8 +92,9 @@ def parse_int(raw: str) -> int:
         raise ArgumentError("numbers cannot start with +")
     if _DECIMAL.fullmatch(raw) is None:
         raise ArgumentError(_parse_int_error(raw, "invalid syntax"))
-    value = int(raw)
-    if not _INT64_MIN <= value <= _INT64_MAX:
+    digits = raw.lstrip("-").lstrip("0") or "0"
+    value = int(digits) * (-1 if raw.startswith("-") else 1) if len(digits) <= 19 else None
+    if value is None or not _INT64_MIN <= value <= _INT64_MAX:
         raise ArgumentError(_parse_int_error(raw, "value out of range"))
     return value
 

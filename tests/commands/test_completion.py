@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from realm_node import ADDRESS, game, realm_node
 
 from support import Home, start_game
 
@@ -85,3 +86,39 @@ def test_a_stale_cache_completes_no_game_and_is_not_rebuilt(
 def test_completion_prints_the_script_for_each_shell(chain: Home, shell: str) -> None:
     script = chain.ok("completion", shell).stdout
     assert "_C4_COMPLETE" in script and f"{shell}_complete" in script
+
+
+HOSTILE = "\x1b]52;c;aGVsbG8=\x07\x1b[2J\x1b]0;owned\x07\nplain,666"
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_a_nodes_text_never_reaches_the_completion_protocol_raw(
+    c4_bin: str, home: Home, shell: str
+) -> None:
+    """Issue 47: a node's game whose creator (and turn player) is a clipboard write, a
+    clear-screen, a title and a newline that would add a candidate: completion shows
+    no control character, and text that is no address as "?"."""
+    games = [
+        game(1, creator=HOSTILE),
+        game(2, creator=ADDRESS, status="playing", turnPlayer=HOSTILE, acceptor=ADDRESS),
+    ]
+    with realm_node(games) as node:
+        words = "c4 show "
+        env = {
+            **os.environ,
+            "C4_HOME": str(home.path),
+            "C4_REMOTE": node.url,
+            "COMP_WORDS": words,
+            "COMP_CWORD": "" if shell == "fish" else "2",  # fish: the word, not its index
+            "_C4_COMPLETE": f"{shell}_complete",
+        }
+        proc = subprocess.run([c4_bin], env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    out = proc.stdout
+    protocol = "\n\t" if shell == "fish" else "\n"  # fish parts value and help with a tab
+    assert not any((ord(c) < 0x20 and c not in protocol) or 0x7F <= ord(c) < 0xA0 for c in out)
+    lines = [line for line in out.split("\n") if line]
+    assert len(lines) == {"bash": 2, "zsh": 6, "fish": 2}[shell], lines  # two games, no more
+    assert "666" not in out
+    if shell != "bash":  # bash shows no help
+        assert "1 GNOT offered by ?" in out and "1 GNOT each, ? to move" in out

@@ -97,3 +97,22 @@ def test_a_query_at_a_past_height(chain: Home) -> None:
     assert raw["data"] == f"{before - 1_000_000}ugnot" and raw["height"] == sent["height"]
     chain.fails(2, "query", "balance", "alice", "--height", "99")
     chain.fails(2, "query", "fees", "--height", "1")
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "GameJSON(99999999999999999999)",
+        "GameJSON(" + "9" * 5000 + ")",
+        "ActiveJSON(0, 99999999999999999999999)",
+        "ActiveJSON(" + "9" * 5000 + ", 1)",
+    ],
+)
+def test_qeval_of_a_number_beyond_int64_is_the_vms_refusal(chain: Home, expression: str) -> None:
+    """Issue 47: an argument beyond int64 (or of 5,000 digits) is refused as the VM
+    refuses it, in one line, never a traceback."""
+    chain.ok("offer", "--stake", "2gnot", "alice")
+    result = chain.run("query", "vm/qeval", "--data", f"{REALM_PATH}.{expression}")
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr[:300]
+    assert result.stderr.startswith('Error: error parsing int "9')
+    assert result.stderr.endswith(": value out of range\n")

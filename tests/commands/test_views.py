@@ -220,3 +220,21 @@ def test_board_json_speaks_the_drawings_colours_when_the_creator_moved_second(
     drawn = json.loads(chain.ok("board", started.id, "--json").stdout)
     assert (drawn["winner"], drawn["winner_color"]) == (chain.address("bob"), "yellow")
     assert "y" in drawn["board"] and "r" not in drawn["board"]
+
+
+def test_a_nodes_deadline_of_ten_to_the_twentieth_is_shown_not_a_crash(home: Home) -> None:
+    """Issue 47: a node whose game has a deadline (and an offer an expiry) of 10^20:
+    the lobby and the game draw, with the latest time RFC 3339 can write."""
+    from realm_node import ADDRESS, game, realm_node
+
+    games = [
+        game(1, expiresAt=10**20),
+        game(2, status="playing", acceptor=ADDRESS, turnPlayer=ADDRESS, deadline=10**20),
+    ]
+    with realm_node(games) as node:
+        lobby = home.run("--remote", node.url, "lobby")
+        shown = home.run("--remote", node.url, "show", "2")
+    assert lobby.exit_code == 0, lobby.output
+    assert "23:59:59" in lobby.stdout
+    assert shown.exit_code == 0, shown.output
+    assert "deadline 9999-12-31T23:59:59Z" in shown.stdout
