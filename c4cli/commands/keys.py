@@ -244,11 +244,13 @@ def rotate(name: str, password_stdin: bool, home: Path, as_json: bool) -> None:
     info = keyring.info(name)
     if info.kind != LOCAL:
         raise BadInput(f"key {name!r} is {info.kind}: it holds no secret to seal")
-    _, private_key = keyring.unlock(
-        name, lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {name}")
-    )
-    new = _sealing_passphrase(password_stdin, "New passphrase", "C4_NEW_PASSWORD")
-    rotated = keyring.rotate(name, private_key, new)
+    with keyring.held(name):
+        _, private_key = keyring.unlock(
+            name,
+            lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {name}"),
+        )
+        new = _sealing_passphrase(password_stdin, "New passphrase", "C4_NEW_PASSWORD")
+        rotated = keyring.rotate(name, private_key, new)
     if as_json:
         emit_json(rotated.to_json())
     else:

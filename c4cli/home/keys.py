@@ -12,9 +12,12 @@ with gnokey's warning.
 from __future__ import annotations
 
 import base64
+import contextlib
+import fcntl
 import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NamedTuple
@@ -22,7 +25,7 @@ from typing import Any, NamedTuple
 from c4cli.address import canonical
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
-from c4cli.errors import BadInput, C4Error, HomeDamaged, notice
+from c4cli.errors import BadInput, C4Error, HomeDamaged, Refused, notice
 from c4cli.files import read_private, write_private
 
 # gnodev's and gnoland's dev key: test1 of the public dev mnemonic, which every
@@ -100,6 +103,7 @@ def _secret(private_key: bytes, passphrase: str) -> dict[str, object]:
 class Keyring:
     def __init__(self, home: Path) -> None:
         self.folder = home / "keys"
+        self._held: dict[str, int] = {}  # key name: the inode of its file, locked
 
     def _path(self, name: str) -> Path:
         return self.folder / f"{check_name(name)}.json"
@@ -121,10 +125,37 @@ class Keyring:
         self._write(path, name, record)
         return self._info(record, path)
 
+    @contextlib.contextmanager
+    def held(self, name: str) -> Iterator[None]:
+        """Key ``name``'s file for this command alone, from the passphrase asked to the
+        file written: a second rotation of it at once is refused (Refused), never laid
+        over the first (each would say it sealed the key, one of them wrongly)."""
+        path = self._path(name)
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:
+            raise BadInput(f"key {name!r} not found in {self.folder}") from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Refused(
+                    f"key {name!r} is being changed by another c4 command; nothing was changed"
+                ) from None
+            self._held[name] = os.fstat(fd).st_ino
+            yield
+        finally:
+            self._held.pop(name, None)
+            os.close(fd)
+
     def rotate(self, name: str, private_key: bytes, passphrase: str) -> KeyInfo:
         """Key ``name`` sealed under a new passphrase (in clear if empty), in place: a
-        crash leaves the old file or the new, never neither."""
+        crash leaves the old file or the new, never neither. Within :meth:`held`, only
+        while the file is still the one held (another command's rotation, done before
+        this one held it, is never overwritten)."""
         record, path = self._load(name)
+        if name in self._held and path.stat().st_ino != self._held[name]:
+            raise Refused(f"key {name!r} was changed by another c4 command; nothing was changed")
         fresh = {k: v for k, v in record.items() if k not in SECRETS}
         fresh.update(_secret(private_key, passphrase))
         self._write(path, name, fresh, replace=True)

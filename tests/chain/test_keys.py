@@ -173,3 +173,43 @@ def test_rotate_seals_the_same_key_under_a_new_passphrase(home: Home) -> None:
     assert "private_key" in json.loads(keyfile.read_text())  # in clear, as asked
     assert keyring.private_key("k", None) == key
     assert home.run("keys", "rotate", "nobody").exit_code == 2
+
+
+def test_two_rotations_at_once_leave_the_key_opened_by_the_one_that_said_so(
+    home: Home, c4_bin: str
+) -> None:
+    """Issue 47: two `keys rotate` of one key at once, to different passphrases. Each
+    round, exactly one says the key has a new passphrase, and that passphrase opens
+    it; the other is refused (or finds the old passphrase gone) and changes nothing."""
+    import os
+    import subprocess
+
+    home.ok("keys", "add", "k", "--password-stdin", input="p0\n")
+    current = "p0"
+    for round_ in range(4):
+        env = dict(os.environ, C4_HOME=str(home.path))
+        procs = {
+            new: subprocess.Popen(
+                [c4_bin, "keys", "rotate", "k", "--password-stdin"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+                text=True,
+            )
+            for new in (f"a{round_}", f"b{round_}")
+        }
+        for new, proc in procs.items():
+            assert proc.stdin is not None
+            proc.stdin.write(f"{current}\n{new}\n")
+            proc.stdin.close()
+        done = {new: (proc.wait(60), proc.stdout, proc.stderr) for new, proc in procs.items()}
+        said = [new for new, (code, _, _) in done.items() if code == 0]
+        assert len(said) == 1, {n: (c, e.read() if e else "") for n, (c, _, e) in done.items()}
+        (current,) = said
+        Keyring(home.path).private_key("k", current)  # the one that said so opens it
+        for new, (_, _, err) in done.items():
+            if new != current:
+                assert err is not None and err.read().count("\n") == 1
+                with pytest.raises(BadInput, match="wrong passphrase"):
+                    Keyring(home.path).private_key("k", new)
