@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -10,10 +11,12 @@ import click
 from c4cli.address import package_address
 from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.chain.clock import check_settable, format_time, parse_time
-from c4cli.chain.interface import Head
+from c4cli.chain.interface import Head, Reader
+from c4cli.chain.msgs import Msg
+from c4cli.chain.paths import BALANCES
 from c4cli.chain.tx import send_msg
 from c4cli.client import connect, genesis
-from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
+from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
 from c4cli.commands.line import remote_url, trust_node
 from c4cli.commands.options import common_options, emit_json, tx_options
@@ -279,13 +282,37 @@ def send(to: str, amount: str, key: str, home: Path, tx: TxOptions) -> None:
     if not coins or any(v <= 0 for v in coins.values()):
         raise BadInput(f"invalid --amount {amount!r}: send a positive amount")
     sender = acting_address(home, key, tx.master)
-    receipt = submit(home, key, lambda state: [send_msg(sender, target, format_coins(coins))], tx)
+
+    def msgs(reader: Reader) -> list[Msg]:
+        _denominations_held(reader, sender, coins, amount)
+        return [send_msg(sender, target, format_coins(coins))]
+
+    receipt = submit(home, key, msgs, tx)
     print_receipt(
         receipt,
         as_json=tx.as_json,
         human=f"sent {format_coins(coins)} ({gnot(coins.get(UGNOT, 0))}) to "
         f"{who(target, names(home))}",
     )
+
+
+def _denominations_held(reader: Reader, sender: str, coins: Coins, amount: str) -> None:
+    """A denomination other than ugnot that the sender holds none of is a typo (5ugno)
+    far more often than a wish to be told of insufficient funds: refused as unknown."""
+    others = sorted(set(coins) - {UGNOT})
+    if not others:
+        return
+    balance = reader.query(BALANCES + sender).data
+    try:
+        held = parse_coins(json.loads(balance) or "")
+    except (ValueError, TypeError, BadInput):
+        return  # the chain's own check answers for an account it shows oddly
+    unknown = [denom for denom in others if denom not in held]
+    if unknown:
+        raise BadInput(
+            f"invalid --amount {amount!r}: unknown denomination {unknown[0]!r} ({sender} "
+            "holds none of it); GNOT is written 5gnot or 5000000ugnot"
+        )
 
 
 @click.command()

@@ -27,7 +27,7 @@ from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands import complete
 from c4cli.commands.ending import echo
-from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.options import INT64, common_options, emit_json
 from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
@@ -45,8 +45,8 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     help="Write the signature document here (a multisig member's, for c4 multisign) "
     "instead of adding the signature to FILE.",
 )
-@click.option("--account-number", type=int, help="Default: the signer account's, on the chain.")
-@click.option("--account-sequence", type=int, help="Default: the signer account's, on the chain.")
+@click.option("--account-number", type=INT64, help="Default: the signer account's, on the chain.")
+@click.option("--account-sequence", type=INT64, help="Default: the signer account's, on the chain.")
 @click.option(
     "--chain-id",
     metavar="ID",
@@ -284,8 +284,10 @@ def _within_caps(
     required=True,
     help="A member's signature document (from c4 sign or gnokey sign); repeat.",
 )
-@click.option("--account-number", type=int, help="Default: the multisig account's, on the chain.")
-@click.option("--account-sequence", type=int, help="Default: the multisig account's, on the chain.")
+@click.option("--account-number", type=INT64, help="Default: the multisig account's, on the chain.")
+@click.option(
+    "--account-sequence", type=INT64, help="Default: the multisig account's, on the chain."
+)
 @click.option("--chain-id", metavar="ID", help="Default: the chain's.")
 @common_options
 def multisign(

@@ -168,7 +168,7 @@ class Int64(_IntParam):
         if isinstance(value, int):
             return value
         text = str(value)
-        if not (text.isascii() and text.isdigit()) or int(text) >= 2**63:
+        if not (text.isascii() and text.isdigit()) or len(text) > 19 or int(text) >= 2**63:
             self.fail(f"{text!r} is not a whole number from 0 to {2**63 - 1}", param, ctx)
         return int(text)
 

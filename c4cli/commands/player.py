@@ -199,6 +199,7 @@ def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
         if not offers
         else signer_for(home, key, password_stdin=tx.password_stdin, master=tx.master)
     )
+    rehearsed = tx.simulate == "only"  # each run, nothing sent
     for game in offers:
         step = tx._replace(fee_cap=f"{max(cap - spent, 0)}ugnot")
         call = workflow.messages(workflow.given(workflow.game_call("Cancel", game.id)), address)
@@ -208,12 +209,16 @@ def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
         back += came
         if tx.as_json:
             emit_json({**receipt_json(receipt, known=known), "game_id": game.id})
+        elif rehearsed:
+            echo(
+                f"game {game.id} would be cancelled: {gnot(came)} back to "
+                f"{who(address, known)} (simulated only: nothing was sent)"
+            )
         else:
             echo(
                 f"game {game.id} cancelled: {gnot(came)} back to {who(address, known)} "
                 f"(height {receipt.height}, TX HASH {receipt.result.hash})"
             )
-    rehearsed = tx.simulate == "only"  # each run, nothing sent
     if tx.as_json:
         summary: dict[str, Any] = {"cancelled": [g.id for g in offers], "taken_back_ugnot": back}
         emit_json({**summary, "simulated": True} if rehearsed else summary)

@@ -183,3 +183,34 @@ def test_quiet_never_silences_what_is_said_about_money(capsys: pytest.CaptureFix
     finally:
         errors.set_quiet(False)
     assert capsys.readouterr().err == "note: transaction X, sent earlier, landed at height 3\n"
+
+
+def test_issue_47s_smaller_cases(chain: Home, tmp_path: Path) -> None:
+    """`cancel --expired --simulate only` says nothing was sent (no TX HASH of a block);
+    sign's numbers take ASCII digits only, as every whole-number option; a typo of a
+    denomination is unknown, not insufficient funds."""
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.ok("time", "advance", "2h")
+    log = chain.log_bytes()
+    rehearsed = chain.ok("cancel", "--expired", "--simulate", "only", "alice").stdout
+    assert "TX HASH" not in rehearsed and "game 1 cancelled" not in rehearsed, rehearsed
+    assert "game 1 would be cancelled: 1 GNOT back to alice" in rehearsed
+    assert "(simulated only: nothing was sent)" in rehearsed
+    assert chain.log_bytes() == log
+
+    tx = tmp_path / "send.json"
+    tx.write_text(chain.ok("send", "--to", "bob", "--amount", "5ugnot", "alice",
+                           "--generate-only").stdout)  # fmt: skip
+    unsigned = tx.read_bytes()
+    for number, sequence in (("\u0661", "1"), ("1", "1_0"), ("1", "9" * 5000)):
+        numbers = ("--account-number", number, "--account-sequence", sequence)
+        result = chain.run("sign", str(tx), "alice", "--chain-id", "dev", *numbers,
+                           "--send-cap", "1gnot")  # fmt: skip
+        assert result.exit_code == 2 and "is not a whole number from 0 to" in result.stderr
+    assert tx.read_bytes() == unsigned
+
+    chain.fails(2, "send", "--to", "bob", "--amount", "5ugno", "alice",
+                message=f"invalid --amount '5ugno': unknown denomination 'ugno' "
+                f"({chain.address('alice')} holds none of it); GNOT is written 5gnot or "
+                "5000000ugnot")  # fmt: skip
+    assert chain.log_bytes() == log
