@@ -48,6 +48,10 @@ class Entry(NamedTuple):
     error: str | None = None  # the realm's or the VM's refusal, in a block
     reason: str | None = None  # why it was dropped
     unproven: bool | None = None  # dropped on a node's word only: checked again
+    # Landed or refused: whether its block and its result were proven (False: in part
+    # the node's word). Dropped by `c4 log --forget-above`: False, the user's word.
+    # Either False is looked at again once a proof is to be had (Delivery.recheck).
+    proven: bool | None = None
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> Entry:
@@ -80,7 +84,7 @@ class Entry(NamedTuple):
         said = {name: value for name, value in later._asdict().items() if value is not None}
         entry = self._replace(**said)
         if entry.status in (LANDED, REFUSED):
-            entry = entry._replace(unproven=None)
+            entry = entry._replace(unproven=None, reason=later.reason)  # no drop's reason
         if entry.status != PENDING and not entry.unproven:
             entry = entry._replace(tx=None, signed=None)
         return entry
@@ -147,4 +151,5 @@ _KINDS: dict[str, Any] = {
     "error": _text,
     "reason": _text,
     "unproven": lambda v: isinstance(v, bool),
+    "proven": lambda v: isinstance(v, bool),
 }

@@ -29,7 +29,7 @@ from typing import Any
 
 from c4cli import faults
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import GameCall, Receipt, Signer, Unsettled
+from c4cli.chain.interface import GameCall, ListedTx, Receipt, Signer, Unsettled
 from c4cli.chain.listing import messages
 from c4cli.chain.msgs import Tx
 from c4cli.errors import DiskError, HomeDamaged, notice
@@ -130,12 +130,35 @@ class Journal:
             gas_used=receipt.gas_used,
             gas_fee=fee,
             error=error or None,
+            proven=receipt.proven is not None and not receipt.proven.result_unproven,
         )
         self._write(
             entry,
             f"the transaction is on the node (TX HASH {result.hash}, height {receipt.height}), "
             "only this home's journal misses it",
         )
+
+    def unproven(self) -> list[dict[str, Any]]:
+        """Transactions whose fate was taken in part on a word, not a proof: landed or
+        refused with the result (or the block) the node's word, and those dropped by
+        `c4 log --forget-above` (the user's word); as JSON, oldest first."""
+        return [entry.to_json() for entry in self.typed() if entry.proven is False]
+
+    def rechecked(self, found: ListedTx) -> None:
+        """Transaction ``found`` (as `c4 tx` lists it) proven by its block and the next
+        header's results: its journal line says what the proof says."""
+        entry = Entry(
+            status=found["status"],
+            hash=found["hash"],
+            height=found["height"],
+            time=found["time"],
+            result=list(found["result"]),
+            transfers=list(found["transfers"]),
+            gas_used=found["gas_used"],
+            error=found["error"] or None,
+            proven=True,
+        )
+        self._write(entry, f"transaction {found['hash']} keeps its earlier line")
 
     def dropped(self, tx_id: str, reason: str, *, unproven: bool = False) -> None:
         """Known never to reach a block; or, ``unproven``, refused before a block on the
@@ -172,8 +195,10 @@ class Journal:
             and entry.height > height
         ]
         for tx_id in forgotten:
-            self.dropped(
-                tx_id, f"not on this chain, the user said (c4 log --forget-above {height})"
+            reason = f"not on this chain, the user said (c4 log --forget-above {height})"
+            self._write(
+                Entry(status=DROPPED, hash=tx_id, reason=reason, proven=False),
+                f"transaction {tx_id} is still listed as landed",
             )
         return forgotten
 

@@ -33,6 +33,7 @@ from c4cli.chain.msgs import Fee, Msg, Tx
 from c4cli.node import lookup
 from c4cli.node.delivery import Delivery
 from c4cli.node.reader import NodeReader, open_reader
+from c4cli.node.recheck import recheck
 from c4cli.node.sender import Sender
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import Link
@@ -100,6 +101,7 @@ class NodeChain:
         """What this home sent (its journal: a node lists no account's transactions), its
         pending transactions looked up first (see Delivery.settle_seen)."""
         self.sender.delivery.settle_seen()
+        recheck(self.reader, self.journal)
         entries = [] if self.journal is None else self.journal.entries()
         return journal_blocks(entries, first, last, tail)
 

@@ -29,6 +29,7 @@ from c4cli.node.lookup import transaction, transaction_or_none
 from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
 from c4cli.node.reader import NodeReader, read_calls
 from c4cli.node.receipts import Landed, Landing, RefusedInBlock, height_of, reads_after
+from c4cli.node.recheck import recheck
 from c4cli.node.transport import Call, NodeSaid, block_timeout
 
 
@@ -310,6 +311,7 @@ class Delivery:
         was lost) and that landed is the command's own result: its receipt."""
         if self.journal is None:
             return None
+        recheck(self.reader, self.journal, signer)
         for entry in self.journal.unsettled(signer.address, signer.session_addr):
             sent = Sent(signer, entry.signed, entry.raw, entry.tx_id, entry.sequence, entry.since)
             if below is not None and sent.sequence >= below:

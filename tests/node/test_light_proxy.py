@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -365,3 +366,65 @@ def test_a_forged_refusal_in_the_block_is_held_to_the_next_header(
         statuses = {t["hash"]: t["status"] for b in json.loads(listed.stdout) for t in b["txs"]}
         assert statuses[found.group(1)] == "landed"
     assert gno_node.balance(to) == 5
+
+
+def test_a_result_taken_on_the_nodes_word_is_rechecked_once_proven(
+    bound: Home, gno_node: Any
+) -> None:
+    """Issue 47: a forged refusal whose next block the proxy hides (the node's word:
+    the block after is not made in time) is journaled refused, unproven; the next `c4
+    log` through an honest node proves it landed, says so, and journals it landed."""
+    to = stranger()
+    landed_at: list[int] = []
+
+    def refused_and_hidden(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forged_refusal(request, forward)
+        landed_at.append(int(document["result"]["height"]))
+        return document
+
+    def no_next_block(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        asked = int(request.get("params", {}).get("height") or 0)
+        if landed_at and asked > landed_at[0]:
+            error = {"code": -32603, "message": "Internal error", "data": "height too high"}
+            return {"jsonrpc": "2.0", "id": request["id"], "error": error}
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = refused_and_hidden
+        proxy.rules["commit"] = no_next_block
+        result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
+    assert result.exit_code == 1, result.output
+    assert "forged refusal" in result.stderr and "the refusal is the node's word" in result.stderr
+    found = re.search(r"TX HASH (\S+)\)", result.stderr)
+    assert found is not None
+    tx_hash = found.group(1)
+    time.sleep(2)  # the block after it is made: its result can be proven
+    shown = bound.run("log")
+    assert shown.exit_code == 0, shown.output
+    assert (
+        f"note: transaction {tx_hash}, journaled as refused on the node's word, is proven "
+        f"landed at height {landed_at[0]}" in shown.stderr
+    ), shown.stderr
+    assert status_of(bound, tx_hash) == "landed"
+    assert "journaled as" not in bound.run("log").stderr  # said once: proven now
+    assert gno_node.balance(to) == 5
+
+
+def test_a_forgotten_landing_comes_back_when_its_block_proves_it(
+    bound: Home, gno_node: Any
+) -> None:
+    """A mistaken `c4 log --forget-above`: the landing it dropped is proven again by the
+    next `c4 log`, said, and journaled landed."""
+    to = stranger()
+    sent = bound.json("send", "--to", to, "--amount", "5ugnot", "carol")
+    tx_hash, height = sent["hash"], sent["height"]
+    forgot = bound.json("log", "--forget-above", str(height - 1))
+    assert tx_hash in forgot["forgotten"]
+    time.sleep(2)  # the block after it is made: its result can be proven
+    shown = bound.run("log")
+    assert shown.exit_code == 0, shown.output
+    assert (
+        f"note: transaction {tx_hash}, journaled as dropped on the user's word, is proven "
+        f"landed at height {height}" in shown.stderr
+    ), shown.stderr
+    assert status_of(bound, tx_hash) == "landed"
