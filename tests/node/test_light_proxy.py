@@ -428,3 +428,57 @@ def test_a_forgotten_landing_comes_back_when_its_block_proves_it(
         f"landed at height {height}" in shown.stderr
     ), shown.stderr
     assert status_of(bound, tx_hash) == "landed"
+
+
+def test_another_blocks_commit_and_results_prove_no_refusal(bound: Home, gno_node: Any) -> None:
+    """Issue 47 (1): the proxy forges a refusal and, asked for the block after the
+    transaction's, answers the real, signed commit of block 3 and the results of
+    block 2: another block's, never believed of this one (the user would send
+    again and pay twice)."""
+    to = stranger()
+    landed_at: list[int] = []
+
+    def refused(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forged_refusal(request, forward)
+        landed_at.append(int(document["result"]["height"]))
+        return document
+
+    def another(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        asked = int(request.get("params", {}).get("height") or 0)
+        if not landed_at or asked not in (landed_at[0], landed_at[0] + 1):
+            return forward()
+        if request["method"] == "block_results":
+            return forged_results(
+                {**request, "params": {"height": "2"}},
+                lambda: proxy.forward(json.dumps({**request, "params": {"height": "2"}}).encode()),
+            )
+        if asked == landed_at[0] + 1:
+            return proxy.forward(json.dumps({**request, "params": {"height": "3"}}).encode())
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = refused
+        proxy.rules["commit"] = proxy.rules["block_results"] = another
+        result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
+        words = f"answered the commit of block 3 when asked for block {landed_at[0] + 1}'s"
+        settled_honestly(bound, gno_node, proxy, result, to, words)
+
+
+def test_an_older_signed_head_is_refused_through_a_proxy(bound: Home, gno_node: Any) -> None:
+    """Issue 47 (3): the proxy answers the last commit with the real, signed one of a
+    block well before the head this home has proven: refused, and the head kept."""
+    seen = bound.json("time")["height"]
+    trust = (bound.path / "trust.toml").read_text()
+    assert f"height = {seen}\n" in trust
+
+    def older(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        if request.get("params", {}).get("height"):
+            return forward()
+        return proxy.forward(json.dumps({**request, "params": {"height": "2"}}).encode())
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["commit"] = older
+        shown = through(proxy)(bound, "time")
+    assert shown.exit_code == 4 and shown.stderr.count("\n") == 1, shown.output
+    assert f"shows block 2 as its last, below block {seen} this home has verified" in shown.stderr
+    assert bound.json("time")["height"] >= seen
