@@ -115,10 +115,11 @@ class Verifier:
         proven last while under half a second old, as a status is kept."""
         if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
             return self._latest[0]
-        known = self.trusted().height  # the highest block proven: kept, or this command's
         deadline = wallclock.monotonic() + BEHIND_WAIT
         while True:
+            # Asked first: the request that checks the chain carries it.
             header, commit = signed_of(self.redacted, ask_commit(self.transport, 0))
+            known = self.trusted().height  # the highest block proven: kept, or this command's
             proven = self.header(header, commit)
             if proven.height >= known:
                 break
