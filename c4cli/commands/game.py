@@ -31,12 +31,14 @@ def _game_arg(text: str) -> int:
 
 
 def address_arg(home: Path, text: str) -> str:
-    """A local key's address, or an address exactly as typed (the realm judges its spelling)."""
+    """An address exactly as typed (the realm judges its spelling; an address is always
+    that address, as gnokey reads one), else a local key's address."""
+    if is_address(text):
+        Keyring(home).resolve(text)  # says so, where a key of the home is named like it
+        return text
     keyring = Keyring(home)
     if keyring.exists(text):
         return keyring.info(text).address
-    if is_address(text):
-        return text
     raise BadInput(f"{text!r} is neither a local key nor a g1 address")
 
 

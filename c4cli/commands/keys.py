@@ -15,7 +15,7 @@ from c4cli.errors import BadInput, HomeDamaged, notice
 from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.home import armor
-from c4cli.home.keys import LOCAL, UNENCRYPTED_WARNING, KeyInfo, Keyring, check_name
+from c4cli.home.keys import LOCAL, UNENCRYPTED_WARNING, KeyInfo, Keyring, new_name
 
 
 @click.group()
@@ -90,7 +90,7 @@ def add(
       c4 keys add owners --multisig alice --multisig bob --multisig carol --threshold 2
     """
     keyring = Keyring(home)
-    check_name(name)
+    new_name(name)
     if keyring.exists(name):
         raise BadInput(f"key {name!r} already exists (delete it first)")
     if pubkey is not None or multisig:
@@ -317,7 +317,7 @@ def import_(name: str, armor_path: Path, password_stdin: bool, home: Path, as_js
       C4_ARMOR_PASSWORD=s3cret C4_PASSWORD= c4 keys import alice --armor-path alice.armor
     """
     keyring = Keyring(home)
-    check_name(name)
+    new_name(name)
     if keyring.exists(name):
         raise BadInput(f"key {name!r} already exists (delete it first)")
     try:

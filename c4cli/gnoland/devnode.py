@@ -32,6 +32,13 @@ from typing import IO, Any
 from c4cli.errors import BadInput, Unreachable
 
 GNO_VERSION = "v1.7.1"  # as scripts/install-gno.sh builds it
+# What a user does without a checkout (a wheel, pipx): what the install script does.
+INSTALL_HINT = (
+    f"build them with Go >= 1.25.9: GOBIN=~/.cache/c4cli/gno-{GNO_VERSION}/bin go install "
+    f"github.com/gnolang/gno/gno.land/cmd/gnoland@{GNO_VERSION} "
+    f"github.com/gnolang/gno/gno.land/cmd/gnokey@{GNO_VERSION} "
+    "(from a checkout of c4: scripts/install-gno.sh)"
+)
 GNO_MODULE = "github.com/gnolang/gno"
 CHAIN_ID = "dev"
 NODE_DIR = "node"
@@ -105,8 +112,7 @@ def find_gno() -> tuple[Path, Path]:
     )
     if bin_dir is None:
         raise BadInput(
-            "gnoland and gnokey not found: run scripts/install-gno.sh (it builds gno "
-            f"{GNO_VERSION} with Go), or set GNO_BIN to their folder"
+            f"gnoland and gnokey not found: {INSTALL_HINT}, or set GNO_BIN to their folder"
         )
     roots = [os.environ.get("GNOROOT", "")]
     gopath = os.environ.get("GOMODCACHE") or str(Path.home() / "go" / "pkg" / "mod")
@@ -114,8 +120,8 @@ def find_gno() -> tuple[Path, Path]:
     gnoroot = next((Path(r) for r in roots if r and (Path(r) / "gnovm" / "stdlibs").is_dir()), None)
     if gnoroot is None:
         raise BadInput(
-            f"gno's standard library not found: run scripts/install-gno.sh, or set GNOROOT "
-            f"to gno {GNO_VERSION}'s source folder"
+            f"gno's standard library not found: {INSTALL_HINT} (Go keeps gno's source in its "
+            f"module cache), or set GNOROOT to gno {GNO_VERSION}'s source folder"
         )
     return bin_dir, gnoroot
 

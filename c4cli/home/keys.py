@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 from c4cli.address import canonical
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
-from c4cli.errors import BadInput, C4Error, HomeDamaged, Refused, notice
+from c4cli.errors import BadInput, C4Error, HomeDamaged, Refused, notice, warn_once
 from c4cli.files import read_private, write_private
 
 # gnodev's and gnoland's dev key: test1 of the public dev mnemonic, which every
@@ -88,6 +88,15 @@ def check_name(name: str) -> str:
     return name
 
 
+def new_name(name: str) -> str:
+    """A name for a new key: one that is an address would never be that key's (an
+    address always means the address), so it is refused."""
+    check_name(name)
+    if canonical(name) is not None:
+        raise BadInput(f"invalid key name {name!r}: it is an address; give the key a name")
+    return name
+
+
 # A key file's fields that hold its secret: sealed, or in clear without a passphrase.
 SECRETS = ("crypto", "private_key")
 
@@ -112,7 +121,7 @@ class Keyring:
         return NAME_RE.match(name) is not None and self._path(name).exists()
 
     def add(self, name: str, private_key: bytes, passphrase: str) -> KeyInfo:
-        path = self._path(name)
+        path = self._path(new_name(name))
         if path.exists():
             raise BadInput(f"key {name!r} already exists (delete it first)")
         pub = crypto.public_key(private_key)
@@ -164,7 +173,7 @@ class Keyring:
     def add_public(self, name: str, key: PubKey) -> KeyInfo:
         """A reference to a public key (``offline``) or a multisig (``multi``): nothing
         secret, so stored in clear."""
-        path = self._path(name)
+        path = self._path(new_name(name))
         record: dict[str, object] = {
             "name": name,
             "type": OFFLINE if isinstance(key, bytes) else MULTI,
@@ -286,23 +295,36 @@ class Keyring:
         path.unlink()
 
     def find(self, name_or_address: str) -> KeyInfo:
-        """A key by its name, or by its address (as gnokey's GetByNameOrAddress)."""
-        if NAME_RE.match(name_or_address) and self._path(name_or_address).exists():
-            return self.info(name_or_address)
+        """A key by its address, or by its name (as gnokey's GetByNameOrAddress: an
+        address is always that address, whatever a key is named)."""
         address = canonical(name_or_address)
+        if address is None and self.exists(name_or_address):
+            return self.info(name_or_address)
+        self._named_like(name_or_address, address)
         for info in self.list(strict=False) if address is not None else []:
             if info.address == address:
                 return info
         raise BadInput(f"key {name_or_address!r} not found in {self.folder}")
 
     def resolve(self, name_or_address: str) -> str:
-        """An address from a local key name or any accepted address spelling."""
-        if NAME_RE.match(name_or_address) and self._path(name_or_address).exists():
-            return self.info(name_or_address).address
+        """An address from any accepted address spelling (always that address, as gnokey
+        resolves one), else from a local key name."""
         address = canonical(name_or_address)
         if address is None:
+            if self.exists(name_or_address):
+                return self.info(name_or_address).address
             raise BadInput(f"{name_or_address!r} is neither a local key nor a g1 address")
+        self._named_like(name_or_address, address)
         return address
+
+    def _named_like(self, text: str, address: str | None) -> None:
+        """Said once: a key of this home (an older c4 let it be made) is named like the
+        address typed, and the address is what is meant."""
+        if address is not None and self.exists(text):
+            warn_once(
+                f"note: key {text!r} is named like an address: {text} is taken as the address "
+                "itself, not that key's (rename the key: c4 keys export, delete, import)"
+            )
 
 
 def _sealing() -> ModuleType:

@@ -213,3 +213,30 @@ def test_two_rotations_at_once_leave_the_key_opened_by_the_one_that_said_so(
                 assert err is not None and err.read().count("\n") == 1
                 with pytest.raises(BadInput, match="wrong passphrase"):
                     Keyring(home.path).private_key("k", new)
+
+
+def test_an_argument_that_is_an_address_is_that_address(chain: Home) -> None:
+    """Issue 48: as gnokey, an address before a name. `keys add` and `keys import`
+    refuse a name that is an address; a key an older c4 let through under bob's
+    address never takes bob's place: send, offer --opponent and transfer-ownership
+    act on bob, and the home says once why the key's name is passed over."""
+    bob = chain.address("bob")
+    words = f"invalid key name {bob!r}: it is an address; give the key a name"
+    armor = chain.path.parent / "any.armor"
+    armor.write_text("-----BEGIN TENDERMINT PRIVATE KEY-----\n")
+    chain.fails(2, "keys", "add", bob, message=words)
+    chain.fails(2, "keys", "import", bob, "--armor-path", str(armor), message=words)
+    assert not (chain.path / "keys" / f"{bob}.json").exists()
+    # An older c4 let it through: alice's key filed under bob's address.
+    record = json.loads((chain.path / "keys" / "alice.json").read_text())
+    named = chain.path / "keys" / f"{bob}.json"
+    named.write_text(json.dumps({**record, "name": bob}))
+    named.chmod(0o600)
+    before = chain.balance("bob")
+    sent = chain.ok("send", "--to", bob, "--amount", "5ugnot", "carol")
+    assert chain.balance("bob") == before + 5
+    assert sent.stderr.count(f"key {bob!r} is named like an address") == 1, sent.stderr
+    game = chain.json("offer", "--stake", "1gnot", "--opponent", bob, "carol")
+    assert chain.json("query", "game", str(game["result"][0]))["game"]["opponent"] == bob
+    chain.ok("transfer-ownership", bob, "test1")
+    assert chain.json("query", "fees")["pending_owner"] == bob

@@ -214,3 +214,18 @@ def test_issue_47s_smaller_cases(chain: Home, tmp_path: Path) -> None:
                 f"({chain.address('alice')} holds none of it); GNOT is written 5gnot or "
                 "5000000ugnot")  # fmt: skip
     assert chain.log_bytes() == log
+
+
+def test_without_gnoland_node_start_says_how_to_build_it_from_anywhere(
+    home: Home, tmp_path: Path
+) -> None:
+    """Issue 48: a wheel has no scripts/install-gno.sh; the error says what a wheel user
+    runs (Go's own install of the pinned gnoland and gnokey)."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    env = {"GNO_BIN": str(empty), "XDG_CACHE_HOME": str(empty), "PATH": str(empty)}
+    result = home.run("node", "start", env=env)
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert "gnoland and gnokey not found: build them with Go >= 1.25.9: GOBIN=" in result.stderr
+    assert "go install github.com/gnolang/gno/gno.land/cmd/gnoland@v1.7.1 " in result.stderr
+    assert "(from a checkout of c4: scripts/install-gno.sh), or set GNO_BIN" in result.stderr
