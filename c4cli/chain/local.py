@@ -43,7 +43,7 @@ from c4cli.chain.interface import (
 from c4cli.chain.listing import local_blocks, local_tx
 from c4cli.chain.loading import LoggedState
 from c4cli.chain.log import BlockRecord, TornLog, TxEntry, chain_digest
-from c4cli.chain.msgs import Fee
+from c4cli.chain.msgs import Fee, runs_locally
 from c4cli.chain.projection import TxRow
 from c4cli.chain.queries import from_cache
 from c4cli.chain.replay import keep_outcomes
@@ -324,6 +324,7 @@ class LocalChain(LoggedState):
         ``policy.simulate`` ``only``, checked and run but not appended). ``unsigned``
         is gno.land's ``.app/simulate`` of a call: run for what it would do, its
         signatures unchecked (gnokey blanks them), never appended."""
+        runs_locally(tx, self.realm_path)
         if unsigned:
             with self.log.locked(exclusive=False):
                 return self._simulate_unsigned(self._current(), tx)
@@ -345,6 +346,7 @@ class LocalChain(LoggedState):
             said: list[Refused | None] = []
             for tx in txs:
                 try:
+                    runs_locally(tx, self.realm_path)
                     kept.append(trial.admit(tx, context))
                     said.append(None)
                 except Refused as refused:

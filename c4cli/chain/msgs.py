@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from c4cli.errors import Refused
+
 # A message as amino JSON writes it, whichever its type (``@type``): a realm call's
 # fields, a bank send's, a session's; each message has the ones of its type.
 Msg = TypedDict(
@@ -95,6 +97,30 @@ def msg_names(tx: Tx) -> list[str]:
         else:
             names.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
     return names
+
+
+LOCAL_KINDS = (
+    MSG_CALL,
+    MSG_SEND,
+    MSG_CREATE_SESSION,
+    MSG_REVOKE_SESSION,
+    MSG_REVOKE_ALL_SESSIONS,
+)
+UNKNOWN_REQUEST = "/std.UnknownRequestError"
+
+
+def runs_locally(tx: Tx, realm_path: str) -> None:
+    """Refuse (tm2's unknown request) a transaction holding a message the local chain
+    does not run: it runs the realm's calls, bank sends and session keys, not any Gno
+    (a ``maketx run``, a package added), which a gnoland node runs."""
+    for msg in tx["msg"]:
+        kind = str(msg.get("@type", ""))
+        if kind not in LOCAL_KINDS:
+            raise Refused(
+                f"unknown request: the local chain runs {realm_path}'s calls, bank sends and "
+                f"session keys, not {kind} (`c4 node start` runs a gnoland, which runs any Gno)",
+                kind=UNKNOWN_REQUEST,
+            )
 
 
 def msg_signer(msg: Msg) -> str:

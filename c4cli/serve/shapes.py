@@ -178,7 +178,7 @@ def deliver_binary(result: dict[str, Any]) -> bytes:
     error = body.get("Error")
     if error is not None:
         kind = str(error["@type"])
-        value = error["value"]
+        value = error.get("value")  # tm2's error structs have none
         payload = bytes_field(1, value.encode()) if isinstance(value, str) and value else b""
         inner += bytes_field(1, _any(kind, payload))
     if body.get("Data"):

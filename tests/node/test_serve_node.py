@@ -80,6 +80,7 @@ def gnokey_bin() -> str:
 
 class Serving:
     def __init__(self, c4_bin: str, home: Path) -> None:
+        self.c4_bin = c4_bin
         self.proc = subprocess.Popen(
             [c4_bin, "serve", "--listen", "127.0.0.1:0", "--json"],
             env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD=""),
@@ -375,3 +376,43 @@ def test_c4_serve_answers_in_gnolands_shapes_and_errors(
 
 def _request(method: str, params: dict[str, Any]) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
+
+
+def test_gnokey_mistakes_and_other_gno_get_an_answer_never_a_hang_up(
+    served: tuple[Path, dict[str, str], Serving], gnokey_bin: str, tmp_path: Path
+) -> None:
+    """Issue 48: with gnokey's default `-simulate test`, a send above the balance, a
+    denomination nobody holds, a call to a realm that is not there, a `maketx run` and
+    a `maketx addpkg`: each is refused in an answer (gnokey prints tm2's error, never
+    EOF), nothing lands, and the server prints nothing (no traceback)."""
+    home, addresses, serving = served
+    gk = gnokey_for(gnokey_bin, tmp_path / "gnokey", serving.url.removeprefix("http://"))
+    script = tmp_path / "run.gno"
+    script.write_text('package main\n\nfunc main() { println("hi") }\n')
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "foo.gno").write_text("package foo\n\nfunc A() int { return 1 }\n")
+    (package / "gnomod.toml").write_text('module = "gno.land/p/demo/foo"\ngno = "0.9"\n')
+    bob = addresses["bob"]
+    cases = {
+        "a send above the balance": (["send", "-to", bob, "-send", f"{FUNDS * 2}ugnot"], [],
+                                     "insufficient funds"),
+        "a denomination nobody holds": (["send", "-to", bob, "-send", "5ugno"], [],
+                                        "insufficient funds"),
+        "a realm that is not there": (["call", "-pkgpath", "gno.land/r/nope/x", "-func", "F"],
+                                      [], "invalid package path"),
+        "maketx run": (["run"], [str(script)], "unknown request"),
+        "maketx addpkg": (["addpkg", "-pkgdir", str(package), "-pkgpath",
+                           "gno.land/p/demo/foo"], [], "unknown request"),
+    }  # fmt: skip
+    height = c4(serving.c4_bin, home, "time", "--json")["height"]
+    for case, (args, after, words) in cases.items():
+        argv = [gnokey_bin, "maketx", *args, "-gas-fee", f"{GAS_FEE}ugnot", "-gas-wanted",
+                "5000000", "-broadcast", "-chainid", "dev", "-remote", gk.remote,
+                "-insecure-password-stdin", "-home", str(gk.home), "alice", *after]  # fmt: skip
+        run = subprocess.run(argv, input="\n", capture_output=True, text=True, timeout=120)
+        out = run.stdout + run.stderr
+        assert run.returncode != 0 and "EOF" not in out, (case, out)
+        assert f"Data: {words}" in out, (case, out)
+    assert c4(serving.c4_bin, home, "time", "--json")["height"] == height  # none landed
+    assert serving.stop() == ""
