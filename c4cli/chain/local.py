@@ -338,6 +338,7 @@ class LocalChain(LoggedState):
         checked as :meth:`broadcast` checks one, against the state the ones before it
         left. A refused one is left out (never appended); the others land together.
         Each transaction's receipt, or its refusal, in order."""
+        realm_path = self.realm_path  # read before the lock: it may read the cache
         with self.log.locked(exclusive=True):
             trial = self._current()  # a copy to try them on: the cache loads a new one
             block_time = trial.next_block_time(wallclock.time())
@@ -346,7 +347,7 @@ class LocalChain(LoggedState):
             said: list[Refused | None] = []
             for tx in txs:
                 try:
-                    runs_locally(tx, self.realm_path)
+                    runs_locally(tx, realm_path)
                     kept.append(trial.admit(tx, context))
                     said.append(None)
                 except Refused as refused:
