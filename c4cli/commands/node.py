@@ -223,6 +223,7 @@ def _report(
     elif len(nodes) > 1:
         for index, row in enumerate(rows):
             row["validator"] = index
+    version = _devnode().checked_version(nodes[0].bin)  # said on stderr when not pinned
     if as_json:
         document: dict[str, Any] = {"chain_id": chain_id, "realm_path": realm_path, "new": fresh}
         document.update(rows[0] if len(rows) == 1 and "validator" not in rows[0] else {})
@@ -236,7 +237,7 @@ def _report(
         what = "a new chain" if fresh else f"its chain again (height {row['height']})"
         who = f"validator {row['validator']} " if "validator" in row else ""
         click.echo(
-            f"gnoland {_devnode().GNO_VERSION} {who}runs {what} at {row['url']} "
+            f"gnoland {version} {who}runs {what} at {row['url']} "
             f"(chain {chain_id}, pid {row['pid']})"
         )
     if fresh or network is None:

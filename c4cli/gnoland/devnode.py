@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import mmap
 import os
 import re
 import shutil
@@ -29,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from typing import IO, Any
 
-from c4cli.errors import BadInput, Unreachable
+from c4cli.errors import BadInput, Unreachable, warn_once
 
 GNO_VERSION = "v1.7.1"  # as scripts/install-gno.sh builds it
 # What a user does without a checkout (a wheel, pipx): what the install script does.
@@ -86,6 +87,37 @@ def gno_sources() -> Path:
             f"the realm's Gno sources are missing from this install ({folder}): reinstall c4"
         )
     return folder
+
+
+def gno_version(binary: Path) -> str:
+    """The version of gno a binary was built from, as Go records it in the binary (what
+    `go version -m` shows: the gno module's version; "(devel)" for a build from a
+    checkout); "unknown" where the binary holds no such record. `gnoland version` says
+    "develop" for every `go install`, so it is not asked."""
+    marker = f"\nmod\t{GNO_MODULE}\t".encode()
+    try:
+        with (
+            binary.open("rb") as handle,
+            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            at = data.find(marker)
+            found = b"" if at < 0 else data[at + len(marker) : at + len(marker) + 64]
+    except (OSError, ValueError):
+        return "unknown"
+    version = re.split(rb"[\t\n]", found, maxsplit=1)[0].decode("ascii", "replace")
+    return version if re.fullmatch(r"[\w.()+-]{1,40}", version) else "unknown"
+
+
+def checked_version(bin_dir: Path) -> str:
+    """The version of the gnoland in ``bin_dir``, said once when it is not the one c4
+    pins (its wire, receipts and realm are tested against that one)."""
+    version = gno_version(bin_dir / "gnoland")
+    if version != GNO_VERSION:
+        warn_once(
+            f"note: {bin_dir / 'gnoland'} is gnoland {version}, not the {GNO_VERSION} c4 "
+            f"is tested with ({INSTALL_HINT.removeprefix('build them with Go >= 1.25.9: ')})"
+        )
+    return version
 
 
 def find_gno() -> tuple[Path, Path]:

@@ -229,3 +229,28 @@ def test_without_gnoland_node_start_says_how_to_build_it_from_anywhere(
     assert "gnoland and gnokey not found: build them with Go >= 1.25.9: GOBIN=" in result.stderr
     assert "go install github.com/gnolang/gno/gno.land/cmd/gnoland@v1.7.1 " in result.stderr
     assert "(from a checkout of c4: scripts/install-gno.sh), or set GNO_BIN" in result.stderr
+
+
+def test_the_gnoland_version_is_read_from_the_binary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48: `c4 node start` says the version Go recorded in the binary it runs (not
+    a constant), and notes once one that is not the pinned version."""
+    from c4cli.errors import begin_command
+    from c4cli.gnoland.devnode import GNO_VERSION, checked_version, gno_version
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    binary = folder / "gnoland"
+    record = b"path\tgithub.com/gnolang/gno/gno.land/cmd/gnoland\n"
+    binary.write_bytes(b"\x00ELF" + record + b"mod\tgithub.com/gnolang/gno\tv1.6.2\th1:x=\n")
+    assert gno_version(binary) == "v1.6.2"
+    begin_command()
+    assert checked_version(folder) == "v1.6.2"
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1
+    assert f"is gnoland v1.6.2, not the {GNO_VERSION} c4 is tested with" in said
+    binary.write_bytes(b"\x00ELF" + record + b"mod\tgithub.com/gnolang/gno\t(devel)\t\n")
+    assert gno_version(binary) == "(devel)"
+    binary.write_bytes(b"no build record")
+    assert gno_version(binary) == "unknown"
