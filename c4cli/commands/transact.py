@@ -125,8 +125,10 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
         coins = format_coins(parsed)
     if gas_wanted is not None and not 0 <= gas_wanted < 2**63:
         raise BadInput(f"invalid --gas-wanted {gas_wanted}: from 0 to {2**63 - 1} (an int64)")
-    if remote and gas_wanted is None:
-        return {"gas_wanted": "", "gas_fee": coins}
+    if remote and (gas_wanted is None or not coins):
+        # What is not given, the node client fills in: the gas by simulation, the fee
+        # from the node's gas price (for the gas given, if it was).
+        return {"gas_wanted": "" if gas_wanted is None else str(gas_wanted), "gas_fee": coins}
     return fee(DEFAULT_GAS_WANTED if gas_wanted is None else gas_wanted, coins or "0ugnot")
 
 

@@ -232,6 +232,11 @@ class Sender:
                 signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
             )
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
+        elif not fee.get("gas_fee"):
+            chosen, gas_used = self._given_gas(
+                signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
+            )
+            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
         elif policy.simulate == "skip":
             tx, gas_used = self._sign(signer, msgs, chosen, memo, number, sequence), 0
         else:
@@ -351,6 +356,33 @@ class Sender:
             lambda: self._sign(signer, msgs, trial, memo, number, sequence)
         )
         return self._priced(math.ceil(used * GAS_MARGIN), fee, policy, price), used
+
+    def _given_gas(
+        self,
+        signer: Signer,
+        msgs: list[Msg],
+        fee: Fee,
+        memo: str,
+        numbers: tuple[int, int],
+        policy: SendPolicy,
+        price: Answer | None,
+    ) -> tuple[Fee, int]:
+        """The gas given (--gas-wanted), its fee left to the node: priced at the node's gas
+        price within the cap, and refused before anything is sent (exit 2) where the
+        simulation uses more gas than given (it would run out, and pay its fee for it);
+        the fee and the gas the simulation used (0 when told to skip it)."""
+        wanted = int(fee["gas_wanted"])
+        priced = self._priced(wanted, fee, policy, price)
+        if policy.simulate == "skip":
+            return priced, 0
+        enough, used = self._estimate(signer, msgs, fee, memo, numbers, policy, price)
+        if used > wanted:
+            raise BadInput(
+                f"--gas-wanted {wanted} is less than the {used} gas the simulation used; "
+                f"nothing was sent: give at least {enough['gas_wanted']} (a fee of "
+                f"{enough['gas_fee']} at the node's gas price), or leave --gas-wanted out"
+            )
+        return priced, used
 
     def _priced(
         self,

@@ -850,3 +850,23 @@ def test_generate_only_on_a_node_estimates_what_is_not_given(remote: Home, gno_n
     result = remote.run("send", "--to", "bob", "--amount", "5ugnot", "carol",
                         "--gas-wanted", "100000", "--generate-only")  # fmt: skip
     assert result.exit_code == 2 and "give --gas-fee with --gas-wanted" in result.stderr
+
+
+def test_gas_wanted_without_a_fee_is_priced_or_refused_before_sending(remote: Home) -> None:
+    """Issue 48: --gas-wanted given, --gas-fee not: the gas given is priced at the node's
+    gas price; too little for what the simulation used is refused before anything is
+    sent (exit 2, naming the gas and the fee that would do), nothing journaled."""
+    before = len(remote.sent())
+    to = remote.address("alice")
+    refused = remote.run("send", "--to", to, "--amount", "5ugnot", "--gas-wanted", "100", "carol")
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.output
+    found = re.search(
+        r"--gas-wanted 100 is less than the (\d+) gas the simulation used; nothing was sent: "
+        r"give at least (\d+) \(a fee of (\d+)ugnot at the node's gas price\)",
+        refused.stderr,
+    )
+    assert found is not None, refused.stderr
+    assert len(remote.sent()) == before
+    enough = found.group(2)
+    sent = remote.json("send", "--to", to, "--amount", "5ugnot", "--gas-wanted", enough, "carol")
+    assert sent["gas_wanted"] == int(enough) and sent["gas_fee"] == f"{found.group(3)}ugnot"
