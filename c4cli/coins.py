@@ -7,6 +7,7 @@ before anything is signed. A transaction only ever carries ugnot.
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 from functools import lru_cache
 
 from c4cli.errors import BadInput
@@ -54,6 +55,21 @@ def _parsed_coins(text: str) -> tuple[tuple[str, int], ...]:
 _EXPONENT = re.compile(r"[0-9.]+[eE][+-]?[0-9]+")
 
 
+def _written_out(number: str, denom: str) -> str:
+    """``1e3`` and a denomination as a person writes them (1000ugnot), in that very
+    denomination; a number too long to write out, as any example."""
+    try:
+        value = Decimal(number)
+    except InvalidOperation:
+        value = Decimal(-1)
+    if not 0 <= value < Decimal(10) ** 30:
+        return f"1000{denom or 'gnot'}"
+    written = f"{value:f}"
+    if "." in written:
+        written = written.rstrip("0").rstrip(".")
+    return written + denom
+
+
 def parse_amount(text: str) -> Coins:
     """Coins as a person types them: tm2 coins, where ``gnot`` (up to 6 decimals) means ugnot.
 
@@ -67,6 +83,9 @@ def parse_amount(text: str) -> Coins:
     >>> parse_amount("1e3gnot")  # one coin of a denomination "e3gnot"? No: a typo.
     Traceback (most recent call last):
     c4cli.errors.BadInput: invalid amount '1e3gnot': write the number out (e.g. 1000gnot), not 1e3
+    >>> parse_amount("1.5e3ugnot")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    c4cli.errors.BadInput: invalid amount '1.5e3ugnot': ... (e.g. 1500ugnot), not 1.5e3
     """
     coins: Coins = {}
     for part in text.strip().split(","):
@@ -77,8 +96,9 @@ def parse_amount(text: str) -> Coins:
         exponent = _EXPONENT.match(part)
         if exponent is not None:
             raise BadInput(
-                f"invalid amount {text!r}: write the number out (e.g. 1000gnot), not "
-                f"{exponent.group(0)}"
+                f"invalid amount {text!r}: write the number out "
+                f"(e.g. {_written_out(exponent.group(0), part[exponent.end() :])}), "
+                f"not {exponent.group(0)}"
             )
         if match is None:
             try:

@@ -69,13 +69,13 @@ def revert(chain: LocalChain, ident: str) -> Reverted:
                     break
             if end < 0:
                 raise BadInput(
-                    f"snapshot {ident} is above this chain's last block ({last}): "
-                    "it was taken on a log since cut back"
+                    f"snapshot {ident} matches no block of this chain: its last block is "
+                    f"{last}"
                 )
         if not found_hash.startswith(prefix):
             raise BadInput(
-                f"snapshot {ident} is not on this chain: block {height} is now "
-                f"{height}:{found_hash[:ID_DIGITS]} (the log was reverted and grew again)"
+                f"snapshot {ident} matches no block of this chain: its block {height} is "
+                f"{height}:{found_hash[:ID_DIGITS]}"
             )
         cut = data[end:]
         target = Snapshot(height, found_hash)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import time as wallclock
 from pathlib import Path
 from types import ModuleType
@@ -146,8 +147,14 @@ def logs(follow: bool, only: int, home: Path, as_json: bool) -> None:
             _print(log.read(), as_json)
 
 
+# gnoland colours its levels (ERROR in red) with SGR sequences: dropped, as gnoland's own
+# words; any other control character in a line (chain text may be logged) is escaped.
+_COLOUR = re.compile("\x1b\\[[0-9;]*m")
+
+
 def _print(data: bytes, as_json: bool) -> None:
     for line in data.decode("utf-8", "replace").splitlines():
+        line = _COLOUR.sub("", line)
         if as_json:
             emit_json({"line": line})
         else:

@@ -395,7 +395,10 @@ class Methods:
         ident = params.get("id")
         if not isinstance(ident, str):
             raise invalid_params("id: a snapshot id (HEIGHT:HASH) is needed")
-        done = self.chain().revert(ident)
+        try:
+            done = self.chain().revert(ident)
+        except BadInput as exc:  # an id that is none, or of no block: the caller's
+            raise invalid_params(str(exc)) from None
         return {
             "id": done.snapshot.id,
             "height": str(done.snapshot.height),

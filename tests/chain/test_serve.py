@@ -236,6 +236,10 @@ def test_snapshot_revert_and_time_over_rpc(chain: Home, node: Served) -> None:
     moved = node.rpc("c4_advanceTime", seconds="91")
     assert moved["height"] == "2"
     assert moved["time"] == "2026-01-01T00:01:36Z"  # 00:00:05 + 91 s
+    for made_up in ("1:0000000000000000", "garbage"):  # the caller's: invalid params
+        answer = node.post({"jsonrpc": "2.0", "id": 1, "method": "c4_revert",
+                            "params": {"id": made_up}})  # fmt: skip
+        assert answer["error"]["code"] == -32602, answer
     reverted = node.rpc("c4_revert", id=snap["id"])
     assert (reverted["height"], reverted["blocks_cut"]) == ("0", "2")
     assert node.rpc("status")["sync_info"]["latest_block_height"] == "0"

@@ -254,3 +254,18 @@ def test_the_gnoland_version_is_read_from_the_binary(
     assert gno_version(binary) == "(devel)"
     binary.write_bytes(b"no build record")
     assert gno_version(binary) == "unknown"
+
+
+def test_issue_48s_smaller_words(chain: Home) -> None:
+    """A made-up snapshot id matches no block (no history guessed); scientific notation
+    is written out in the denomination typed."""
+    chain.ok("offer", "--stake", "1gnot", "alice")
+    chain.fails(2, "revert", "1:0000000000000000", message="snapshot 1:0000000000000000 "
+                "matches no block of this chain: its block 1 is "
+                f"{chain.json('snapshot')['id']}")  # fmt: skip
+    chain.fails(2, "revert", "99:0000000000000000",
+                message="snapshot 99:0000000000000000 matches no block of this chain: its last "
+                "block is 1")  # fmt: skip
+    chain.fails(2, "offer", "--stake", "1e3ugnot", "alice",
+                message="invalid amount '1e3ugnot': write the number out (e.g. 1000ugnot), "
+                "not 1e3")  # fmt: skip

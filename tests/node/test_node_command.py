@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 from collections.abc import Iterator
@@ -95,15 +96,14 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     assert text[0] == (
         f"gnoland for {home}: 1 of 1 running, chain dev, realm gno.land/r/samcrew/connect4"
     )
+    log = home / "node" / "gnoland.log"
+    with log.open("a") as handle:  # gnoland's red ERROR, and a control character of its line
+        handle.write("2026-12-04T00:00:00Z\t\x1b[31mERROR\x1b[0m\tsaid \x1b]0;title\x07\n")
     logged = c4(c4_bin, home, gno_env, "node", "logs")
-    assert (
-        logged.returncode == 0
-        and logged.stdout
-        == printable(
-            (home / "node" / "gnoland.log").read_text(errors="replace"), lines=True
-        ).rstrip("\n")
-        + "\n"
-    )
+    text = re.sub("\x1b\\[[0-9;]*m", "", log.read_text(errors="replace"))
+    assert logged.returncode == 0
+    assert logged.stdout == printable(text, lines=True).rstrip("\n") + "\n"
+    assert "\tERROR\tsaid \\x1b]0;title\\x07\n" in logged.stdout  # issue 48: no colour codes
     shown = c4(c4_bin, home, gno_env, "show", "1")
     assert shown.returncode == 0 and shown.stdout.startswith("Game 1: open, 0 moves\n")
 
