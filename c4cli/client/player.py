@@ -60,11 +60,14 @@ class Standing(NamedTuple):
 
 
 class Record(NamedTuple):
+    """A player's record as the realm keeps it (``playerStats``: its words), and the
+    net c4 computes from the player's settled games."""
+
     games: int
     wins: int
     draws: int
-    net: int  # ugnot won, less the fees: the realm counts what a winner takes, not losses
-
+    net: int  # the realm's "net": ugnot won beyond the stakes; losses are not subtracted
+    balance: int = 0  # what every settled game moved to (+) or from (-) the player
 
 class Ledger(NamedTuple):
     """Everything a player has in the realm, at block time ``now``."""
@@ -167,9 +170,11 @@ def ledger(chain: ChainReader, address: str, at: int) -> Ledger:
 def record_of(standings: list[Standing]) -> Record:
     """The realm's record of a player, from their settled games: a decisive game or a
     draw counts a game; a win, a win and the net the winner took; void and cancelled
-    games count nothing."""
-    games = wins = draws = net = 0
+    games count nothing. Beside it, the balance: what the settled games moved, losses
+    included."""
+    games = wins = draws = net = balance = 0
     for s in standings:
+        balance += s.delta or 0
         if s.outcome in ("won", "lost", "draw"):
             games += 1
         if s.outcome == "won":
@@ -177,4 +182,4 @@ def record_of(standings: list[Standing]) -> Record:
             net += rules.payout(s.game.stake, s.game.fee) - s.game.stake
         elif s.outcome == "draw":
             draws += 1
-    return Record(games, wins, draws, net)
+    return Record(games, wins, draws, net, balance)

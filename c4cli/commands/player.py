@@ -89,7 +89,8 @@ def _document(found: Ledger, shown: list[Standing], known: dict[str, str]) -> di
             "games": record.games,
             "wins": record.wins,
             "draws": record.draws,
-            "net_ugnot": record.net,
+            "won_ugnot": record.net,
+            "net_ugnot": record.balance,
         },
         "games": [
             {
@@ -119,8 +120,8 @@ def _text(
         f"{who(found.address, known)}: {gnot(found.held)} held by the realm, "
         f"{gnot(found.takeable)} of it yours to take back now by cancelling your offers",
         f"record: {record.games} game{'' if record.games == 1 else 's'}, {record.wins} won, "
-        f"{record.draws} drawn, "
-        f"net won {gnot(record.net)}",
+        f"{record.draws} drawn; {gnot(record.net)} taken in wins, net {_signed(record.balance)} "
+        "over its settled games",
     ]
     for group, heading in _HEADINGS.items():
         rows = [s for s in shown if s.group == group]
@@ -144,7 +145,7 @@ def _row(s: Standing, known: dict[str, str], landing: int, exact: bool, key: str
     if s.group == Group.EXPIRED:
         return f"{head}  expired {format_time(game.expires_at)}  c4 cancel {game.id} {key}"
     if s.group == Group.FINISHED:
-        change = "" if not s.delta else f"  {'+' if s.delta > 0 else ''}{gnot(s.delta)}"
+        change = "" if not s.delta else f"  {_signed(s.delta)}"
         return f"{head}  {rival}  {s.outcome}{change}"
     if s.claimable:
         return f"{head}  {rival}  their clock ran out: c4 claim-timeout {game.id} {key}"
@@ -225,3 +226,8 @@ def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
     else:
         taken = "would take back (simulated only)" if rehearsed else "taken back"
         echo(f"{taken}: {gnot(back)} from {len(offers)} expired offers")
+
+
+def _signed(ugnot: int) -> str:
+    """An amount that moved to (+) or from (-) a player."""
+    return f"{'+' if ugnot > 0 else ''}{gnot(ugnot)}"

@@ -71,12 +71,20 @@ def answer(
     elif what == "player":
         address = Keyring(home).resolve(needs_arg("an address or key name"))
         record = ledger(chain, address, chain.head().time).record
+        # The realm's record in the realm's words (its playerStats), then c4's net.
         document = {"address": address, **record._asdict()}
+        document["balance_ugnot"] = document.pop("balance")
         if as_json:
             emit_json(document)
         else:
             for key, value in document.items():
-                shown = f"{value}ugnot ({gnot(value)})" if key == "net" else value
+                if key == "net":
+                    shown = f"{value}ugnot ({gnot(value)}): won beyond the stakes, as the realm "
+                    shown += "counts it (losses not subtracted)"
+                elif key == "balance_ugnot":
+                    key, shown = "net of every settled game", f"{value}ugnot ({gnot(value)})"
+                else:
+                    shown = str(value)
                 echo(f"{key}: {shown}")
     else:
         address = Keyring(home).resolve(needs_arg("an address or key name"))

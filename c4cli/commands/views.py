@@ -419,7 +419,7 @@ def leaders(home: Path, as_json: bool) -> None:
     )
     _table(
         "Most GNOT won",
-        ["#", "player", "net won"],
+        ["#", "player", "won"],
         [[str(i), who(a, known), gnot(s)] for i, (a, s) in enumerate(won, 1)],
     )
 

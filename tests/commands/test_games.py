@@ -28,12 +28,21 @@ def test_games_groups_a_players_games_with_exact_amounts(
     assert document["key"] == "alice" and document["address"] == home.address("alice")
     assert document["held_ugnot"] == sum(STAKES) + 1_000_000  # the offers, the live stake
     assert document["takeable_ugnot"] == sum(STAKES)
-    assert document["record"] == {"games": 1, "wins": 1, "draws": 0, "net_ugnot": 1_900_000}
+    record = {"games": 1, "wins": 1, "draws": 0, "won_ugnot": 1_900_000, "net_ugnot": 1_900_000}
+    assert document["record"] == record
     (won,) = [g for g in document["games"] if g["group"] == "finished"]
     assert won["outcome"] == "won" and won["delta_ugnot"] == 1_900_000 and won["rival_key"] == "bob"
     bob = home.json("games", "bob")
     assert groups(bob) == {"finished": [ids["won"]], "waiting": [ids["live"]]}
-    assert bob["record"] == {"games": 1, "wins": 0, "draws": 0, "net_ugnot": 0}
+    # Issue 48: what bob won (nothing) is not his net: he lost his stake.
+    lost = -2_000_000  # the stake of the game alice won
+    assert bob["record"] == {"games": 1, "wins": 0, "draws": 0, "won_ugnot": 0, "net_ugnot": lost}
+    assert "record: 1 game, 0 won, 0 drawn; 0 GNOT taken in wins, net -" in home.ok(
+        "games", "bob"
+    ).stdout
+    shown = home.ok("query", "player", "bob").stdout
+    assert f"net of every settled game: {lost}ugnot" in shown
+    assert "net: 0ugnot (0 GNOT): won beyond the stakes, as the realm counts it" in shown
     only = home.json("games", "alice", "--status", "expired")
     assert [g["group"] for g in only["games"]] == ["expired"] * 3
     text = home.ok("games", "alice").stdout
@@ -100,13 +109,16 @@ def test_query_player_is_the_realms_record_for_anyone(chain: Home) -> None:
         "wins": 1,
         "draws": 0,
         "net": 9_900_000,
+        "balance_ugnot": 9_900_000,
     }
     assert chain.json("query", "player", "carol")["games"] == 0
     assert chain.ok("query", "player", started.second).stdout.splitlines()[1:] == [
         "games: 1",
         "wins: 0",
         "draws: 0",
-        "net: 0ugnot (0 GNOT)",
+        "net: 0ugnot (0 GNOT): won beyond the stakes, as the realm counts it (losses not "
+        "subtracted)",
+        "net of every settled game: -10000000ugnot (-10 GNOT)",
     ]
 
 
