@@ -9,12 +9,12 @@ from __future__ import annotations
 import base64
 import http.server
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from c4cli.gotext import quote
+from support import running
 
 NOW = 1_796_383_382
 ADDRESS = "g172ldvt4fry06x4a2kmymkdxd8p3mepy86l6fxf"
@@ -106,9 +106,5 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @contextmanager
 def realm_node(games: list[dict[str, Any]]) -> Iterator[RealmNode]:
     server = RealmNode(games)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with running(server):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socketserver
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -172,3 +176,14 @@ def leaf_commands() -> set[str]:
         for name, command in all_commands()
         if not isinstance(command, click.Group) or command.invoke_without_command
     }
+
+
+@contextmanager
+def running(server: socketserver.BaseServer) -> Iterator[None]:
+    """A test's server answering from a thread of its own, shut down and closed after."""
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -342,7 +342,8 @@ def test_sign_counts_what_a_session_key_may_spend_over_its_life(
     assert (
         f"  create session key {session}, expiring 2" in shown.stderr
         and ", allowed paths bank/send, spending up to 1000000ugnot every 2s, renewed until "
-        "it expires\n" in shown.stderr
+        "it expires\n"
+        in shown.stderr
     ), shown.stderr
     document = json.loads(shown.stdout)
     assert int(document["sends_out"].removesuffix("ugnot")) == int(found.group(1)) * 10**6

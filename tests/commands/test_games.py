@@ -37,9 +37,10 @@ def test_games_groups_a_players_games_with_exact_amounts(
     # Issue 48: what bob won (nothing) is not his net: he lost his stake.
     lost = -2_000_000  # the stake of the game alice won
     assert bob["record"] == {"games": 1, "wins": 0, "draws": 0, "won_ugnot": 0, "net_ugnot": lost}
-    assert "record: 1 game, 0 won, 0 drawn; 0 GNOT taken in wins, net -" in home.ok(
-        "games", "bob"
-    ).stdout
+    assert (
+        "record: 1 game, 0 won, 0 drawn; 0 GNOT taken in wins, net -"
+        in home.ok("games", "bob").stdout
+    )
     shown = home.ok("query", "player", "bob").stdout
     assert f"net of every settled game: {lost}ugnot" in shown
     assert "net: 0ugnot (0 GNOT): won beyond the stakes, as the realm counts it" in shown

@@ -14,12 +14,13 @@ import http.server
 import json
 import signal
 import subprocess
-import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+
+from support import running
 
 # A rule: (the request, a function that asks the node) -> the answer document to send,
 # None to send nothing (the connection is closed without an answer), or an HTTP status
@@ -105,12 +106,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 @contextmanager
 def proxy_for(node_url: str) -> Iterator[Proxy]:
     server = Proxy(node_url)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with running(server):
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def interrupted_while_held(

@@ -368,6 +368,17 @@ def test_a_forged_refusal_in_the_block_is_held_to_the_next_header(
     assert gno_node.balance(to) == 5
 
 
+def refusal_noting(landed_at: list[int]) -> Callable[[dict[str, Any], Callable[[], Any]], Any]:
+    """A rule for the broadcast: the refusal forged, the block it landed in noted."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forged_refusal(request, forward)
+        landed_at.append(int(document["result"]["height"]))
+        return document
+
+    return rule
+
+
 def test_a_result_taken_on_the_nodes_word_is_rechecked_once_proven(
     bound: Home, gno_node: Any
 ) -> None:
@@ -376,11 +387,7 @@ def test_a_result_taken_on_the_nodes_word_is_rechecked_once_proven(
     log` through an honest node proves it landed, says so, and journals it landed."""
     to = stranger()
     landed_at: list[int] = []
-
-    def refused_and_hidden(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
-        document = forged_refusal(request, forward)
-        landed_at.append(int(document["result"]["height"]))
-        return document
+    refused_and_hidden = refusal_noting(landed_at)
 
     def no_next_block(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
         asked = int(request.get("params", {}).get("height") or 0)
@@ -437,11 +444,7 @@ def test_another_blocks_commit_and_results_prove_no_refusal(bound: Home, gno_nod
     again and pay twice)."""
     to = stranger()
     landed_at: list[int] = []
-
-    def refused(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
-        document = forged_refusal(request, forward)
-        landed_at.append(int(document["result"]["height"]))
-        return document
+    refused = refusal_noting(landed_at)
 
     def another(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
         asked = int(request.get("params", {}).get("height") or 0)
