@@ -69,8 +69,7 @@ def revert(chain: LocalChain, ident: str) -> Reverted:
                     break
             if end < 0:
                 raise BadInput(
-                    f"snapshot {ident} matches no block of this chain: its last block is "
-                    f"{last}"
+                    f"snapshot {ident} matches no block of this chain: its last block is {last}"
                 )
         if not found_hash.startswith(prefix):
             raise BadInput(

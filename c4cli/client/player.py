@@ -69,6 +69,7 @@ class Record(NamedTuple):
     net: int  # the realm's "net": ugnot won beyond the stakes; losses are not subtracted
     balance: int = 0  # what every settled game moved to (+) or from (-) the player
 
+
 class Ledger(NamedTuple):
     """Everything a player has in the realm, at block time ``now``."""
 
