@@ -171,6 +171,17 @@ def test_session_keys(tmp_path: Path, env: dict[str, str], walked: Path) -> None
     run(sessions, tmp_path, env)
 
 
+def test_session_keys_in_reading_order(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    """Issue 48: the page followed after the README's sections (game 2 made and
+    cancelled there): it plays whichever game its offer made. Its outputs differ only
+    by the times and heights the README's own steps moved on."""
+    after_walkthrough(walked, tmp_path)
+    (games,) = section("Your games and stakes")
+    run(games, tmp_path, env)
+    (sessions,) = section("Session keys", DOCS / "playing.md")
+    run(sessions, tmp_path, env, compare=False)
+
+
 def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     after_walkthrough(walked, tmp_path)
     page = DOCS / "chain.md"
