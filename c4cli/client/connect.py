@@ -9,6 +9,7 @@ backend class, so the same command works on both.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -182,16 +183,19 @@ def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
 
 
 def _trust_point(trust: str | None) -> tuple[int, str]:
-    """``--trust HEIGHT:HASH`` read: a block height and its hash (64 hex digits)."""
+    """``--trust HEIGHT:HASH`` read: a block height and its hash, in 64 hex digits or in
+    base64 as the node's RPC gives it (``block_id.hash``); the hash as hex."""
     if trust is None:
         return 0, ""
     height, _, block_hash = trust.partition(":")
-    if not (height.isdigit() and 0 < int(height) < 2**63) or not re.fullmatch(
-        r"[0-9A-Fa-f]{64}", block_hash
-    ):
+    if re.fullmatch(r"[A-Za-z0-9+/]{43}=", block_hash):
+        block_hash = base64.b64decode(block_hash).hex()
+    if not (height.isascii() and height.isdigit() and len(height) < 19 and int(height) > 0):
+        block_hash = ""
+    if not re.fullmatch(r"[0-9A-Fa-f]{64}", block_hash):
         raise BadInput(
             f"invalid --trust {trust!r}: HEIGHT:HASH, a block's height and its hash in 64 "
-            "hex digits (from a source you trust)"
+            "hex digits or in base64 as the RPC gives it (from a source you trust)"
         )
     return int(height), block_hash.upper()
 

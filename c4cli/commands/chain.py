@@ -56,8 +56,8 @@ from c4cli.home.keys import DEV_KEY, Keyring, check_name
 @click.option(
     "--trust",
     metavar="HEIGHT:HASH",
-    help="With --remote: trust the validators that signed this block (its hash from a "
-    "source you trust), not the node's set on first use.",
+    help="With --remote: trust the validators that signed this block (its hash, in hex or "
+    "base64, from a source you trust), not the node's set on first use.",
 )
 @common_options
 def init(

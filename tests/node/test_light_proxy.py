@@ -307,6 +307,12 @@ def test_init_trusts_on_first_use_or_the_block_named(
     doc = named.json("init", "--remote", gno_node.url, "--realm-path", REALM_PATH, "--trust", at)
     assert doc["trust"]["height"] == 3 and doc["trust"]["source"] == f"--trust {at.upper()}"
     assert doc["trust"]["block_hash"] == block_hash.hex().upper()
+    # Issue 48: the hash as the RPC gives it (base64) names the same block.
+    as_given = f"3:{base64.b64encode(block_hash).decode()}"
+    again = Home(tmp_path / "again").json(
+        "init", "--remote", gno_node.url, "--realm-path", REALM_PATH, "--trust", as_given
+    )
+    assert again["trust"]["block_hash"] == block_hash.hex().upper()
     wrong = Home(tmp_path / "wrong")
     refused = wrong.run(
         "init", "--remote", gno_node.url, "--realm-path", REALM_PATH, "--trust", f"3:{'00' * 32}"
