@@ -142,8 +142,9 @@ def bind(
     """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
     ``chain_id`` (when given) and holds the realm, and trust its validator set: the one
     at the block ``trust`` names (``HEIGHT:HASH``, from a source the user trusts), else
-    the node's now (trust on first use); none with ``trust_node`` (each command then
-    takes the node's word only with --trust-node). Nothing is written before that."""
+    the node's now (trust on first use); none with ``trust_node``, which the binding
+    keeps: every command of the home then takes the node's word, and says so. Nothing
+    is written before that."""
     if has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
     height, block_hash = _trust_point(trust)
@@ -162,7 +163,7 @@ def bind(
         trusted, fingerprint = _trust_anew(
             node, height=height, block_hash=block_hash, source=source
         )
-    remote = Remote(url, node.chain_id, realm_path)
+    remote = Remote(url, node.chain_id, realm_path, trust_node=trust_node)
     write_remote(home, remote)
     if trusted is None:
         _trust_file(home).forget()  # a set trusted for an earlier binding is not this one's
@@ -271,6 +272,7 @@ def _open(
     from c4cli.home import journal as journals  # after the dial: off the network's path
 
     journal = journals.Journal(home)
+    trust_node = trust_node or config.trust_node  # bound so (c4 --trust-node init --remote)
     # A home `c4 node start` made: a node that refuses the connection is most likely
     # stopped, and the command that starts it is the next step.
     own = url is None and (home / OWN_NODE).is_dir()

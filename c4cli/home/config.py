@@ -25,11 +25,13 @@ CONFIG = "config.toml"
 
 
 class Remote(NamedTuple):
-    """A node a home talks to: its RPC URL, its chain id and the realm's path on it."""
+    """A node a home talks to: its RPC URL, its chain id and the realm's path on it, and
+    whether the home takes the node's word for its blocks (bound with --trust-node)."""
 
     url: str
     chain_id: str
     realm_path: str
+    trust_node: bool = False
 
 
 def _document(home: Path, what: str) -> dict[str, object] | None:
@@ -71,7 +73,10 @@ def read_remote(home: Path) -> Remote | None:
         values = (table["url"], table["chain_id"], table["realm_path"])
         if not all(isinstance(value, str) and value for value in values):
             raise TypeError("not text")
-        return Remote(*values)
+        trust_node = table.get("trust_node", False)
+        if not isinstance(trust_node, bool):
+            raise TypeError("not a boolean")
+        return Remote(*values, trust_node=trust_node)
     except (KeyError, TypeError):
         raise HomeDamaged(f"{home / CONFIG} is not {_NOT_A_CONFIG}") from None
 
@@ -94,7 +99,10 @@ def write_remote(home: Path, remote: Remote) -> None:
     cap = read_fee_cap(home) if (home / CONFIG).exists() else None
     if cap is not None:
         document["fee_cap"] = cap  # a re-init keeps the user's ceiling
-    document["remote"] = remote._asdict()
+    table = remote._asdict()
+    if not remote.trust_node:
+        del table["trust_node"]  # a home that proves its node's blocks, as before
+    document["remote"] = table
     text = tomli_w.dumps(document)
     write_private(home / CONFIG, text.encode(), fault="key-write")
 

@@ -128,7 +128,8 @@ def test_a_home_bound_to_c4_serve_takes_its_word_only_when_told(
 ) -> None:
     """c4 serve has no validators, so no block of it can be proven: binding a home to it
     is refused in one line naming --trust-node, and with --trust-node the home trusts
-    no set, each command taking the node's word only when told to."""
+    no set, and the binding remembers it (issue 48): every later command takes the
+    node's word, and its receipts say so."""
     other = Home(tmp_path / "other")
     refused = other.run("init", "--remote", node.url)
     assert refused.exit_code == 4 and refused.stderr.count("\n") == 1, refused.stderr
@@ -136,9 +137,12 @@ def test_a_home_bound_to_c4_serve_takes_its_word_only_when_told(
     assert not (other.path / "config.toml").exists()
     bound = other.json("--trust-node", "init", "--remote", node.url)
     assert bound["trust"] is None and not (other.path / "trust.toml").exists()
-    told = other.run("time")
-    assert told.exit_code == 4 and "--trust-node" in told.stderr, told.output
+    assert "trust_node = true" in (other.path / "config.toml").read_text()
+    assert other.json("time")["height"] == chain.json("time")["height"]
     assert other.json("--trust-node", "time")["height"] == chain.json("time")["height"]
+    other.ok("keys", "add", "dave")
+    sent = other.run("send", "--to", "dave", "--amount", "5ugnot", "dave")  # none to send
+    assert sent.exit_code != 0 and "--trust-node" not in sent.stderr, sent.output
     both = other.run(
         "--trust-node", "init", "--remote", node.url, "--force", "--trust", "1:" + "A" * 64
     )
