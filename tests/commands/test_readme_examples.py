@@ -18,10 +18,8 @@ from readme_examples import DOCS, blocks, check, pages, run, section
 from recipe import jq_folder
 
 from c4cli.home.keys import DEV_MNEMONIC
-from support import strong
 
 ROOT = Path(__file__).resolve().parents[2]
-PONS = "5554224333234511764415115"  # the README's position: alice to move, 18th stone wins
 
 
 @pytest.fixture(scope="module")
@@ -51,42 +49,6 @@ def walked(user_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -
 
 def after_walkthrough(walked: Path, folder: Path) -> None:
     shutil.copytree(walked / "state", folder / "state")
-
-
-def c4(folder: Path, env: dict[str, str], *args: str) -> str:
-    proc = subprocess.run(
-        ["c4", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, (args, proc.stderr)
-    return proc.stdout
-
-
-def address(folder: Path, env: dict[str, str], name: str) -> str:
-    import json
-
-    return str(json.loads(c4(folder, env, "keys", "show", name, "--json"))["address"])
-
-
-def bob_first(folder: Path, env: dict[str, str], game: int) -> tuple[str, str]:
-    """A passphrase and a seed that draw bob (the acceptor) to move first in ``game``."""
-    from c4cli.realm.memory import first_mover
-    from c4cli.realm.rules import ACCEPTOR
-
-    alice, bob = address(folder, env, "alice"), address(folder, env, "bob")
-    for n in range(100):
-        passphrase, seed = strong(f"readme-p{n}"), strong(f"readme-s{n}")
-        if first_mover(passphrase, seed, game, alice, bob) == ACCEPTOR:
-            return passphrase, seed
-    raise AssertionError("no draw for bob in 100 tries")
-
-
-def bob_moves_first(folder: Path, env: dict[str, str], game: int, stake: str) -> None:
-    """Game ``game``: alice offers, bob accepts, both reveal, and bob is on turn."""
-    passphrase, seed = bob_first(folder, env, game)
-    c4(folder, env, "offer", "--stake", stake, "--passphrase", passphrase, "alice")
-    c4(folder, env, "accept", str(game), "--seed", seed, "bob")
-    c4(folder, env, "reveal", str(game), "alice")
-    c4(folder, env, "reveal", str(game), "bob")
 
 
 def printed_by(printed: list[str], start: str) -> str:
@@ -197,16 +159,9 @@ def test_queries(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
 
 
 def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
-    solve, hint, bots, watch = blocks(DOCS / "solving.md")
-    run(solve, tmp_path, env)
-    # "In a game on the chain": game 1 at the position above, alice (red) to move.
-    c4(tmp_path, env, "keys", "add", "alice")
-    c4(tmp_path, env, "keys", "add", "bob")
-    c4(tmp_path, env, "init", "--clock", "manual", "--genesis-time", "2026-01-01T00:00:00Z")
-    bob_moves_first(tmp_path, env, 1, "10gnot")
-    for number, column in enumerate(PONS):
-        c4(tmp_path, env, "play", "1", column, "bob" if number % 2 == 0 else "alice")
-    for block in (hint, bots, watch):
+    """The page in reading order, from an empty folder: it builds its own game (issue 48:
+    no game set up behind the reader's back)."""
+    for block in blocks(DOCS / "solving.md"):
         run(block, tmp_path, env)
 
 
