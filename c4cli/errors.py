@@ -50,6 +50,17 @@ class FeeAboveCap(BadInput):
     (the command layer says which options pay it or raise the bound)."""
 
 
+class GasBelowUse(BadInput):
+    """Gas given for a transaction below what its simulation used: nothing is sent
+    (the command layer says which option gives more, or leaves it to the simulation)."""
+
+    def __init__(self, wanted: int, used: int, enough: int, fee: str) -> None:
+        super().__init__(
+            f"{wanted} gas wanted is less than the {used} gas the simulation used; nothing was sent"
+        )
+        self.wanted, self.used, self.enough, self.fee = wanted, used, enough, fee
+
+
 class ChainExists(BadInput):
     """A home that holds a chain already, asked to make one (the command layer says
     which option replaces it)."""

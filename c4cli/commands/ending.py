@@ -21,6 +21,7 @@ from c4cli.errors import (
     C4Error,
     ChainExists,
     FeeAboveCap,
+    GasBelowUse,
     NodeOnly,
     NoValidators,
     PathOutOfRange,
@@ -120,6 +121,12 @@ def worded(exc: C4Error) -> str:
         return f"{exc}: pass {chain} to {exc.action} that chain"
     if isinstance(exc, FeeAboveCap):
         return f"{exc}: pass --gas-fee to pay it, or raise --fee-cap"
+    if isinstance(exc, GasBelowUse):
+        return (
+            f"--gas-wanted {exc.wanted} is less than the {exc.used} gas the simulation used; "
+            f"nothing was sent: give at least {exc.enough} (a fee of {exc.fee} at the node's "
+            "gas price), or leave --gas-wanted out"
+        )
     if isinstance(exc, ChainExists):
         return f"{exc}: pass --force to replace it"
     if isinstance(exc, NodeOnly):

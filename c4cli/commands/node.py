@@ -14,6 +14,7 @@ from c4cli.chain.interface import Reader
 from c4cli.chain.tx import Msg, call_msg
 from c4cli.client import connect, genesis
 from c4cli.commands import node_info
+from c4cli.commands.node_info import binaries
 from c4cli.commands.node_info import devnode_module as _devnode
 from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
@@ -103,7 +104,7 @@ def start(
       c4 node stop --validator 2 --kill && c4 node start --validator 2
     """
     folder = home / _devnode().NODE_DIR
-    bin_dir, gnoroot = _devnode().find_gno()
+    bin_dir, gnoroot = binaries().find_gno()
     network = _network().Network(folder, bin_dir, gnoroot)
     if network.exists:
         _start_network_again(home, network, validators, only, as_json)
@@ -223,7 +224,7 @@ def _report(
     elif len(nodes) > 1:
         for index, row in enumerate(rows):
             row["validator"] = index
-    version = _devnode().checked_version(nodes[0].bin)  # said on stderr when not pinned
+    version = binaries().checked_version(nodes[0].bin)  # said on stderr when not pinned
     if as_json:
         document: dict[str, Any] = {"chain_id": chain_id, "realm_path": realm_path, "new": fresh}
         document.update(rows[0] if len(rows) == 1 and "validator" not in rows[0] else {})
@@ -290,7 +291,7 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
       c4 node stop --validator 1 --kill     # one validator of a network, as a crash
     """
     folder = home / _devnode().NODE_DIR
-    bin_dir, gnoroot = _devnode().find_gno()
+    bin_dir, gnoroot = binaries().find_gno()
     network = _network().Network(folder, bin_dir, gnoroot)
     how = "killed" if kill else "stopped"
     if network.exists:

@@ -21,6 +21,13 @@ LOG = "gnoland.log"
 FOLLOW_EVERY = 0.2  # seconds between two looks at a followed log
 
 
+def binaries() -> ModuleType:
+    """Where gno's binaries are, and their version."""
+    from c4cli.gnoland import binaries
+
+    return binaries
+
+
 def network_module() -> ModuleType:
     """A network of validators (the node's module, and json, shutil)."""
     from c4cli.gnoland import network

@@ -36,6 +36,7 @@ from c4cli.coins import gnot
 from c4cli.errors import (
     BadInput,
     FeeAboveCap,
+    GasBelowUse,
     Refused,
     UnboundNode,
     Unreachable,
@@ -377,11 +378,7 @@ class Sender:
             return priced, 0
         enough, used = self._estimate(signer, msgs, fee, memo, numbers, policy, price)
         if used > wanted:
-            raise BadInput(
-                f"--gas-wanted {wanted} is less than the {used} gas the simulation used; "
-                f"nothing was sent: give at least {enough['gas_wanted']} (a fee of "
-                f"{enough['gas_fee']} at the node's gas price), or leave --gas-wanted out"
-            )
+            raise GasBelowUse(wanted, used, int(enough["gas_wanted"]), enough["gas_fee"])
         return priced, used
 
     def _priced(

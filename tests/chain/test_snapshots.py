@@ -41,7 +41,9 @@ def test_a_finished_game_reverted_and_ended_otherwise(chain: Home) -> None:
     chain.ok("resign", started.id, started.second)
     later = f"{height + 1}:{'0' * 16}"
     refused = chain.fails(2, "revert", later)
-    assert f"snapshot {later} is not on this chain: block {height + 1} is now" in refused.stderr
+    assert f"snapshot {later} matches no block of this chain: its block {height + 1} is" in (
+        refused.stderr
+    )
 
 
 def test_revert_to_where_the_chain_ends_cuts_nothing(chain: Home) -> None:

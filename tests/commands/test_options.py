@@ -237,7 +237,7 @@ def test_the_gnoland_version_is_read_from_the_binary(
     """Issue 48: `c4 node start` says the version Go recorded in the binary it runs (not
     a constant), and notes once one that is not the pinned version."""
     from c4cli.errors import begin_command
-    from c4cli.gnoland.devnode import GNO_VERSION, checked_version, gno_version
+    from c4cli.gnoland.binaries import GNO_VERSION, checked_version, gno_version
 
     folder = tmp_path / "bin"
     folder.mkdir()
