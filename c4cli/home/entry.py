@@ -50,7 +50,7 @@ class Entry(NamedTuple):
     unproven: bool | None = None  # dropped on a node's word only: checked again
     # Landed or refused: whether its block and its result were proven (False: in part
     # the node's word). Dropped by `c4 log --forget-above`: False, the user's word.
-    # Either False is looked at again once a proof is to be had (Delivery.recheck).
+    # Either False is looked at again once a proof is to be had (node/recheck.py).
     proven: bool | None = None
 
     @classmethod
