@@ -107,6 +107,9 @@ def test_the_operators_and_a_multisig_owner(
     tmp_path: Path, env: dict[str, str], walked: Path
 ) -> None:
     after_walkthrough(walked, tmp_path)
+    # In reading order (issue 48): the README's "Your games and stakes" comes first.
+    (games,) = section("Your games and stakes")
+    run(games, tmp_path, env)
     (operators,) = section("Operators")
     run(operators, tmp_path, env)
     for block in blocks(DOCS / "operators.md"):
