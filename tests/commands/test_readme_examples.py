@@ -148,17 +148,10 @@ def test_session_keys_in_reading_order(tmp_path: Path, env: dict[str, str], walk
 
 
 def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
+    """The page in reading order, on the chain of the README's walkthrough (as it says)."""
     after_walkthrough(walked, tmp_path)
-    page = DOCS / "chain.md"
-    for block in blocks(page):
-        if block.section != "Queries":
-            run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
-
-
-def test_queries(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
-    after_walkthrough(walked, tmp_path)
-    (block,) = section("Queries", DOCS / "chain.md")
-    run(block, tmp_path, env)
+    for block in blocks(DOCS / "chain.md"):
+        run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
 
 
 def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
