@@ -29,7 +29,7 @@ SEND_MARGIN = 10
 
 @click.command()
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
-@click.argument("key", shell_complete=complete.keys)
+@click.argument("key", shell_complete=complete.signers)
 @click.option("--until-end", is_flag=True, help="Keep playing until the game ends.")
 @think_option
 @tx_options

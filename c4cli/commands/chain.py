@@ -267,7 +267,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
 @click.command()
 @click.option("--to", "to", required=True, metavar="ADDR_OR_NAME", shell_complete=complete.keys)
 @click.option("--amount", required=True, metavar="COINS", help="e.g. 5gnot or 5000000ugnot.")
-@click.argument("key", shell_complete=complete.keys)
+@click.argument("key", shell_complete=complete.signers)
 @tx_options
 @common_options
 def send(to: str, amount: str, key: str, home: Path, tx: TxOptions) -> None:

@@ -23,7 +23,7 @@ from c4cli.coins import gnot
 from c4cli.commands import line
 from c4cli.errors import C4Error
 from c4cli.escape import printable
-from c4cli.home.keys import Keyring
+from c4cli.home.keys import LOCAL, Keyring
 
 # Commands whose GAME is a game being played; accept's is an open offer, cancel's an
 # offer of the home's keys; the views take any live game.
@@ -49,6 +49,64 @@ def keys(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[Co
     except (C4Error, OSError):
         return []
     return [CompletionItem(i.name, help=i.address) for i in infos if i.name.startswith(incomplete)]
+
+
+def signers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """The home's keys that can sign (not a public key or a multisig), each with its
+    address; for a move, the key on turn in that game first."""
+    try:
+        infos = [i for i in Keyring(home_of(ctx)).list(strict=False) if i.kind == LOCAL]
+    except (C4Error, OSError):
+        return []
+    found = [CompletionItem(i.name, help=i.address) for i in infos if i.name.startswith(incomplete)]
+    game = str(ctx.params.get("game_id") or "")
+    if (ctx.command.name or "") in PLAYING and game.isdigit():
+        on_turn = _on_turn(home_of(ctx), int(game))
+        found.sort(key=lambda item: item.help != on_turn)  # stable: the rest as listed
+    return found
+
+
+def _on_turn(home: Path, game_id: int) -> str:
+    """The address on turn in a game ("" where it cannot be read now)."""
+    try:
+        os.environ.setdefault("C4_TIMEOUT", DEADLINE)
+        reader = connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
+        game = None if reader is None else RealmClient(reader).game(game_id)
+    except (C4Error, OSError):
+        return ""
+    return "" if game is None else game.turn_player
+
+
+QUERIES = {
+    "game": "a game's GameJSON (GAME)",
+    "active": "the lobby's ActiveJSON",
+    "leaders": "LeadersJSON",
+    "render": "the realm's Render (PATH)",
+    "balance": "an account's ugnot (ADDR_OR_NAME)",
+    "account": "an account (ADDR_OR_NAME)",
+    "player": "a player's record (ADDR_OR_NAME)",
+    "fees": "the fee, what was collected, the owner",
+    "vm/qeval": "gnokey's path (--data)",
+    "vm/qrender": "gnokey's path (--data)",
+    "vm/qfuncs": "gnokey's path (--data)",
+    "bank/balances/": "gnokey's path (ADDR)",
+    "auth/accounts/": "gnokey's path (ADDR)",
+}
+
+
+def query_what(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """What `c4 query` reads."""
+    return [CompletionItem(w, help=h) for w, h in QUERIES.items() if w.startswith(incomplete)]
+
+
+def query_arg(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    """`c4 query`'s second word: a game for `game`, a key for the account reads."""
+    what = str(ctx.params.get("what") or "")
+    if what == "game":
+        return games(ctx, param, incomplete)
+    if what in ("balance", "account", "player"):
+        return keys(ctx, param, incomplete)
+    return []
 
 
 def columns(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:

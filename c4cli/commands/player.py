@@ -155,7 +155,7 @@ def _row(s: Standing, known: dict[str, str], landing: int, exact: bool, key: str
 
 @click.command()
 @click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
-@click.argument("key", required=False, shell_complete=complete.keys)
+@click.argument("key", required=False, shell_complete=complete.signers)
 @click.option(
     "--expired",
     is_flag=True,

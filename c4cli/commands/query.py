@@ -6,13 +6,14 @@ from pathlib import Path
 
 import click
 
+from c4cli.commands import complete
 from c4cli.commands.fast_query import answer
 from c4cli.commands.options import common_options
 
 
 @click.command()
-@click.argument("what", metavar="WHAT")
-@click.argument("arg", required=False)
+@click.argument("what", metavar="WHAT", shell_complete=complete.query_what)
+@click.argument("arg", required=False, shell_complete=complete.query_arg)
 @click.option(
     "--data", help="For vm/qeval, vm/qrender, vm/qfuncs, vm/qfile and vm/qdoc, as gnokey's --data."
 )
@@ -41,9 +42,10 @@ def query(
 
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
     account ADDR_OR_NAME, player ADDR_OR_NAME (the realm's record: games, wins, draws,
-    net ugnot won), fees; or a gnokey path: vm/qeval, vm/qrender, vm/qfuncs (with
-    --data), bank/balances/ADDR, auth/accounts/ADDR; on a node any path it answers, as
-    gnokey query passes it (vm/qfile, vm/qdoc, vm/qpaths, vm/qstorage, auth/gasprice,
+    ugnot won beyond the stakes; and the net of its settled games), fees; or a gnokey
+    path: vm/qeval, vm/qrender, vm/qfuncs (with --data), bank/balances/ADDR,
+    auth/accounts/ADDR; on a node any path it answers, as gnokey query passes it
+    (vm/qfile, vm/qdoc, vm/qpaths, vm/qstorage, auth/gasprice,
     .app/version, params/…).
 
     \b

@@ -122,3 +122,31 @@ def test_a_nodes_text_never_reaches_the_completion_protocol_raw(
     assert "666" not in out
     if shell != "bash":  # bash shows no help
         assert "1 GNOT offered by ?" in out and "1 GNOT each, ? to move" in out
+
+
+def test_query_completes_what_it_reads_and_then_its_argument(
+    c4_bin: str, chain: Home, games: dict[str, int]
+) -> None:
+    """Issue 48: `c4 query <TAB>` offers what it reads; then a game, or a key."""
+    offered = complete(c4_bin, chain, "c4 query ")
+    assert offered[:3] == ["game", "active", "leaders"] and "vm/qeval" in offered
+    assert complete(c4_bin, chain, "c4 query ba") == ["balance", "bank/balances/"]
+    assert complete(c4_bin, chain, "c4 query game ") == [str(g) for g in sorted(games.values())]
+    assert complete(c4_bin, chain, "c4 query balance c") == ["carol"]
+
+
+def test_a_signer_is_a_key_that_can_sign_and_the_player_on_turn_comes_first(
+    c4_bin: str, chain: Home, games: dict[str, int]
+) -> None:
+    """Issue 48: where a signer is wanted, a public key or a multisig is not offered;
+    for a move, the key on turn in that game comes first."""
+    pub = chain.json("keys", "show", "bob")["pub_key_bech32"]
+    chain.ok("keys", "add", "bob-pub", "--pubkey", pub)
+    chain.ok("keys", "add", "pair", "--multisig", "alice", "--multisig", "bob")
+    played = games["played"]
+    on_turn = chain.json("show", str(played))["keys"][chain.json("show", str(played))[
+        "game"]["turnPlayer"]]  # fmt: skip
+    offered = complete(c4_bin, chain, f"c4 play {played} 4 ")
+    assert offered[0] == on_turn and sorted(offered) == ["alice", "bob", "carol", "test1"]
+    assert "bob-pub" not in complete(c4_bin, chain, "c4 offer --stake 1gnot ")
+    assert "pair" in complete(c4_bin, chain, "c4 keys show ")  # any key where any key goes
