@@ -69,11 +69,40 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+# `c4 --help` lists the commands by what they are for, as gh and cargo do.
+SECTIONS: dict[str, tuple[str, ...]] = {
+    "Play a game": (
+        "offer", "accept", "reveal", "play", "resign", "claim-timeout", "cancel", "bot", "call",
+    ),
+    "Views and the solver": (
+        "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve",
+    ),
+    "Keys, sessions and signing": ("keys", "session", "send", "sign", "multisign", "broadcast"),
+    "The realm's owner": ("set-fee", "withdraw-fees", "transfer-ownership", "accept-ownership"),
+    "The chain and its tools": (
+        "init", "demo", "query", "log", "tx", "time", "verify", "snapshot", "revert", "serve",
+        "completion",
+    ),
+    "Nodes": ("node",),
+}  # fmt: skip
+
+
 class C4Group(click.Group):
     """A group that loads subcommands on demand and reports every failure as one line."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands in their sections, each with its first sentence, whole (wrapped)."""
+        for title, names in SECTIONS.items():
+            rows = []
+            for name in names:
+                command = self.get_command(ctx, name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit=200)))
+            with formatter.section(title):
+                formatter.write_dl(rows)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in _COMMANDS:

@@ -69,3 +69,17 @@ def test_c4_help_lists_the_exit_codes_of_the_readme_table() -> None:
     assert "Exit codes:" in shown and '{"ok": false, "error": "..."}' in shown
     for codes in table:
         assert f"\n    {codes.strip()} " in shown, codes
+
+
+def test_c4_help_groups_every_command_once_with_its_whole_summary() -> None:
+    """Issue 48: `c4 --help` in sections (play, views, keys, owner, chain, nodes), as
+    gh and cargo list theirs, each command once, its first sentence not cut."""
+    from c4cli.commands.main import _COMMANDS, SECTIONS
+
+    listed = [name for names in SECTIONS.values() for name in names]
+    assert sorted(listed) == sorted(_COMMANDS) and len(listed) == len(set(listed))
+    shown = CliRunner().invoke(cli, ["--help"]).output
+    for title in SECTIONS:
+        assert f"\n{title}:\n" in shown
+    commands = shown.split("Play a game:")[1].split("Exit codes:")[0]
+    assert "..." not in commands
