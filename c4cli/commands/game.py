@@ -43,10 +43,17 @@ def address_arg(home: Path, text: str) -> str:
 
 
 def _valid_for_minutes(text: str) -> int:
-    """--valid-for: whole minutes, as ``15m``, ``1h`` or a bare number of minutes."""
-    why = f"invalid --valid-for {text!r}: whole minutes, e.g. 15m or 1h (a bare number is minutes)"
+    """--valid-for: whole minutes, as ``15m`` or ``1h``. A bare number is refused: c4
+    reads one as seconds everywhere else, and the realm counts minutes."""
+    bare = text.strip()
+    if bare.isascii() and bare.isdigit():
+        raise BadInput(
+            f"invalid --valid-for {text!r}: give its unit, e.g. {bare}m (a duration without "
+            "a unit is seconds in c4, and an offer lives whole minutes)"
+        )
+    why = f"invalid --valid-for {text!r}: whole minutes, e.g. 15m or 1h"
     try:
-        seconds = parse_duration(text, what="--valid-for", bare="m")
+        seconds = parse_duration(text, what="--valid-for")
     except BadInput:
         raise BadInput(why) from None
     if seconds % 60:
@@ -61,7 +68,7 @@ def _valid_for_minutes(text: str) -> int:
     default="15m",
     show_default=True,
     metavar="MINUTES",
-    help="Offer lifetime in whole minutes: 15m, 1h, or a bare number of minutes.",
+    help="Offer lifetime in whole minutes, with its unit: 15m, 1h.",
 )
 @click.option(
     "--opponent",

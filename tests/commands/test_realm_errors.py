@@ -31,7 +31,7 @@ def test_the_offers_options_reach_the_realm(chain: Home) -> None:
         "invalid opponent address (use the lower-case g1… form)",
         *("--opponent", chain.address("bob").upper()),
     )
-    refused("validFor must be between 1 and 60 minutes", "--valid-for", "61")
+    refused("validFor must be between 1 and 60 minutes", "--valid-for", "61m")
     refused("house fee is 0.1 GNOT, above your maxFee of 0.05 GNOT", "--max-fee", "0.05gnot")
     chain.fails(1, "offer", "--stake", "0.5gnot", "alice", message="stake below minimum of 1 GNOT")
     offer(chain)

@@ -151,12 +151,12 @@ def test_late_reveals_refused_and_claim_before_deadline_refused(chain: Home, she
 
 
 def test_cancel_refunds_the_creator(chain: Home, shell: Shell) -> None:
-    game = str(j(shell, "offer", "--stake", "10gnot", "--valid-for", "1", "alice")["result"][0])
+    game = str(j(shell, "offer", "--stake", "10gnot", "--valid-for", "1m", "alice")["result"][0])
     assert balances(shell)["alice"] == PREMINE - STAKE
     refused(shell, "only the creator can cancel an unexpired offer", "cancel", game, "carol")
     shell("cancel", game, "alice")
     assert balances(shell)["alice"] == PREMINE
-    other = str(j(shell, "offer", "--stake", "10gnot", "--valid-for", "1", "alice")["result"][0])
+    other = str(j(shell, "offer", "--stake", "10gnot", "--valid-for", "1m", "alice")["result"][0])
     shell("time", "advance", "60s")
     refused(shell, "offer expired", "accept", other, "bob")
     doc = j(shell, "cancel", other, "carol")  # anyone, once expired; the refund goes home
