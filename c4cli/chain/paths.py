@@ -9,9 +9,12 @@ QRENDER = "vm/qrender"
 QFUNCS = "vm/qfuncs"
 QFILE = "vm/qfile"
 QDOC = "vm/qdoc"
+QPATHS = "vm/qpaths"  # with ?limit=N
 GASPRICE = "auth/gasprice"
 SIMULATE = ".app/simulate"  # a node only: a transaction run, its gas used
-# Paths only a GnoVM answers (its sources, their docs) or a node that prices gas.
-NODE_ONLY = (QFILE, QDOC, GASPRICE)
+# Paths only a node that prices gas answers. The realm's sources (qfile, qdoc, qpaths)
+# the local chain answers from the Gno that ships with c4 (chain/sources.py).
+NODE_ONLY = (GASPRICE,)
+SOURCES = (QFILE, QDOC, QPATHS)
 BALANCES = "bank/balances/"
 ACCOUNTS = "auth/accounts/"

@@ -10,8 +10,9 @@ import json
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
+from c4cli.chain import sources
 from c4cli.chain.interface import Answer
-from c4cli.chain.paths import ACCOUNTS, BALANCES, NODE_ONLY, QEVAL, QFUNCS, QRENDER
+from c4cli.chain.paths import ACCOUNTS, BALANCES, NODE_ONLY, QEVAL, QFUNCS, QRENDER, SOURCES
 from c4cli.chain.queries import (
     address_in,
     parse_qeval,
@@ -77,6 +78,12 @@ class StateReader:
                 return Answer(state.height, _sessions(account, sub))
             text = "null" if account is None else json.dumps(account.to_json(), indent=2)
             return Answer(state.height, text)
+        kind = path.partition("?")[0]  # vm/qpaths?limit=N
+        if kind in SOURCES:
+            source = sources.answer(kind, data, self.realm_path)
+            if source is None:
+                raise Refused(f"package not found: {data}")
+            return Answer(state.height, source)
         if path in NODE_ONLY:
             raise NodeOnly(
                 f"{path} has no meaning on the local chain: it runs the realm's Python "
@@ -85,7 +92,10 @@ class StateReader:
         raise NodeOnly(f"the local chain does not answer {path!r}: it answers {LOCAL_PATHS}")
 
 
-LOCAL_PATHS = f"{QEVAL}, {QRENDER}, {QFUNCS}, {BALANCES}ADDR, {ACCOUNTS}ADDR and its sessions"
+LOCAL_PATHS = (
+    f"{QEVAL}, {QRENDER}, {QFUNCS}, {', '.join(SOURCES)}, {BALANCES}ADDR, {ACCOUNTS}ADDR and "
+    "its sessions"
+)
 
 
 def _sessions(account: Account | None, sub: str) -> str:

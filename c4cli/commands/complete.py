@@ -89,6 +89,8 @@ QUERIES = {
     "vm/qeval": "gnokey's path (--data)",
     "vm/qrender": "gnokey's path (--data)",
     "vm/qfuncs": "gnokey's path (--data)",
+    "vm/qfile": "gnokey's path (--data)",
+    "vm/qdoc": "gnokey's path (--data)",
     "bank/balances/": "gnokey's path (ADDR)",
     "auth/accounts/": "gnokey's path (ADDR)",
 }

@@ -15,7 +15,9 @@ from c4cli.commands.options import common_options
 @click.argument("what", metavar="WHAT", shell_complete=complete.query_what)
 @click.argument("arg", required=False, shell_complete=complete.query_arg)
 @click.option(
-    "--data", help="For vm/qeval, vm/qrender, vm/qfuncs, vm/qfile and vm/qdoc, as gnokey's --data."
+    "--data",
+    help="For vm/qeval, vm/qrender, vm/qfuncs, vm/qfile, vm/qdoc and vm/qpaths, as "
+    "gnokey's --data.",
 )
 @click.option(
     "--height",
@@ -43,10 +45,9 @@ def query(
     WHAT is one of: game ID, active, leaders, render [PATH], balance ADDR_OR_NAME,
     account ADDR_OR_NAME, player ADDR_OR_NAME (the realm's record: games, wins, draws,
     ugnot won beyond the stakes; and the net of its settled games), fees; or a gnokey
-    path: vm/qeval, vm/qrender, vm/qfuncs (with --data), bank/balances/ADDR,
-    auth/accounts/ADDR; on a node any path it answers, as gnokey query passes it
-    (vm/qfile, vm/qdoc, vm/qpaths, vm/qstorage, auth/gasprice,
-    .app/version, params/…).
+    path: vm/qeval, vm/qrender, vm/qfuncs, vm/qfile, vm/qdoc, vm/qpaths (with --data),
+    bank/balances/ADDR, auth/accounts/ADDR; on a node any path it answers, as gnokey
+    query passes it (vm/qstorage, auth/gasprice, .app/version, params/…).
 
     \b
     Example:

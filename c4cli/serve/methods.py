@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any
 
 from c4cli import __version__
+from c4cli.chain import sources
 from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
 from c4cli.chain.local import LocalChain
 from c4cli.chain.log import BlockRecord
+from c4cli.chain.paths import SOURCES
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
-from c4cli.serve import shapes, sources
+from c4cli.serve import shapes
 from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"
-QFILE, QDOC, QPATHS = "vm/qfile", "vm/qdoc", "vm/qpaths"
 # gnoland's initial gas price (1ugnot a 1000 gas): what a client that picks its fee
 # from the price reads; the local chain takes any fee and meters no gas.
 GAS_PRICE_JSON = '{\n  "gas": "1000",\n  "price": "1ugnot"\n}'
@@ -334,14 +335,9 @@ class Methods:
     def _source(self, chain: LocalChain, path: str, data: str) -> dict[str, Any] | None:
         """The realm's Gno source, for vm/qfile, vm/qdoc and vm/qpaths; None for others."""
         kind = path.partition("?")[0]  # vm/qpaths?limit=N
-        if kind not in (QFILE, QDOC, QPATHS):
+        if kind not in SOURCES:
             return None
-        realm = chain.realm_path
-        if kind == QPATHS:
-            return shapes.base(data=sources.qpaths(data, realm))
-        text = sources.qfile(data, realm) if kind == QFILE else None
-        if kind == QDOC and data == realm:
-            text = sources.qdoc(realm)
+        text = sources.answer(kind, data, chain.realm_path)
         if text is None:
             error = {"@type": "/vm.InvalidPkgPathError"}
             return shapes.base(error=error, log=f"package not found: {data}")

@@ -65,23 +65,28 @@ def test_fees_and_balances(chain: Home) -> None:
     chain.fails(2, "query", "whatever", message="unknown query 'whatever': see `c4 query --help`")
 
 
-@pytest.mark.parametrize(
-    ("path", "data"), [("vm/qfile", "gno.land/r/samcrew/connect4"), ("vm/qdoc", "x")]
-)
-def test_what_only_a_node_answers_is_refused_on_the_local_chain(
-    chain: Home, path: str, data: str
+def test_the_realms_source_is_answered_on_the_local_chain_as_c4_serve_answers_it(
+    chain: Home,
 ) -> None:
+    """Issue 48: vm/qfile, vm/qdoc and vm/qpaths read the Gno that ships with c4, as
+    `c4 serve` answers them from the same home; what only a node that prices gas
+    answers is still refused."""
+    files = chain.ok("query", "vm/qfile", "--data", REALM_PATH).stdout
+    assert files.startswith("height: 0\ndata: address.gno\n") and "\nconnect4.gno\n" in files
+    text = chain.ok("query", "vm/qfile", "--data", f"{REALM_PATH}/gnomod.toml").stdout
+    assert f'module = "{REALM_PATH}"' in text
+    doc = json.loads(chain.json("query", "vm/qdoc", "--data", REALM_PATH)["data"])
+    assert any(f["name"] == "Offer" for f in doc["funcs"])
+    chain.fails(1, "query", "vm/qfile", "--data", "gno.land/r/nope",
+                message="package not found: gno.land/r/nope")  # fmt: skip
+    chain.fails(2, "query", "vm/qfile", message="query vm/qfile needs --data")
     chain.fails(
         2,
         "query",
-        path,
-        "--data",
-        data,
-        message=f"{path} has no meaning on the local chain: it runs the realm's Python mirror, "
-        "not the GnoVM, and prices no gas (ask a node with --remote)",
+        "auth/gasprice",
+        message="auth/gasprice has no meaning on the local chain: it runs the realm's Python "
+        "mirror, not the GnoVM, and prices no gas (ask a node with --remote)",
     )
-    chain.fails(2, "query", "vm/qfile", message="query vm/qfile needs --data")
-    chain.fails(2, "query", "auth/gasprice")
 
 
 def test_a_query_at_a_past_height(chain: Home) -> None:

@@ -1,5 +1,6 @@
 """The realm's Gno source for gno.land's source queries: ``vm/qfile``, ``vm/qdoc`` and
-``vm/qpaths``, as gnoweb asks them for its source view and its ``$help`` pages.
+``vm/qpaths``, as gnoweb asks them for its source view and its ``$help`` pages, and
+as `c4 query` asks them of the local chain.
 
 The local chain runs the realm's Python mirror, and the Gno it mirrors ships with c4
 (``c4cli/gno``, the code `c4 node start` deploys and `gno test` checks): that is the
@@ -16,6 +17,8 @@ import re
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from c4cli.chain.paths import QFILE, QPATHS
 
 SOURCE = Path(__file__).resolve().parent.parent / "gno" / "r" / "c4cli" / "connect4"
 GNOMOD = "gnomod.toml"
@@ -167,3 +170,13 @@ def _top_level(text: str) -> list[str]:
             current += char
     parts.append(current)
     return parts
+
+
+def answer(kind: str, data: str, realm_path: str) -> str | None:
+    """The answer to ``vm/qfile``, ``vm/qdoc`` or ``vm/qpaths`` (``kind``) of ``data``;
+    None for a package the chain does not hold (gno.land's "package not found")."""
+    if kind == QPATHS:
+        return qpaths(data, realm_path)
+    if kind == QFILE:
+        return qfile(data, realm_path)
+    return qdoc(realm_path) if data == realm_path else None
