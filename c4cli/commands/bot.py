@@ -14,7 +14,7 @@ from c4cli.chain.interface import Chain
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
-from c4cli.commands.options import common_options, tx_options
+from c4cli.commands.options import TxCommand, common_options, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, open_chain, submit
@@ -27,7 +27,7 @@ from c4cli.escape import printable
 SEND_MARGIN = 10
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.argument("key", shell_complete=complete.signers)
 @click.option("--until-end", is_flag=True, help="Keep playing until the game ends.")

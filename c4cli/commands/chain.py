@@ -19,7 +19,7 @@ from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
 from c4cli.commands.line import remote_url, trust_node
-from c4cli.commands.options import common_options, emit_json, tx_options
+from c4cli.commands.options import TxCommand, common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import (
     acting_address,
@@ -264,7 +264,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
     _print_time(chain.set_time(parse_time(when)), as_json)
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.option("--to", "to", required=True, metavar="ADDR_OR_NAME", shell_complete=complete.keys)
 @click.option("--amount", required=True, metavar="COINS", help="e.g. 5gnot or 5000000ugnot.")
 @click.argument("key", shell_complete=complete.signers)

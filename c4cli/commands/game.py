@@ -16,7 +16,7 @@ from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
-from c4cli.commands.options import INT64, common_options, tx_options
+from c4cli.commands.options import INT64, TxCommand, common_options, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address, open_chain
 from c4cli.commands.txopts import TxOptions
@@ -61,7 +61,7 @@ def _valid_for_minutes(text: str) -> int:
     return seconds // 60
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.option("--stake", required=True, metavar="COINS", help="Your stake, e.g. 10gnot.")
 @click.option(
     "--valid-for",
@@ -126,7 +126,7 @@ def offer(
         run_call(home, key, build, tx=tx, human=human)
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--seed", help="Your secret; default: 32 random bytes, kept in the home.")
 @click.option("--send", "send", metavar="COINS", help="Override the stake sent.")
@@ -154,7 +154,7 @@ def accept(
         run_call(home, key, workflow.accept(gid, commitment, send=coins), tx=tx)
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--secret", help="The passphrase or seed; default: the one kept in the home.")
 @click.argument("key", shell_complete=complete.signers)
@@ -173,7 +173,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, tx: TxOptions
     run_call(home, key, build, tx=tx)
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.argument("column", metavar="COLUMN|best", shell_complete=complete.columns)
 @click.option("--move", type=INT64, help="The move count you saw (default: the current one).")
@@ -226,7 +226,7 @@ def _simple(func: str, example: str, summary: str) -> click.Command:
         run_call(home, key, workflow.given(workflow.game_call(func, gid)), tx=tx)
 
     command.__doc__ = f"{summary}\n\n\b\nExample:\n  {example}"
-    return click.command(func_name(func))(command)
+    return click.command(func_name(func), cls=TxCommand)(command)
 
 
 def func_name(func: str) -> str:
@@ -236,7 +236,7 @@ def func_name(func: str) -> str:
 NOT_RUN_OUT = "move clock has not run out"
 
 
-@click.command("claim-timeout")
+@click.command("claim-timeout", cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option(
     "--wait",
@@ -277,7 +277,7 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, tx: TxOptions) 
 resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resign).")
 
 
-@click.command("call")
+@click.command("call", cls=TxCommand)
 @click.argument("func")
 @click.argument("args", nargs=-1)
 @click.option("--send", "send", metavar="COINS", default="", help="Coins sent with the call.")

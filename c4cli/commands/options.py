@@ -176,6 +176,42 @@ class Int64(_IntParam):
 INT64 = Int64()
 
 
+class TxOption(click.Option):
+    """One of the options every transaction takes (:func:`tx_options`)."""
+
+
+# The options every command takes (common_options), by parameter name.
+COMMON = {"home", "as_json", "remote", "trust_node", "quiet"}
+
+
+class TxCommand(click.Command):
+    """A transaction's command: its help shows its own options first, then the ones
+    every transaction takes and the ones every command takes, each set once."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        own: list[tuple[str, str]] = []
+        shared: list[tuple[str, str]] = []
+        common: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None or isinstance(param, click.Argument):
+                continue  # arguments have a section of their own, as click lists them
+            if isinstance(param, TxOption):
+                shared.append(record)
+            elif param.name in COMMON:
+                common.append(record)
+            else:
+                own.append(record)
+        for title, rows in (
+            ("Options", own),
+            ("Transaction options (every transaction takes them)", shared),
+            ("Common options", common),
+        ):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 def tx_options(func: F) -> F:
     """The options every transaction command takes, as gnokey's maketx: handed to the
     command as one :class:`TxOptions` (``tx``), --json among them."""
@@ -190,22 +226,28 @@ def tx_options(func: F) -> F:
         [
             click.option(
                 "--gas-fee",
+                cls=TxOption,
                 metavar="COINS",
                 show_default="0ugnot; on a node, what its gas price asks for the gas wanted",
                 help="The fee paid for gas, as gnokey's -gas-fee.",
             ),
             click.option(
                 "--gas-wanted",
+                cls=TxOption,
                 type=INT64,
                 metavar="GAS",
                 show_default=f"{DEFAULT_GAS_WANTED}; on a node, the simulated gas plus a margin",
                 help="The most gas the transaction may use, as gnokey's -gas-wanted.",
             ),
             click.option(
-                "--memo", default=DEFAULTS.memo, help="A note carried in the transaction."
+                "--memo",
+                cls=TxOption,
+                default=DEFAULTS.memo,
+                help="A note carried in the transaction.",
             ),
             click.option(
                 "--generate-only",
+                cls=TxOption,
                 is_flag=True,
                 help="Print the unsigned transaction (amino JSON, as gnokey maketx "
                 "-broadcast=false) and send nothing; KEY may be an address, a multisig's. "
@@ -213,6 +255,7 @@ def tx_options(func: F) -> F:
             ),
             click.option(
                 "--simulate",
+                cls=TxOption,
                 type=click.Choice(SIMULATE_MODES),
                 default=DEFAULTS.simulate,
                 show_default=True,
@@ -222,6 +265,7 @@ def tx_options(func: F) -> F:
             ),
             click.option(
                 "--fee-cap",
+                cls=TxOption,
                 metavar="COINS",
                 help="The most gas fee c4 pays when it picks the fee itself from a node's gas "
                 "price; above it, nothing is signed. Default: $C4_FEE_CAP, else config.toml's "
@@ -229,18 +273,21 @@ def tx_options(func: F) -> F:
             ),
             click.option(
                 "--chain-id",
+                cls=TxOption,
                 metavar="ID",
                 help="The chain to sign for, when --remote names a node this home is not "
                 "bound to (a bound home signs for its own chain id only).",
             ),
             click.option(
                 "--master",
+                cls=TxOption,
                 metavar="NAME_OR_ADDR",
                 help="Sign with session key KEY on behalf of this master account.",
                 shell_complete=complete.keys,
             ),
             click.option(
                 "--password-stdin",
+                cls=TxOption,
                 is_flag=True,
                 help="Read the key's passphrase from the first line of stdin.",
             ),

@@ -17,7 +17,7 @@ from c4cli.commands import complete
 from c4cli.commands.calls import run_call
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.game import address_arg
-from c4cli.commands.options import common_options, tx_options
+from c4cli.commands.options import TxCommand, common_options, tx_options
 from c4cli.commands.text import game_id_arg, names, who
 from c4cli.commands.transact import (
     acting_address,
@@ -153,7 +153,7 @@ def _row(s: Standing, known: dict[str, str], landing: int, exact: bool, key: str
     return f"{head}  {rival}  {doing}, {clock_text(game, landing, exact)}"
 
 
-@click.command()
+@click.command(cls=TxCommand)
 @click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
 @click.argument("key", required=False, shell_complete=complete.signers)
 @click.option(

@@ -22,7 +22,7 @@ from c4cli.chain.tx import (
 )
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
-from c4cli.commands.options import common_options, emit_json, group_options, tx_options
+from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
@@ -103,7 +103,7 @@ def _expiry(text: str, landing: int) -> int:
     return expiry
 
 
-@session.command("create")
+@session.command("create", cls=TxCommand)
 @click.option(
     "--session-key",
     "session_key",
@@ -177,7 +177,7 @@ def create(
     )
 
 
-@session.command("revoke")
+@session.command("revoke", cls=TxCommand)
 @click.option("--session-key", "session_key", metavar="NAME_OR_ADDR", help="The session to revoke.")
 @click.option("--all", "revoke_all", is_flag=True, help="Revoke every session of MASTER.")
 @click.argument("master_key", metavar="MASTER", shell_complete=complete.keys)

@@ -83,3 +83,15 @@ def test_c4_help_groups_every_command_once_with_its_whole_summary() -> None:
         assert f"\n{title}:\n" in shown
     commands = shown.split("Play a game:")[1].split("Exit codes:")[0]
     assert "..." not in commands
+
+
+def test_a_transactions_help_shows_its_own_options_first() -> None:
+    """Issue 48: `c4 offer --help` lists --stake and its own first; the options every
+    transaction takes, and those every command takes, come after, once each."""
+    shown = CliRunner().invoke(cli, ["offer", "--help"]).output
+    own, _, rest = shown.partition("\nTransaction options (every transaction takes them):\n")
+    shared, _, common = rest.partition("\nCommon options:\n")
+    assert "--stake" in own and "--gas-fee" not in own and "--home" not in own
+    assert "--gas-fee" in shared and "--stake" not in shared and shared.count("--gas-fee") == 1
+    assert "--home" in common and "--remote" in common
+    assert "\n  KEY\n" not in shown  # arguments are not options
