@@ -374,6 +374,18 @@ def test_a_forged_refusal_in_the_block_is_held_to_the_next_header(
     assert gno_node.balance(to) == 5
 
 
+def logged_until(home: Home, words: str) -> Any:
+    """`c4 log` again, while the block after the transaction's (whose header proves its
+    result) is not made yet, until it says ``words`` (20 s at most): its last run."""
+    deadline = time.monotonic() + 20
+    while True:
+        shown = home.run("log")
+        assert shown.exit_code == 0, shown.output
+        if words in shown.stderr or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.5)
+
+
 def refusal_noting(landed_at: list[int]) -> Callable[[dict[str, Any], Callable[[], Any]], Any]:
     """A rule for the broadcast: the refusal forged, the block it landed in noted."""
 
@@ -411,13 +423,12 @@ def test_a_result_taken_on_the_nodes_word_is_rechecked_once_proven(
     found = re.search(r"TX HASH (\S+)\)", result.stderr)
     assert found is not None
     tx_hash = found.group(1)
-    time.sleep(2)  # the block after it is made: its result can be proven
-    shown = bound.run("log")
-    assert shown.exit_code == 0, shown.output
-    assert (
+    said = (
         f"note: transaction {tx_hash}, journaled as refused on the node's word, is proven "
-        f"landed at height {landed_at[0]}" in shown.stderr
-    ), shown.stderr
+        f"landed at height {landed_at[0]}"
+    )
+    shown = logged_until(bound, said)
+    assert said in shown.stderr, shown.stderr
     assert status_of(bound, tx_hash) == "landed"
     assert "journaled as" not in bound.run("log").stderr  # said once: proven now
     assert gno_node.balance(to) == 5
@@ -433,13 +444,12 @@ def test_a_forgotten_landing_comes_back_when_its_block_proves_it(
     tx_hash, height = sent["hash"], sent["height"]
     forgot = bound.json("log", "--forget-above", str(height - 1))
     assert tx_hash in forgot["forgotten"]
-    time.sleep(2)  # the block after it is made: its result can be proven
-    shown = bound.run("log")
-    assert shown.exit_code == 0, shown.output
-    assert (
+    said = (
         f"note: transaction {tx_hash}, journaled as dropped on the user's word, is proven "
-        f"landed at height {height}" in shown.stderr
-    ), shown.stderr
+        f"landed at height {height}"
+    )
+    shown = logged_until(bound, said)
+    assert said in shown.stderr, shown.stderr
     assert status_of(bound, tx_hash) == "landed"
 
 
