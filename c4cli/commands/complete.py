@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.shell_completion import CompletionItem, get_completion_class
@@ -24,6 +25,9 @@ from c4cli.commands import line
 from c4cli.errors import C4Error
 from c4cli.escape import printable
 from c4cli.home.keys import LOCAL, Keyring
+
+if TYPE_CHECKING:
+    from c4cli.chain.interface import ChainReader
 
 # Commands whose GAME is a game being played; accept's is an open offer, cancel's an
 # offer of the home's keys; the views take any live game.
@@ -69,8 +73,7 @@ def signers(ctx: click.Context, param: click.Parameter, incomplete: str) -> list
 def _on_turn(home: Path, game_id: int) -> str:
     """The address on turn in a game ("" where it cannot be read now)."""
     try:
-        os.environ.setdefault("C4_TIMEOUT", DEADLINE)
-        reader = connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
+        reader = _reader(home)
         game = None if reader is None else RealmClient(reader).game(game_id)
     except (C4Error, OSError):
         return ""
@@ -142,11 +145,15 @@ def games(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[C
 
 
 def _live_games(home: Path) -> list[GameView]:
+    reader = _reader(home)
+    return [] if reader is None else RealmClient(reader).lobby(0, 100).games
+
+
+def _reader(home: Path) -> ChainReader | None:
+    """The home's chain as a completion may read it (a short deadline on a node; None
+    for a local chain whose cache is stale)."""
     os.environ.setdefault("C4_TIMEOUT", DEADLINE)
-    reader = connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
-    if reader is None:
-        return []
-    return RealmClient(reader).lobby(0, 100).games
+    return connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
 
 
 def _about(game: GameView, known: dict[str, str]) -> str:

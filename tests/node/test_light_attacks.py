@@ -104,14 +104,7 @@ def duplicated(key: Key, times: int, height: int) -> Chain:
 
 def test_a_set_listing_one_validator_twice_is_refused_and_never_saved() -> None:
     honest = Chain({1: A}, 30)
-    forged = duplicated(STOLEN, 3, 30)
-    honest.blocks[30] = forged.blocks[30]
-    original = honest.rows
-
-    def rows(height: int) -> list[dict[str, Any]]:
-        return forged.rows(height) if height == 30 else original(height)
-
-    honest.rows = rows  # type: ignore[method-assign]
+    honest.forged_at(30, duplicated(STOLEN, 3, 30))
     check, store = verifier(honest)
     with pytest.raises(Unverified, match=r"block 30: its validator set changed .* not followed"):
         check.at(30)
@@ -154,10 +147,7 @@ def test_a_follow_needs_two_thirds_of_the_trusted_power() -> None:
     keys (the set is refused, as bisection reaches a block A signed whole)."""
     half = in_order([A[0], A[1], KEYS[9], KEYS[10]])
     honest = Chain({1: A}, 20)
-    forged = Chain({1: A, 20: half}, 20)
-    honest.blocks[20] = forged.blocks[20]
-    original = honest.rows
-    honest.rows = lambda h: forged.rows(h) if h == 20 else original(h)  # type: ignore[method-assign]
+    honest.forged_at(20, Chain({1: A, 20: half}, 20))
     check, store = verifier(honest)
     with pytest.raises(Unverified, match="not followed"):
         check.at(20)

@@ -130,6 +130,13 @@ class Chain:
             precommits.append(vote)
         return {"block_id": block_id, "precommits": precommits}
 
+    def forged_at(self, height: int, forged: Chain) -> None:
+        """Block ``height`` (and the set asked for there) served from ``forged``, as a
+        forger serves the honest chain but for that one block."""
+        self.blocks[height] = forged.blocks[height]
+        honest = self.rows
+        self.rows = lambda at: forged.rows(at) if at == height else honest(at)  # type: ignore[method-assign]
+
     # -- as a Transport answers --------------------------------------------------------
 
     def checked_chain_id(self) -> str:
@@ -203,14 +210,7 @@ def test_a_set_replaced_whole_is_followed_by_bisection() -> None:
 def test_a_set_no_trusted_validator_vouches_for_is_refused() -> None:
     honest = Chain({1: A, 11: B, 21: C}, 40)
     forged = Chain({1: A, 11: B, 21: in_order(KEYS[8:12])}, 40)
-    # The forger serves the honest chain but for block 40, signed by a set of its own.
-    honest.blocks[40] = forged.blocks[40]
-    original = honest.rows
-
-    def rows(height: int) -> list[dict[str, Any]]:
-        return forged.rows(height) if height == 40 else original(height)
-
-    honest.rows = rows  # type: ignore[method-assign]
+    honest.forged_at(40, forged)  # signed by a set of the forger's own
     check, store = verifier(honest)
     with pytest.raises(Unverified, match=r"block 40: its validator set changed .* not followed"):
         check.at(40)
