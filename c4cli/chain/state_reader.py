@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 from c4cli.address import canonical
 from c4cli.chain import sources
 from c4cli.chain.interface import Answer
-from c4cli.chain.paths import ACCOUNTS, BALANCES, NODE_ONLY, QEVAL, QFUNCS, QRENDER, SOURCES
+from c4cli.chain.paths import (
+    ACCOUNTS,
+    BALANCES,
+    GNOVM_OBJECTS,
+    NODE_ONLY,
+    QEVAL,
+    QFUNCS,
+    QRENDER,
+    SOURCES,
+)
 from c4cli.chain.queries import (
     address_in,
     parse_qeval,
@@ -88,6 +97,12 @@ class StateReader:
             raise NodeOnly(
                 f"{path} has no meaning on the local chain: it runs the realm's Python "
                 "mirror, not the GnoVM, and prices no gas"
+            )
+        if path in GNOVM_OBJECTS:
+            raise NodeOnly(
+                f"{path} reads the GnoVM's stored objects, which the local chain does not "
+                "keep: it holds the realm's state in its Python mirror (gnoland, as "
+                "c4 node start runs it, answers it)"
             )
         raise NodeOnly(f"the local chain does not answer {path!r}: it answers {LOCAL_PATHS}")
 

@@ -104,6 +104,17 @@ def test_blocks_and_transactions_read_as_tm2_gives_them(chain: Home, node: Serve
     assert metas["last_height"] == "1" and metas["block_metas"][0]["header"] == header
 
 
+def test_gnowebs_state_queries_get_a_tm2_refusal_that_says_why(node: Served) -> None:
+    """Issue 48: vm/qpkg_json (gnoweb's State tab) is answered as gnoland answers a path
+    it does not serve, an UnknownRequestError whose log names gnoland for it."""
+    data = base64.b64encode(b"gno.land/r/samcrew/connect4").decode()
+    answer = node.rpc("abci_query", path="vm/qpkg_json", data=data)["response"]
+    base = answer["ResponseBase"]
+    assert base["Error"] == {"@type": "/std.UnknownRequestError"}
+    assert base["Log"].startswith("vm/qpkg_json reads the GnoVM's stored objects")
+    assert "c4 node start" in base["Log"]
+
+
 def test_c4s_own_node_client_plays_through_it(chain: Home, node: Served) -> None:
     """c4 --remote at c4 serve: its queries, simulation, broadcast and look-ups all land
     on the same home's log, and replay holds."""

@@ -87,6 +87,18 @@ def test_the_realms_source_is_answered_on_the_local_chain_as_c4_serve_answers_it
         message="auth/gasprice has no meaning on the local chain: it runs the realm's Python "
         "mirror, not the GnoVM, and prices no gas (ask a node with --remote)",
     )
+    # gnoweb's State tab asks for the GnoVM's stored objects: refused, saying why.
+    for path in ("vm/qpkg_json", "vm/qobject_json", "vm/qstorage"):
+        chain.fails(
+            2,
+            "query",
+            path,
+            "--data",
+            REALM_PATH,
+            message=f"{path} reads the GnoVM's stored objects, which the local chain does "
+            "not keep: it holds the realm's state in its Python mirror (gnoland, as c4 node "
+            "start runs it, answers it) (ask a node with --remote)",
+        )
 
 
 def test_a_query_at_a_past_height(chain: Home) -> None:

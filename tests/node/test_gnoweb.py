@@ -5,6 +5,7 @@ whose pixels hold the board's discs.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import struct
@@ -43,7 +44,6 @@ def web(c4_bin: str, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], str
     reason = node_available()
     if reason is not None:
         missing("go", reason + " (scripts/install-gno.sh installs gnoweb)")
-    gnoweb = install_gno()[0] / "gnoweb"
     home = tmp_path / "home"
     addresses = home_with_players(c4_bin, home)
     c4(c4_bin, home, "init", "--clock", "manual", "--genesis-time", "2026-01-01T00:00:00Z")
@@ -56,10 +56,22 @@ def web(c4_bin: str, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], str
         c4(c4_bin, home, "play", str(game), column, order[move % 2])
     c4(c4_bin, home, "offer", "--stake", "2gnot", "bob")
     serving = Serving(c4_bin, home)
+    try:
+        with gnoweb_on(serving.url, "/r/samcrew/connect4") as url:
+            yield home, addresses, url
+        assert serving.proc.poll() is None  # c4 serve outlived every page
+    finally:
+        assert "Traceback" not in serving.stop()
+
+
+@contextlib.contextmanager
+def gnoweb_on(rpc: str, page: str, chain_id: str = "dev") -> Iterator[str]:
+    """gnoweb v1.7.1 on the node at ``rpc``, until ``page`` loads; its own URL."""
+    gnoweb = install_gno()[0] / "gnoweb"
     port = free_port()
-    remote = serving.url.removeprefix("http://")
+    remote = rpc.removeprefix("http://")
     proc = subprocess.Popen(
-        [str(gnoweb), "-remote", remote, "-bind", f"127.0.0.1:{port}", "-chainid", "dev"],
+        [str(gnoweb), "-remote", remote, "-bind", f"127.0.0.1:{port}", "-chainid", chain_id],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -67,15 +79,14 @@ def web(c4_bin: str, tmp_path: Path) -> Iterator[tuple[Path, dict[str, str], str
     try:
         for _ in range(100):
             try:
-                urllib.request.urlopen(url + "/r/samcrew/connect4", timeout=5).read()
+                urllib.request.urlopen(url + page, timeout=5).read()
                 break
             except OSError:
                 time.sleep(0.1)
-        yield home, addresses, url
+        yield url
     finally:
         proc.terminate()
         proc.wait(timeout=10)
-        serving.stop()
 
 
 def browse(chromium: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -132,6 +143,50 @@ def test_gnoweb_shows_the_lobby_a_game_and_its_help(
     assert 'gnokey maketx call -pkgpath "gno.land/r/samcrew/connect4" -func "Play"' in helped
     assert "func Play(cur realm, id int, column int, move int)" in helped  # from vm/qdoc
     assert "Play drops the caller's disc in column (1-7)." in helped
+
+
+EXPORTED = (
+    "Accept AcceptOwnership ActiveJSON Cancel ClaimTimeout GameJSON LeadersJSON Offer Play "
+    "Render Resign Reveal RevealSeed SetFee TransferOwnership WithdrawFees"
+)
+FILES = ("address.gno", "connect4.gno", "gnomod.toml", "json.gno", "render.gno")
+
+
+def tabs(chromium: str, url: str, realm: str) -> dict[str, str]:
+    """What a reader sees on each tab of the realm's page: content, source, actions, state."""
+    return {
+        tab: page_text(chromium, url + realm + query)
+        for tab, query in (
+            ("content", ""),
+            ("source", "$source"),
+            ("actions", "$help"),
+            ("state", "$state"),
+        )
+    }
+
+
+def test_every_tab_of_the_realm_page_on_c4_serve_and_on_gnoland(
+    web: Any, gno_node: Any, chromium: str
+) -> None:
+    """The realm's four tabs through gnoweb, on c4 serve and on a real gnoland side by
+    side: content, source and actions read the same; the state tab needs the GnoVM's
+    stored objects, which gnoland shows and c4 serve refuses (gnoweb's error page, and
+    c4 serve answers on)."""
+    _, _, url = web
+    ours = tabs(chromium, url, "/r/samcrew/connect4")
+    with gnoweb_on(gno_node.url, "/r/c4cli/connect4") as theirs_url:
+        theirs = tabs(chromium, theirs_url, "/r/c4cli/connect4")
+    for side in (ours, theirs):
+        assert "Connect 4" in side["content"] and "Open offers" in side["content"]
+        assert EXPORTED in side["source"] and all(name in side["source"] for name in FILES)
+        assert "Package connect4 is staked Connect Four" in side["source"]
+        assert "Play(id, column, move)" in side["actions"]
+        assert "func Play(cur realm, id int, column int, move int)" in side["actions"]
+    # gnoland's state tab lists the realm's package variables; c4 serve's is gnoweb's
+    # error page, and the pages after it still load (c4 serve is checked alive on exit).
+    assert "collected" in theirs["state"] and "pendingOwner" in theirs["state"]
+    assert "internal error" in ours["state"] and "pendingOwner" not in ours["state"]
+    assert "Open offers" in page_text(chromium, url + "/r/samcrew/connect4")
 
 
 def near(pixel: tuple[int, int, int], colour: tuple[int, int, int]) -> bool:
