@@ -29,7 +29,7 @@ LISTED_TX_KEYS = {
     "hash",
     "height",
     "time",
-    "status",
+    "tx_status",
     "ok",
     "error",
     "signer",

@@ -79,7 +79,7 @@ class ListedTx(Messages):
     hash: str
     height: int | None
     time: str | None
-    status: str
+    tx_status: str  # landed, refused, pending, dropped (`status` is a game's word)
     ok: bool
     error: str | None
     signer: str | None

@@ -6,7 +6,7 @@ a node; a value a chain's record does not hold is null. Its keys:
 ``hash``, ``height``, ``time``
     gno.land's TX HASH, the block it is in and that block's time (RFC 3339);
     null height and time for a node transaction not (or never) seen in a block.
-``status``
+``tx_status``
     ``landed``; on a node also ``refused`` (in a block, the realm or the VM
     refused it, its fee paid), ``pending`` (sent, not yet seen in a block) and
     ``dropped`` (known never to land). ``ok`` is true for ``landed`` only, and
@@ -77,7 +77,7 @@ def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) ->
         "hash": entry["hash"],
         "height": height,
         "time": time,
-        "status": LANDED,
+        "tx_status": LANDED,
         "ok": True,
         "error": None,
         "signer": outcome["signer"],
@@ -119,7 +119,7 @@ def journal_tx(entry: dict[str, Any]) -> ListedTx:
         "hash": entry["hash"],
         "height": height,
         "time": entry.get("time") if height is not None else None,
-        "status": status,
+        "tx_status": status,
         "ok": status == LANDED,
         "error": None if error is None else str(error),
         "signer": entry.get("signer"),
@@ -177,7 +177,7 @@ def node_tx(
         "hash": str(found.get("hash")),
         "height": int(found.get("height") or 0),
         "time": time,
-        "status": "refused" if error else LANDED,
+        "tx_status": "refused" if error else LANDED,
         "ok": not error,
         "error": error or None,
         "signer": None,

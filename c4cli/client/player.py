@@ -66,8 +66,8 @@ class Record(NamedTuple):
     games: int
     wins: int
     draws: int
-    net: int  # the realm's "net": ugnot won beyond the stakes; losses are not subtracted
-    balance: int = 0  # what every settled game moved to (+) or from (-) the player
+    won: int  # the realm's "net": ugnot won beyond the stakes; losses are not subtracted
+    net: int = 0  # what every settled game moved to (+) or from (-) the player
 
 
 class Ledger(NamedTuple):
@@ -170,17 +170,17 @@ def ledger(chain: ChainReader, address: str, at: int) -> Ledger:
 
 def record_of(standings: list[Standing]) -> Record:
     """The realm's record of a player, from their settled games: a decisive game or a
-    draw counts a game; a win, a win and the net the winner took; void and cancelled
-    games count nothing. Beside it, the balance: what the settled games moved, losses
-    included."""
-    games = wins = draws = net = balance = 0
+    draw counts a game; a win, a win and what the winner took beyond the stakes (the
+    realm's "net"); void and cancelled games count nothing. Beside it, the net: what
+    the settled games moved, losses included."""
+    games = wins = draws = won = net = 0
     for s in standings:
-        balance += s.delta or 0
+        net += s.delta or 0
         if s.outcome in ("won", "lost", "draw"):
             games += 1
         if s.outcome == "won":
             wins += 1
-            net += rules.payout(s.game.stake, s.game.fee) - s.game.stake
+            won += rules.payout(s.game.stake, s.game.fee) - s.game.stake
         elif s.outcome == "draw":
             draws += 1
-    return Record(games, wins, draws, net, balance)
+    return Record(games, wins, draws, won, net)

@@ -310,7 +310,7 @@ def _changes(
             "seen": seen.moves,
             "position": game.board().encode(),  # one order that reaches the board
             "status": game.status,
-            "turn_player": game.turn_player,
+            "turn_player": game.turn_player or None,
             "turn_key": names.get(game.turn_player),
             "winner": game.winner or None,
             "winner_key": names.get(game.winner) if game.winner else None,

@@ -48,7 +48,7 @@ def _named(tx: ListedTx, known: dict[str, str]) -> dict[str, Any]:
 
 
 def _note(tx: ListedTx) -> str:
-    status = tx["status"]
+    status = tx["tx_status"]
     if status == "landed":
         return ""
     if tx.get("error"):
@@ -177,8 +177,8 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         return
     for key in ("height", "time", "hash"):
         click.echo(f"{key + ':':<10}{doc[key]}")
-    if doc["status"] != "landed":
-        click.echo(printable(f"{'status:':<10}{doc['status']}: {doc['error'] or '-'}"))
+    if doc["tx_status"] != "landed":
+        click.echo(printable(f"{'status:':<10}{doc['tx_status']}: {doc['error'] or '-'}"))
     if doc["signer"] is not None:
         click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
     click.echo(printable(f"{'call:':<10}{calls_text(doc, known)}"))

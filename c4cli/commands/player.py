@@ -89,8 +89,8 @@ def _document(found: Ledger, shown: list[Standing], known: dict[str, str]) -> di
             "games": record.games,
             "wins": record.wins,
             "draws": record.draws,
-            "won_ugnot": record.net,
-            "net_ugnot": record.balance,
+            "won_ugnot": record.won,
+            "net_ugnot": record.net,
         },
         "games": [
             {
@@ -98,9 +98,9 @@ def _document(found: Ledger, shown: list[Standing], known: dict[str, str]) -> di
                 "id": s.game.id,
                 "status": str(s.game.status),
                 "role": s.role,
-                "rival": s.rival,
+                "rival": s.rival or None,
                 "rival_key": known.get(s.rival),
-                "stake": s.game.stake,
+                "stake_ugnot": s.game.stake,
                 "claimable": s.claimable,
                 "outcome": s.outcome,
                 "delta_ugnot": s.delta,
@@ -120,7 +120,7 @@ def _text(
         f"{who(found.address, known)}: {gnot(found.held)} held by the realm, "
         f"{gnot(found.takeable)} of it yours to take back now by cancelling your offers",
         f"record: {record.games} game{'' if record.games == 1 else 's'}, {record.wins} won, "
-        f"{record.draws} drawn; {gnot(record.net)} taken in wins, net {_signed(record.balance)} "
+        f"{record.draws} drawn; {gnot(record.won)} taken in wins, net {_signed(record.net)} "
         "over its settled games",
     ]
     for group, heading in _HEADINGS.items():

@@ -62,7 +62,15 @@ def answer(
     elif what == "fees":
         fees = realm.fees()._asdict()
         if as_json:
-            emit_json(fees)
+            # c4's words (docs/json.md): amounts in ugnot named so, null for no address.
+            emit_json(
+                {
+                    "fee_ugnot": fees["fee"],
+                    "collected_ugnot": fees["collected"],
+                    "owner": fees["owner"] or None,
+                    "pending_owner": fees["pending_owner"] or None,
+                }
+            )
         else:
             for key, value in fees.items():
                 # Amounts with their unit, as the receipts print them (--json: ugnot).
@@ -71,17 +79,19 @@ def answer(
     elif what == "player":
         address = Keyring(home).resolve(needs_arg("an address or key name"))
         record = ledger(chain, address, chain.head().time).record
-        # The realm's record in the realm's words (its playerStats), then c4's net.
+        # The realm's record (its playerStats, whose "net" is what wins took beyond the
+        # stakes: c4 calls it won), then c4's net of the player's settled games.
         document = {"address": address, **record._asdict()}
-        document["balance_ugnot"] = document.pop("balance")
+        document["won_ugnot"] = document.pop("won")
+        document["net_ugnot"] = document.pop("net")
         if as_json:
             emit_json(document)
         else:
             for key, value in document.items():
-                if key == "net":
-                    shown = f"{value}ugnot ({gnot(value)}): won beyond the stakes, as the realm "
-                    shown += "counts it (losses not subtracted)"
-                elif key == "balance_ugnot":
+                if key == "won_ugnot":
+                    key, shown = "won", f"{value}ugnot ({gnot(value)}) beyond the stakes, "
+                    shown += "as the realm counts it (its net: losses not subtracted)"
+                elif key == "net_ugnot":
                     key, shown = "net of every settled game", f"{value}ugnot ({gnot(value)})"
                 else:
                     shown = str(value)

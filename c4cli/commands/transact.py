@@ -319,7 +319,7 @@ def receipt_json(
         "gas_wanted": gas_wanted(receipt),
         "gas_fee": receipt.result.tx["fee"]["gas_fee"] or "0ugnot",  # "" is how 0 is signed
         "gas_used": receipt.gas_used,
-        "total_cost": total_cost(receipt),
+        "total_cost_ugnot": total_cost(receipt),
         "events": typed_events(receipt),
         "info": receipt.info,
     }

@@ -148,7 +148,7 @@ class Journal:
         """Transaction ``found`` (as `c4 tx` lists it) proven by its block and the next
         header's results: its journal line says what the proof says."""
         entry = Entry(
-            status=found["status"],
+            status=found["tx_status"],
             hash=found["hash"],
             height=found["height"],
             time=found["time"],

@@ -42,10 +42,10 @@ def recheck(reader: NodeReader, journal: SentLog | None, signer: Signer | None =
             continue  # the next block is not made yet: later
         journal.rechecked(found)
         said = (entry["status"], entry.get("height"))
-        if (found["status"], found["height"]) != said:
+        if (found["tx_status"], found["height"]) != said:
             word = "the user's" if entry["status"] == DROPPED else "the node's"
             warn_once(
                 f"note: transaction {found['hash']}, journaled as {said[0]} on {word} word, "
-                f"is proven {found['status']} at height {found['height']}: the journal now "
+                f"is proven {found['tx_status']} at height {found['height']}: the journal now "
                 "says so"
             )

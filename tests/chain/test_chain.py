@@ -16,10 +16,10 @@ def test_init_premines_every_key_and_the_deployer(chain: Home) -> None:
         assert chain.balance(name) == PREMINE
     assert chain.address("test1") == TEST1
     assert chain.json("query", "fees") == {
-        "fee": 100000,
-        "collected": 0,
+        "fee_ugnot": 100000,
+        "collected_ugnot": 0,
         "owner": TEST1,
-        "pending_owner": "",
+        "pending_owner": None,
     }
     document = tomllib.loads(chain.log_bytes().decode())  # any TOML reader reads the log
     assert document["genesis"]["chain_id"] == "dev"

@@ -331,10 +331,16 @@ def test_sigint_and_sigterm_never_tear_a_block(chain: Home, c4_bin: str) -> None
         time.sleep(rng.uniform(0.12, 0.8))
         proc.send_signal(signum)
         out, err = proc.communicate(timeout=60)
-        assert "Traceback" not in err, err
         # -signum: the signal came while Python was still starting, before c4
-        # installed its handlers (and long before anything could be written).
+        # installed its handlers (and long before anything could be written); on a
+        # loaded machine that can be as the console script imports, where Python's
+        # own Ctrl-C prints its KeyboardInterrupt (console.py says so). Any other
+        # ending has no traceback.
         assert proc.returncode in (0, 128 + signum, -signum), (proc.returncode, err)
+        if proc.returncode == -signum and "Traceback" in err:
+            assert err.rstrip().endswith("KeyboardInterrupt"), err
+        else:
+            assert "Traceback" not in err, err
         outcomes[proc.returncode] = outcomes.get(proc.returncode, 0) + 1
         if proc.returncode == 0:
             acknowledged.append(json.loads(out)["hash"])

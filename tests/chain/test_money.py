@@ -211,7 +211,7 @@ def test_the_receipt_says_what_the_transaction_cost(chain: Home) -> None:
     receipt = chain.json(
         "send", "--to", "bob", "--amount", "1ugnot", "--gas-fee", "5ugnot", "alice"
     )
-    assert receipt["total_cost"] == 5
+    assert receipt["total_cost_ugnot"] == 5
     assert chain.balance("alice") == before - 1 - 7 - 1 - 5
 
 

@@ -144,18 +144,18 @@ def test_a_two_of_three_takes_over_the_realm_sets_the_fee_and_withdraws(
     assert chain.json("query", "fees")["owner"] == info["address"]
     tx = _multisigned(chain, tmp_path, ("bob", "carol"), "set-fee", "0.1gnot", "owners")
     chain.ok("broadcast", str(tx))
-    assert chain.json("query", "fees")["fee"] == 100_000
+    assert chain.json("query", "fees")["fee_ugnot"] == 100_000
     # A game ends under the fee just set; the 2-of-3 withdraws it to dave, who is none
     # of its members.
     chain.ok("keys", "add", "dave")
     start_game(chain, "4545454")
-    collected = chain.json("query", "fees")["collected"]
+    collected = chain.json("query", "fees")["collected_ugnot"]
     assert collected == 100_000
     tx = _multisigned(chain, tmp_path, ("alice", "bob"), "withdraw-fees", "--to", "dave", "owners")
     withdrawn = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
     assert withdrawn["ok"] and withdrawn["func"] == "WithdrawFees"
     assert chain.balance("dave") == collected
-    assert chain.json("query", "fees")["collected"] == 0
+    assert chain.json("query", "fees")["collected_ugnot"] == 0
     # The log holds the multisig's signature, and a replay from genesis checks it.
     assert chain.json("verify")["ok"] is True
     signed = chain.json("tx", receipt["hash"])["tx"]["signatures"][0]

@@ -43,7 +43,7 @@ def test_games_groups_a_players_games_with_exact_amounts(
     )
     shown = home.ok("query", "player", "bob").stdout
     assert f"net of every settled game: {lost}ugnot" in shown
-    assert "net: 0ugnot (0 GNOT): won beyond the stakes, as the realm counts it" in shown
+    assert "won: 0ugnot (0 GNOT) beyond the stakes, as the realm counts it" in shown
     only = home.json("games", "alice", "--status", "expired")
     assert [g["group"] for g in only["games"]] == ["expired"] * 3
     text = home.ok("games", "alice").stdout
@@ -109,15 +109,15 @@ def test_query_player_is_the_realms_record_for_anyone(chain: Home) -> None:
         "games": 1,
         "wins": 1,
         "draws": 0,
-        "net": 9_900_000,
-        "balance_ugnot": 9_900_000,
+        "won_ugnot": 9_900_000,
+        "net_ugnot": 9_900_000,
     }
     assert chain.json("query", "player", "carol")["games"] == 0
     assert chain.ok("query", "player", started.second).stdout.splitlines()[1:] == [
         "games: 1",
         "wins: 0",
         "draws: 0",
-        "net: 0ugnot (0 GNOT): won beyond the stakes, as the realm counts it (losses not "
+        "won: 0ugnot (0 GNOT) beyond the stakes, as the realm counts it (its net: losses not "
         "subtracted)",
         "net of every settled game: -10000000ugnot (-10 GNOT)",
     ]

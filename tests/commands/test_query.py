@@ -53,10 +53,10 @@ def test_qeval_and_qrender_in_gnokey_format(chain: Home) -> None:
 
 def test_fees_and_balances(chain: Home) -> None:
     assert chain.json("query", "fees") == {
-        "fee": 100000,
-        "collected": 0,
+        "fee_ugnot": 100000,
+        "collected_ugnot": 0,
         "owner": chain.address("test1"),
-        "pending_owner": "",
+        "pending_owner": None,
     }
     assert chain.ok("query", "balance", "alice").stdout == "10000000000000ugnot\n"
     chain.fails(

@@ -81,7 +81,7 @@ def test_fee_cap_and_snapshot(chain: Home) -> None:
     chain.ok("resign", game, "bob")
     assert chain.balance("alice") == PREMINE + 1_000_000 - 500_000
     # The cap keeps the fee below every stake: a 1 GNOT game can never pay more than half.
-    assert chain.json("query", "fees")["collected"] == 500_000
+    assert chain.json("query", "fees")["collected_ugnot"] == 500_000
 
 
 def test_a_mistyped_owner_cannot_strand_ownership(chain: Home) -> None:

@@ -112,7 +112,7 @@ def test_a_lost_broadcast_is_looked_up_on_every_node(
         assert first.seen.count("broadcast_tx_commit") == 1
     assert int(home.json("query", "balance", "bob")["ugnot"]) == before + 5
     (entry,) = [tx for tx in home.sent() if tx["hash"] == receipt["hash"]]
-    assert entry["status"] == "landed", entry
+    assert entry["tx_status"] == "landed", entry
     assert json.dumps(answer({"id": 1}, None))  # the proxy's helpers stay importable
 
 
@@ -167,7 +167,7 @@ def test_a_block_that_does_not_come_is_bounded_by_the_users_deadlines(
         took = time.monotonic() - started
     assert result.exit_code == 4 and "is pending, not yet seen in a block" in result.stderr
     assert took < 12, took
-    (pending,) = [tx for tx in home.sent() if tx["status"] == "pending"]
+    (pending,) = [tx for tx in home.sent() if tx["tx_status"] == "pending"]
     settled = home.run("send", "--to", "bob", "--amount", "1ugnot", "alice")
     assert settled.exit_code == 0, settled.output
     assert f"transaction {pending['hash']}, sent earlier, landed" in settled.stderr

@@ -153,7 +153,7 @@ def settled_honestly(
     listed = through(proxy)(bound, "log", "--json")
     assert listed.exit_code == 0, listed.output
     statuses = {
-        tx["hash"]: tx["status"] for block in json.loads(listed.stdout) for tx in block["txs"]
+        tx["hash"]: tx["tx_status"] for block in json.loads(listed.stdout) for tx in block["txs"]
     }
     assert statuses[tx_hash] == "pending"  # the forger's proof never moves it
     assert gno_node.balance(to) == 5  # it did land: the forger only hid the proof
@@ -369,7 +369,7 @@ def test_a_forged_refusal_in_the_block_is_held_to_the_next_header(
         found = re.search(r"TX HASH (\S+)\)", result.stderr)
         assert found is not None
         listed = through(proxy)(bound, "log", "--json")
-        statuses = {t["hash"]: t["status"] for b in json.loads(listed.stdout) for t in b["txs"]}
+        statuses = {t["hash"]: t["tx_status"] for b in json.loads(listed.stdout) for t in b["txs"]}
         assert statuses[found.group(1)] == "landed"
     assert gno_node.balance(to) == 5
 

@@ -112,7 +112,7 @@ def test_a_refusal_that_lands_is_reported_and_journaled(bound: Home) -> None:
     assert ending in ("", unproven), result.stderr
     assert ugnot(bound, "carol") == before - 100000
     last = journal(bound)[-1]
-    assert (last["status"], last["func"], last["error"]) == ("refused", "Play", "game not found")
+    assert (last["tx_status"], last["func"], last["error"]) == ("refused", "Play", "game not found")
     assert last["hash"] in result.stderr
 
 
@@ -153,13 +153,13 @@ def test_a_forged_broadcast_answer_is_pending_then_settled(bound: Home, gno_node
     assert "the transaction was sent (TX HASH " in result.stderr
     assert "is pending, not yet seen in a block" in result.stderr
     pending = journal(bound)[-1]
-    assert pending["status"] == "pending" and pending["hash"] in result.stderr
+    assert pending["tx_status"] == "pending" and pending["hash"] in result.stderr
     assert ugnot(bound, "bob") == bob  # it never reached the node
     settled = bound.run("send", "--to", "bob", "--amount", "1ugnot", *FEE, "carol")
     assert settled.exit_code == 0, settled.output
     assert f"note: transaction {pending['hash']}, sent earlier, landed at height" in settled.stderr
     assert ugnot(bound, "bob") == bob + 7 + 1
-    statuses = {e["hash"]: e["status"] for e in journal(bound)}
+    statuses = {e["hash"]: e["tx_status"] for e in journal(bound)}
     assert statuses[pending["hash"]] == "landed"
 
 
@@ -222,7 +222,7 @@ def test_a_signal_while_waiting_for_the_block_says_sent_and_keeps_the_secret(
     after = bound.run("send", "--to", "bob", "--amount", "1ugnot", *FEE, "alice")
     assert after.exit_code == 0, after.output
     entry = next(e for e in journal(bound) if e["hash"] == tx_hash)
-    assert entry["status"] == "landed" and entry["func"] == "Offer"
+    assert entry["tx_status"] == "landed" and entry["func"] == "Offer"
 
 
 def test_a_full_disk_at_the_journal_after_landing_keeps_the_secret(bound: Home) -> None:
@@ -423,7 +423,7 @@ def test_a_read_back_that_times_out_after_the_offer_landed_keeps_everything(
     assert result.exit_code == 0, result.output
     assert "warning: the transaction is recorded (TX HASH " in result.stderr
     assert "could not be read back" in result.stderr
-    assert journal(bound)[-1]["status"] == "landed"
+    assert journal(bound)[-1]["tx_status"] == "landed"
     assert len(set(secrets.glob("*")) - before) == 1
 
 

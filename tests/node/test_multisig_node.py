@@ -161,7 +161,7 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     home.ok("multisign", str(tx), "owners", "--signature", str(folder / "dave.sig"),
             "--signature", str(folder / "alice2.sig"))  # fmt: skip
     sent = gnokey("broadcast", "-remote", gnokey.url, str(tx))
-    assert home.json("query", "fees")["fee"] == 100_000
+    assert home.json("query", "fees")["fee_ugnot"] == 100_000
     tx_hash = re.search(r"TX HASH:\s+(\S+)", sent)
     assert tx_hash, sent
     shown = home.json("tx", tx_hash.group(1))
@@ -171,7 +171,7 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     # A staked game pays the fee just set; gnokey builds the withdrawal, c4 (carol) and
     # gnokey (dave) sign, c4 combines and sends: the fee, to the ugnot, to a new key.
     staked_game(home, 1_000_000)
-    assert home.json("query", "fees")["collected"] == 100_000
+    assert home.json("query", "fees")["collected_ugnot"] == 100_000
     home.ok("keys", "add", "treasury")
     treasury = home.address("treasury")
     unsigned = gnokey("maketx", "call", "-home", gnokey.home, "-pkgpath", REALM_PATH,
@@ -188,7 +188,7 @@ def test_a_multisig_owner_with_gnokey_at_every_other_step(
     assert receipt["ok"] and receipt["func"] == "WithdrawFees", receipt  # ~11.6M gas
     assert receipt["transfers"] == [{"to": treasury, "amount": "100000ugnot"}]
     assert ugnot(home, "treasury") == 100_000
-    assert home.json("query", "fees")["collected"] == 0
+    assert home.json("query", "fees")["collected_ugnot"] == 0
 
 
 def test_the_same_hand_to_hand_flow_on_the_local_chain(chain: Home, tmp_path: Path) -> None:
@@ -243,5 +243,5 @@ def test_the_same_hand_to_hand_flow_on_the_local_chain(chain: Home, tmp_path: Pa
     receipt = json.loads(chain.ok("broadcast", str(tx), "--json").stdout)
     assert receipt["ok"] and receipt["func"] == "SetFee"
     assert chain.json("tx", receipt["hash"])["signer"] == owners
-    assert chain.json("query", "fees")["fee"] == 150_000
+    assert chain.json("query", "fees")["fee_ugnot"] == 150_000
     assert chain.json("verify")["ok"] is True

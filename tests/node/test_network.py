@@ -171,17 +171,17 @@ def test_without_a_quorum_sends_are_pending_and_land_when_it_is_back(
         assert result.stderr.count("\n") == 1 and "is pending, not yet seen in a block" in (
             result.stderr
         )
-        sent[who] = [tx["hash"] for tx in home.sent() if tx["status"] == "pending"][-1]
+        sent[who] = [tx["hash"] for tx in home.sent() if tx["tx_status"] == "pending"][-1]
         # Sent again: the same bytes at most, nothing new signed.
         retry = home.run(*args, who, env=short)
         assert retry.exit_code == 4 and retry.stderr.count("\n") == 1, retry.output
-    pending = [tx for tx in home.sent() if tx["status"] == "pending"]
+    pending = [tx for tx in home.sent() if tx["tx_status"] == "pending"]
     assert sorted(tx["hash"] for tx in pending) == sorted(sent.values())
     net.restart(2)  # three of four: blocks again, and both land
     listed = {}
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        listed = {tx["hash"]: tx["status"] for tx in home.sent()}
+        listed = {tx["hash"]: tx["tx_status"] for tx in home.sent()}
         if all(listed[h] == "landed" for h in sent.values()):
             break
         time.sleep(1)
@@ -236,10 +236,13 @@ def test_one_key_from_two_homes_through_two_nodes_at_once(net: Network, tmp_path
             assert code == 0 or (code in (1, 4) and err.count("\n") == 1), done
             assert "pending" not in err, done
     offers = [
-        tx for h in homes for tx in h.sent() if tx["func"] == "Offer" and tx["status"] == "landed"
+        tx
+        for h in homes
+        for tx in h.sent()
+        if tx["func"] == "Offer" and tx["tx_status"] == "landed"
     ]
     assert len({tx["hash"] for tx in offers}) == len(offers)  # none paid twice
-    statuses = {tx["status"] for h in homes for tx in h.sent()}
+    statuses = {tx["tx_status"] for h in homes for tx in h.sent()}
     assert statuses <= {"landed", "dropped"}, statuses
     ids = sorted(int(tx["result"][0]) for tx in offers)
     lobby = homes[0].json("lobby")
@@ -327,7 +330,7 @@ def test_every_block_of_a_game_is_signed_by_more_than_two_thirds(
     staked_game(home, 2_000_000, net.out_for_a_while(2))
     # c4's own light client proved every one of them, through whichever node served.
     landed = [tx for block in home.json("log") for tx in block["txs"]]
-    assert landed and all(tx["status"] == "landed" for tx in landed)
+    assert landed and all(tx["tx_status"] == "landed" for tx in landed)
     for tx in landed:
         shown = home.json("tx", tx["hash"])
         assert shown["verified"] is True and shown["proof"]["height"] == tx["height"]
@@ -442,4 +445,4 @@ def test_one_stolen_key_of_four_forges_nothing(net: Network, tmp_path: Path) -> 
     assert before <= honest < before + 1000
     # The send did land (the proxy passed it on): the honest nodes prove it, once.
     (landed,) = [tx for block in home.json("log") for tx in block["txs"]]
-    assert landed["status"] == "landed"
+    assert landed["tx_status"] == "landed"

@@ -44,7 +44,7 @@ def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
 
 def status_of(home: Home, tx_hash: str) -> str:
     """What the home's journal says of one transaction (`c4 log --json`)."""
-    return str({entry["hash"]: entry["status"] for entry in home.sent()}[tx_hash])
+    return str({entry["hash"]: entry["tx_status"] for entry in home.sent()}[tx_hash])
 
 
 def stranger() -> str:
@@ -198,7 +198,7 @@ def test_a_refusal_before_the_bytes_arrive_is_settled_by_the_blocks(
     assert f"transaction {refused_hash}, which a node said it refused" in again.stderr
     assert "landed at height" in again.stderr and "nothing new was signed" in again.stderr
     assert gno_node.balance(to) == AMOUNT
-    status = {entry["hash"]: entry["status"] for entry in bound.sent()}
+    status = {entry["hash"]: entry["tx_status"] for entry in bound.sent()}
     assert status[refused_hash] == "landed"
     bound.ok("send", "--to", to, "--amount", f"{AMOUNT}ugnot", "carol")
     assert gno_node.balance(to) == 2 * AMOUNT
@@ -353,7 +353,7 @@ def test_a_home_that_saw_a_height_out_of_reach_is_told_so_in_one_command(
     assert forgot == {"forgotten": [line["hash"]], "seen_height": forgot["seen_height"]}
     assert forgot["seen_height"] <= height
     bound.ok("query", "balance", "carol")
-    status = {entry["hash"]: entry["status"] for entry in bound.sent()}
+    status = {entry["hash"]: entry["tx_status"] for entry in bound.sent()}
     assert status[line["hash"]] == "dropped"
 
 
@@ -402,7 +402,7 @@ def test_a_stdout_that_cannot_be_written_after_a_send_on_a_node(bound: Home, gno
             timeout=120,
         )
     (last,) = [entry for entry in bound.sent() if entry.get("to") == [to]]
-    assert gno_node.balance(to) == 3 and last["status"] == "landed"
+    assert gno_node.balance(to) == 3 and last["tx_status"] == "landed"
     assert (proc.returncode, proc.stderr) == (
         141,
         "c4: stdout could not be written (No space left on device); the transaction was "

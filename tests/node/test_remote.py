@@ -195,12 +195,12 @@ def test_refusals_are_the_realms_words(remote: Home) -> None:
 def test_the_owner_sets_the_fee_and_withdraws_it(remote: Home) -> None:
     out = remote.ok("set-fee", "0.2gnot", "test1").stdout
     assert out.splitlines()[-1] == "house fee for new offers set to 0.2 GNOT"
-    assert remote.json("query", "fees")["fee"] == 200_000
-    collected = remote.json("query", "fees")["collected"]
+    assert remote.json("query", "fees")["fee_ugnot"] == 200_000
+    collected = remote.json("query", "fees")["collected_ugnot"]
     before = ugnot(remote, "carol")
     receipt = remote.json("withdraw-fees", "--to", "carol", "test1")
     assert ugnot(remote, "carol") == before + collected
-    assert receipt["ok"] and remote.json("query", "fees")["collected"] == 0
+    assert receipt["ok"] and remote.json("query", "fees")["collected_ugnot"] == 0
     remote.ok("set-fee", "0.1gnot", "test1")
 
 
@@ -415,17 +415,17 @@ def test_the_realm_as_deployed_on_gno_land(gno_node: Any, tmp_path: Path) -> Non
     home.ok("resign", "1", "bob")
     fees = home.json("query", "fees")
     owner = home.address("test1")
-    assert (fees["fee"], fees["collected"], fees["owner"]) == (100_000, 100_000, owner)
+    assert (fees["fee_ugnot"], fees["collected_ugnot"], fees["owner"]) == (100_000, 100_000, owner)
     home.ok("set-fee", "0.2gnot", "test1")
     home.ok("transfer-ownership", "carol", "test1")
     assert home.json("query", "fees")["pending_owner"] == home.address("carol")
     home.ok("accept-ownership", "carol")
     fees = home.json("query", "fees")
     carol = home.address("carol")
-    assert (fees["fee"], fees["owner"], fees["pending_owner"]) == (200_000, carol, "")
+    assert (fees["fee_ugnot"], fees["owner"], fees["pending_owner"]) == (200_000, carol, None)
     withdrawn = home.ok("withdraw-fees", "--to", "carol", "carol").stdout
     assert withdrawn.splitlines()[-1].startswith("fees withdrawn: 0.1 GNOT to carol")
-    assert home.json("query", "fees")["collected"] == 0
+    assert home.json("query", "fees")["collected_ugnot"] == 0
 
 
 def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_node: Any) -> None:
@@ -507,7 +507,7 @@ def test_log_tx_and_a_games_history_on_the_node(
     last = blocks[-1]["txs"][-1]
     assert set(blocks[-1]) == {"height", "time", "hash", "txs"}
     assert set(last) == LISTED_TX_KEYS and last["hash"] == resigned["hash"]
-    assert (last["status"], last["func"], last["signer_key"]) == ("landed", "Resign", first)
+    assert (last["tx_status"], last["func"], last["signer_key"]) == ("landed", "Resign", first)
     assert last["gas_used"] > 0 and last["gas_wanted"] >= last["gas_used"]
     paid = {"to": remote.address(second), "amount": "1900000ugnot"}
     assert last["transfers"] == [paid]
