@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from c4cli.chain.paths import QFUNCS
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.node.spec import NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
@@ -98,12 +98,22 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
     touched, where a chain or a binding exists and ``force`` is not given."""
     chain = _local_chain(home)
     chain.refuse_existing(force=force)
-    if read_remote(home) is not None:
+    bound = read_remote(home)
+    if bound is not None:
         if not force:
             raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
+        from c4cli.home import journals
+
+        journals.check_leave(home, bound.chain_id)
+        _kept(journals.leave(home, bound.chain_id), bound.chain_id)
         forget_remote(home)
         _trust_file(home).forget()
     return chain
+
+
+def _kept(aside: Path | None, chain_id: str) -> None:
+    if aside is not None:
+        warn_once(f"note: the journal of chain {chain_id!r} is kept as {aside}")
 
 
 def has_chain(home: Path) -> bool:
@@ -146,6 +156,12 @@ def bind(
     keeps: every command of the home then takes the node's word, and says so. Nothing
     is written before that."""
     if has_chain(home) and not force:
+        bound = read_remote(home)
+        if bound is not None:
+            raise BadInput(
+                f"{home} is bound to {shown_url(bound.url)} (chain {bound.chain_id}): pass "
+                "--force to bind it anew (what it sent stays in its journal)"
+            )
         raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
     height, block_hash = _trust_point(trust)
     node = _reader()(NodeSpec(url, realm_path, chain_id))
@@ -157,6 +173,12 @@ def bind(
         if other != node.transport.url:
             _reader()(NodeSpec(other, realm_path, node.chain_id)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
+    from c4cli.home import journals
+
+    before = read_remote(home)
+    leaving = before is not None and before.chain_id != node.chain_id
+    if before is not None and leaving:
+        journals.check_leave(home, before.chain_id)  # before anything is written
     source = f"--trust {height}:{block_hash}" if trust else "first use"
     trusted, fingerprint = None, ""
     if not trust_node:
@@ -164,6 +186,8 @@ def bind(
             node, height=height, block_hash=block_hash, source=source
         )
     remote = Remote(url, node.chain_id, realm_path, trust_node=trust_node)
+    if before is not None and leaving:
+        _kept(journals.leave(home, before.chain_id), before.chain_id)
     write_remote(home, remote)
     if trusted is None:
         _trust_file(home).forget()  # a set trusted for an earlier binding is not this one's

@@ -198,8 +198,8 @@ def _init_remote(
     click.echo(f"realm: {realm_path}")
     if trusted is None:
         click.echo(
-            "trusts no validator set (--trust-node): pass --trust-node (or set "
-            "$C4_TRUST_NODE=1) to each command to take the node's word"
+            "trusts no validator set (--trust-node, kept with the binding): every command "
+            "of this home takes the node's word, and says so"
         )
         return
     click.echo(

@@ -62,6 +62,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("c4cli.commands.demo", "demo"),
     "time": ("c4cli.commands.chain", "time_group"),
     "transfer-ownership": ("c4cli.commands.owner", "transfer_ownership"),
+    "trust": ("c4cli.commands.trust", "trust"),
     "tx": ("c4cli.commands.history", "tx_cmd"),
     "verify": ("c4cli.commands.chain", "verify"),
     "watch": ("c4cli.commands.bot", "watch"),
@@ -83,7 +84,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "init", "demo", "query", "log", "tx", "time", "verify", "snapshot", "revert", "serve",
         "completion",
     ),
-    "Nodes": ("node",),
+    "Nodes": ("node", "trust"),
 }  # fmt: skip
 
 
@@ -180,6 +181,7 @@ READ_ONLY = {
     "query",
     "show",
     "solve",
+    "trust",
     "tx",
     "watch",
 }

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time as wallclock
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.transact import resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
+from c4cli.home import journals
 from c4cli.home.config import Remote, read_remote, write_remote
-from c4cli.home.journal import JOURNAL
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 
 MAX_VALIDATORS = 10  # each gnoland takes some 400 MB
@@ -133,6 +132,9 @@ def start(
         raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
     if connect.has_chain(home) and not force:
         raise BadInput(f"a chain already exists in {home}: pass --force to bind it to a new node")
+    previous = read_remote(home)
+    if previous is not None:
+        journals.check_leave(home, previous.chain_id)  # before a node is made
     keyring = Keyring(home)
     if deployer != DEV_KEY and not keyring.exists(check_name(deployer)):
         raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
@@ -157,7 +159,9 @@ def start(
         running.stop()
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    _set_aside_journal(home)
+    kept = journals.leave(home, previous.chain_id if previous else "unbound")
+    if kept is not None:
+        click.echo(f"note: the journal of the previous chain is kept as {kept}", err=True)
     write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
     connect.trust_own_node(home, nodes[0].genesis_validators())
     owner = DEV_KEY
@@ -258,16 +262,6 @@ def _hand_over(home: Path, deployer: str) -> None:
             return [call_msg(a, reader.realm_path, f, v)]
 
         submit(home, key, build, tx)
-
-
-def _set_aside_journal(home: Path) -> None:
-    """A journal of another chain would name heights and pending transactions this one
-    never had: it is renamed, never deleted (a pending entry may still land there)."""
-    journal = home / JOURNAL
-    if journal.exists():
-        aside = home / f"journal-{int(wallclock.time())}.jsonl"
-        journal.rename(aside)
-        click.echo(f"note: the journal of the previous chain is kept as {aside}", err=True)
 
 
 @node.command()

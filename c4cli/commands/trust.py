@@ -1,0 +1,92 @@
+"""c4 trust: the node a home is bound to and the validator set it trusts, to compare.
+
+The fingerprint is the set's validators hash, as a block header names it: a friend's
+home, a network's announcement or an explorer's header shows the same 64 hex digits
+for the same set. It reads the home only, never a node.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.options import local_options
+from c4cli.errors import BadInput
+from c4cli.home.config import read_remote
+
+
+@click.command()
+@local_options
+def trust(home: Path, as_json: bool) -> None:
+    """The node this home is bound to and the validator set it trusts: its fingerprint.
+
+    The fingerprint is the set's validators hash (hex), as every block header the set
+    signs names it: compare it with a friend's `c4 trust` or the network's own word.
+    `c4 init --remote URL --force` binds anew (--trust HEIGHT:HASH: the set that
+    signed a block you name). Reads the home only.
+
+    \b
+    Example:
+      c4 trust
+      c4 trust --json | jq -r .fingerprint
+    """
+    from c4cli.client.connect import shown_url
+    from c4cli.home.trust import TrustFile
+    from c4cli.node.verify import fingerprint
+
+    remote = read_remote(home)
+    if remote is None:
+        raise BadInput(
+            f"{home} runs its own chain, bound to no node: there is no validator set to "
+            "trust (c4 init --remote URL binds it to one)"
+        )
+    trusted = TrustFile(home).load()
+    document: dict[str, Any] = {
+        "url": shown_url(remote.url),
+        "chain_id": remote.chain_id,
+        "realm_path": remote.realm_path,
+        "trust_node": remote.trust_node,
+        "fingerprint": None,
+        "height": None,
+        "block_hash": None,
+        "source": None,
+        "validators": [],
+    }
+    if trusted is not None:
+        document.update(
+            fingerprint=fingerprint(trusted),
+            height=trusted.height,
+            block_hash=trusted.block_hash,
+            source=trusted.source,
+            validators=[
+                {
+                    "address": v["address"],
+                    "pub_key": v["pub_key"]["value"],
+                    "power": int(v["voting_power"]),
+                }
+                for v in trusted.validators
+            ],
+        )
+    if as_json:
+        emit_json(document)
+        return
+    echo(f"home {home} is bound to {document['url']}: chain {remote.chain_id}")
+    if trusted is None:
+        echo(
+            "trusts no validator set: every command takes the node's word (bound with --trust-node)"
+            if remote.trust_node
+            else f"trusts no validator set: {TrustFile(home).path.name} is missing "
+            "(c4 init --remote URL --force places trust again)"
+        )
+        return
+    count = len(trusted.validators)
+    echo(f"fingerprint {document['fingerprint']}")
+    echo(
+        f"{count} validator{'' if count == 1 else 's'} (trusted from {trusted.source}); "
+        f"the highest block proven with them: {trusted.height} ({trusted.block_hash})"
+    )
+    for validator in document["validators"]:
+        echo(f"  {validator['address']}  power {validator['power']}")
