@@ -228,4 +228,7 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         c4("node stop")
         c4("node status")
         c4("node logs", code=2)  # no node for this home
+        c4("trust", code=2)  # bound to no node: no validator set to trust
         yield "the local chain's own"
+    else:
+        c4("trust")

@@ -88,6 +88,7 @@ _VARYING = [
     (re.compile(r"\b[0-9a-f]{8}…"), "HEX…"),  # a commitment's prefix, digits only or not
     (re.compile(r"\b(?=[0-9a-f]*[a-f])[0-9a-f]{8,}\b"), "HEX"),
     (re.compile(r"\b[0-9A-F]{16}…"), "HEX…"),  # a block hash's prefix, as a receipt shows it
+    (re.compile(r"\b[0-9A-F]{64}\b"), "HEX64"),  # a whole block or validators hash
     (re.compile(r"VERIFIED:   block \d+"), "VERIFIED: block N"),
     (re.compile(r"\d+\.\d+ ?s\b"), "N s"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:PORT"),

@@ -196,6 +196,17 @@ def bind(
     return Binding(remote, head, trusted, fingerprint)
 
 
+def trusted_set(home: Path) -> tuple[TrustedSet, str] | None:
+    """The validator set the home trusts and its fingerprint (`c4 trust`); None when it
+    trusts none (a local chain, a binding that takes the node's word)."""
+    trusted = _trust_file(home).load()
+    if trusted is None:
+        return None
+    from c4cli.node import verify
+
+    return trusted, verify.fingerprint(trusted)
+
+
 def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
     """`c4 node start`: the home trusts the validators of the genesis c4 wrote, once its
     node's last block verifies with them; the set's fingerprint."""

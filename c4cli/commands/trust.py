@@ -12,10 +12,12 @@ from typing import Any
 
 import click
 
+from c4cli.client.connect import shown_url, trusted_set
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import local_options
 from c4cli.errors import BadInput
 from c4cli.home.config import read_remote
+from c4cli.home.trust import TRUST
 
 
 @click.command()
@@ -25,25 +27,21 @@ def trust(home: Path, as_json: bool) -> None:
 
     The fingerprint is the set's validators hash (hex), as every block header the set
     signs names it: compare it with a friend's `c4 trust` or the network's own word.
-    `c4 init --remote URL --force` binds anew (--trust HEIGHT:HASH: the set that
-    signed a block you name). Reads the home only.
+    `c4 init` with a node's URL and --force binds the home anew (docs/nodes.md,
+    "Binding anew"). Reads the home only.
 
     \b
     Example:
       c4 trust
       c4 trust --json | jq -r .fingerprint
     """
-    from c4cli.client.connect import shown_url
-    from c4cli.home.trust import TrustFile
-    from c4cli.node.verify import fingerprint
-
     remote = read_remote(home)
     if remote is None:
         raise BadInput(
             f"{home} runs its own chain, bound to no node: there is no validator set to "
             "trust (c4 init --remote URL binds it to one)"
         )
-    trusted = TrustFile(home).load()
+    found = trusted_set(home)
     document: dict[str, Any] = {
         "url": shown_url(remote.url),
         "chain_id": remote.chain_id,
@@ -55,9 +53,10 @@ def trust(home: Path, as_json: bool) -> None:
         "source": None,
         "validators": [],
     }
-    if trusted is not None:
+    if found is not None:
+        trusted, fingerprint = found
         document.update(
-            fingerprint=fingerprint(trusted),
+            fingerprint=fingerprint,
             height=trusted.height,
             block_hash=trusted.block_hash,
             source=trusted.source,
@@ -74,11 +73,11 @@ def trust(home: Path, as_json: bool) -> None:
         emit_json(document)
         return
     echo(f"home {home} is bound to {document['url']}: chain {remote.chain_id}")
-    if trusted is None:
+    if found is None:
         echo(
             "trusts no validator set: every command takes the node's word (bound with --trust-node)"
             if remote.trust_node
-            else f"trusts no validator set: {TrustFile(home).path.name} is missing "
+            else f"trusts no validator set: {TRUST} is missing "
             "(c4 init --remote URL --force places trust again)"
         )
         return
@@ -86,7 +85,7 @@ def trust(home: Path, as_json: bool) -> None:
     echo(f"fingerprint {document['fingerprint']}")
     echo(
         f"{count} validator{'' if count == 1 else 's'} (trusted from {trusted.source}); "
-        f"the highest block proven with them: {trusted.height} ({trusted.block_hash})"
+        f"the highest head proven with them: block {trusted.height} ({trusted.block_hash})"
     )
     for validator in document["validators"]:
         echo(f"  {validator['address']}  power {validator['power']}")

@@ -37,6 +37,7 @@ NO_REMOTE = {
     "node start",
     "node status",
     "node stop",
+    "trust",
 }
 
 

@@ -6,13 +6,16 @@ as on gno.land), and stops it however the test ends.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import socket
 import subprocess
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from json_walk import validate
@@ -42,6 +45,12 @@ def stopper(c4_bin: str, gno_env: dict[str, str]) -> Iterator[list[Path]]:
         c4(c4_bin, home, gno_env, "node", "stop")
 
 
+def _rpc(url: str, method: str, **params: str) -> Any:
+    query = "&".join(f"{k}={v}" for k, v in params.items())
+    with urllib.request.urlopen(f"{url}/{method}?{query}", timeout=10) as answer:
+        return json.loads(answer.read())["result"]
+
+
 def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     c4_bin: str, gno_env: dict[str, str], tmp_path: Path, stopper: list[Path]
 ) -> None:
@@ -64,6 +73,15 @@ def test_node_start_binds_the_home_and_stop_keeps_the_chain(
     assert fees["owner"] == test1["address"]
     offer = c4(c4_bin, home, gno_env, "offer", "--stake", "2gnot", "alice", "--json")
     assert offer.returncode == 0, offer.stderr
+    # c4 trust: the set the home trusts, its fingerprint the validators hash every
+    # header it signs names (compared with the node's own header here).
+    trusted = json.loads(c4(c4_bin, home, gno_env, "trust", "--json").stdout)
+    validate("trust", trusted)
+    height = json.loads(offer.stdout)["height"]
+    header = _rpc(doc["url"], "block", height=str(height))["block"]["header"]
+    assert trusted["fingerprint"] == base64.b64decode(header["validators_hash"]).hex().upper()
+    assert trusted["source"] == "c4 node start" and trusted["height"] >= 1
+    assert [v["power"] for v in trusted["validators"]] == [10]
     stopped = c4(c4_bin, home, gno_env, "node", "stop")
     assert stopped.returncode == 0 and stopped.stdout.startswith("stopped gnoland (pid ")
     down = c4(c4_bin, home, gno_env, "lobby")
