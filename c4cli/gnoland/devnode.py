@@ -110,9 +110,13 @@ class DevNode:
 
     def create(self, balances: dict[str, int], *, empty_blocks: bool = False) -> None:
         """A new chain whose genesis gives each address its ugnot. Its blocks come only
-        with transactions, at least a second apart; with ``empty_blocks``, also once a
-        second without any, so block time follows the clock as on gno.land (a move
-        clock runs out, and `c4 claim-timeout --wait` sees it, with nobody sending)."""
+        with transactions, at least a second apart; with ``empty_blocks``, one a second
+        with or without any, so block time follows the clock as on gno.land (a move
+        clock runs out, and `c4 claim-timeout --wait` sees it, with nobody sending).
+
+        tm2 waits ``create_empty_blocks_interval`` for a transaction after the commit
+        timeout before it makes an empty block: 1s there made a block every 2 s; 0s
+        proposes the next block as soon as the commit timeout (1 s) has passed."""
         self.dir.mkdir(parents=True, exist_ok=True)
         self._gnoroot()
         config = self.dir / "data" / "config" / "config.toml"
@@ -121,7 +125,7 @@ class DevNode:
         self.configure(
             {
                 "consensus.create_empty_blocks": "true" if empty_blocks else "false",
-                "consensus.create_empty_blocks_interval": "1s",
+                "consensus.create_empty_blocks_interval": "0s" if empty_blocks else "1s",
                 "consensus.timeout_commit": "1s",
                 "consensus.timeout_propose": "1s",
             }

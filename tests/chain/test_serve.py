@@ -482,3 +482,62 @@ def test_a_burst_of_forty_connections_is_taken(node: Served) -> None:
     for thread in threads:
         thread.join()
     assert answered == [200] * 40
+
+
+def test_each_answer_leaves_in_one_write_with_nagle_off(
+    node: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 53: on a kept-alive connection (gnokey's three or four requests a
+    transaction, gnoweb's and the JS client's), an answer written in two writes waits
+    for the client's delayed ACK before its second part leaves; c4 serve writes each
+    answer once, on a socket with TCP_NODELAY as Go's server sets it."""
+    writes: list[int] = []
+    send, sendall = socket.socket.send, socket.socket.sendall
+
+    def counted(original: Any) -> Any:
+        def write(sock: socket.socket, data: Any, *flags: int) -> Any:
+            if sock in node.server.open:
+                writes.append(len(data))
+            return original(sock, data, *flags)
+
+        return write
+
+    monkeypatch.setattr(socket.socket, "send", counted(send))
+    monkeypatch.setattr(socket.socket, "sendall", counted(sendall))
+    conn = http.client.HTTPConnection("127.0.0.1", node.port, timeout=10)
+    body = b'{"jsonrpc":"2.0","id":1,"method":"status","params":{}}'
+    for _ in range(3):  # the JSON-RPC POST, the URI form, an error
+        conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
+        assert conn.getresponse().read()
+        conn.request("GET", "/abci_query?path=%22nope%22")
+        assert conn.getresponse().read()
+        conn.request("GET", "/no-such-endpoint")
+        missing = conn.getresponse()
+        assert missing.status == 404 and missing.read()
+    (server_side,) = node.server.open
+    assert server_side.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+    conn.close()
+    assert len(writes) == 9, writes
+
+
+def test_expect_100_continue_is_answered_at_once(node: Served) -> None:
+    """curl asks `Expect: 100-continue` for a body over 1 kB and waits up to a second
+    for the interim answer: it leaves before the body is read."""
+    sock = socket.create_connection(("127.0.0.1", node.port), timeout=10)
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "health", "params": {}, "x": "y" * 2000}
+    )
+    head = (
+        f"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nExpect: 100-continue\r\n\r\n"
+    )
+    sock.sendall(head.encode())
+    sock.settimeout(0.5)  # not a timing: the interim answer never comes without a flush
+    assert sock.recv(65536).startswith(b"HTTP/1.1 100 Continue\r\n")
+    sock.settimeout(10)
+    sock.sendall(body.encode())
+    data = b""
+    while b'"result"' not in data:
+        data += sock.recv(65536)
+    sock.close()
+    assert data.startswith(b"HTTP/1.1 200 OK\r\n")
