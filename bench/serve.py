@@ -1,38 +1,55 @@
-"""gnokey on `c4 serve` against gnokey on gnoland: the same staked games, transaction by
-transaction, as a CI script plays them.
+"""gnokey on `c4 serve` against gnokey on gnoland, side by side and interleaved.
 
-    python bench/serve.py [--games 3]
+    python bench/serve.py [--rounds 7] [--games 2]
 
-Two homes with the same two players: one served by `c4 serve` (a block a transaction,
-at once), one bound to `c4 node start` (gnoland v1.7.1, a block a second). On each,
-gnokey v1.7.1 plays ``--games`` whole games (Offer, Accept, Reveal, RevealSeed and
-seven moves to a win: eleven transactions), each call ``gnokey maketx call
--broadcast`` with its default simulation, as tests/node/gnokey_game.py plays them.
-Prints each chain's median time a transaction (gnokey's whole run: its start, the
-account query, the simulation, the broadcast and the wait for the block) and a
-game's total.
+Two homes with the same keys: one served by `c4 serve` (a block a transaction, at
+once), one bound to `c4 node start` (gnoland v1.7.1, a block a second); both run
+for the whole bench, and every figure alternates between them, one sample each in
+turn, so a busy moment of the machine falls on both. What it prints:
+
+- gnokey operations (its whole run, from start to exit): ``query vm/qeval``,
+  ``query bank/balances``, ``maketx send`` and ``maketx call`` of the realm's Offer
+  and Play (from ``--games`` whole games, one on each chain in turn), as the median on each
+  and the ratio of medians. gnoland's time includes the wait for its next block, so
+  its no-block-wait path is measured too: the same operation with gnokey's
+  ``-simulate only`` (account query, signing, simulation; no broadcast), and the
+  ratio against it;
+- the second and later requests on one kept-alive HTTP connection (``status``), as
+  gnokey, gnoweb and gno's JS client send them;
+- throughput: landed transactions a second for 1, 4 and 16 senders at once (each a
+  loop of ``gnokey maketx send``), on c4 serve with a block a transaction and with
+  ``--block-time 1s``, and on gnoland;
+- gnoweb v1.7.1's pages (the realm's lobby and a game) fetched through each;
+- each server's resident memory at the end.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from node.gnokey_game import Gnokey, play, start  # noqa: E402
+from node.gnokey_game import REALM, Gnokey, play, start  # noqa: E402
 from node.gnonode import install_gno  # noqa: E402
-from node.test_serve_node import MNEMONICS, home_with_players  # noqa: E402
+from node.test_gnoweb import free_port  # noqa: E402
 
 C4 = str(Path(sys.executable).with_name("c4"))
+SENDERS = 16
+FEE = ["-gas-fee", "1000000ugnot", "-gas-wanted", "2000000"]
 
 
 def c4(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
@@ -47,65 +64,248 @@ def c4(home: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return run.stdout
 
 
-def timed_games(gk: Gnokey, games: int) -> tuple[list[float], list[float]]:
-    """Each transaction's seconds, and each game's."""
-    per_game: list[float] = []
-    for number in range(games):
-        before = len(gk.receipts)
-        secrets = [hashlib.sha256(f"bench {number} {side}".encode()).hexdigest() for side in "ab"]
-        played = start(gk, "alice", "bob", *secrets)
-        play(gk, played, "4545454")
-        assert len(gk.receipts) - before == 11
-        per_game.append(sum(r.seconds for r in gk.receipts[before:]))
-    return [r.seconds for r in gk.receipts], per_game
+class Side:
+    """One chain under test: its RPC URL, gnokey on it, and the server's pid."""
+
+    def __init__(self, name: str, url: str, gnokey: Gnokey, pid: int) -> None:
+        self.name, self.url, self.gk, self.pid = name, url, gnokey, pid
+        self.samples: dict[str, list[float]] = {}
+
+    def timed(self, what: str, action: Callable[[], object]) -> None:
+        began = time.perf_counter()
+        action()
+        self.samples.setdefault(what, []).append(time.perf_counter() - began)
+
+    def gnokey(self, *argv: str) -> None:
+        run = subprocess.run(
+            [self.gk.binary, *argv], input="\n", capture_output=True, text=True, timeout=120
+        )
+        assert run.returncode == 0, (argv, run.stdout, run.stderr)
+
+    def send(self, key: str, to: str, *, only: bool = False) -> None:
+        self.gnokey(
+            "maketx", "send", "-send", "1ugnot", "-to", to, *FEE, "-broadcast",
+            *(["-simulate", "only"] if only else []), "-chainid", "dev",
+            "-remote", self.url, "-insecure-password-stdin", "-home", str(self.gk.home), key,
+        )  # fmt: skip
+
+    def offer_only(self) -> None:
+        """Offer with ``-simulate only``: gnokey's work and the node's simulation, no
+        broadcast (and so no block to wait for)."""
+        commitment = hashlib.sha256(os.urandom(32).hex().encode()).hexdigest()
+        self.gnokey(
+            "maketx", "call", "-pkgpath", REALM, "-func", "Offer", "-args", "", "-args", "30",
+            "-args", commitment, "-args", "100000", "-send", "5000000ugnot",
+            "-gas-fee", "1000000ugnot", "-gas-wanted", "50000000", "-broadcast",
+            "-simulate", "only", "-chainid", "dev", "-remote", self.url,
+            "-insecure-password-stdin", "-home", str(self.gk.home), "alice",
+        )  # fmt: skip
+
+    def rss_mb(self) -> float:
+        total = 0
+        for pid in [self.pid, *children(self.pid)]:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        return total / 1024
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text().split()
+        found += [int(child) for child in text]
+    return found
+
+
+def keepalive(url: str, requests: int = 30) -> list[float]:
+    """Seconds of the 2nd..Nth ``status`` request on one kept-alive connection."""
+    host, port = url.removeprefix("http://").rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    body = b'{"jsonrpc":"2.0","id":1,"method":"status","params":{}}'
+    seconds = []
+    for number in range(requests):
+        began = time.perf_counter()
+        conn.request("POST", "/", body=body, headers={"Content-Type": "application/json"})
+        conn.getresponse().read()
+        if number:
+            seconds.append(time.perf_counter() - began)
+    conn.close()
+    return seconds
+
+
+def throughput(side: Side, senders: list[str], each: int, to: str) -> float:
+    """Landed transactions a second: ``len(senders)`` loops of ``each`` sends at once."""
+    errors: list[BaseException] = []
+
+    def loop(key: str) -> None:
+        try:
+            for _ in range(each):
+                side.send(key, to)
+        except BaseException as exc:  # reported below, in the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=loop, args=(key,)) for key in senders]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors[0]
+    return len(senders) * each / (time.perf_counter() - began)
+
+
+def gnoweb(bin_dir: Path, url: str) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(bin_dir / "gnoweb"), "-remote", url.removeprefix("http://"),
+         "-bind", f"127.0.0.1:{port}", "-chainid", "dev"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    web = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            urllib.request.urlopen(web + "/r/samcrew/connect4", timeout=5).read()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return proc, web
+
+
+def fetch(url: str) -> None:
+    with urllib.request.urlopen(url, timeout=30) as page:
+        assert page.status == 200 and page.read()
+
+
+def median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values) * 1000:.1f} ms"
+
+
+def report(sides: list[Side], what: list[str], against: dict[str, str]) -> None:
+    served, node = sides
+    print(f"{'operation':<28} {'c4 serve':>11} {'gnoland':>11} {'ratio':>6}  no-block-wait path")
+    for op in what:
+        ours, theirs = statistics.median(served.samples[op]), statistics.median(node.samples[op])
+        line = f"{op:<28} {ours * 1000:>8.1f} ms {theirs * 1000:>8.1f} ms {ours / theirs:>6.2f}"
+        if op in against:
+            bare = statistics.median(node.samples[against[op]])
+            line += f"  {bare * 1000:.1f} ms, ratio {ours / bare:.2f}"
+        print(line)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=3)
-    games = parser.parse_args().games
+    parser.add_argument("--rounds", type=int, default=7, help="samples of each operation")
+    parser.add_argument("--games", type=int, default=2, help="whole games for Offer and Play")
+    options = parser.parse_args()
     bin_dir, gnoroot = install_gno()
     gno_env = {"GNO_BIN": str(bin_dir), "GNOROOT": str(gnoroot)}
-    gnokey = str(bin_dir / "gnokey")
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
-        figures = {}
-        served_home = root / "served"
-        home_with_players(C4, served_home)
-        c4(served_home, "init", "--clock", "manual")
-        server = subprocess.Popen(
-            [C4, "serve", "--listen", "127.0.0.1:0", "--json"],
-            env=dict(os.environ, C4_HOME=str(served_home), C4_PASSWORD=""),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
+        served_home, node_home, timed_home = root / "served", root / "node", root / "timed"
+        keys = ["alice", "bob", *(f"s{n}" for n in range(SENDERS))]
+        mnemonics = {
+            key: json.loads(c4(served_home, "keys", "add", key, "--json"))["mnemonic"]
+            for key in keys
+        }
+        for home in (node_home, timed_home):
+            for key, mnemonic in mnemonics.items():
+                subprocess.run(
+                    [C4, "keys", "add", key, "--recover"], input=mnemonic + "\n", text=True,
+                    env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD=""),
+                    capture_output=True, check=True,
+                )  # fmt: skip
+        gk_home = root / "gnokey"
+        for key, mnemonic in mnemonics.items():
+            Gnokey(str(bin_dir / "gnokey"), gk_home, "").add(key, mnemonic)
+        bob = json.loads(c4(served_home, "keys", "show", "bob", "--json"))["address"]
+        servers: list[subprocess.Popen[str]] = []
+        sides: list[Side] = []
         try:
-            assert server.stdout is not None
-            url = json.loads(server.stdout.readline())["url"]
-            gk = Gnokey(gnokey, root / "gnokey-served", url)
-            for name, mnemonic in MNEMONICS.items():
-                gk.add(name, mnemonic)
-            figures["c4 serve"] = timed_games(gk, games)
+            for home, extra in ((served_home, []), (timed_home, ["--block-time", "1s"])):
+                c4(home, "init")
+                server = subprocess.Popen(
+                    [C4, "serve", "--listen", "127.0.0.1:0", "--json", *extra],
+                    env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD=""),
+                    stdout=subprocess.PIPE, text=True,
+                )  # fmt: skip
+                servers.append(server)
+                assert server.stdout is not None
+                url = json.loads(server.stdout.readline())["url"]
+                sides.append(
+                    Side("c4 serve", url, Gnokey(str(bin_dir / "gnokey"), gk_home, url), server.pid)
+                )
+            started = json.loads(c4(node_home, "node", "start", "--json", env=gno_env))
+            node = Side(
+                "gnoland",
+                started["url"],
+                Gnokey(str(bin_dir / "gnokey"), gk_home, started["url"]),
+                int(started["pid"]),
+            )
+            served, timed = sides
+            pair = [served, node]
+            run_bench(options, bin_dir, pair, timed, bob)
         finally:
-            server.send_signal(2)
-            server.wait(timeout=30)
-        node_home = root / "node"
-        home_with_players(C4, node_home)
-        started = json.loads(c4(node_home, "node", "start", "--json", env=gno_env))
-        try:
-            gk = Gnokey(gnokey, root / "gnokey-node", started["url"])
-            for name, mnemonic in MNEMONICS.items():
-                gk.add(name, mnemonic)
-            figures["gnoland"] = timed_games(gk, games)
-        finally:
-            c4(node_home, "node", "stop", env=gno_env)
-    print(f"{games} games of 11 transactions each, by gnokey v1.7.1")
-    print(f"{'chain':<10} {'median a tx':>12} {'median a game':>14}")
-    for chain, (per_tx, per_game) in figures.items():
-        print(
-            f"{chain:<10} {statistics.median(per_tx) * 1000:>10.0f} ms "
-            f"{statistics.median(per_game):>12.1f} s"
-        )
+            subprocess.run(
+                [C4, "node", "stop"],
+                env=dict(os.environ, C4_HOME=str(node_home), **gno_env),
+                capture_output=True,
+            )
+            for server in servers:
+                server.send_signal(2)
+                server.wait(timeout=30)
+
+
+def run_bench(
+    options: argparse.Namespace, bin_dir: Path, pair: list[Side], timed: Side, bob: str
+) -> None:
+    served, node = pair
+    rounds = options.rounds
+    # One game each to read, then everything in turns.
+    for number in range(options.games):
+        secrets = [hashlib.sha256(f"bench {number} {s}".encode()).hexdigest() for s in "ab"]
+        for side in pair:
+            before = len(side.gk.receipts)
+            played = start(side.gk, "alice", "bob", *secrets)
+            play(side.gk, played, "4545454")
+            for receipt in side.gk.receipts[before:]:
+                side.samples.setdefault(f"maketx call {receipt.func}", []).append(receipt.seconds)
+    for _ in range(rounds):
+        for side in pair:
+            side.timed(
+                "query vm/qeval", lambda s=side: s.gk.query("vm/qeval", f"{REALM}.GameJSON(1)")
+            )
+            side.timed("query bank/balances", lambda s=side: s.gk.query(f"bank/balances/{bob}"))
+            side.timed("maketx send", lambda s=side: s.send("alice", bob))
+            side.timed("send -simulate only", lambda s=side: s.send("alice", bob, only=True))
+            side.timed("call Offer -simulate only", side.offer_only)
+            side.samples.setdefault("kept-alive status", []).extend(keepalive(side.url))
+    print(f"gnokey v1.7.1, {rounds} rounds and {options.games} games, interleaved")
+    report(
+        pair,
+        ["query vm/qeval", "query bank/balances", "maketx send", "maketx call Offer",
+         "maketx call Play", "kept-alive status"],
+        {"maketx send": "send -simulate only", "maketx call Offer": "call Offer -simulate only"},
+    )  # fmt: skip
+    print("\nthroughput (landed transactions a second, gnokey maketx send loops)")
+    print(f"{'senders':<8} {'c4 serve':>9} {'--block-time 1s':>16} {'gnoland':>9}")
+    senders = [f"s{n}" for n in range(SENDERS)]
+    for count, each in ((1, 8), (4, 4), (16, 2)):
+        rates = [throughput(side, senders[:count], each, bob) for side in (served, timed, node)]
+        print(f"{count:<8} {rates[0]:>9.1f} {rates[1]:>16.1f} {rates[2]:>9.1f}")
+    print("\ngnoweb v1.7.1 pages")
+    webs = [gnoweb(bin_dir, side.url) for side in pair]
+    try:
+        for _ in range(rounds):
+            for side, (_, web) in zip(pair, webs, strict=True):
+                side.timed("gnoweb lobby", lambda w=web: fetch(w + "/r/samcrew/connect4"))
+                side.timed("gnoweb game", lambda w=web: fetch(w + "/r/samcrew/connect4:game/1"))
+    finally:
+        for proc, _ in webs:
+            proc.terminate()
+            proc.wait(timeout=10)
+    report(pair, ["gnoweb lobby", "gnoweb game"], {})
+    print(f"\nresident memory: c4 serve {served.rss_mb():.0f} MB, gnoland {node.rss_mb():.0f} MB")
 
 
 if __name__ == "__main__":

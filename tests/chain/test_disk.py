@@ -344,8 +344,8 @@ def test_sigint_and_sigterm_never_tear_a_block(chain: Home, c4_bin: str) -> None
         outcomes[proc.returncode] = outcomes.get(proc.returncode, 0) + 1
         if proc.returncode == 0:
             acknowledged.append(json.loads(out)["hash"])
-        elif proc.returncode < 0:
-            assert out == "" and err == ""
+        elif proc.returncode < 0:  # nothing of c4's ran: no output, or Python's own line
+            assert out == "" and (err == "" or err.rstrip().endswith("KeyboardInterrupt"))
         else:
             assert out, (proc.returncode, err)  # --json: the failure is a JSON line
             document = json.loads(out.splitlines()[-1])

@@ -77,6 +77,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "node start": [(["--validators", "0"], 2)],
     "node stop": [(["--validator", "x"], 2)],
     "node status": [(["--remote", UNREACHABLE], 2)],
+    "trust": [([], 2), (["--remote", UNREACHABLE], 2)],  # a local chain: no set to trust
     "node logs": [([], 2), (["--validator", "-1"], 2)],
     "demo": [(["--home", "{folder}/home"], 2)],
     "completion": [(["tcsh"], 2), ([], 2)],
