@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -91,7 +92,15 @@ class Broadcaster:
             return any(waiting.tx_id == tx_id for waiting in self.pool)
 
     def _tick(self) -> None:
-        while not self.stopped.wait(self.block_time):
+        """A block every ``block_time`` on a fixed beat, as a node's: making a block
+        does not push the next one later (a beat missed while a block was being made
+        is skipped, not made up in a burst)."""
+        beat = time.monotonic()
+        while True:
+            now = time.monotonic()
+            beat = next_beat(beat, now, self.block_time)
+            if self.stopped.wait(beat - now):
+                return
             self.make_block()
 
     def make_block(self) -> None:
@@ -115,6 +124,13 @@ class Broadcaster:
         """No more ticks; what waits in the pool goes into one last block."""
         self.stopped.set()
         self.make_block()
+
+
+def next_beat(beat: float, now: float, period: float) -> float:
+    """The first beat of a ``period`` grid through ``beat`` that is after ``now``."""
+    if beat + period > now:
+        return beat + period
+    return now + period - (now - beat) % period
 
 
 class Exists(Exception):

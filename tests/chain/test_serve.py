@@ -541,3 +541,14 @@ def test_expect_100_continue_is_answered_at_once(node: Served) -> None:
         data += sock.recv(65536)
     sock.close()
     assert data.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def test_a_block_time_beats_on_a_fixed_grid() -> None:
+    """Issue 53: with --block-time the blocks keep a node's beat: the time a block takes
+    to make does not push the next one later, and a beat missed is skipped."""
+    from c4cli.serve.broadcast import next_beat
+
+    assert next_beat(10.0, 10.3, 1.0) == 11.0  # a block took 0.3 s: the next still at 11
+    assert next_beat(11.0, 11.01, 1.0) == 12.0
+    assert next_beat(10.0, 12.25, 1.0) == 13.0  # 11 and 12 missed: on the grid, not at 13.25
+    assert next_beat(10.0, 11.0, 1.0) == 12.0  # exactly on a beat: the next one
