@@ -29,6 +29,36 @@ class Refused(C4Error):
         self.kind = kind
 
 
+# tm2's error types for the refusals c4 acts on or passes on (the words go in the log).
+UNKNOWN_ADDRESS = "/std.UnknownAddressError"
+INSUFFICIENT_FUNDS = "/std.InsufficientFundsError"
+INVALID_PKG_PATH = "/vm.InvalidPkgPathError"
+
+
+class UnknownAccount(Refused):
+    """gno.land's refusal of an account that does not exist: it never received coins."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(f"unknown address: account {address} does not exist", kind=UNKNOWN_ADDRESS)
+        self.address = address
+
+
+class SessionNotFound(Refused):
+    """A session key that its master's account does not hold (never made, or revoked)."""
+
+    def __init__(self, session: str, master: str) -> None:
+        super().__init__(f"session {session} not found for account {master}")
+        self.session = session
+        self.master = master
+
+
+class PackageNotFound(Refused):
+    """A package path the chain does not hold (gno.land's words and type)."""
+
+    def __init__(self, path: object) -> None:
+        super().__init__(f"package not found: {path}", kind=INVALID_PKG_PATH)
+
+
 class BadInput(C4Error):
     """Input that cannot become a transaction or query: caught before signing (exit 2)."""
 

@@ -12,7 +12,7 @@ from typing import Any
 from c4cli.chain import crypto, pubkeys
 from c4cli.chain.pubkeys import PubKey
 from c4cli.coins import Coins, format_coins
-from c4cli.errors import Refused
+from c4cli.errors import INSUFFICIENT_FUNDS, Refused, SessionNotFound, UnknownAccount
 from c4cli.records import Record
 
 
@@ -184,18 +184,19 @@ SESSION_TYPE = "/gno.SessionAccount"
 
 
 def unknown_account(address: str) -> Refused:
-    return Refused(f"unknown address: account {address} does not exist")
+    return UnknownAccount(address)
 
 
 def session_not_found(session_addr: str, master: str) -> Refused:
-    return Refused(f"session {session_addr} not found for account {master}")
+    return SessionNotFound(session_addr, master)
 
 
 def require_funds(address: str, have: Coins, need: Coins) -> None:
     if any(have.get(denom, 0) < amount for denom, amount in need.items()):
         raise Refused(
             f"insufficient funds: {address} has {format_coins(have) or '0ugnot'}, "
-            f"needs {format_coins(need)}"
+            f"needs {format_coins(need)}",
+            kind=INSUFFICIENT_FUNDS,
         )
 
 

@@ -40,7 +40,7 @@ from c4cli.chain.msgs import (
 from c4cli.chain.pubkeys import PubKey
 from c4cli.chain.tx import SIG_FAILED, signature_error, tx_hash
 from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, PackageNotFound, Refused
 from c4cli.realm import abi, rules
 from c4cli.realm.memory import Context, RealmPanic
 from c4cli.records import Record
@@ -331,7 +331,7 @@ class Executor:
         func = msg.get("func")
         args = msg.get("args", [])
         if pkg_path != self.state.genesis.realm_path:
-            raise Refused(f"package not found: {pkg_path}")
+            raise PackageNotFound(pkg_path)
         if not isinstance(func, str) or not isinstance(args, list):
             raise Refused("invalid transaction: bad func or args")
         if not all(isinstance(a, str) for a in args):

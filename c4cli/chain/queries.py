@@ -20,7 +20,7 @@ from c4cli.address import canonical
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer
 from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL
-from c4cli.errors import BadInput, BadQueryData, Refused
+from c4cli.errors import BadInput, BadQueryData, PackageNotFound, Refused
 from c4cli.gotext import quote
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
 
@@ -93,7 +93,7 @@ def parse_qeval(data: str, realm_path: str) -> tuple[str, list[str] | None]:
     if not dot or match is None:
         raise BadQueryData(data, "<pkgpath>.<Func>(<args>)")
     if path != realm_path:
-        raise Refused(f"package not found: {path}")
+        raise PackageNotFound(path)
     args = match["args"]
     return match["func"], (None if args is None else split_args(args))
 
@@ -103,7 +103,7 @@ def parse_qrender(data: str, realm_path: str) -> str:
     if not colon:
         raise BadQueryData(data, "<pkgpath>:<path>")
     if path != realm_path:
-        raise Refused(f"package not found: {path}")
+        raise PackageNotFound(path)
     return page
 
 

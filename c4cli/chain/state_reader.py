@@ -29,7 +29,7 @@ from c4cli.chain.queries import (
     variable_answer,
 )
 from c4cli.coins import format_coins
-from c4cli.errors import BadInput, NodeOnly, Refused
+from c4cli.errors import BadInput, NodeOnly, PackageNotFound, Refused
 from c4cli.gotext import quote
 from c4cli.realm import abi
 
@@ -74,7 +74,7 @@ class StateReader:
             return Answer(state.height, value)
         if path == QFUNCS:
             if data != self.realm_path:
-                raise Refused(f"package not found: {data}")
+                raise PackageNotFound(data)
             return Answer(state.height, _functions())
         if path.startswith(BALANCES):
             account = state.account(address_in(path, BALANCES))
@@ -91,7 +91,7 @@ class StateReader:
         if kind in SOURCES:
             source = sources.answer(kind, data, self.realm_path)
             if source is None:
-                raise Refused(f"package not found: {data}")
+                raise PackageNotFound(data)
             return Answer(state.height, source)
         if path in NODE_ONLY:
             raise NodeOnly(

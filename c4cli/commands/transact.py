@@ -38,7 +38,7 @@ from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.fast import open_chain as open_chain  # where the fast lanes reach it
 from c4cli.commands.text import key_names
 from c4cli.commands.txopts import TxOptions
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, Refused, UnknownAccount
 from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
 from c4cli.gotext import go_json
@@ -164,15 +164,16 @@ def submit(
     outbox.transacting()
     try:
         return chain.submit(signer, build, fee, tx.memo, policy=policy, then_read=then_read)
-    except Refused as refused:
-        if str(refused) == f"unknown address: account {signer.address} does not exist":
-            # gno.land's words, and the step they leave out: an account is made by
-            # the first coins it receives.
-            raise Refused(
-                f"{refused}: {key_name} holds no coins yet; fund it first, e.g. "
-                f"c4 send --to {key_name} --amount 10gnot KEY_WITH_COINS"
-            ) from None
-        raise
+    except UnknownAccount as refused:
+        if refused.address != signer.address:
+            raise
+        # gno.land's words, and the step they leave out: an account is made by the
+        # first coins it receives.
+        raise Refused(
+            f"{refused}: {key_name} holds no coins yet; fund it first, e.g. "
+            f"c4 send --to {key_name} --amount 10gnot KEY_WITH_COINS",
+            kind=refused.kind,
+        ) from None
 
 
 def generate_only(home: Path, key_name: str, chain: Chain, build: Build, tx: TxOptions) -> NoReturn:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.chain.paths import GASPRICE, SIMULATE
-from c4cli.errors import BadInput, Refused, Unreachable
+from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
 from c4cli.node.spec import NodeSpec, Prover
 from c4cli.node.transport import Call, Link, Transport
 
@@ -186,14 +186,15 @@ class NodeReader:
         """(account number, sequence) the signature must cover: the session's own when a
         session key signs (``answer``: the account's query, asked ahead)."""
         path = account_path(signer)
-        if signer.session_addr is not None:
-            missing = f"session {signer.session_addr} not found for account {signer.address}"
-        else:
-            missing = f"unknown address: account {signer.address} does not exist"
+        missing: Refused = (
+            UnknownAccount(signer.address)
+            if signer.session_addr is None
+            else SessionNotFound(signer.session_addr, signer.address)
+        )
         try:
             document = json.loads((answer or self.query(path)).data or "null")
         except Refused:
-            raise Refused(missing) from None
+            raise missing from None
         except ValueError:
             raise Unreachable(
                 f"{self.redacted} answered {path} with something that is not JSON"
@@ -203,7 +204,7 @@ class NodeReader:
         except ValueError:
             raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
         if found is None:
-            raise Refused(missing)
+            raise missing
         return found
 
     def gas_price(self, answer: Answer | None = None) -> tuple[int, int]:

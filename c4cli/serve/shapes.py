@@ -32,14 +32,6 @@ TM2_VERSION = "v1.0.0-rc.0"  # the block protocol version gnoland v1.7.1 reports
 ZERO_ADDRESS = encode_address(bytes(20))
 ZERO_PARTS = {"total": "0", "hash": None}
 STRING_ERROR = "/abci.StringError"
-# What each ante refusal of the local chain is, by the words it says (tm2's types).
-_KINDS = {
-    "insufficient funds": "/std.InsufficientFundsError",
-    "insufficient fee": "/std.InsufficientFeeError",
-    "unknown address": "/std.UnknownAddressError",
-    "does not exist": "/std.UnknownAddressError",
-    "package not found": "/vm.InvalidPkgPathError",
-}
 
 
 def b64(data: bytes | None) -> str | None:
@@ -146,10 +138,9 @@ def delivered_now(tx: Tx, outcome: TxOutcome) -> dict[str, Any]:
 
 
 def refusal_error(text: str, kind: str) -> dict[str, Any]:
-    """A refusal's ``Error`` as tm2 types it: its own kind where the chain said one (a
-    signature), an ante handler's by its words, else the realm's panic text."""
-    if not kind:
-        kind = next((k for words, k in _KINDS.items() if words in text), "")
+    """A refusal's ``Error`` as tm2 types it: the kind the chain gave it where it has
+    one (a signature, an unknown account, funds, a package path), else the realm's
+    panic text."""
     if kind:
         return {"@type": kind}  # tm2's error structs are empty: the words are in Log
     return {"@type": STRING_ERROR, "value": text}
