@@ -1,8 +1,8 @@
 """How a command line ends: one line for a failure, an exit code, and no tear-down.
 
-Click-free on purpose: the fast lane (``lane.py``) ends its commands here without
-loading click, and the click group ends every other command here too, so the two
-can never word a failure differently.
+Click-free on purpose: the fast lanes (``fast_query.py``, ``fast_play.py``) end
+their commands here without loading click, and the click group ends every other
+command here too, so the two can never word a failure differently.
 """
 
 from __future__ import annotations

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +47,6 @@ def call_text(func: str, args: list[str], *, short: bool = False) -> str:
         return f"{arg[:8]}…" if short and len(arg) > 16 else arg
 
     return f"{func}({', '.join(one(a) for a in args)})"
-
-
-def dumps(document: Any) -> str:
-    return json.dumps(document, ensure_ascii=False)
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

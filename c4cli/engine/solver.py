@@ -30,8 +30,6 @@ from c4cli.engine.book import Book
 WIDTH, HEIGHT = COLS, ROWS
 CELLS = WIDTH * HEIGHT
 H1 = HEIGHT + 1  # bits per column: six cells and a sentinel above them
-MIN_SCORE = -(CELLS // 2) + 3  # -18: lost to the opponent's 4th stone
-MAX_SCORE = (CELLS + 1) // 2 - 3  # 18: won with one's own 4th stone
 
 BOTTOM = sum(1 << (col * H1) for col in range(WIDTH))
 FULL = BOTTOM * ((1 << HEIGHT) - 1)

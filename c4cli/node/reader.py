@@ -1,6 +1,6 @@
 """A gno.land node, read: its head and times, queries, accounts, the gas price.
 
-tm2 JSON-RPC (``wire.md`` §4): ``status`` and ``block`` for the chain's head and
+tm2 JSON-RPC: ``status`` and ``block`` for the chain's head and
 times, ``abci_query`` for every read (the realm's paths, ``auth/accounts``,
 ``bank/balances``, the gas price). A :class:`NodeReader` holds the command's
 :class:`~c4cli.node.transport.Transport`; what a transaction asks ahead of its

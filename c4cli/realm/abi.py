@@ -32,15 +32,13 @@ class ArgumentError(ValueError):
 
 class Signature(NamedTuple):
     params: tuple[tuple[str, str], ...]
-    payable: bool = False
 
 
 CALLS: dict[str, Signature] = {
     "Offer": Signature(
-        (("opponent", ADDRESS), ("validFor", INT), ("commitment", STRING), ("maxFee", INT)),
-        payable=True,
+        (("opponent", ADDRESS), ("validFor", INT), ("commitment", STRING), ("maxFee", INT))
     ),
-    "Accept": Signature((("id", INT), ("seedCommitment", STRING)), payable=True),
+    "Accept": Signature((("id", INT), ("seedCommitment", STRING))),
     "Reveal": Signature((("id", INT), ("passphrase", STRING))),
     "RevealSeed": Signature((("id", INT), ("seed", STRING))),
     "Play": Signature((("id", INT), ("column", INT), ("move", INT))),
