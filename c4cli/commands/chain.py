@@ -91,8 +91,7 @@ def init(
         return
     if trust is not None:
         raise BadInput("--trust names a node's block: it goes with --remote URL")
-    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
-    keyring = Keyring(home)
+    # The input first: a bad one leaves the home as it was (its binding, its journal).
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
         raise BadInput("--block-interval must be at least 1s")
@@ -106,6 +105,8 @@ def init(
         if not sep:
             raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
         extra.append((target, parse_amount(coins)))
+    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
+    keyring = Keyring(home)
     if deployer == DEV_KEY:
         genesis.with_dev_key(keyring)
     owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)

@@ -47,6 +47,10 @@ def test_a_home_leaves_its_chain_only_with_nothing_pending_there(
     config = (client.path / "config.toml").read_bytes()
     journal = (client.path / "journal.jsonl").read_bytes()
 
+    bad = client.run("init", "--force", "--premine", "nonsense")  # bad input: nothing moves
+    assert bad.exit_code == 2 and "invalid --premine 'nonsense'" in bad.stderr
+    assert (client.path / "config.toml").read_bytes() == config
+    assert (client.path / "journal.jsonl").read_bytes() == journal
     for args in (("--trust-node", "init", "--remote", other.url, "--force"), ("init", "--force")):
         refused = client.run(*args)
         assert refused.exit_code == 2, refused.output
