@@ -62,7 +62,7 @@ def answer(
     elif what == "fees":
         fees = realm.fees()._asdict()
         if as_json:
-            # c4's words (docs/json.md): amounts in ugnot named so, null for no address.
+            # c4's words (README, JSON for scripts): ugnot amounts named so, null for none.
             emit_json(
                 {
                     "fee_ugnot": fees["fee"],
