@@ -19,13 +19,14 @@ from __future__ import annotations
 import contextlib
 import hmac
 import ipaddress
+import queue
 import secrets
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,15 @@ MAX_BODY = 1_000_000
 READ_TIMEOUT = 10.0
 BACKLOG = 128  # connections a burst of clients may open before the first is taken
 WRITE_BUFFER = 1 << 16  # bytes of a response gathered into one write
+IDLE_THREADS = 32  # connection threads kept waiting for the next connection
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = False  # server_close joins them: nothing in flight is cut
-    block_on_close = True
+class Server(HTTPServer):
+    """A connection a thread, as Go's server has a goroutine a connection; the threads
+    are kept once their connection ends and take the next one (starting a thread for
+    each new connection cost some 1.5 ms of its first answer: gnokey opens one for
+    every query)."""
+
     allow_reuse_address = True
     request_queue_size = BACKLOG
 
@@ -53,6 +58,40 @@ class Server(ThreadingHTTPServer):
         self.methods = Methods(home, f"{host}:{port}", block_time)
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
+        self._jobs: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
+        self._idle = 0  # threads waiting on _jobs
+        self._threads: list[threading.Thread] = []
+        self._closing = False
+        self._threads_lock = threading.Lock()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """The connection to a waiting thread, or to a new one when none waits."""
+        with self._threads_lock:
+            if self._idle:
+                self._idle -= 1
+                self._jobs.put((request, client_address))
+                return
+            thread = threading.Thread(
+                target=self._serve, args=(request, client_address), name="c4-serve-connection"
+            )
+            self._threads = [t for t in self._threads if t.is_alive()]
+            self._threads.append(thread)
+        thread.start()
+
+    def _serve(self, request: Any, client_address: Any) -> None:
+        job: tuple[Any, Any] | None = (request, client_address)
+        while job is not None:
+            try:
+                self.finish_request(*job)
+            except Exception:
+                self.handle_error(*job)
+            finally:
+                self.shutdown_request(job[0])
+            with self._threads_lock:
+                if self._closing or self._idle >= IDLE_THREADS:
+                    return
+                self._idle += 1
+            job = self._jobs.get()
 
     def track(self, sock: socket.socket, add: bool) -> None:
         with self.open_lock:
@@ -71,10 +110,18 @@ class Server(ThreadingHTTPServer):
         wait for the busy ones."""
         self.shutdown()
         self.methods.broadcaster.stop()
+        with self._threads_lock:
+            self._closing = True
+            for _ in range(self._idle):
+                self._jobs.put(None)
+            self._idle = 0
+            threads = list(self._threads)
         with self.open_lock:
             for sock in list(self.open):
                 with contextlib.suppress(OSError):  # a pending read ends; a write goes on
                     sock.shutdown(socket.SHUT_RD)
+        for thread in threads:
+            thread.join()
         self.server_close()
 
 

@@ -552,3 +552,14 @@ def test_a_block_time_beats_on_a_fixed_grid() -> None:
     assert next_beat(11.0, 11.01, 1.0) == 12.0
     assert next_beat(10.0, 12.25, 1.0) == 13.0  # 11 and 12 missed: on the grid, not at 13.25
     assert next_beat(10.0, 11.0, 1.0) == 12.0  # exactly on a beat: the next one
+
+
+def test_a_connections_thread_takes_the_next_connection(node: Served) -> None:
+    """Issue 53: gnokey opens a connection for every query; a thread started for each
+    cost some 1.5 ms of its answer, so a thread whose connection ended takes the next."""
+    for _ in range(20):
+        status, _ = node.raw("GET", "/health")
+        assert status == 200
+    time.sleep(0.2)  # the last connection's thread back to waiting (not a timing: a wait)
+    serving = [t for t in threading.enumerate() if t.name == "c4-serve-connection"]
+    assert 1 <= len(serving) <= 5, serving  # a few: a client may come back before one waits
