@@ -87,7 +87,9 @@ def is_canonical(text: str) -> bool:
 def canonical(text: str) -> str | None:
     """The canonical spelling of any accepted address, or None."""
     decoded = decode_address(text)
-    return None if decoded is None else encode_address(decoded[0])
+    if decoded is None:
+        return None
+    return text if decoded[1] else encode_address(decoded[0])  # most are canonical already
 
 
 def package_address(pkg_path: str) -> str:
