@@ -6,11 +6,14 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from support import PREMINE, Home
 
 SENDS = 20
 
 
+@pytest.mark.slow
 def test_two_shells_twenty_sends_each(chain: Home, c4_bin: str) -> None:
     env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
     script = " && ".join(

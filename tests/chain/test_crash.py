@@ -16,12 +16,15 @@ import signal
 import subprocess
 import time
 
+import pytest
+
 from support import Home
 
 ROUNDS = int(os.environ.get("C4_CRASH_ROUNDS", "100"))  # 20 of each; raise it to soak
 FAULTS = ["before-append", "mid-append", "after-append", "external", "none"]
 
 
+@pytest.mark.slow
 def test_kills_never_lose_an_acknowledged_transaction(chain: Home, c4_bin: str) -> None:
     env = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="")
     rng = random.Random(20261130)

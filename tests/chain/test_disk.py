@@ -225,6 +225,7 @@ def fill(mount: Path) -> Path:
     return filler
 
 
+@pytest.mark.slow
 def test_a_full_disk_for_real(tmpfs: Path, c4_bin: str) -> None:
     chain = tmpfs_chain(c4_bin, tmpfs)
     acknowledged = []
@@ -269,6 +270,7 @@ def test_a_full_disk_for_real(tmpfs: Path, c4_bin: str) -> None:
     still_whole(chain, c4_bin, acknowledged)
 
 
+@pytest.mark.slow
 def test_a_read_only_home_for_real(tmpfs: Path, c4_bin: str) -> None:
     chain = tmpfs_chain(c4_bin, tmpfs)
     sent = c4(c4_bin, chain.path, "send", "--to", "bob", "--amount", "1gnot", "--json", "alice")
@@ -307,6 +309,7 @@ def test_a_read_only_home_for_real(tmpfs: Path, c4_bin: str) -> None:
 ROUNDS = int(os.environ.get("C4_SIGNAL_ROUNDS", "40"))
 
 
+@pytest.mark.slow
 def test_sigint_and_sigterm_never_tear_a_block(chain: Home, c4_bin: str) -> None:
     """SIGINT and SIGTERM at random moments: half the rounds slowed down inside the
     append, a quarter just before it, a quarter at full speed."""
@@ -395,6 +398,7 @@ READS = (
 
 @pytest.mark.parametrize("fault", ["cache-save:ENOSPC", "cache-save:EIO", "cache-save:EROFS"])
 @pytest.mark.parametrize("stale", ["copied", "touched", "damaged"])
+@pytest.mark.slow
 def test_a_stale_cache_on_a_home_that_cannot_take_a_new_one_answers_reads(
     chain: Home, c4_bin: str, tmp_path: Path, fault: str, stale: str
 ) -> None:

@@ -6,9 +6,12 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from support import Home
 
 
+@pytest.mark.slow
 def test_two_keys_add_at_once_exactly_one_wins(home: Home, c4_bin: str) -> None:
     """Of two `c4 keys add NAME` at once, one adds the key and prints its mnemonic, the
     other is refused (exit 2) and prints none: no key is silently replaced."""

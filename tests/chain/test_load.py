@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from support import Home
 
 WORKERS = int(os.environ.get("C4_LOAD_WORKERS", "8"))
@@ -51,6 +53,7 @@ print(json.dumps(hashes))
 """
 
 
+@pytest.mark.slow
 def test_workers_at_once(chain: Home, c4_bin: str, tmp_path: Path) -> None:
     for w in range(WORKERS):
         for side in "ab":

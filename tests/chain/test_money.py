@@ -89,6 +89,7 @@ def test_stdout_closed_before_the_receipt_exits_141_with_the_secret_kept(
 
 
 @pytest.mark.slow
+@pytest.mark.slow
 def test_two_offers_with_one_passphrase_at_once_never_lose_its_secret(
     chain: Home, c4_bin: str
 ) -> None:

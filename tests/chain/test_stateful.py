@@ -13,6 +13,7 @@ import copy
 import hashlib
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
@@ -285,4 +286,4 @@ RealmMachine.TestCase.settings = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
 )
-TestRealmMachine = RealmMachine.TestCase
+TestRealmMachine = pytest.mark.slow(RealmMachine.TestCase)

@@ -15,6 +15,7 @@ from c4cli.chain.log import BlockLog
 from support import Home
 
 
+@pytest.mark.slow
 def test_a_pool_on_a_short_log_starts_and_stops_300_times(
     chain: Home, monkeypatch: pytest.MonkeyPatch
 ) -> None:

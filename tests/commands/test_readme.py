@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from recipe import INIT_LINE, ci_recipe, run_recipe
 
 from c4cli.chain import crypto
@@ -13,6 +14,7 @@ def address_of(mnemonic: str) -> str:
     return crypto.address_of(crypto.public_key(crypto.derive_private_key(mnemonic)))
 
 
+@pytest.mark.slow
 def test_the_ci_recipe_plays_the_four_endings_and_collects_the_fees(
     c4_bin: str, tmp_path: Path
 ) -> None:
@@ -27,6 +29,7 @@ def test_the_ci_recipe_plays_the_four_endings_and_collects_the_fees(
     assert lines[-1] == f"fees withdrawn: 0.3 GNOT to owner ({owner})"
 
 
+@pytest.mark.slow
 def test_the_ci_recipe_fails_when_a_payout_is_not_what_it_checks(
     c4_bin: str, tmp_path: Path
 ) -> None:

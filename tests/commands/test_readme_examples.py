@@ -103,6 +103,7 @@ def test_the_demo(tmp_path: Path, env: dict[str, str]) -> None:
     raise AssertionError("the secrets drew bob 20 times in a row")
 
 
+@pytest.mark.slow
 def test_the_operators_and_a_multisig_owner(
     tmp_path: Path, env: dict[str, str], walked: Path
 ) -> None:
@@ -147,6 +148,7 @@ def test_session_keys_in_reading_order(tmp_path: Path, env: dict[str, str], walk
     run(sessions, tmp_path, env, compare=False)
 
 
+@pytest.mark.slow
 def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> None:
     """The page in reading order, on the chain of the README's walkthrough (as it says)."""
     after_walkthrough(walked, tmp_path)
@@ -154,6 +156,7 @@ def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> N
         run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
 
 
+@pytest.mark.slow
 def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
     """The page in reading order, from an empty folder: it builds its own game (issue 48:
     no game set up behind the reader's back)."""

@@ -69,6 +69,7 @@ def test_won_game_pays_pot_minus_fee(chain: Home, shell: Shell) -> None:
     conserved(shell, chain)
 
 
+@pytest.mark.slow
 def test_drawn_game_refunds_both(chain: Home, shell: Shell) -> None:
     game, first, second = start(shell)
     for move, char in enumerate(DRAWN):
@@ -214,6 +215,7 @@ def test_two_step_ownership(chain: Home, shell: Shell) -> None:
     shell("set-fee", "0ugnot", "carol")
 
 
+@pytest.mark.slow
 def test_refusals_move_no_coins(chain: Home, shell: Shell) -> None:
     """Commitment reuse, stale moves and session-key refusals, as a shell user meets them."""
     game, first, second = start(shell, "--passphrase", strong("shared secret"))

@@ -196,6 +196,7 @@ def test_a_long_search_stops_on_a_signal(c4_bin: str, engine: str, signum: int) 
     assert err == f"Error: {name}\n"
 
 
+@pytest.mark.slow
 def test_two_bots_without_the_book_move_within_their_budget(chain: Home, c4_bin: str) -> None:
     """A fresh game and no book: the first moves cannot be proven in a second, so each
     bot plays the best found within --think 1 and says so; the game still ends."""
