@@ -96,6 +96,50 @@ class ChainExists(BadInput):
     which option replaces it)."""
 
 
+class HomeInUse(BadInput):
+    """A home bound to a node or holding a chain, asked to take another: ``would`` is
+    what forcing it does (the command layer names the option)."""
+
+    def __init__(self, message: str, would: str) -> None:
+        super().__init__(message)
+        self.would = would
+
+
+class BadTrustPoint(BadInput):
+    """A trust point (a block's ``HEIGHT:HASH``) that does not read as one."""
+
+    def __init__(self, given: str) -> None:
+        super().__init__(
+            "HEIGHT:HASH, a block's height and its hash in 64 hex digits or in base64 as "
+            "the RPC gives it (from a source you trust)"
+        )
+        self.given = given
+
+
+class BoundElsewhere(BadInput):
+    """A realm path or chain id asked of a home bound to another: ``what`` says which
+    (``realm_path``, ``chain_id``), ``given`` the value asked."""
+
+    def __init__(self, message: str, what: str, given: str) -> None:
+        super().__init__(message)
+        self.what = what
+        self.given = given
+
+
+class NoAccountNumbers(BadInput):
+    """Signing offline for an account the chain does not have yet, with no account
+    number and sequence given (the command layer names the options)."""
+
+
+class NoMaxFee(BadInput):
+    """A house-fee bound asked of a realm whose Offer takes none."""
+
+
+class NoKeptSecret(BadInput):
+    """A reveal with no secret kept in the home for it (the command layer names the
+    option that gives one)."""
+
+
 class NodeOnly(BadInput):
     """A query the local chain cannot answer as a node would (the command layer says
     which option asks a node)."""
@@ -120,6 +164,11 @@ class HomeDamaged(C4Error):
     """The home is missing, damaged or tampered with (exit 3)."""
 
     exit_code = 3
+
+
+class SecretDamaged(HomeDamaged):
+    """A kept secret that does not match its commitment (the command layer says which
+    option reveals with the secret from elsewhere)."""
 
 
 class DiskError(C4Error):

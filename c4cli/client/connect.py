@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from c4cli.chain.paths import QFUNCS
-from c4cli.errors import BadInput, warn_once
+from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.node.spec import NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
@@ -101,7 +101,7 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
     bound = read_remote(home)
     if bound is not None:
         if not force:
-            raise BadInput(f"{home} is bound to a node: pass --force to make a local chain instead")
+            raise HomeInUse(f"{home} is bound to a node", would="make a local chain instead")
         from c4cli.home import journals
 
         journals.check_leave(home, bound.chain_id)
@@ -158,11 +158,11 @@ def bind(
     if has_chain(home) and not force:
         bound = read_remote(home)
         if bound is not None:
-            raise BadInput(
-                f"{home} is bound to {shown_url(bound.url)} (chain {bound.chain_id}): pass "
-                "--force to bind it anew (what it sent stays in its journal)"
+            raise HomeInUse(
+                f"{home} is bound to {shown_url(bound.url)} (chain {bound.chain_id})",
+                would="bind it anew (what it sent stays in its journal)",
             )
-        raise BadInput(f"a chain already exists in {home}: pass --force to replace it")
+        raise HomeInUse(f"a chain already exists in {home}", would="replace it")
     height, block_hash = _trust_point(trust)
     node = _reader()(NodeSpec(url, realm_path, chain_id))
     head = node.head()  # the node answers, or exit 4 and nothing is written
@@ -229,10 +229,7 @@ def _trust_point(trust: str | None) -> tuple[int, str]:
     if not (height.isascii() and height.isdigit() and len(height) < 19 and int(height) > 0):
         block_hash = ""
     if not re.fullmatch(r"[0-9A-Fa-f]{64}", block_hash):
-        raise BadInput(
-            f"invalid --trust {trust!r}: HEIGHT:HASH, a block's height and its hash in 64 "
-            "hex digits or in base64 as the RPC gives it (from a source you trust)"
-        )
+        raise BadTrustPoint(trust)
     return int(height), block_hash.upper()
 
 
@@ -298,11 +295,13 @@ def _open(
         _dial(str(url))
         return kind()(NodeSpec(str(url), realm_path or DEFAULT_REALM_PATH, chain_id, unbound=True))
     if realm_path is not None and realm_path != config.realm_path:
-        raise BadInput(
-            f"--realm-path {realm_path!r}: this home is bound to the realm {config.realm_path}"
+        raise BoundElsewhere(
+            f"this home is bound to the realm {config.realm_path}", "realm_path", realm_path
         )
     if chain_id is not None and chain_id != config.chain_id:
-        raise BadInput(f"--chain-id {chain_id!r}: this home is bound to chain {config.chain_id!r}")
+        raise BoundElsewhere(
+            f"this home is bound to chain {config.chain_id!r}", "chain_id", chain_id
+        )
     _dial(config.url if url is None else url)
     from c4cli.home import journal as journals  # after the dial: off the network's path
 

@@ -24,7 +24,7 @@ from c4cli.chain.msgs import MSG_CREATE_SESSION, Signature, msg_signer
 from c4cli.chain.pubkeys import Multisig, PubKey
 from c4cli.chain.tx import Tx, sign_bytes
 from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, NoAccountNumbers, Refused
 from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.gotext import go_json
@@ -89,10 +89,7 @@ def account_numbers(reader: Reader, address: str, session: str | None = None) ->
     except ValueError:
         found = None
     if found is None:
-        raise BadInput(
-            f"account {address} does not exist yet: send it coins first, or give "
-            "--account-number and --account-sequence"
-        )
+        raise NoAccountNumbers(f"account {address} does not exist yet: send it coins first")
     return found
 
 

@@ -25,7 +25,7 @@ from c4cli.chain.interface import DEFAULT_POLICY, Build, Chain, Receipt, SendPol
 from c4cli.chain.tx import Fee, Msg, call_msg, fee
 from c4cli.client.realm_client import GameView, RealmClient
 from c4cli.commitment import commitment_of
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import BadInput, NoKeptSecret, NoMaxFee, Refused
 from c4cli.home.secrets import SecretStore, new_secret
 from c4cli.realm.rules import DENOM
 from c4cli.realm.rules import MIN_STAKE as MIN_STAKE  # the commands' word for it
@@ -107,7 +107,7 @@ def offer(
         if params is None:
             raise Refused(f"function Offer not found in {realm.reader.realm_path}")
         if "maxFee" not in params and max_fee is not None:
-            raise BadInput(f"--max-fee: the realm at {realm.reader.realm_path} takes no maxFee")
+            raise NoMaxFee(f"the realm at {realm.reader.realm_path} takes no maxFee")
         values = {"opponent": opponent, "validFor": str(valid_for), "commitment": commitment}
         if "maxFee" in params:
             values["maxFee"] = str(max_fee if max_fee is not None else realm.fee())
@@ -151,9 +151,7 @@ def reveal(
                 f"{key or player} is not a player in game {game_id}: it has nothing to reveal"
             )
         if value is None:
-            raise BadInput(
-                f"no kept secret for game {game_id} and key {key or player}: pass --secret"
-            )
+            raise NoKeptSecret(f"no kept secret for game {game_id} and key {key or player}")
         return reveal_call(game_id, value, acceptor=acceptor)
 
     return build

@@ -18,13 +18,20 @@ from c4cli import outbox
 from c4cli.errors import (
     BadInput,
     BadQueryData,
+    BadTrustPoint,
+    BoundElsewhere,
     C4Error,
     ChainExists,
     FeeAboveCap,
     GasBelowUse,
+    HomeInUse,
+    NoAccountNumbers,
     NodeOnly,
+    NoKeptSecret,
+    NoMaxFee,
     NoValidators,
     PathOutOfRange,
+    SecretDamaged,
     UnboundNode,
 )
 from c4cli.escape import printable
@@ -129,6 +136,21 @@ def worded(exc: C4Error) -> str:
         )
     if isinstance(exc, ChainExists):
         return f"{exc}: pass --force to replace it"
+    if isinstance(exc, HomeInUse):
+        return f"{exc}: pass --force to {exc.would}"
+    if isinstance(exc, BadTrustPoint):
+        return f"invalid --trust {exc.given!r}: {exc}"
+    if isinstance(exc, BoundElsewhere):
+        option = "--realm-path" if exc.what == "realm_path" else "--chain-id"
+        return f"{option} {exc.given!r}: {exc}"
+    if isinstance(exc, NoAccountNumbers):
+        return f"{exc}, or give --account-number and --account-sequence"
+    if isinstance(exc, NoMaxFee):
+        return f"--max-fee: {exc}"
+    if isinstance(exc, NoKeptSecret):
+        return f"{exc}: pass --secret"
+    if isinstance(exc, SecretDamaged):
+        return f"{exc}: if you have the secret elsewhere, reveal with --secret"
     if isinstance(exc, NodeOnly):
         return f"{exc} (ask a node with --remote)"
     if isinstance(exc, NoValidators):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from c4cli import outbox
 from c4cli.commitment import commitment_of, is_commitment
-from c4cli.errors import BadInput, HomeDamaged
+from c4cli.errors import BadInput, SecretDamaged
 from c4cli.files import read_private, write_private
 
 # The realm's refusal of a commitment its caller used before: one carrying it is on chain.
@@ -109,8 +109,7 @@ class SecretStore:
         except UnicodeDecodeError:
             secret = None
         if secret is None or commitment_of(secret) != commitment:
-            raise HomeDamaged(
-                f"{path} does not hold the secret of commitment {commitment} (damaged?): "
-                "if you have the secret elsewhere, reveal with --secret"
+            raise SecretDamaged(
+                f"{path} does not hold the secret of commitment {commitment} (damaged?)"
             )
         return secret
