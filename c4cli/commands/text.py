@@ -52,15 +52,15 @@ def call_text(func: str, args: list[str], *, short: bool = False) -> str:
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int:
-    """``90s``, ``15m``, ``1h``, ``1h30m``, or a bare number in the unit ``bare``; in seconds.
+def parse_duration(text: str, *, what: str = "duration") -> int:
+    """``90s``, ``15m``, ``1h``, ``1h30m``, or a bare number of seconds; in seconds.
 
-    >>> parse_duration("1h30m"), parse_duration("90"), parse_duration("15", bare="m")
+    >>> parse_duration("1h30m"), parse_duration("90"), parse_duration("15m")
     (5400, 90, 900)
     """
     raw = text.strip().lower()
     if raw.isascii() and raw.isdigit():
-        raw += bare
+        raw += "s"
     total, number = 0, ""
     for char in raw:
         if char.isascii() and char.isdigit():
@@ -72,8 +72,7 @@ def parse_duration(text: str, *, what: str = "duration", bare: str = "s") -> int
             number = "x"
             break
     if number or not raw:
-        unit = {"s": "seconds", "m": "minutes"}[bare]
-        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h (a bare number is {unit})")
+        raise BadInput(f"invalid {what} {text!r}: use e.g. 90s, 15m, 1h (a bare number is seconds)")
     return total
 
 
