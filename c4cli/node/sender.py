@@ -228,13 +228,10 @@ class Sender:
         if earlier is not None:
             return earlier
         chosen = fee
-        if not fee.get("gas_wanted"):
-            chosen, gas_used = self._estimate(
-                signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
-            )
-            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
-        elif not fee.get("gas_fee"):
-            chosen, gas_used = self._given_gas(
+        if not fee.get("gas_wanted") or not fee.get("gas_fee"):
+            # c4 picks the gas (from the simulation), or the fee for the gas given.
+            pick = self._given_gas if fee.get("gas_wanted") else self._estimate
+            chosen, gas_used = pick(
                 signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
             )
             tx = self._sign(signer, msgs, chosen, memo, number, sequence)
