@@ -17,9 +17,9 @@ import re
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
-from c4cli.chain import answers
+from c4cli.chain import answers, sources
 from c4cli.chain.interface import Answer
-from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL
+from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL, SOURCES
 from c4cli.errors import BadInput, BadQueryData, PackageNotFound, Refused
 from c4cli.gotext import quote
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
@@ -147,6 +147,12 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         held = None if text is None else answers.tm2_account(json.loads(text))
         coins = "" if held is None else held.coins
         return Answer(height, json.dumps(coins))
+    kind = path.partition("?")[0]  # vm/qpaths?limit=N
+    if kind in SOURCES:  # the Gno that ships with c4: no state to load
+        source = sources.answer(kind, data, str(stamp["realm_path"]))
+        if source is None:
+            raise PackageNotFound(data)
+        return Answer(height, source)
     if path != QEVAL:
         return None
     name, args = parse_qeval(data, str(stamp["realm_path"]))

@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from c4cli import __version__
-from c4cli.chain import sources
 from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
 from c4cli.chain.local import LocalChain
 from c4cli.chain.log import BlockRecord
-from c4cli.chain.paths import SOURCES
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
 from c4cli.serve import shapes
 from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
@@ -313,10 +311,6 @@ class Methods:
         if path == GAS_PRICE:
             response["ResponseBase"] = shapes.base(data=GAS_PRICE_JSON)
             return {"response": response}
-        source = self._source(chain, path, data.decode("utf-8", "replace"))
-        if source is not None:
-            response["ResponseBase"] = source
-            return {"response": response}
         if path == APP_SIMULATE:
             response["Value"] = shapes.b64(shapes.deliver_binary(self._simulate(chain, data)))
             return {"response": response}
@@ -331,17 +325,6 @@ class Methods:
         else:
             response["ResponseBase"] = shapes.base(data=answer.data)
         return {"response": response}
-
-    def _source(self, chain: LocalChain, path: str, data: str) -> dict[str, Any] | None:
-        """The realm's Gno source, for vm/qfile, vm/qdoc and vm/qpaths; None for others."""
-        kind = path.partition("?")[0]  # vm/qpaths?limit=N
-        if kind not in SOURCES:
-            return None
-        text = sources.answer(kind, data, chain.realm_path)
-        if text is None:
-            error = {"@type": "/vm.InvalidPkgPathError"}
-            return shapes.base(error=error, log=f"package not found: {data}")
-        return shapes.base(data=text)
 
     def _simulate(self, chain: LocalChain, raw: bytes) -> dict[str, Any]:
         try:
