@@ -105,13 +105,14 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
         from c4cli.home import journals
 
         journals.check_leave(home, bound.chain_id)
-        _kept(journals.leave(home, bound.chain_id), bound.chain_id)
+        kept_aside(journals.leave(home, bound.chain_id), bound.chain_id)
         forget_remote(home)
         _trust_file(home).forget()
     return chain
 
 
-def _kept(aside: Path | None, chain_id: str) -> None:
+def kept_aside(aside: Path | None, chain_id: str) -> None:
+    """Say where the journal of the chain a home left went (when it had one)."""
     if aside is not None:
         warn_once(f"note: the journal of chain {chain_id!r} is kept as {aside}")
 
@@ -187,7 +188,7 @@ def bind(
         )
     remote = Remote(url, node.chain_id, realm_path, trust_node=trust_node)
     if before is not None and leaving:
-        _kept(journals.leave(home, before.chain_id), before.chain_id)
+        kept_aside(journals.leave(home, before.chain_id), before.chain_id)
     write_remote(home, remote)
     if trusted is None:
         _trust_file(home).forget()  # a set trusted for an earlier binding is not this one's

@@ -159,9 +159,8 @@ def start(
         running.stop()
         shutil.rmtree(folder, ignore_errors=True)
         raise
-    kept = journals.leave(home, previous.chain_id if previous else "unbound")
-    if kept is not None:
-        click.echo(f"note: the journal of the previous chain is kept as {kept}", err=True)
+    left = previous.chain_id if previous else "unbound"
+    connect.kept_aside(journals.leave(home, left), left)
     write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
     connect.trust_own_node(home, nodes[0].genesis_validators())
     owner = DEV_KEY
