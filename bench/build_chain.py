@@ -23,17 +23,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-from c4cli.chain import crypto
-from c4cli.chain.blocks import Genesis, block_hash, tx_entry
 from c4cli.chain.clock import format_time, parse_time
-from c4cli.chain.local import LocalChain
-from c4cli.chain.log import render_block
-from c4cli.chain.tx import fee, signed_tx
 from c4cli.client import workflow
 from c4cli.commitment import commitment_of
 from c4cli.home.keys import Keyring
+from c4cli.local.blocks import Genesis, block_hash, tx_entry
+from c4cli.local.chain import LocalChain
+from c4cli.local.log import render_block
 from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH
+from c4cli.wire import crypto
+from c4cli.wire.tx import fee, signed_tx
 
 PLAYERS = 16
 STAKE = 1_000_000  # ugnot

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 
 
@@ -17,16 +18,32 @@ class C4Error(Exception):
     exit_code = 1
 
 
+# The refusals c4 acts on that carry no type of their own (a realm's panic, the VM's
+# words for a name a package does not declare) are known by their words alone. Those
+# words are read here, once, as a refusal is made (by the local executor, or from a
+# node's answer), into a code; nothing else reads a refusal's words.
+CLOCK_RUNNING = "clock running"  # ClaimTimeout before the move clock ran out
+COMMITMENT_USED = "commitment used"  # a commitment the realm has seen before
+UNDECLARED = "undeclared"  # a name the package does not declare (a realm's version)
+_WORDS = (
+    (re.compile(r"move clock has not run out"), CLOCK_RUNNING, re.Pattern.fullmatch),
+    (re.compile(r"commitment already used\b"), COMMITMENT_USED, re.Pattern.match),
+    (re.compile(r"\bname \S+ not declared\b"), UNDECLARED, re.Pattern.search),
+)
+
+
 class Refused(C4Error):
     """The chain or the realm refused a transaction or query (exit 1). ``kind`` is the
-    refusal's error type as tm2 names it (``/std.UnauthorizedError``), where known:
-    what c4 acts on, never the words."""
+    refusal's error type as tm2 names it (``/std.UnauthorizedError``), where known;
+    ``code`` one of the codes above, for a refusal with no type of its own: what c4
+    acts on, never the words."""
 
     exit_code = 1
 
     def __init__(self, message: str, *, kind: str = "") -> None:
         super().__init__(message)
         self.kind = kind
+        self.code = next((code for words, code, how in _WORDS if how(words, message)), "")
 
 
 # tm2's error types for the refusals c4 acts on or passes on (the words go in the log).
@@ -161,9 +178,14 @@ class PathOutOfRange(BadInput):
 
 
 class HomeDamaged(C4Error):
-    """The home is missing, damaged or tampered with (exit 3)."""
+    """The home is missing, damaged or tampered with (exit 3). ``file``, when given,
+    is the file at fault, and the message begins with it."""
 
     exit_code = 3
+
+    def __init__(self, message: str, *, file: object = None) -> None:
+        super().__init__(message if file is None else f"{file}: {message}")
+        self.file = file
 
 
 class SecretDamaged(HomeDamaged):

@@ -18,13 +18,13 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from c4cli.chain.amino import decode_tx
-from c4cli.chain.crypto import address_of, public_key
 from c4cli.chain.interface import SendPolicy
-from c4cli.chain.tx import fee, signature_error
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
 from c4cli.node.http import Target
+from c4cli.wire.amino import decode_tx
+from c4cli.wire.crypto import address_of, public_key
+from c4cli.wire.tx import fee, signature_error
 
 CHAIN_ID = "dev"
 SKIP = SendPolicy(simulate="skip")

@@ -1,4 +1,11 @@
-"""Arrows point one way: commands → client → home → chain → realm → engine → base."""
+"""Arrows point one way: commands → client → home → chain → realm → engine → base.
+
+The rooms (docs/contributing.md walks them): ``wire`` is tm2's and gno.land's bytes
+(amino, protobuf, keys, signatures, transactions, messages, Merkle roots, query paths,
+result shapes) and knows no backend; ``chain`` is the interface every backend
+implements and the values it speaks in, alone; ``local`` is the local backend (the log,
+replay, the checkpoint, the executor); ``node`` is a node's client.
+"""
 
 from __future__ import annotations
 
@@ -26,22 +33,29 @@ BASE = {
 # secrets, config, the journal) stands beside the chain: it uses the chain's value
 # types and signing, and no chain code uses it (a node client is handed its journal).
 #
-# The node client (``node``) is a backend of the chain interface in a room of its own:
-# it uses the chain's value types, wire and signing, and only the door
-# (client/connect.py) opens it. gnoland's processes (``gnoland``) are `c4 node`'s only.
-# `c4 serve`'s RPC server (``serve``) stands on the local chain, and only its command
-# opens it.
+# The node client (``node``) and the local chain (``local``) are the two backends of
+# the chain interface, each in a room of its own: they use the interface's value types
+# and the wire, and only the door (client/connect.py) opens them. gnoland's processes
+# (``gnoland``) are `c4 node`'s only. `c4 serve`'s RPC server (``serve``) stands on the
+# local chain, and only its command opens it. Commands read one module of the local
+# room: ``local.blocks``, for a new chain's genesis and its defaults.
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},
-    "chain": {"realm", "engine"},
-    "node": {"chain"},
+    "wire": set(),
+    "chain": {"wire"},
+    "local": {"chain", "wire", "realm", "engine"},
+    "node": {"chain", "wire"},
     "gnoland": set(),
-    "serve": {"chain"},
-    "home": {"chain"},
-    "client": {"home", "chain", "node", "realm", "engine"},
-    "commands": {"client", "home", "chain", "gnoland", "serve", "engine"},
+    "serve": {"chain", "local", "wire"},
+    "home": {"chain", "wire"},
+    "client": {"home", "chain", "wire", "local", "node", "realm", "engine"},
+    "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine"},
 }
+COMMANDS_READ_OF_LOCAL = {"c4cli.local.blocks"}
+# Named by the interface for types only (under TYPE_CHECKING): a new local chain's
+# genesis (``Chain.init``), and the log's entries ``chain/listing.py`` lists.
+TYPES_ONLY = {("chain", "c4cli.local.blocks"), ("chain", "c4cli.local.log")}
 
 
 def imports(path: Path) -> set[str]:
@@ -77,9 +91,53 @@ def test_a_layer_imports_only_the_layers_below(layer: str) -> None:
             parts = module.split(".")
             if len(parts) < 2 or parts[1] in BASE or parts[1] in (layer, "__version__"):
                 continue
-            if parts[1] not in ALLOWED[layer]:
+            if parts[1] not in ALLOWED[layer] and (layer, module) not in TYPES_ONLY:
                 wrong.append(f"{path.name} imports {module}")
     assert wrong == []
+
+
+def test_commands_read_of_the_local_room_only_its_genesis() -> None:
+    found = {
+        f"{path.name} imports {module}"
+        for path in sorted((PACKAGE / "commands").glob("*.py"))
+        for module in imports(path)
+        if module.startswith("c4cli.local") and module not in COMMANDS_READ_OF_LOCAL
+    }
+    assert found == set()
+
+
+def test_the_wire_knows_no_backend() -> None:
+    """tm2's bytes are the same for every backend: nothing in the wire room imports a
+    backend, the interface, or anything above them, even for types."""
+    found = {
+        f"{path.name} imports {module}"
+        for path in sorted((PACKAGE / "wire").glob("*.py"))
+        for module in imports(path)
+        if module.split(".")[1] not in BASE | {"wire"}
+    }
+    assert found == set()
+
+
+def test_chain_holds_the_interface_alone() -> None:
+    """chain/ is the interface and the values it speaks in: no module of it imports a
+    backend at run time (the local chain's Genesis and log entries are named for types
+    only), and each module is the interface's (no executor, no log, no client)."""
+    assert sorted(p.name for p in (PACKAGE / "chain").glob("*.py")) == [
+        "__init__.py",
+        "clock.py",
+        "interface.py",
+        "listing.py",
+        "trust.py",
+    ]
+    found = set()
+    for path in sorted((PACKAGE / "chain").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:  # top-level imports only: TYPE_CHECKING blocks are nested
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("c4cli."):
+                room = (node.module or "").split(".")[1]
+                if room not in BASE | {"chain", "wire"}:
+                    found.add(f"{path.name} imports {node.module}")
+    assert found == set()
 
 
 def test_no_command_reads_the_realms_memory() -> None:
@@ -113,10 +171,8 @@ def test_commands_never_ask_which_backend_they_have() -> None:
 
 
 BACKEND_MODULES = (
-    {
-        f"c4cli.chain.{name}"
-        for name in ("local", "loading", "cache", "projection", "state", "state_reader", "execute")
-    }
+    {f"c4cli.local.{path.stem}" for path in (PACKAGE / "local").glob("*.py")}
+    - COMMANDS_READ_OF_LOCAL
     | {f"c4cli.node.{path.stem}" for path in (PACKAGE / "node").glob("*.py")}
     | {"c4cli.node"}
 )
@@ -135,7 +191,7 @@ def test_commands_open_a_chain_only_through_the_door() -> None:
 
 def test_the_interface_stands_above_its_implementations() -> None:
     # chain/trust.py is the interface's part about proofs (types only), kept apart for size.
-    allowed = {"c4cli.chain.blocks", "c4cli.chain.tx", "c4cli.chain.trust"}
+    allowed = {"c4cli.local.blocks", "c4cli.wire.tx", "c4cli.chain.trust"}  # blocks: types only
     assert imports(PACKAGE / "chain" / "interface.py") <= allowed
     assert imports(PACKAGE / "chain" / "trust.py") == set()
 
@@ -145,20 +201,20 @@ def test_the_interface_stands_above_its_implementations() -> None:
 # should not pay, or because it must come after something (console.py). Everything
 # else is imported at the top of its module.
 LAZY = {
-    ("chain/cache.py", "c4cli.chain.state"): "the executor and the realm (~60 ms): not for a read",
-    ("chain/crypto.py", "coincurve"): "libsecp256k1 (10-25 ms): signing and verifying only",
-    ("chain/crypto.py", "mnemonic"): "BIP39 wordlists (~20 ms): mnemonics only",
-    ("chain/local.py", "c4cli.chain.state"): "the executor and the realm: a new chain only",
+    ("local/cache.py", "c4cli.local.state"): "the executor and the realm (~60 ms): not for a read",
+    ("wire/crypto.py", "coincurve"): "libsecp256k1 (10-25 ms): signing and verifying only",
+    ("wire/crypto.py", "mnemonic"): "BIP39 wordlists (~20 ms): mnemonics only",
+    ("local/chain.py", "c4cli.local.state"): "the executor and the realm: a new chain only",
     (
-        "chain/local.py",
-        "c4cli.chain.state_reader",
+        "local/chain.py",
+        "c4cli.local.state_reader",
     ): "the realm's code: when the cache cannot answer",
-    ("chain/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
-    ("chain/replay.py", "c4cli.chain.state"): "the executor and the realm: replay only",
+    ("local/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
+    ("local/replay.py", "c4cli.local.state"): "the executor and the realm: replay only",
     ("node/early.py", "ssl"): "TLS (~15 ms): an https node only",
-    ("chain/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
-    ("chain/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
-    ("client/connect.py", "c4cli.chain"): (
+    ("local/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
+    ("wire/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
+    ("client/connect.py", "c4cli.local"): (
         "the local chain when a home uses it: its SQLite, TOML and replay"
     ),
     ("client/connect.py", "c4cli.home"): (
@@ -272,7 +328,7 @@ def test_backends_name_no_option() -> None:
     recommend, in backquotes (`c4 verify --repair`), is not an option."""
     flag = re.compile(r"--[a-z][a-z-]+")
     found = []
-    for room in ("chain", "node", "client", "home"):
+    for room in ("chain", "wire", "local", "node", "client", "home"):
         for path in sorted((PACKAGE / room).glob("*.py")):
             tree = ast.parse(path.read_text())
             docs = {
@@ -299,3 +355,43 @@ def test_backends_name_no_option() -> None:
         "journal.py --forget-above",
     }
     assert sorted({f.split(":")[0] + " " + f.split(" ")[1] for f in found} - kept) == []
+
+
+def _words_of(node: ast.AST, names: set[str]) -> bool:
+    """Whether ``node`` is an exception's words: ``str(exc)``, ``exc.args…`` or an
+    f-string of them, for ``exc`` one of ``names``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str":
+        return any(isinstance(arg, ast.Name) and arg.id in names for arg in node.args)
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr in ("args", "message", "strerror")
+        and isinstance(node.value, ast.Name)
+        and node.value.id in names
+    )
+
+
+def test_no_refusal_is_told_apart_by_its_words() -> None:
+    """c4 acts on a refusal's type or code (errors.py reads the few that have neither,
+    once, as they are made): no handler compares, searches or matches the words of the
+    exception it caught."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for handler in ast.walk(tree):
+            if not isinstance(handler, ast.ExceptHandler) or handler.name is None:
+                continue
+            names = {handler.name}
+            for node in ast.walk(ast.Module(body=handler.body, type_ignores=[])):
+                read = []
+                if isinstance(node, ast.Compare):
+                    read = [node.left, *node.comparators]
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    if node.func.attr in ("startswith", "endswith", "find", "count"):
+                        read = [node.func.value]
+                    elif node.func.attr in ("search", "match", "fullmatch", "findall"):
+                        read = list(node.args)
+                if any(_words_of(operand, names) for operand in read):
+                    found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []

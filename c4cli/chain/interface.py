@@ -2,7 +2,7 @@
 
 A command signs and submits messages, asks queries by gno.land's own paths
 (``vm/qeval``, ``vm/qrender``, ``bank/balances/…``, ``auth/accounts/…``) and
-reads the last block's height and time. :class:`~c4cli.chain.local.LocalChain`
+reads the last block's height and time. :class:`~c4cli.local.chain.LocalChain`
 answers from the log in the home; a node client answers from a gno.land node.
 Nothing here knows what a game is: the realm's part is read through
 :mod:`c4cli.client.realm_client`, from what any gno.land client can read. The
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, Protocol, TypedDict
 
 if TYPE_CHECKING:
-    from c4cli.chain.blocks import Genesis
     from c4cli.chain.trust import Proven
-    from c4cli.chain.tx import Fee, Msg, Tx
+    from c4cli.local.blocks import Genesis
+    from c4cli.wire.tx import Fee, Msg, Tx
 
 
 class Signer(NamedTuple):

@@ -41,14 +41,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, cast
 
-from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import ListedBlock, ListedTx, Messages
-from c4cli.chain.msgs import Tx, msg_names, msg_signer
 from c4cli.chain.trust import Proven
+from c4cli.wire.msgs import Tx, msg_names, msg_signer
+from c4cli.wire.results import TxAnswer
 
 if TYPE_CHECKING:
-    from c4cli.chain.blocks import Block
-    from c4cli.chain.log import TxEntry
+    from c4cli.local.blocks import Block
+    from c4cli.local.log import TxEntry
 
 LANDED = "landed"
 

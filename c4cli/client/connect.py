@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from c4cli.chain.paths import QFUNCS
 from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.node.spec import NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
+from c4cli.wire.paths import QFUNCS
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
@@ -331,7 +331,7 @@ def _open(
 
 
 def _local_chain(home: Path) -> LocalControls:
-    from c4cli.chain import local
+    from c4cli.local import chain as local
 
     return local.LocalChain(home)
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from c4cli.chain import crypto
-from c4cli.chain.blocks import Genesis
 from c4cli.coins import UGNOT, format_coins
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
+from c4cli.local.blocks import Genesis
+from c4cli.wire import crypto
 
 PREMINE_UGNOT = 10_000_000 * 1_000_000  # 10,000,000 GNOT a key
 

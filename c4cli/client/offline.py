@@ -16,18 +16,18 @@ import json
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
-from c4cli.chain import answers, crypto, pubkeys
-from c4cli.chain.amino import DecodeError, EncodeError, decode_tx, encode_tx
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader
-from c4cli.chain.msgs import MSG_CREATE_SESSION, Signature, msg_signer
-from c4cli.chain.pubkeys import Multisig, PubKey
-from c4cli.chain.tx import Tx, sign_bytes
 from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, NoAccountNumbers, Refused
 from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.gotext import go_json
+from c4cli.wire import crypto, pubkeys, results
+from c4cli.wire.amino import DecodeError, EncodeError, decode_tx, encode_tx
+from c4cli.wire.msgs import MSG_CREATE_SESSION, Signature, msg_signer
+from c4cli.wire.pubkeys import Multisig, PubKey
+from c4cli.wire.tx import Tx, sign_bytes
 
 
 def read_json(path: Path, what: str) -> Any:
@@ -80,8 +80,8 @@ def account_numbers(reader: Reader, address: str, session: str | None = None) ->
     """(account number, sequence) of an account on the chain, as ``auth/accounts`` says; a
     session key's own, under its master, with ``session``."""
     try:
-        found = answers.account_numbers(
-            json.loads(reader.query(answers.account_path(address, session)).data or "null")
+        found = results.account_numbers(
+            json.loads(reader.query(results.account_path(address, session)).data or "null")
         )
     except Refused:
         what = f"session {session} of {address}" if session else f"account {address}"

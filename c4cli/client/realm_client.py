@@ -16,14 +16,14 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
-from c4cli.chain.paths import QEVAL, QFUNCS, QRENDER
-from c4cli.errors import Refused, Unreachable
+from c4cli.errors import UNDECLARED, Refused, Unreachable
 from c4cli.escape import printable
 from c4cli.gotext import parse_result
 from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending
 from c4cli.realm.rules import Status as Status  # GameJSON's statuses, for the commands
 from c4cli.records import Record
+from c4cli.wire.paths import QEVAL, QFUNCS, QRENDER
 
 if TYPE_CHECKING:
     from c4cli.engine import Board
@@ -246,7 +246,7 @@ class RealmClient:
             try:
                 return self._value(name)
             except Refused as exc:
-                if f"name {name} not declared" not in str(exc):
+                if exc.code != UNDECLARED:
                     raise
         return self._value(names[-1])
 

@@ -22,13 +22,13 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from c4cli.chain.interface import DEFAULT_POLICY, Build, Chain, Receipt, SendPolicy, Signer
-from c4cli.chain.tx import Fee, Msg, call_msg, fee
 from c4cli.client.realm_client import GameView, RealmClient
 from c4cli.commitment import commitment_of
 from c4cli.errors import BadInput, NoKeptSecret, NoMaxFee, Refused
 from c4cli.home.secrets import SecretStore, new_secret
 from c4cli.realm.rules import DENOM
 from c4cli.realm.rules import MIN_STAKE as MIN_STAKE  # the commands' word for it
+from c4cli.wire.tx import Fee, Msg, call_msg, fee
 
 
 class Call(NamedTuple):

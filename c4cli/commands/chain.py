@@ -9,12 +9,8 @@ from pathlib import Path
 import click
 
 from c4cli.address import package_address
-from c4cli.chain.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Head, Reader
-from c4cli.chain.msgs import Msg
-from c4cli.chain.paths import BALANCES
-from c4cli.chain.tx import send_msg
 from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
@@ -32,6 +28,10 @@ from c4cli.commands.transact import (
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, Keyring, check_name
+from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
+from c4cli.wire.msgs import Msg
+from c4cli.wire.paths import BALANCES
+from c4cli.wire.tx import send_msg
 
 
 @click.command()

@@ -9,8 +9,6 @@ from pathlib import Path
 
 import click
 
-from c4cli.chain import crypto
-from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
 from c4cli.client import connect, genesis, workflow
@@ -23,6 +21,8 @@ from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, Keyring
 from c4cli.home.secrets import SecretStore
+from c4cli.local.blocks import DEFAULT_REALM_PATH
+from c4cli.wire import crypto
 
 STAKE = 10_000_000
 GENESIS_TIME = "2026-01-01T00:00:00Z"

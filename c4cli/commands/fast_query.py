@@ -14,11 +14,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.paths import ACCOUNTS, BALANCES, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 from c4cli.commands import fast
 from c4cli.commands.ending import echo, emit_json
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
+from c4cli.wire.paths import ACCOUNTS, BALANCES, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
 # The realm's named queries (commands/realm_query.py); the rest are gnokey's paths.

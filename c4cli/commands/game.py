@@ -21,7 +21,7 @@ from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address, open_chain
 from c4cli.commands.txopts import TxOptions
 from c4cli.commitment import commitment_of
-from c4cli.errors import BadInput, Refused
+from c4cli.errors import CLOCK_RUNNING, BadInput, Refused
 from c4cli.home.keys import Keyring
 from c4cli.home.secrets import SecretStore, new_secret, refuse_weak
 
@@ -233,9 +233,6 @@ def func_name(func: str) -> str:
     return "".join(f"-{c.lower()}" if c.isupper() else c for c in func).lstrip("-")
 
 
-NOT_RUN_OUT = "move clock has not run out"
-
-
 @click.command("claim-timeout", cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option(
@@ -268,7 +265,7 @@ def claim_timeout(game_id: str, wait: int, key: str, home: Path, tx: TxOptions) 
             return
         except Refused as refused:
             # Only a refusal that cost nothing is tried again (a landed one says so).
-            late = str(refused) == NOT_RUN_OUT and outbox.standing() is None
+            late = refused.code == CLOCK_RUNNING and outbox.standing() is None
             if not late or wallclock.monotonic() + 1 > give_up:
                 raise
         wallclock.sleep(1)

@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.pubkeys import PubKey
 from c4cli.commands import complete
 from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
@@ -16,6 +14,8 @@ from c4cli.escape import printable
 from c4cli.files import write_private
 from c4cli.home import armor
 from c4cli.home.keys import LOCAL, UNENCRYPTED_WARNING, KeyInfo, Keyring, new_name
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.pubkeys import PubKey
 
 
 @click.group()

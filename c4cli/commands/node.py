@@ -8,9 +8,7 @@ from typing import Any
 
 import click
 
-from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.chain.interface import Reader
-from c4cli.chain.tx import Msg, call_msg
 from c4cli.client import connect, genesis
 from c4cli.commands import node_info
 from c4cli.commands.node_info import binaries
@@ -23,6 +21,8 @@ from c4cli.errors import BadInput
 from c4cli.home import journals
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
+from c4cli.local.blocks import DEFAULT_REALM_PATH
+from c4cli.wire.tx import Msg, call_msg
 
 MAX_VALIDATORS = 10  # each gnoland takes some 400 MB
 

@@ -18,11 +18,7 @@ from typing import Any
 import click
 
 from c4cli import outbox
-from c4cli.chain.amino import tx_hash
-from c4cli.chain.answers import UNAUTHORIZED
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
-from c4cli.chain.msgs import first_signature
-from c4cli.chain.tx import Tx, accepted_sign_bytes, signature_error
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands import complete
@@ -32,6 +28,10 @@ from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_f
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
 from c4cli.home.keys import MULTI, Keyring
+from c4cli.wire.amino import tx_hash
+from c4cli.wire.msgs import first_signature
+from c4cli.wire.results import UNAUTHORIZED
+from c4cli.wire.tx import Tx, accepted_sign_bytes, signature_error
 
 _FILE = click.Path(dir_okay=False, path_type=Path)
 

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from c4cli.chain.interface import SIMULATE_MODES
-from c4cli.chain.tx import DEFAULT_GAS_WANTED
 from c4cli.commands import complete
 
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
@@ -25,6 +24,7 @@ from c4cli.commands.line import (
 )
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import set_quiet
+from c4cli.wire.tx import DEFAULT_GAS_WANTED
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULTS = TxOptions()

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 from c4cli.chain.interface import ChainReader
-from c4cli.chain.paths import ACCOUNTS, BALANCES
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot, parse_coins
@@ -22,6 +21,7 @@ from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
 from c4cli.home.keys import Keyring
+from c4cli.wire.paths import ACCOUNTS, BALANCES
 
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
 

@@ -10,24 +10,23 @@ from typing import Any
 
 import click
 
-from c4cli.chain import answers, crypto
-from c4cli.chain.accounts import session_not_found
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
-from c4cli.chain.tx import (
-    Msg,
-    create_session_msg,
-    revoke_all_sessions_msg,
-    revoke_session_msg,
-)
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
-from c4cli.errors import BadInput, notice
+from c4cli.errors import BadInput, SessionNotFound, notice
 from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
+from c4cli.wire import crypto, results
+from c4cli.wire.tx import (
+    Msg,
+    create_session_msg,
+    revoke_all_sessions_msg,
+    revoke_session_msg,
+)
 
 
 @click.group()
@@ -59,7 +58,7 @@ def _session_key(reader: Reader, master: str, session_addr: str) -> bytes:
     for entry in _sessions(reader, master):
         if entry["address"] == session_addr:
             return base64.b64decode(entry["pub_key"])
-    raise session_not_found(session_addr, master)
+    raise SessionNotFound(session_addr, master)
 
 
 def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
@@ -70,10 +69,10 @@ def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
     out = []
     for item in json.loads(answer.data or "[]") or []:
         try:
-            found = answers.tm2_account(item if isinstance(item, dict) else {})
+            found = results.tm2_account(item if isinstance(item, dict) else {})
         except ValueError:
             found = None
-        found = found or answers.Tm2Account("", 0, 0, None, "")
+        found = found or results.Tm2Account("", 0, 0, None, "")
         key = found.public_key
         out.append(
             {

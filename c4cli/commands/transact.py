@@ -15,7 +15,6 @@ from typing import Any, NoReturn
 
 from c4cli import outbox
 from c4cli.address import canonical
-from c4cli.chain import answers, pubkeys
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
@@ -28,9 +27,6 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import proof_fields, proof_line
-from c4cli.chain.msgs import Fee
-from c4cli.chain.paths import ACCOUNTS
-from c4cli.chain.tx import DEFAULT_GAS_WANTED, fee
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands import line
@@ -44,6 +40,10 @@ from c4cli.files import warn_if_exposed
 from c4cli.gotext import go_json
 from c4cli.home.config import read_fee_cap
 from c4cli.home.keys import Keyring
+from c4cli.wire import pubkeys, results
+from c4cli.wire.msgs import Fee
+from c4cli.wire.paths import ACCOUNTS
+from c4cli.wire.tx import DEFAULT_GAS_WANTED, fee
 
 
 def stdin_is_terminal() -> bool:
@@ -214,7 +214,7 @@ def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
         if address is None:
             raise  # neither a key of this home nor an address
     try:
-        account = answers.tm2_account(json.loads(chain.query(ACCOUNTS + address).data))
+        account = results.tm2_account(json.loads(chain.query(ACCOUNTS + address).data))
         known = None if account is None else account.public_key
         if known:
             return pubkeys.to_json(pubkeys.from_json(known))

@@ -21,8 +21,8 @@ import bcrypt
 import nacl.exceptions
 import nacl.secret
 
-from c4cli.chain.protowire import DecodeError, bytes_field, wire_fields
 from c4cli.errors import BadInput
+from c4cli.wire.protowire import DecodeError, bytes_field, wire_fields
 
 BLOCK = "TENDERMINT PRIVATE KEY"
 PRIVKEY_TYPE = "/tm.PrivKeySecp256k1"

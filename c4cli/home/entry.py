@@ -13,7 +13,7 @@ import base64
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import Unsettled
-from c4cli.chain.msgs import Tx
+from c4cli.wire.msgs import Tx
 
 PENDING = "pending"
 LANDED = "landed"

@@ -31,10 +31,10 @@ from c4cli import faults
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import GameCall, ListedTx, Receipt, Signer, Unsettled
 from c4cli.chain.listing import messages
-from c4cli.chain.msgs import Tx
 from c4cli.errors import DiskError, HomeDamaged, notice
 from c4cli.home.entry import DROPPED, LANDED, PENDING, REFUSED, Entry
 from c4cli.interrupts import deferred
+from c4cli.wire.msgs import Tx
 
 JOURNAL = "journal.jsonl"
 LOCKS = "locks"  # one lock file per account a command of this home signs for

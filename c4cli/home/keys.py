@@ -23,10 +23,10 @@ from types import ModuleType
 from typing import Any, NamedTuple
 
 from c4cli.address import canonical
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.pubkeys import PubKey
 from c4cli.errors import BadInput, C4Error, HomeDamaged, Refused, notice, warn_once
 from c4cli.files import read_private, write_private
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.pubkeys import PubKey
 
 # gnodev's and gnoland's dev key: test1 of the public dev mnemonic, which every
 # local gno.land funds at genesis. c4 creates it in a home that has no deployer.

@@ -14,11 +14,10 @@ from pathlib import Path
 
 from c4cli import outbox
 from c4cli.commitment import commitment_of, is_commitment
-from c4cli.errors import BadInput, SecretDamaged
+from c4cli.errors import COMMITMENT_USED, BadInput, Refused, SecretDamaged
 from c4cli.files import read_private, write_private
 
 # The realm's refusal of a commitment its caller used before: one carrying it is on chain.
-COMMITMENT_USED = "commitment already used"
 
 
 def new_secret() -> str:
@@ -93,7 +92,7 @@ class SecretStore:
             if (
                 created
                 and not outbox.may_be_recorded_since(start)
-                and COMMITMENT_USED not in str(failure)
+                and not (isinstance(failure, Refused) and failure.code == COMMITMENT_USED)
             ):
                 path.unlink(missing_ok=True)
             raise

@@ -29,7 +29,6 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import journal_blocks
-from c4cli.chain.msgs import Fee, Msg, Tx
 from c4cli.node import lookup
 from c4cli.node.delivery import Delivery
 from c4cli.node.reader import NodeReader, open_reader
@@ -37,6 +36,7 @@ from c4cli.node.recheck import recheck
 from c4cli.node.sender import Sender
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import Link
+from c4cli.wire.msgs import Fee, Msg, Tx
 
 
 class NodeChain:

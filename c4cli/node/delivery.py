@@ -19,18 +19,18 @@ import time as wallclock
 from typing import Any, NamedTuple, NoReturn
 
 from c4cli import outbox
-from c4cli.chain import answers
-from c4cli.chain.amino import encode_tx, tx_hash
-from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
-from c4cli.chain.msgs import Tx
 from c4cli.errors import Refused, Unreachable, warn_once
+from c4cli.node import answers
 from c4cli.node.lookup import transaction, transaction_or_none
 from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
 from c4cli.node.reader import NodeReader, read_calls
 from c4cli.node.receipts import Landed, Landing, RefusedInBlock, height_of, reads_after
 from c4cli.node.recheck import recheck
 from c4cli.node.transport import Call, NodeSaid, block_timeout
+from c4cli.wire.amino import encode_tx, tx_hash
+from c4cli.wire.msgs import Tx
+from c4cli.wire.results import TxAnswer
 
 
 class Superseded(Refused):

@@ -25,9 +25,9 @@ import time as wallclock
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-from c4cli.chain.answers import first_line
 from c4cli.errors import BadInput, Unreachable
 from c4cli.node import early
+from c4cli.node.answers import first_line
 
 MAX_ANSWER = 16 * 1024 * 1024
 READ = 65536

@@ -34,10 +34,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from c4cli.address import decode_bech32
-from c4cli.chain.answers import unix_time
-from c4cli.chain.merkle import merkle_root, txs_root
-from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 from c4cli.errors import Unreachable
+from c4cli.node.answers import unix_time
+from c4cli.wire.merkle import merkle_root, txs_root
+from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
 ED25519 = "/tm.PubKeyEd25519"
 PRECOMMIT = 2

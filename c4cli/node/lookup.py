@@ -13,19 +13,20 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple, cast
 
 from c4cli.address import package_address
-from c4cli.chain import answers
-from c4cli.chain.amino import DecodeError, decode_tx
-from c4cli.chain.answers import TxAnswer
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import node_tx, proof_fields
-from c4cli.chain.msgs import Tx
 from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
+from c4cli.node import answers
 from c4cli.node.light import Unverified
 from c4cli.node.reader import NodeReader, Query
 from c4cli.node.transport import Call, NodeSaid
+from c4cli.wire import results
+from c4cli.wire.amino import DecodeError, decode_tx
+from c4cli.wire.msgs import Tx
+from c4cli.wire.results import TxAnswer
 
 
 def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None) -> TxAnswer | None:
@@ -71,7 +72,7 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
     if base64.b64encode(hashlib.sha256(raw).digest()).decode() != tx_hash:
         raise Unreachable(f"{reader.redacted} answered tx {tx_hash} with another transaction")
     error = answers.refusal(base) if base.get("Error") else ""
-    values = [value for value, _ in answers.call_values(data)]
+    values = [value for value, _ in results.call_values(data)]
     paid = [] if error else transfers(reader.realm_path, events)
     try:
         tx: Tx | None = decode_tx(raw)

@@ -27,15 +27,16 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
-from c4cli.chain import answers
-from c4cli.chain.amino import DecodeError, decode_tx
-from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Signer
-from c4cli.chain.msgs import first_signature, msg_signer
-from c4cli.chain.tx import signature_error
 from c4cli.errors import Unreachable
+from c4cli.node import answers
 from c4cli.node.reader import NodeReader, abci_params, account_path
 from c4cli.node.transport import Call
+from c4cli.wire import results
+from c4cli.wire.amino import DecodeError, decode_tx
+from c4cli.wire.msgs import first_signature, msg_signer
+from c4cli.wire.results import TxAnswer
+from c4cli.wire.tx import signature_error
 
 SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
 METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
@@ -64,7 +65,7 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
     try:
         response = found[0]["response"]
         data = base64.b64decode((response.get("ResponseBase") or response).get("Data") or "")
-        numbers = answers.account_numbers(json.loads(data or b"null"))
+        numbers = results.account_numbers(json.loads(data or b"null"))
         height = answers.status_height(found[1])
     except (KeyError, TypeError, AttributeError, ValueError):
         raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None

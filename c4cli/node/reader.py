@@ -15,12 +15,13 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain import answers
 from c4cli.chain.interface import Answer, Head, Signer
-from c4cli.chain.paths import GASPRICE, SIMULATE
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
+from c4cli.node import answers
 from c4cli.node.spec import NodeSpec, Prover
 from c4cli.node.transport import Call, Link, Transport
+from c4cli.wire import results
+from c4cli.wire.paths import GASPRICE, SIMULATE
 
 if TYPE_CHECKING:
     from c4cli.node.verify import Verifier
@@ -200,7 +201,7 @@ class NodeReader:
                 f"{self.redacted} answered {path} with something that is not JSON"
             ) from None
         try:
-            found = answers.account_numbers(document)
+            found = results.account_numbers(document)
         except ValueError:
             raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
         if found is None:
@@ -277,7 +278,7 @@ def _result(answer: Any) -> Any:
 
 def account_path(signer: Signer) -> str:
     """Where the node answers the numbers ``signer``'s signature covers."""
-    return answers.account_path(signer.address, signer.session_addr)
+    return results.account_path(signer.address, signer.session_addr)
 
 
 def decoded(node: str, path: str, result: Any) -> tuple[bytes, int]:

@@ -12,15 +12,16 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from c4cli import outbox
-from c4cli.chain import answers
-from c4cli.chain.amino import encode_tx
-from c4cli.chain.answers import TxAnswer
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
-from c4cli.chain.msgs import Tx, msg_names
 from c4cli.errors import NoValidators, Refused, Unreachable
+from c4cli.node import answers
 from c4cli.node.light import Unverified
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
+from c4cli.wire import results
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.msgs import Tx, msg_names
+from c4cli.wire.results import TxAnswer
 
 # Seconds a refusal in a block waits for the next block, whose header commits the
 # results: gno.land makes one a second or so; a chain that makes blocks only with
@@ -126,7 +127,7 @@ class Landed:
             tx_id,
             signer.address,
             funcs=tuple(msg_names(tx)),
-            values=tuple(answers.call_values(data)),
+            values=tuple(results.call_values(data)),
             data=data,
             transfers=() if error else tuple(transfers(self.reader.realm_path, events)),
         )
@@ -148,8 +149,8 @@ class Landed:
             time=held.time,
             result=result,
             gas_used=gas_used,
-            events=answers.gnokey_events(events),
-            storage=answers.storage_moved(events),
+            events=results.gnokey_events(events),
+            storage=results.storage_moved(events),
             event_types=tuple(
                 str(event.get("@type") or "") if isinstance(event, dict) else "" for event in events
             ),

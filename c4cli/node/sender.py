@@ -16,8 +16,6 @@ import time as wallclock
 from collections.abc import Callable
 from typing import Any
 
-from c4cli.chain import answers, pubkeys
-from c4cli.chain.amino import encode_tx, tx_hash
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Answer,
@@ -28,10 +26,6 @@ from c4cli.chain.interface import (
     ThenRead,
     TxOutcome,
 )
-from c4cli.chain.msgs import Fee, Msg, Tx, first_signature, msg_names, msg_signer
-from c4cli.chain.paths import GASPRICE, SIMULATE
-from c4cli.chain.tx import fee as make_fee
-from c4cli.chain.tx import signature_error, signed_tx
 from c4cli.coins import gnot
 from c4cli.errors import (
     BadInput,
@@ -43,9 +37,16 @@ from c4cli.errors import (
     notice,
     warn_once,
 )
+from c4cli.node import answers
 from c4cli.node.delivery import Delivery, Submission, Superseded
 from c4cli.node.reader import Ahead, NodeReader, account_path
 from c4cli.node.receipts import RefusedInBlock
+from c4cli.wire import pubkeys, results
+from c4cli.wire.amino import encode_tx, tx_hash
+from c4cli.wire.msgs import Fee, Msg, Tx, first_signature, msg_names, msg_signer
+from c4cli.wire.paths import GASPRICE, SIMULATE
+from c4cli.wire.tx import fee as make_fee
+from c4cli.wire.tx import signature_error, signed_tx
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
@@ -144,7 +145,7 @@ class Sender:
             # signed again. The realm refused on a node of a network, which may be a block
             # behind the node that took the other player's move: asked again on its next
             # block. Once, either way.
-            if not (refused.kind == answers.UNAUTHORIZED or self._next_block_came()):
+            if not (refused.kind == results.UNAUTHORIZED or self._next_block_came()):
                 raise
         return attempt()
 
@@ -322,7 +323,7 @@ class Sender:
         legacy one from now on. A refused signature, whatever signed it, was never
         recorded: trying once more is safe, and a refusal of the legacy one too means
         the signature was not the cause (another client took the sequence)."""
-        if self.legacy_payload or refused.kind != answers.UNAUTHORIZED:
+        if self.legacy_payload or refused.kind != results.UNAUTHORIZED:
             return False
         self.legacy_payload = True
         return True

@@ -17,9 +17,9 @@ import time as wallclock
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from c4cli.chain import answers
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
+from c4cli.node import answers
 from c4cli.node.http import Connection, Exchange, Target
 
 T = TypeVar("T")
@@ -42,7 +42,8 @@ class Call(NamedTuple):
 class NodeSaid(Unreachable):
     """A node's JSON-RPC error, with what it means where c4 acts on it (``kind``:
     ``unknown tx`` for a hash it has no transaction for, ``held`` for bytes its
-    mempool has already, ``mempool`` for bytes its mempool will not take; "" else)."""
+    mempool has already, ``mempool`` for bytes its mempool will not take, ``no method``
+    for a method it does not serve; "" else)."""
 
     def __init__(self, message: str, kind: str = "") -> None:
         super().__init__(message)
@@ -68,7 +69,17 @@ def split_urls(text: str) -> list[str]:
     return [url.strip() for url in text.split(",") if url.strip()]
 
 
+METHOD_NOT_FOUND = -32601  # JSON-RPC 2.0's code for a method the server does not have
+NO_METHOD = "no method"
+
+
+def _code(error: Any) -> object:
+    return error.get("code") if isinstance(error, dict) else None
+
+
 def _error_kind(message: str) -> str:
+    """What a node's JSON-RPC error means where c4 acts on it: tm2 gives these errors
+    no code of their own, so their words are read here, at the edge, and nowhere else."""
     lowered = message.lower()
     if "could not find tx" in lowered or "not found" in lowered:
         return "unknown tx"
@@ -287,7 +298,8 @@ class Transport:
                 error.get("data") or error.get("message") if isinstance(error, dict) else error
             )
             text = str(message)
-            raise NodeSaid(f"{node}: {method}: {answers.first_line(text)[:300]}", _error_kind(text))
+            kind = NO_METHOD if _code(error) == METHOD_NOT_FOUND else _error_kind(text)
+            raise NodeSaid(f"{node}: {method}: {answers.first_line(text)[:300]}", kind)
         if "result" not in document:
             raise Unreachable(f"{node} answered {method} without a result")
         return document["result"]

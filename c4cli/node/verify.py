@@ -32,9 +32,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from c4cli.address import decode_bech32
-from c4cli.chain import answers
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore
 from c4cli.errors import NoValidators, Unreachable, warn_once
+from c4cli.node import answers
 from c4cli.node.light import (
     Unencodable,
     Unverified,
@@ -47,7 +47,7 @@ from c4cli.node.light import (
     validators_hash,
     verify_commit,
 )
-from c4cli.node.transport import Transport
+from c4cli.node.transport import NO_METHOD, NodeSaid, Transport
 
 FRESH = 0.5  # seconds a proven last block is the head before it is asked again
 BEHIND_WAIT = 3.0  # seconds a node whose last block is below the home's head is waited for
@@ -342,8 +342,8 @@ def ask_commit(transport: Transport, height: int) -> Any:
     that has no such method (c4 serve: a chain without validators)."""
     try:
         return transport.call("commit", {"height": str(height)} if height else {})
-    except Unreachable as failed:
-        if "Method not found" not in str(failed):
+    except NodeSaid as failed:
+        if failed.kind != NO_METHOD:
             raise
         raise NoValidators(
             f"{failed}: a node without validators (such as c4 serve) proves no block"

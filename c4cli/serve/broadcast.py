@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
 from c4cli.chain.interface import Receipt
-from c4cli.chain.local import LocalChain
-from c4cli.chain.msgs import Tx
 from c4cli.errors import C4Error, Refused
+from c4cli.local.chain import LocalChain
 from c4cli.serve import shapes
+from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
+from c4cli.wire.msgs import Tx
 
 COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
 

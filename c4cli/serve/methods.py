@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from c4cli import __version__
-from c4cli.chain.amino import DecodeError, decode_tx, encode_tx
-from c4cli.chain.local import LocalChain
-from c4cli.chain.log import BlockRecord
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
+from c4cli.local.chain import LocalChain
+from c4cli.local.log import BlockRecord
 from c4cli.serve import shapes
 from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
+from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"

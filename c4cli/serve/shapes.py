@@ -20,13 +20,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from c4cli.address import encode_address
-from c4cli.chain.amino import encode_tx
 from c4cli.chain.clock import parse_time
 from c4cli.chain.interface import TxOutcome
-from c4cli.chain.log import BlockRecord
-from c4cli.chain.merkle import txs_root
-from c4cli.chain.msgs import Tx
-from c4cli.chain.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
+from c4cli.local.log import BlockRecord
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.merkle import txs_root
+from c4cli.wire.msgs import Tx
+from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
 TM2_VERSION = "v1.0.0-rc.0"  # the block protocol version gnoland v1.7.1 reports
 ZERO_ADDRESS = encode_address(bytes(20))

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from c4cli.chain import crypto
 from c4cli.errors import BadInput
 from c4cli.home import armor
+from c4cli.wire import crypto
 from support import Home
 
 ADDRESS = "g1axhqjsytn9xnpnzft3qu6sn2gcf22qtsqupec4"

@@ -142,7 +142,7 @@ def test_one_edited_character_is_caught_everywhere(chain: Home) -> None:
 
 
 def test_recomputed_hashes_still_fail_the_signature(chain: Home) -> None:
-    from c4cli.chain.blocks import block_hash
+    from c4cli.local.blocks import block_hash
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
     data = chain.log_bytes().decode()
@@ -150,7 +150,7 @@ def test_recomputed_hashes_still_fail_the_signature(chain: Home) -> None:
     block = document["block"][0]
     block["txs"][0]["tx"]["msg"][0]["amount"] = "9000000ugnot"
     block["hash"] = block_hash(block)
-    from c4cli.chain.log import render_block
+    from c4cli.local.log import render_block
 
     head = data[: data.index("\n[[block]]\n")]
     (chain.path / "chain" / "blocks.toml").write_bytes(head.encode() + render_block(block))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from c4cli.chain.local import LocalChain
+from c4cli.local.chain import LocalChain
 from support import PREMINE, Home
 
 

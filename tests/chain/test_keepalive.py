@@ -17,12 +17,12 @@ from fakenode import ALICE, ALICE_KEY, BOB, FEE, SKIP, FakeNode, Ledger
 from node.wan import certificate
 
 from c4cli.chain.interface import Signer
-from c4cli.chain.tx import send_msg
 from c4cli.errors import Unreachable
 from c4cli.home.journal import Journal
 from c4cli.node.chain import open_node
 from c4cli.node.http import Connection, Target
 from c4cli.node.spec import NodeSpec
+from c4cli.wire.tx import send_msg
 
 
 class Server(http.server.ThreadingHTTPServer):

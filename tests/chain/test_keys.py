@@ -7,9 +7,9 @@ import stat
 
 import pytest
 
-from c4cli.chain import crypto
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_MNEMONIC, Keyring
+from c4cli.wire import crypto
 from support import Home
 
 

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.amino import decode_tx, encode_tx
-from c4cli.chain.pubkeys import Multisig
-from c4cli.chain.tx import sign_bytes
 from c4cli.errors import BadInput
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.amino import decode_tx, encode_tx
+from c4cli.wire.pubkeys import Multisig
+from c4cli.wire.tx import sign_bytes
 from support import Home, start_game
 
 # gnokey's keys a, b, c as `gnokey list` printed them, and their 2-of-3 `ms`.

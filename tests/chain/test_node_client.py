@@ -24,15 +24,15 @@ from fakenode import (
     tx_hash,
 )
 
-from c4cli.chain.amino import encode_tx
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.chain.tx import Tx, send_msg, signed_tx
 from c4cli.errors import Refused, Unreachable
 from c4cli.home.journal import Journal
 from c4cli.node.chain import NodeChain, open_node
 from c4cli.node.delivery import Submission, Superseded
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import OtherChain, Unusable
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.tx import Tx, send_msg, signed_tx
 
 A, B = "http://a:26657", "http://b:26657"
 

@@ -46,7 +46,7 @@ def test_another_shape_is_one_line(value: str, call: str) -> None:
 
 def test_a_game_read_from_the_chain(chain: Home) -> None:
     """The same reads through the local chain: the view of a real game."""
-    from c4cli.chain.local import LocalChain
+    from c4cli.local.chain import LocalChain
 
     chain.ok("offer", "--stake", "10gnot", "--opponent", "bob", "alice")
     game = RealmClient(LocalChain(chain.path)).game(1)

@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 
 from c4cli.address import package_address
-from c4cli.chain.amino import encode_tx
-from c4cli.chain.merkle import merkle_root
 from c4cli.serve import server as served
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.merkle import merkle_root
 from support import Home, start_game, strong
 
 

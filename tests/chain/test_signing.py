@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from c4cli.chain import crypto
-from c4cli.chain.local import LocalChain
-from c4cli.chain.tx import call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
 from c4cli.errors import Refused
+from c4cli.local.chain import LocalChain
+from c4cli.wire import crypto
+from c4cli.wire.tx import call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
 
 # gnokey's dev mnemonic, spelled out here as the test vector (the constant in
 # c4cli.home.keys is checked against it).
@@ -136,7 +136,7 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
 
 @given(st.recursive(st.text(), lambda inner: st.dictionaries(st.text(), inner, max_size=3)))
 def test_canonical_json_is_go_json(value: object) -> None:
-    from c4cli.chain.tx import canonical_json
+    from c4cli.wire.tx import canonical_json
 
     raw = canonical_json(value).decode()
     assert json.loads(raw) == value  # the same document
@@ -156,7 +156,7 @@ def test_canonical_json_is_go_json(value: object) -> None:
 )
 def test_fast_and_standard_encoders_agree(value: object) -> None:
     """The encoder `use_fast_json` installs (not a copy of it) writes the standard bytes."""
-    from c4cli.chain import tx
+    from c4cli.wire import tx
 
     standard = tx._json_encode(value)
     installed = tx._encode

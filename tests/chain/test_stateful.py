@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from c4cli.chain import crypto
-from c4cli.chain.blocks import Genesis, block_hash, tx_entry
 from c4cli.chain.clock import format_time
-from c4cli.chain.state import ChainState
-from c4cli.chain.tx import call_msg, create_session_msg, fee, signed_tx
 from c4cli.errors import Refused
+from c4cli.local.blocks import Genesis, block_hash, tx_entry
+from c4cli.local.state import ChainState
 from c4cli.realm.memory import OPEN, PLAYING, Game
+from c4cli.wire import crypto
+from c4cli.wire.tx import call_msg, create_session_msg, fee, signed_tx
 
 PATH = "gno.land/r/samcrew/connect4"
 PLAYERS = ("alice", "bob", "carol", "owner")

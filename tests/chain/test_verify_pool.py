@@ -10,8 +10,8 @@ import time
 import pytest
 
 from c4cli import interrupts
-from c4cli.chain import replay
-from c4cli.chain.log import BlockLog
+from c4cli.local import replay
+from c4cli.local.log import BlockLog
 from support import Home
 
 

@@ -16,9 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from c4cli.address import encode_address, package_address
-from c4cli.chain import crypto
-from c4cli.chain.amino import ZERO_ADDRESS, decode_tx, encode_tx, tx_hash
-from c4cli.chain.tx import (
+from c4cli.coins import format_coins
+from c4cli.home.keys import DEV_MNEMONIC
+from c4cli.wire import crypto
+from c4cli.wire.amino import ZERO_ADDRESS, decode_tx, encode_tx, tx_hash
+from c4cli.wire.tx import (
     call_msg,
     create_session_msg,
     fee,
@@ -29,8 +31,6 @@ from c4cli.chain.tx import (
     sign_bytes,
     signed_tx,
 )
-from c4cli.coins import format_coins
-from c4cli.home.keys import DEV_MNEMONIC
 from support import TEST1, Home, strong
 
 VECTOR_TX = (
@@ -287,8 +287,8 @@ def test_a_log_from_an_older_c4_is_refused_with_one_line(chain: Home, older: byt
 def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home) -> None:
     import tomllib
 
-    from c4cli.chain.blocks import block_hash
-    from c4cli.chain.log import render_block
+    from c4cli.local.blocks import block_hash
+    from c4cli.local.log import render_block
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
     data = chain.log_bytes().decode()
@@ -304,9 +304,9 @@ def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home)
 def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     """A node's transaction from another tool (here an addpkg): decoded as far as c4
     knows, its message kept as bytes, its signer unknown rather than guessed."""
-    from c4cli.chain import amino
     from c4cli.chain.listing import node_tx
-    from c4cli.chain.protowire import any_value, bytes_field
+    from c4cli.wire import amino
+    from c4cli.wire.protowire import any_value, bytes_field
 
     body = bytes_field(1, b"g1creator")  # any bytes: c4 does not read them
     raw = bytes_field(1, any_value("/vm.m_addpkg", body)) + amino._string(4, "hi")

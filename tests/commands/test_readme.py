@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from recipe import INIT_LINE, ci_recipe, run_recipe
 
-from c4cli.chain import crypto
+from c4cli.wire import crypto
 
 
 def address_of(mnemonic: str) -> str:

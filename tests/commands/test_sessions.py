@@ -232,10 +232,10 @@ def test_spend_period_resets(chain: Home) -> None:
 def test_session_cannot_send_auth_messages(chain: Home, revoke_all: bool) -> None:
     chain.ok("session", "create", "--session-key", "s", "--allow-paths", "*", "alice")
     from c4cli.chain.interface import Signer
-    from c4cli.chain.local import LocalChain
-    from c4cli.chain.tx import fee, revoke_all_sessions_msg, revoke_session_msg
     from c4cli.errors import Refused
     from c4cli.home.keys import Keyring
+    from c4cli.local.chain import LocalChain
+    from c4cli.wire.tx import fee, revoke_all_sessions_msg, revoke_session_msg
 
     keyring = Keyring(chain.path)
     alice = keyring.info("alice").address

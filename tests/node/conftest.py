@@ -20,8 +20,8 @@ from node.twin import (
 )
 from oracles import missing
 
-from c4cli.chain import crypto
 from c4cli.home.keys import DEV_MNEMONIC
+from c4cli.wire import crypto
 
 
 @pytest.fixture(scope="session")

@@ -262,8 +262,8 @@ def test_pages_and_reads(twin: Any) -> None:
 
 
 def test_session_keys_move_but_never_touch_stakes(twin: Any) -> None:
-    from c4cli.chain import crypto
-    from c4cli.chain.tx import call_msg, create_session_msg, revoke_session_msg
+    from c4cli.wire import crypto
+    from c4cli.wire.tx import call_msg, create_session_msg, revoke_session_msg
 
     session_pub = crypto.public_key(twin.keys["alice-session"])
     alice = twin.address("alice")

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 from node.gnonode import gnokey_with_test1, node_available
 
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.tx import (
+from c4cli.home.keys import DEV_MNEMONIC
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.tx import (
     call_msg,
     create_session_msg,
     fee,
@@ -27,7 +28,6 @@ from c4cli.chain.tx import (
     signed_tx,
     tx_hash,
 )
-from c4cli.home.keys import DEV_MNEMONIC
 from support import Home
 
 pytestmark = pytest.mark.node

@@ -15,9 +15,6 @@ import pytest
 from node.gnonode import GAS_FEE, GAS_WANTED
 from node.twin import PLAYERS, address_of_key
 
-from c4cli.chain.amino import encode_tx
-from c4cli.chain.merkle import merkle_root
-from c4cli.chain.tx import call_msg, fee, send_msg, signed_tx
 from c4cli.node.light import (
     Unverified,
     header_hash,
@@ -25,6 +22,9 @@ from c4cli.node.light import (
     validators_hash,
     verify_commit,
 )
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.merkle import merkle_root
+from c4cli.wire.tx import call_msg, fee, send_msg, signed_tx
 
 pytestmark = pytest.mark.node
 

@@ -31,8 +31,8 @@ from node.proxy import proxy_for
 from node.test_proof_node import status_of, stranger
 from node.test_remote import bound_home
 
-from c4cli.chain.merkle import merkle_root
 from c4cli.node.light import header_hash, validators_hash, vote_sign_bytes
+from c4cli.wire.merkle import merkle_root
 from support import Home
 
 pytestmark = pytest.mark.node

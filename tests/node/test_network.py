@@ -29,9 +29,9 @@ from node.proxy import answer, proxy_for
 from node.test_remote import staked_game
 from node.twin import player_key
 
-from c4cli.chain.blocks import DEFAULT_REALM_PATH
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
+from c4cli.local.blocks import DEFAULT_REALM_PATH
 from c4cli.node.light import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from support import Home, start_game
 

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 from json_walk import validate
 
-from c4cli.chain import crypto
 from c4cli.escape import printable
+from c4cli.wire import crypto
 
 
 def c4(

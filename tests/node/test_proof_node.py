@@ -27,7 +27,7 @@ import pytest
 from node.proxy import answer, proxy_for, tx_hash_of
 from node.test_remote import bound_home
 
-from c4cli.chain import crypto
+from c4cli.wire import crypto
 from support import Home
 
 pytestmark = pytest.mark.node

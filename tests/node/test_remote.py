@@ -432,9 +432,9 @@ def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_n
     """Another client sends from the same account between c4's read of the sequence and
     its broadcast: the node refuses c4's, which signs again with the new sequence, once."""
     from c4cli.chain.interface import Signer
-    from c4cli.chain.tx import fee, send_msg
     from c4cli.node.chain import open_node
     from c4cli.node.spec import NodeSpec
+    from c4cli.wire.tx import fee, send_msg
 
     key = gno_node.keys["carol"]
     carol, bob = remote.address("carol"), remote.address("bob")
@@ -577,8 +577,8 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
 
     from node.proxy import proxy_for
 
-    from c4cli.chain.amino import encode_tx
-    from c4cli.chain.tx import fee, send_msg, signed_tx
+    from c4cli.wire.amino import encode_tx
+    from c4cli.wire.tx import fee, send_msg, signed_tx
 
     refused, sent = [], []
 
@@ -635,10 +635,10 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
 
     from node.proxy import proxy_for, tx_hash_of
 
-    from c4cli.chain import crypto
-    from c4cli.chain.amino import decode_tx, tx_hash
-    from c4cli.chain.tx import legacy_sign_bytes, sign_bytes
     from c4cli.home.journal import entries as journal_entries
+    from c4cli.wire import crypto
+    from c4cli.wire.amino import decode_tx, tx_hash
+    from c4cli.wire.tx import legacy_sign_bytes, sign_bytes
 
     sent: list[bytes] = []
 
@@ -685,10 +685,10 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     node and renders its events and storage lines: they are gnokey's, byte for byte."""
     import subprocess
 
-    from c4cli.chain import answers
-    from c4cli.node import lookup
+    from c4cli.node import answers, lookup
     from c4cli.node.reader import open_reader
     from c4cli.node.spec import NodeSpec
+    from c4cli.wire import results
 
     gnokey, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
     call = subprocess.run(
@@ -714,9 +714,9 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     found = lookup.transaction(node, printed["TX HASH"].strip())
     assert found is not None
     _, _, events = answers.delivered(found)
-    assert answers.gnokey_events(events) == printed["EVENTS"].strip(), printed
+    assert results.gnokey_events(events) == printed["EVENTS"].strip(), printed
     assert "fee_delta" in printed["EVENTS"]  # a deposit, in Go's JSON of the event
-    moved = answers.storage_moved(events)
+    moved = results.storage_moved(events)
     assert moved is not None
     assert printed["STORAGE DELTA"].strip() == f"{moved[0]} bytes"
     assert printed["STORAGE FEE"].strip() == f"{moved[1]}ugnot"

@@ -24,16 +24,16 @@ from typing import Any, TypeVar
 
 from node.gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
-from c4cli.chain import crypto
-from c4cli.chain.amino import encode_tx
-from c4cli.chain.blocks import Genesis
 from c4cli.chain.interface import Signer
-from c4cli.chain.local import LocalChain
-from c4cli.chain.tx import fee, signed_tx
 from c4cli.client import workflow
 from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import Refused
 from c4cli.gotext import parse_result
+from c4cli.local.blocks import Genesis
+from c4cli.local.chain import LocalChain
+from c4cli.wire import crypto
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.tx import fee, signed_tx
 
 T = TypeVar("T")
 REALM_PATH = "gno.land/r/c4cli/connect4"

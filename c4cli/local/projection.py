@@ -7,7 +7,7 @@ and every transaction by hash and by the game it is about (``c4 tx``, ``c4 log``
 a game's moves in order). The realm's own accessors render them when they
 change, so a query reads a row and runs no realm code. The rows live in the
 checkpoint's SQLite file and are written in the same transaction as it
-(:meth:`c4cli.chain.cache.Cache.save`), so the two always describe the same block.
+(:meth:`c4cli.local.cache.Cache.save`), so the two always describe the same block.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from c4cli.realm.accessors import game_object, leaders_json
 
 if TYPE_CHECKING:
-    from c4cli.chain.state import ChainState
+    from c4cli.local.state import ChainState
     from c4cli.realm.memory import Game
 
 SCHEMA = """

@@ -1,7 +1,7 @@
 """The chain's state and the one function that changes it: executing a block.
 
-Accounts, the bank's coins and sessions are in :mod:`c4cli.chain.accounts`;
-genesis and the block records in :mod:`c4cli.chain.blocks`. Here: the state at
+Accounts, the bank's coins and sessions are in :mod:`c4cli.local.accounts`;
+genesis and the block records in :mod:`c4cli.local.blocks`. Here: the state at
 one height, the checks a transaction passes before it runs (the ante checks:
 signature, sequence, session rights, funds) and running its messages.
 
@@ -16,21 +16,21 @@ from __future__ import annotations
 from typing import Any
 
 from c4cli.address import package_address
-from c4cli.chain.accounts import (
+from c4cli.chain.clock import parse_time
+from c4cli.coins import MAX_AMOUNT, UGNOT, Coins, parse_coins
+from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.local.accounts import (
     Account,
     coins_from_json,
     require_funds,
 )
-from c4cli.chain.blocks import BlockContext, Genesis, block_hash, tx_entry
-from c4cli.chain.clock import parse_time
-from c4cli.chain.execute import Executor, TxResult
-from c4cli.chain.log import BlockRecord, TxEntry
-from c4cli.chain.tx import (
+from c4cli.local.blocks import BlockContext, Genesis, block_hash, tx_entry
+from c4cli.local.execute import Executor, TxResult
+from c4cli.local.log import BlockRecord, TxEntry
+from c4cli.realm.memory import RealmState, Store
+from c4cli.wire.tx import (
     Tx,
 )
-from c4cli.coins import MAX_AMOUNT, UGNOT, Coins, parse_coins
-from c4cli.errors import BadInput, HomeDamaged, Refused
-from c4cli.realm.memory import RealmState, Store
 
 
 class ChainState:

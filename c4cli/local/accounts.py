@@ -9,11 +9,11 @@ from __future__ import annotations
 import base64
 from typing import Any
 
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.pubkeys import PubKey
 from c4cli.coins import Coins, format_coins
-from c4cli.errors import INSUFFICIENT_FUNDS, Refused, SessionNotFound, UnknownAccount
+from c4cli.errors import INSUFFICIENT_FUNDS, Refused
 from c4cli.records import Record
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.pubkeys import PubKey
 
 
 class Session(Record):
@@ -181,14 +181,6 @@ class Account(Record):
 
 
 SESSION_TYPE = "/gno.SessionAccount"
-
-
-def unknown_account(address: str) -> Refused:
-    return UnknownAccount(address)
-
-
-def session_not_found(session_addr: str, master: str) -> Refused:
-    return SessionNotFound(session_addr, master)
 
 
 def require_funds(address: str, have: Coins, need: Coins) -> None:

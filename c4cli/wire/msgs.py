@@ -1,6 +1,6 @@
 """tm2 messages as every part of c4 reads them: their types, names and signers.
 
-Apart from the signing (:mod:`c4cli.chain.tx`), so that what only reads
+Apart from the signing (:mod:`c4cli.wire.tx`), so that what only reads
 transactions (a listing, the journal, a query of a node) loads no cryptography.
 """
 

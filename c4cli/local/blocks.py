@@ -11,10 +11,10 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple, cast
 
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
-from c4cli.chain.log import LOG_FORMAT, BlockRecord, GenesisRecord, TxEntry
-from c4cli.chain.tx import Tx, canonical_json, tx_hash
 from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.local.log import LOG_FORMAT, BlockRecord, GenesisRecord, TxEntry
 from c4cli.realm.rules import DEFAULT_PATH
+from c4cli.wire.tx import Tx, canonical_json, tx_hash
 
 DEFAULT_CHAIN_ID = "dev"
 DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from c4cli.chain.paths import QFILE, QPATHS
+from c4cli.wire.paths import QFILE, QPATHS
 
 SOURCE = Path(__file__).resolve().parent.parent / "gno" / "r" / "c4cli" / "connect4"
 GNOMOD = "gnomod.toml"

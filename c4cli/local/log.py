@@ -20,10 +20,10 @@ from typing import Any, NamedTuple, NotRequired, TypedDict, cast
 import tomli_w
 
 from c4cli import faults, outbox
-from c4cli.chain.msgs import Tx
 from c4cli.errors import DiskError, HomeDamaged, disk_error
 from c4cli.files import fsync_dir, private_dir
 from c4cli.interrupts import deferred
+from c4cli.wire.msgs import Tx
 
 BLOCK_MARK = b"\n[[block]]\n"
 # The log's bytes in hand: read whole, or mapped (a replay of all of it).
@@ -63,7 +63,7 @@ class TxEntry(TypedDict):
 
 class BlockRecord(TypedDict):
     """A ``[[block]]`` as the log holds it (read from the file, it is only this shape
-    once its hash and every transaction in it are checked: see chain/state.py)."""
+    once its hash and every transaction in it are checked: see local/state.py)."""
 
     height: int
     time: str
@@ -242,12 +242,13 @@ class BlockLog:
             genesis = parse_toml(data[:end])["genesis"]
             assert isinstance(genesis, dict)
         except (ValueError, KeyError, AssertionError):
-            raise HomeDamaged(f"{self.path}: genesis (height 0) is unreadable") from None
+            raise HomeDamaged("genesis (height 0) is unreadable", file=self.path) from None
         if genesis.get("format") != LOG_FORMAT:
             raise HomeDamaged(
-                f"{self.path}: written by an older c4 (log format {genesis.get('format', 1)}, "
+                f"written by an older c4 (log format {genesis.get('format', 1)}, "
                 f"this c4 reads {LOG_FORMAT}) whose transactions do not verify as gno.land's; "
-                "start a new chain with `c4 init --force` (replacing this one)"
+                "start a new chain with `c4 init --force` (replacing this one)",
+                file=self.path,
             )
         return cast(GenesisRecord, genesis), end  # a table: checked against its hash next
 
@@ -287,7 +288,7 @@ class BlockLog:
                 raise TornLog(self.path, first_height, offset)
             return
         if data[offset:start].strip():
-            raise HomeDamaged(f"{self.path}: unexpected text after block {first_height - 1}")
+            raise HomeDamaged(f"unexpected text after block {first_height - 1}", file=self.path)
         height = first_height
         while True:
             following = data.find(BLOCK_MARK, start + 1)
@@ -298,12 +299,12 @@ class BlockLog:
             if close < 0:
                 if last:
                     raise TornLog(self.path, height, start)
-                raise HomeDamaged(f"{self.path}: block {height} is unreadable (no end line)")
+                raise HomeDamaged(f"block {height} is unreadable (no end line)", file=self.path)
             close += len(marker)
             if data[close:end].strip():
                 if last:  # a whole block, then the start of one that was never finished
                     raise TornLog(self.path, height + 1, close)
-                raise HomeDamaged(f"{self.path}: unexpected text after block {height}")
+                raise HomeDamaged(f"unexpected text after block {height}", file=self.path)
             yield Span(height, start, end)
             if last:
                 return
@@ -315,7 +316,7 @@ class BlockLog:
             record = document["block"][0]
             assert isinstance(record, dict) and len(document["block"]) == 1
         except (ValueError, KeyError, IndexError, TypeError, AssertionError):
-            raise HomeDamaged(f"{self.path}: block {height} is unreadable") from None
+            raise HomeDamaged(f"block {height} is unreadable", file=self.path) from None
         return cast(BlockRecord, record)  # a table: its hash and its txs are checked next
 
     def append(self, record: BlockRecord) -> bytes:

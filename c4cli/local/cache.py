@@ -8,7 +8,7 @@ explicit, versioned format (accounts, live games, stats, boards: see
 own, read back one at a time only when a call asks for them (it is the realm's
 :class:`~c4cli.realm.memory.Store`). Nothing in it is code: a home copied from
 someone else is read as data, never executed. Beside it, in the same file and
-the same transactions, the read model (:mod:`c4cli.chain.projection`) keeps the
+the same transactions, the read model (:mod:`c4cli.local.projection`) keeps the
 answers the common queries read.
 
 Why it is keyed as it is. A checkpoint is only as good as the log it was made
@@ -35,16 +35,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli import faults
-from c4cli.chain import projection
-from c4cli.chain.blocks import Genesis
-from c4cli.chain.projection import ReadModel, TxRow
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
+from c4cli.local import projection
+from c4cli.local.blocks import Genesis
+from c4cli.local.projection import ReadModel, TxRow
 from c4cli.realm.memory import Game
 
 if TYPE_CHECKING:
-    from c4cli.chain.log import GenesisRecord
-    from c4cli.chain.state import ChainState
+    from c4cli.local.log import GenesisRecord
+    from c4cli.local.state import ChainState
     from c4cli.realm.memory import Game
 
 # The format of everything below; a cache of any other version is not read (11: a
@@ -230,7 +230,7 @@ class Cache:
         None when the snapshot is missing or not what this version writes: the
         caller replays instead.
         """
-        from c4cli.chain.state import ChainState
+        from c4cli.local.state import ChainState
 
         try:
             genesis, raw = self._meta("genesis"), self._meta("state")

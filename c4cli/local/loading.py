@@ -9,17 +9,19 @@ The checkpoint is a cache: one that cannot be saved never fails a command.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from c4cli.chain.cache import Cache, Mark
-from c4cli.chain.log import BlockLog, GenesisRecord, chain_digest
-from c4cli.chain.projection import TxRow
-from c4cli.chain.replay import keep_outcomes, naming, replay
 from c4cli.errors import HomeDamaged, notice
+from c4cli.local.cache import Cache, Mark
+from c4cli.local.log import BlockLog, GenesisRecord, chain_digest
+from c4cli.local.projection import TxRow
+from c4cli.local.replay import keep_outcomes, naming, replay
 
 if TYPE_CHECKING:
-    from c4cli.chain.state import ChainState
+    from c4cli.local.state import ChainState
 
 
 class LoggedState:
@@ -43,10 +45,17 @@ class LoggedState:
 
     def cached(self) -> Cache:
         """The cache, made to describe the log as it is now (its ready answers)."""
+        with self.reading() as cache:
+            return cache
+
+    @contextmanager
+    def reading(self) -> Iterator[Cache]:
+        """A shared lock on the log, held while the caller reads, with the cache brought
+        up to the log first (its ready answers, and the outcomes of its blocks)."""
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
                 self._current()
-            return self.cache
+            yield self.cache
 
     def _current(self) -> ChainState:
         """The state at the last block: the checkpoint, the checkpoint and the blocks

@@ -5,7 +5,7 @@ The same paths and the same data a node's ABCI query gives: ``vm/qeval`` of
 ``(100000 int64)``), ``vm/qrender`` of ``<pkgpath>:<path>`` the markdown,
 ``bank/balances/<addr>`` the coins as a JSON string and ``auth/accounts/<addr>``
 the account's JSON. Answers come from a state in hand
-(:class:`~c4cli.chain.state_reader.StateReader`, also what a transaction's messages
+(:class:`~c4cli.local.state_reader.StateReader`, also what a transaction's messages
 are built from inside the lock) or, for the common reads, from the checkpoint's
 ready answers without loading a state (:func:`from_cache`, here: no realm code).
 """
@@ -17,15 +17,16 @@ import re
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
-from c4cli.chain import answers, sources
 from c4cli.chain.interface import Answer
-from c4cli.chain.paths import ACCOUNTS, BALANCES, QEVAL, SOURCES
 from c4cli.errors import BadInput, BadQueryData, PackageNotFound, Refused
 from c4cli.gotext import quote
+from c4cli.local import sources
 from c4cli.realm.jsonfmt import active_envelope, active_page, game_envelope
+from c4cli.wire import results
+from c4cli.wire.paths import ACCOUNTS, BALANCES, QEVAL, SOURCES
 
 if TYPE_CHECKING:
-    from c4cli.chain.cache import Cache
+    from c4cli.local.cache import Cache
 
 _EXPR = re.compile(r"^(?P<func>[A-Za-z_][A-Za-z0-9_]*)(?:\((?P<args>.*)\))?$", re.S)
 
@@ -144,7 +145,7 @@ def from_cache(cache: Cache, path: str, data: str) -> Answer | None:
         text = cache.views.account_json(address_in(path, prefix))
         if prefix == ACCOUNTS:
             return Answer(height, "null" if text is None else text)
-        held = None if text is None else answers.tm2_account(json.loads(text))
+        held = None if text is None else results.tm2_account(json.loads(text))
         coins = "" if held is None else held.coins
         return Answer(height, json.dumps(coins))
     kind = path.partition("?")[0]  # vm/qpaths?limit=N

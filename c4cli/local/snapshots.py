@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import ID_DIGITS, Reverted, Snapshot
-from c4cli.chain.log import BLOCK_MARK
 from c4cli.errors import BadInput, disk_error
 from c4cli.files import PRIVATE_FILE
 from c4cli.interrupts import deferred
+from c4cli.local.log import BLOCK_MARK
 
 if TYPE_CHECKING:
-    from c4cli.chain.local import LocalChain
+    from c4cli.local.chain import LocalChain
 
 _ID = re.compile(r"^(0|[1-9][0-9]{0,18}):([0-9a-f]{16})$")
 KEPT = "reverted.toml"

@@ -12,7 +12,7 @@ is one representation of a transaction and its bytes are derived from it. It
 is written out here rather than taken from a protobuf library because it is a
 few dozen lines and every command that signs imports it.
 
-The wire format itself is :mod:`c4cli.chain.protowire`.
+The wire format itself is :mod:`c4cli.wire.protowire`.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import contextlib
 import hashlib
 from typing import Any, cast
 
-from c4cli.chain import pubkeys
-from c4cli.chain.msgs import Msg, Signature, Tx
-from c4cli.chain.protowire import (
+from c4cli.wire import pubkeys
+from c4cli.wire.msgs import Msg, Signature, Tx
+from c4cli.wire.protowire import (
     VARINT,
     DecodeError,
     EncodeError,

@@ -5,7 +5,7 @@ path, the last block), so a remote node can stand where :class:`LocalChain`
 stands. The rest of its methods (init, the clock, the log, verify) exist only
 for a chain in a folder.
 
-The state is always the log replayed (:mod:`c4cli.chain.loading`, through the
+The state is always the log replayed (:mod:`c4cli.local.loading`, through the
 checkpoint when it fits). Every command that appends a block saves the checkpoint
 again before it lets go of the lock, so the next one starts from it.
 """
@@ -17,11 +17,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain import snapshots
-from c4cli.chain.accounts import session_not_found, unknown_account
-from c4cli.chain.amino import encode_tx
-from c4cli.chain.blocks import Block, BlockContext, new_record, tx_entry
-from c4cli.chain.cache import Mark
 from c4cli.chain.clock import MAX_TIME, check_settable, format_time
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
@@ -41,20 +36,31 @@ from c4cli.chain.interface import (
     Verified,
 )
 from c4cli.chain.listing import local_blocks, local_tx
-from c4cli.chain.loading import LoggedState
-from c4cli.chain.log import BlockRecord, TornLog, TxEntry, chain_digest
-from c4cli.chain.msgs import Fee, runs_locally
-from c4cli.chain.projection import TxRow
-from c4cli.chain.queries import from_cache
-from c4cli.chain.replay import keep_outcomes
-from c4cli.chain.tx import signed_tx
-from c4cli.errors import BadInput, ChainExists, HomeDamaged, Refused
+from c4cli.errors import (
+    BadInput,
+    ChainExists,
+    HomeDamaged,
+    Refused,
+    SessionNotFound,
+    UnknownAccount,
+)
+from c4cli.local import snapshots
+from c4cli.local.blocks import Block, BlockContext, new_record, tx_entry
+from c4cli.local.cache import Mark
+from c4cli.local.loading import LoggedState
+from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
+from c4cli.local.projection import TxRow
+from c4cli.local.queries import from_cache
+from c4cli.local.replay import keep_outcomes
+from c4cli.wire.amino import encode_tx
+from c4cli.wire.msgs import Fee, runs_locally
+from c4cli.wire.tx import signed_tx
 
 if TYPE_CHECKING:
-    from c4cli.chain.blocks import Block, Genesis
-    from c4cli.chain.execute import TxResult
-    from c4cli.chain.state import ChainState
-    from c4cli.chain.tx import Tx
+    from c4cli.local.blocks import Block, Genesis
+    from c4cli.local.execute import TxResult
+    from c4cli.local.state import ChainState
+    from c4cli.wire.tx import Tx
 
 
 class LocalChain(LoggedState):
@@ -84,7 +90,7 @@ class LocalChain(LoggedState):
         return ChainExists(f"a chain already exists in {self.home}")
 
     def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
-        from c4cli.chain.state import ChainState, check_supply
+        from c4cli.local.state import ChainState, check_supply
 
         check_supply(genesis.balances)  # in gno's words, exit 2, before anything is written
         record = genesis.to_record()
@@ -143,16 +149,12 @@ class LocalChain(LoggedState):
         log replayed up to that block."""
         if height:
             return _reader_of(self.state_at(height)).query(path, data, height=height)
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
+        with self.reading():
             return self._answer(path, data)
 
     def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
         """Several queries at the last block, under one lock (the same block for all)."""
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
+        with self.reading():
             return [self._answer(path, data) for path, data in asked]
 
     def _answer(self, path: str, data: str) -> Answer:
@@ -183,9 +185,7 @@ class LocalChain(LoggedState):
         The cache must describe this very log (it is rebuilt if not), so the
         blocks read here are the ones its outcomes came from.
         """
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
+        with self.reading():
             data = self.log.read_bytes()
             _, offset = self.log.parse_genesis(data)
             out = []
@@ -209,9 +209,7 @@ class LocalChain(LoggedState):
         return self.cached().views.transactions_through(height)
 
     def game_calls(self, game_id: int) -> list[GameCall]:
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
+        with self.reading():
             rows = self.cache.views.game_txs(game_id)
         return [
             GameCall(
@@ -242,9 +240,7 @@ class LocalChain(LoggedState):
 
     def find_tx(self, tx_hash: str) -> tuple[BlockRecord, int, dict[str, Any]] | None:
         """A transaction by hash: its block, its index there and its outcome."""
-        with self.log.locked(exclusive=False):
-            if not self.cache.fresh(self.log.path):
-                self._current()
+        with self.reading():
             found = self.cache.views.transaction(tx_hash)
         if found is None:
             return None
@@ -287,12 +283,12 @@ class LocalChain(LoggedState):
             messages = build(_reader_of(state))
             account = state.account(signer.address)
             if account is None:
-                raise unknown_account(signer.address)
+                raise UnknownAccount(signer.address)
             number, sequence = account.number, account.sequence
             if signer.session_addr is not None:
                 session = account.sessions.get(signer.session_addr)
                 if session is None:
-                    raise session_not_found(signer.session_addr, signer.address)
+                    raise SessionNotFound(signer.session_addr, signer.address)
                 number, sequence = session.number, session.sequence
             tx = signed_tx(
                 messages,
@@ -445,6 +441,6 @@ class LocalChain(LoggedState):
 def _reader_of(state: ChainState) -> Reader:
     """Queries on a state in hand run the realm's code (its import is most of a command's
     start-up): loaded only when the checkpoint's ready answers do not serve."""
-    from c4cli.chain.state_reader import StateReader
+    from c4cli.local.state_reader import StateReader
 
     return StateReader(state)

@@ -20,17 +20,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.blocks import Genesis, block_hash
-from c4cli.chain.log import BlockLog, Buffer, Span, let_go, parse_toml
-from c4cli.chain.msgs import first_signature, msg_signer
-from c4cli.chain.tx import signature_error, tx_hash, use_fast_json
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
+from c4cli.local.blocks import Genesis, block_hash
+from c4cli.local.log import BlockLog, Buffer, Span, let_go, parse_toml
+from c4cli.wire.msgs import first_signature, msg_signer
+from c4cli.wire.tx import signature_error, tx_hash, use_fast_json
 
 if TYPE_CHECKING:
-    from c4cli.chain.execute import TxResult
-    from c4cli.chain.projection import TxRow
-    from c4cli.chain.state import ChainState
+    from c4cli.local.execute import TxResult
+    from c4cli.local.projection import TxRow
+    from c4cli.local.state import ChainState
 
 # Blocks per worker task: large enough to amortise the hand-over, small enough
 # that the first results come back while the workers are still busy.
@@ -44,7 +44,7 @@ PARALLEL_MIN_BYTES = 64 * 1024
 
 
 def _genesis(log: BlockLog, data: Buffer) -> tuple[ChainState, int]:
-    from c4cli.chain.state import ChainState
+    from c4cli.local.state import ChainState
 
     record, offset = log.parse_genesis(data)
     return ChainState(Genesis.from_record(record), str(record.get("hash"))), offset
@@ -108,9 +108,9 @@ def naming(log: BlockLog) -> Iterator[None]:
     try:
         yield
     except HomeDamaged as exc:
-        if str(exc).startswith(f"{log.path}: "):
+        if exc.file == log.path:
             raise
-        raise HomeDamaged(f"{log.path}: {exc}") from None
+        raise HomeDamaged(str(exc), file=log.path) from None
 
 
 def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxResult]) -> None:

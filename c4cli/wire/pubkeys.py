@@ -16,15 +16,15 @@ import hashlib
 from typing import Any, NamedTuple, Union
 
 from c4cli.address import decode_bech32, encode_address, encode_bech32
-from c4cli.chain import crypto
-from c4cli.chain.protowire import (
+from c4cli.errors import BadInput
+from c4cli.wire import crypto
+from c4cli.wire.protowire import (
     DecodeError,
     any_value,
     bytes_field,
     encode_varint,
     wire_fields,
 )
-from c4cli.errors import BadInput
 
 SECP256K1 = crypto.PUBKEY_TYPE
 MULTISIG = "/tm.PubKeyMultisig"

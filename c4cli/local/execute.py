@@ -14,19 +14,21 @@ import copy
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.address import canonical
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.accounts import (
+from c4cli.chain.interface import Receipt, TxOutcome
+from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
+from c4cli.errors import BadInput, PackageNotFound, Refused, SessionNotFound, UnknownAccount
+from c4cli.local.accounts import (
     Account,
     Session,
     require_funds,
-    session_not_found,
-    unknown_account,
 )
-from c4cli.chain.amino import EncodeError
-from c4cli.chain.answers import UNAUTHORIZED, gnokey_events
-from c4cli.chain.blocks import BlockContext
-from c4cli.chain.interface import Receipt, TxOutcome
-from c4cli.chain.msgs import (
+from c4cli.local.blocks import BlockContext
+from c4cli.realm import abi, rules
+from c4cli.realm.memory import Context, RealmPanic
+from c4cli.records import Record
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.amino import EncodeError
+from c4cli.wire.msgs import (
     AUTH_MSGS,
     MSG_CALL,
     MSG_CREATE_SESSION,
@@ -37,16 +39,12 @@ from c4cli.chain.msgs import (
     Tx,
     msg_signer,
 )
-from c4cli.chain.pubkeys import PubKey
-from c4cli.chain.tx import SIG_FAILED, signature_error, tx_hash
-from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
-from c4cli.errors import BadInput, PackageNotFound, Refused
-from c4cli.realm import abi, rules
-from c4cli.realm.memory import Context, RealmPanic
-from c4cli.records import Record
+from c4cli.wire.pubkeys import PubKey
+from c4cli.wire.results import UNAUTHORIZED, gnokey_events
+from c4cli.wire.tx import SIG_FAILED, signature_error, tx_hash
 
 if TYPE_CHECKING:
-    from c4cli.chain.state import ChainState
+    from c4cli.local.state import ChainState
 
 
 MAX_MEMO = 65536
@@ -140,7 +138,7 @@ class TxResult(Record):
 
 
 class Executor:
-    """Runs transactions against one :class:`~c4cli.chain.state.ChainState`."""
+    """Runs transactions against one :class:`~c4cli.local.state.ChainState`."""
 
     def __init__(self, state: ChainState) -> None:
         self.state = state
@@ -153,7 +151,7 @@ class Executor:
         signer = msg_signer(msgs[0])
         account = self.state.accounts.get(signer)
         if account is None:
-            raise unknown_account(signer)
+            raise UnknownAccount(signer)
         return account
 
     def execute(
@@ -232,7 +230,7 @@ class Executor:
         signer = signers.pop()
         account = self.state.accounts.get(signer)
         if account is None:
-            raise unknown_account(signer)
+            raise UnknownAccount(signer)
         try:
             pub_key = pubkeys.from_json(sigs[0]["pub_key"])
             fee_coins = parse_coins(str(fee["gas_fee"]))
@@ -276,7 +274,7 @@ class Executor:
         """The session a tx names (and whether a new spend period starts), or a refusal."""
         session = account.sessions.get(session_addr)
         if session is None:
-            raise session_not_found(session_addr, account.address)
+            raise SessionNotFound(session_addr, account.address)
         if session.expires_at and time >= session.expires_at:
             raise Refused(f"session {session_addr} has expired")
         for msg in msgs:
@@ -317,7 +315,7 @@ class Executor:
         elif kind == MSG_REVOKE_SESSION:
             session_addr = crypto.address_of(_session_key(msg))
             if self.state.accounts[signer].sessions.pop(session_addr, None) is None:
-                raise session_not_found(session_addr, signer)
+                raise SessionNotFound(session_addr, signer)
             result.funcs.append("revoke_session")
         elif kind == MSG_REVOKE_ALL_SESSIONS:
             self.state.accounts[signer].sessions.clear()

@@ -12,9 +12,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from c4cli.chain import crypto, pubkeys
-from c4cli.chain.amino import tx_hash as amino_hash
-from c4cli.chain.msgs import (
+from c4cli.coins import format_coins, parse_coins
+from c4cli.gotext import go_escaped
+from c4cli.wire import crypto, pubkeys
+from c4cli.wire.amino import tx_hash as amino_hash
+from c4cli.wire.msgs import (
     MSG_CALL,
     MSG_CREATE_SESSION,
     MSG_REVOKE_ALL_SESSIONS,
@@ -25,11 +27,9 @@ from c4cli.chain.msgs import (
 )
 
 # The vocabulary of this module's callers too.
-from c4cli.chain.msgs import Fee as Fee
-from c4cli.chain.msgs import Msg as Msg
-from c4cli.chain.msgs import Tx as Tx
-from c4cli.coins import format_coins, parse_coins
-from c4cli.gotext import go_escaped
+from c4cli.wire.msgs import Fee as Fee
+from c4cli.wire.msgs import Msg as Msg
+from c4cli.wire.msgs import Tx as Tx
 
 DEFAULT_GAS_WANTED = 2_000_000
 

@@ -1,7 +1,7 @@
 """gno.land's query paths answered from a state in hand: the realm's code runs here.
 
 What a transaction's messages are built from inside the lock, and every query the
-checkpoint's ready answers do not hold (:func:`c4cli.chain.queries.from_cache`).
+checkpoint's ready answers do not hold (:func:`c4cli.local.queries.from_cache`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,19 @@ import json
 from typing import TYPE_CHECKING
 
 from c4cli.address import canonical
-from c4cli.chain import sources
 from c4cli.chain.interface import Answer
-from c4cli.chain.paths import (
+from c4cli.coins import format_coins
+from c4cli.errors import BadInput, NodeOnly, PackageNotFound, Refused
+from c4cli.gotext import quote
+from c4cli.local import sources
+from c4cli.local.queries import (
+    address_in,
+    parse_qeval,
+    parse_qrender,
+    variable_answer,
+)
+from c4cli.realm import abi
+from c4cli.wire.paths import (
     ACCOUNTS,
     BALANCES,
     GNOVM_OBJECTS,
@@ -22,20 +32,10 @@ from c4cli.chain.paths import (
     QRENDER,
     SOURCES,
 )
-from c4cli.chain.queries import (
-    address_in,
-    parse_qeval,
-    parse_qrender,
-    variable_answer,
-)
-from c4cli.coins import format_coins
-from c4cli.errors import BadInput, NodeOnly, PackageNotFound, Refused
-from c4cli.gotext import quote
-from c4cli.realm import abi
 
 if TYPE_CHECKING:
-    from c4cli.chain.accounts import Account
-    from c4cli.chain.state import ChainState
+    from c4cli.local.accounts import Account
+    from c4cli.local.state import ChainState
 
 
 class StateReader:
