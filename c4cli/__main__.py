@@ -1,3 +1,3 @@
-from c4cli.console import main
+from c4cli.cli.console import main
 
 main()

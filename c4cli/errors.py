@@ -10,6 +10,7 @@ import contextlib
 import os
 import re
 import sys
+from contextvars import ContextVar
 
 
 class C4Error(Exception):
@@ -217,27 +218,24 @@ def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
     return DiskError(f"cannot write {path}: {reason}; {consequence}")
 
 
-_warned: set[str] = set()
+class Notes:
+    """The warnings of one run of c4 (its invocation owns them: ``c4cli/cli``): each
+    said once, and those not about money dropped when the run is quiet."""
+
+    __slots__ = ("quiet", "said")
+
+    def __init__(self, quiet: bool | None = None) -> None:
+        self.quiet = quiet_by_env() if quiet is None else quiet
+        self.said: set[str] = set()
 
 
-def _quiet_by_env() -> bool:
+def quiet_by_env() -> bool:
     return os.environ.get("C4_QUIET", "") not in ("", "0")
 
 
-# --quiet (or $C4_QUIET) for this command: notices are dropped (see notice). Read at
-# import too, for the fast lanes, which never reach begin_command.
-_quiet = [_quiet_by_env()]
-
-
-def set_quiet(quiet: bool) -> None:
-    _quiet[0] = quiet
-
-
-def begin_command() -> None:
-    """A new command in this process (the tests run many): its own warnings, once
-    each, and quiet as $C4_QUIET says until --quiet says otherwise."""
-    _warned.clear()
-    set_quiet(_quiet_by_env())
+# The notes of the run in progress, set by its invocation. Outside a run (a test that
+# calls a backend, a thread started without the run's context) every warning is said.
+NOTES: ContextVar[Notes | None] = ContextVar("c4_notes", default=None)
 
 
 def notice(message: str) -> None:
@@ -245,14 +243,18 @@ def notice(message: str) -> None:
     that could not be saved, a wait for a lock): one line on stderr, unless the
     command was asked to be quiet. Whatever says where a transaction or a stake
     stands goes through :func:`warn_once`, which nothing silences."""
-    if not _quiet[0]:
+    notes = NOTES.get()
+    if notes is None or not notes.quiet:
         warn_once(message)
 
 
 def warn_once(message: str) -> None:
-    """One warning line on stderr, at most once per process for the same words."""
-    if message not in _warned:
-        _warned.add(message)
-        # stderr closed or full: the line is lost, never the command.
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            sys.stderr.write(message + "\n")
+    """One warning line on stderr, at most once per run for the same words."""
+    notes = NOTES.get()
+    if notes is not None:
+        if message in notes.said:
+            return
+        notes.said.add(message)
+    # stderr closed or full: the line is lost, never the command.
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(message + "\n")

@@ -24,6 +24,7 @@ unknown", and is treated as recorded wherever money is at stake.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from enum import Enum
 
 
@@ -63,45 +64,57 @@ class Outgoing:
         )
 
 
-_sent: list[Outgoing] = []
-_transacting = False
+class Outbox:
+    """What one run of c4 has let go of (its invocation owns it: ``c4cli/cli``)."""
+
+    __slots__ = ("sent", "transacting")
+
+    def __init__(self) -> None:
+        self.sent: list[Outgoing] = []
+        self.transacting = False  # about to sign or append: a signal says what stands
 
 
-def reset() -> None:
-    """A new command (the CLI's entry point; tests run many in one process)."""
-    global _transacting
-    _sent.clear()
-    _transacting = False
+# The outbox of the run in progress: set by the invocation (``c4cli/cli``), read by the
+# backends through the functions below. Outside a run (a test calling a backend, a
+# thread started without the run's context) there is none, and nothing is noted.
+CURRENT: ContextVar[Outbox | None] = ContextVar("c4_outbox", default=None)
+
+
+def _items() -> list[Outgoing]:
+    box = CURRENT.get()
+    return box.sent if box is not None else []
 
 
 def transacting() -> None:
     """This command is about to sign or append something: an interruption from now
     on says whether it was recorded."""
-    global _transacting
-    _transacting = True
+    box = CURRENT.get()
+    if box is not None:
+        box.transacting = True
 
 
 def sending(tx_hash: str) -> None:
     transacting()
-    _sent.append(Outgoing(tx_hash, Fate.SENT))
+    _items().append(Outgoing(tx_hash, Fate.SENT))
 
 
 def landed(tx_hash: str, height: int) -> None:
-    for item in _sent:
+    sent = _items()
+    for item in sent:
         if item.tx_hash == tx_hash:
             item.fate, item.height = Fate.LANDED, height
             return
-    _sent.append(Outgoing(tx_hash, Fate.LANDED, height))
+    sent.append(Outgoing(tx_hash, Fate.LANDED, height))
 
 
 def withdrawn(tx_hash: str) -> None:
-    for item in _sent:
+    for item in _items():
         if item.tx_hash == tx_hash and item.fate is Fate.SENT:
             item.fate = Fate.WITHDRAWN
 
 
 def denied(tx_hash: str) -> None:
-    for item in _sent:
+    for item in _items():
         if item.tx_hash == tx_hash and item.fate is Fate.SENT:
             item.fate = Fate.DENIED
 
@@ -109,22 +122,23 @@ def denied(tx_hash: str) -> None:
 def forget(tx_hash: str) -> None:
     """A transaction of an earlier command, settled by this one: not this command's
     to report (its fate is in the journal)."""
-    _sent[:] = [item for item in _sent if item.tx_hash != tx_hash]
+    sent = _items()
+    sent[:] = [item for item in sent if item.tx_hash != tx_hash]
 
 
 def mark() -> int:
     """A point to ask :func:`may_be_recorded_since` about."""
-    return len(_sent)
+    return len(_items())
 
 
 def may_be_recorded_since(point: int) -> bool:
     """Whether anything let go of after ``point`` is, or may be, in a block."""
-    return any(item.fate is not Fate.WITHDRAWN for item in _sent[point:])
+    return any(item.fate is not Fate.WITHDRAWN for item in _items()[point:])
 
 
 def standing() -> Outgoing | None:
     """The last transaction this command let go of that is, or may be, in a block."""
-    for item in reversed(_sent):
+    for item in reversed(_items()):
         if item.fate not in (Fate.WITHDRAWN, Fate.DENIED):
             return item
     return None
@@ -137,4 +151,5 @@ def interrupted_state() -> str | None:
     item = standing()
     if item is not None:
         return item.describe()
-    return "nothing was recorded" if _transacting else None
+    box = CURRENT.get()
+    return "nothing was recorded" if box is not None and box.transacting else None

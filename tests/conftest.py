@@ -114,3 +114,12 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"differential (node vs local chain): {steps} steps, "
             f"{comparisons} comparisons, {differences} differences"
         )
+
+
+@pytest.fixture(autouse=True)
+def _a_run_of_its_own() -> None:
+    """Each test is a run of c4 of its own (its outbox, its notes), as each command
+    line is: a command body a test calls directly sees no earlier test's state."""
+    from c4cli.cli.invocation import Invocation
+
+    Invocation([]).begin()

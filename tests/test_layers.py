@@ -50,9 +50,12 @@ ALLOWED = {
     "serve": {"chain", "local", "wire"},
     "home": {"chain", "wire"},
     "client": {"home", "chain", "wire", "local", "node", "realm", "engine"},
-    "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine"},
+    "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine", "cli"},
+    "cli": {"commands", "client", "home", "chain", "wire", "node"},
 }
 COMMANDS_READ_OF_LOCAL = {"c4cli.local.blocks"}
+# The front (``cli``) stands above the commands, which read of it the run alone.
+COMMANDS_READ_OF_CLI = {"c4cli.cli.invocation"}
 # Named by the interface for types only (under TYPE_CHECKING): a new local chain's
 # genesis (``Chain.init``), and the log's entries ``chain/listing.py`` lists.
 TYPES_ONLY = {("chain", "c4cli.local.blocks"), ("chain", "c4cli.local.log")}
@@ -191,7 +194,7 @@ def test_commands_open_a_chain_only_through_the_door() -> None:
 
 def test_the_interface_stands_above_its_implementations() -> None:
     # chain/trust.py is the interface's part about proofs (types only), kept apart for size.
-    allowed = {"c4cli.local.blocks", "c4cli.wire.tx", "c4cli.chain.trust"}  # blocks: types only
+    allowed = {"c4cli.local.blocks", "c4cli.wire.tx", "c4cli.chain.trust", "c4cli.errors"}
     assert imports(PACKAGE / "chain" / "interface.py") <= allowed
     assert imports(PACKAGE / "chain" / "trust.py") == set()
 
@@ -236,13 +239,17 @@ LAZY = {
     ("commands/views.py", "rich.console"): "rich: colour on a terminal only",
     ("commands/views.py", "rich.table"): "rich: the lobby's table on a terminal only",
     ("commands/views.py", "rich.text"): "rich: the lobby's table on a terminal only",
-    ("console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
-    ("console.py", "c4cli.commands"): "the ending and a fast lane: after the handlers too",
-    ("console.py", "c4cli.client"): (
-        "a fast lane's node dialled before the lane loads (client/ahead.py): after the "
-        "handlers, and only for query and play"
+    ("cli/console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
+    ("cli/console.py", "c4cli.commands"): "the ending and a fast lane: after the handlers too",
+    ("cli/console.py", "c4cli.cli"): (
+        "the node dialled ahead (cli/ahead.py) and the fast lanes (cli/lanes.py): after "
+        "the handlers, and only for query and play"
     ),
-    ("commands/fast_query.py", "c4cli.commands"): "the realm client, the keyring: named queries",
+    ("commands/query_paths.py", "c4cli.commands"): "the realm client, the keyring: named queries",
+    ("cli/lanes.py", "c4cli.commands"): "a lane's body: a query's or a move's (signing), not both",
+    ("cli/invocation.py", "c4cli.client"): (
+        "the door to a chain: a run that opens one (not `c4 keys`, not a failure's line)"
+    ),
     ("commands/transact.py", "click"): "a passphrase prompt on a terminal: the fast lanes",
     ("engine/board.py", "c4cli.engine"): "the SVG drawing, which imports board.py itself",
     ("engine/solver.py", "c4cli.engine"): "the native solver: a shared library, solving only",
@@ -277,9 +284,12 @@ def test_only_measured_imports_are_lazy() -> None:
     chose) is the 31st; issue 38 moved the node client out of ``chain/`` into a room of
     its own, so the door opens two rooms lazily where it opened one (the 32nd), and
     imports the journal after it has dialled the node (the 33rd); the console dials a
-    fast lane's node before the lane loads (the 34th)."""
+    fast lane's node before the lane loads (the 34th). Issue 49 gave the run its own
+    type, which opens the door to a chain only for a run that reads one (the 35th),
+    and the lanes their own room, which loads a lane's body only for that lane (the
+    36th)."""
     assert _imports_inside_functions() == set(LAZY)
-    assert len(LAZY) <= 34
+    assert len(LAZY) <= 36
 
 
 def test_the_node_clients_parts_are_composed_not_stacked() -> None:
@@ -394,4 +404,108 @@ def test_no_refusal_is_told_apart_by_its_words() -> None:
                         read = list(node.args)
                 if any(_words_of(operand, names) for operand in read):
                     found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []
+
+
+def test_commands_read_of_the_front_the_run_alone() -> None:
+    found = {
+        f"{path.name} imports {module}"
+        for path in sorted((PACKAGE / "commands").glob("*.py"))
+        for module in imports(path)
+        if module.split(".")[1] == "cli" and module not in COMMANDS_READ_OF_CLI
+    }
+    assert found == set()
+
+
+# The two front ends, each of which builds the run once: click's group and the lanes.
+BUILDERS = {"commands/main.py", "cli/lanes.py", "cli/invocation.py"}
+
+
+def test_one_invocation_built_by_the_front_ends_alone() -> None:
+    """One type says what a run of c4 is (cli/invocation.py), and only the front ends
+    build it (invocation.py's own, for a command body called outside any run)."""
+    classes = [
+        f"{path.relative_to(PACKAGE)}:{node.name}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and node.name == "Invocation"
+    ]
+    assert classes == ["cli/invocation.py:Invocation"]
+    builders = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "Invocation"
+    }
+    assert builders == BUILDERS
+
+
+# Module-level state that lives as long as the process, the same for every run: a
+# cache of what was computed once, or the signals noted before c4 has loaded.
+PROCESS_STATE = {
+    "engine/solver.py": "the native solver's handle and its opening book, loaded once",
+    "wire/tx.py": "the JSON encoder, chosen once (orjson in verify's workers)",
+    "node/early.py": "the connections dialled as the process starts, each taken once",
+}
+
+
+def test_no_per_run_state_outside_the_run() -> None:
+    """What one run of c4 owns (its outbox, its notes, the chains it opened) is the
+    invocation's: no module outside cli/ rebinds a global or fills a module-level
+    container (a context variable, which the invocation sets, is how a backend reaches
+    the run's outbox and notes)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        name = path.relative_to(PACKAGE).as_posix()
+        if name.startswith("cli/") or name in PROCESS_STATE:
+            continue
+        tree = ast.parse(path.read_text())
+        containers = {
+            target.id
+            for node in tree.body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            and isinstance(node.value, ast.List | ast.Dict | ast.Set | ast.Call)
+            and not (
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+            )
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Global):
+                found.append(f"{name}:{node.lineno} global {', '.join(node.names)}")
+            elif (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("append", "add", "clear", "update", "pop", "extend")
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in containers
+            ):
+                found.append(f"{name}:{node.lineno} {node.func.value.id}.{node.func.attr}")
+            elif isinstance(node, ast.Assign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id in containers
+                    ):
+                        found.append(f"{name}:{node.lineno} {target.value.id}[…] =")
+    assert found == []
+
+
+def test_the_raw_command_line_is_read_by_the_front_alone() -> None:
+    """Whether a run wants JSON is the run's (``Invocation.json``): nothing below the
+    front reads ``--json`` from argv."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{node.lineno}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if not path.relative_to(PACKAGE).as_posix().startswith("cli/")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Compare)
+        and isinstance(node.left, ast.Constant)
+        and node.left.value == "--json"
+    ]
     assert found == []

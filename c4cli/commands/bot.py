@@ -11,13 +11,14 @@ from typing import Any, NamedTuple
 import click
 
 from c4cli.chain.interface import Chain
+from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
-from c4cli.commands.transact import acting_address, open_chain, submit
+from c4cli.commands.transact import acting_address, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.commands.views import clock_text, coloured, mark_four, rich_board, standstill
 from c4cli.errors import Refused, Unreachable
@@ -55,7 +56,7 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: T
     """
     number = game_id_arg(game_id)
     me = acting_address(home, key, tx.master)
-    chain = open_chain(home)
+    chain = current().open_chain(home)
     while True:
         try:
             if _turn(chain, number, me, key, until_end, think, home, tx):
@@ -182,7 +183,7 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
       c4 watch 1 | tee game-1.txt
     """
     number = game_id_arg(game_id)
-    chain = open_chain(home)
+    chain = current().open_chain(home)
     known = names(home)
     live = sys.stdout.isatty() and not as_json
     seen: _Seen | None = None

@@ -7,11 +7,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from c4cli.chain.interface import Receipt
+from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of, game_read_back
 from c4cli.coins import gnot
 from c4cli.commands.text import names, who
-from c4cli.commands.transact import acting_address, open_chain, print_receipt, submit
+from c4cli.commands.transact import acting_address, print_receipt, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, C4Error, warn_once
 
@@ -49,7 +50,7 @@ def run_call(
     about = game_of(receipt.result)
     if about is not None and not receipt.simulated:
         try:
-            realm = RealmClient(open_chain(home))
+            realm = RealmClient(current().open_chain(home))
             # The game's answer came with the transaction's block where the node could.
             came = dict(receipt.read_back).get(realm.game_query(about))
             game = realm.game(about) if came is None else realm.game_answer(about, came.data)

@@ -11,20 +11,13 @@ import click
 from c4cli.address import package_address
 from c4cli.chain.clock import check_settable, format_time, parse_time
 from c4cli.chain.interface import Head, Reader
+from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
-from c4cli.commands.line import remote_url, trust_node
 from c4cli.commands.options import TxCommand, common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
-from c4cli.commands.transact import (
-    acting_address,
-    local_chain,
-    open_chain,
-    print_receipt,
-    resolve,
-    submit,
-)
+from c4cli.commands.transact import acting_address, local_chain, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, Keyring, check_name
@@ -85,7 +78,7 @@ def init(
       c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
       c4 init --remote https://rpc.gno.land:443 --trust HEIGHT:HASH
     """
-    url = remote_url()
+    url = current().remote
     if url is not None:
         _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
         return
@@ -164,7 +157,7 @@ def _init_remote(
         raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
     ctx = click.get_current_context()
     given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
-    taking = trust_node()
+    taking = current().trust_node
     if trust is not None and taking:
         raise BadInput("--trust names the validators to trust: --trust-node trusts none")
     bound = connect.bind(
@@ -234,7 +227,7 @@ def time_group(ctx: click.Context, home: Path, as_json: bool) -> None:
       c4 time set 2026-01-01T01:00:00Z
     """
     if ctx.invoked_subcommand is None:
-        _print_time(open_chain(home).head(), as_json)
+        _print_time(current().open_chain(home).head(), as_json)
 
 
 @time_group.command("advance")

@@ -11,10 +11,10 @@ import click
 
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
+from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis, workflow
 from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
-from c4cli.commands.line import from_group
 from c4cli.commands.options import quiet_option
 from c4cli.commands.text import call_text
 from c4cli.commands.text import names as key_names
@@ -37,14 +37,14 @@ def _signer(keyring: Keyring, name: str) -> Signer:
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    default=from_group("home", lambda: None),
+    default=lambda: current().home if "home" in current().given else None,
     help="Play in this (new or empty) folder; default: a new folder under the system's temp.",
 )
 @click.option(
     "--json",
     "as_json",
     is_flag=True,
-    default=from_group("as_json", lambda: False),
+    default=lambda: current().json,
     help="Print only the final summary as JSON.",
 )
 @quiet_option

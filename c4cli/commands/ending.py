@@ -1,7 +1,7 @@
 """How a command line ends: one line for a failure, an exit code, and no tear-down.
 
-Click-free on purpose: the fast lanes (``fast_query.py``, ``fast_play.py``) end
-their commands here without loading click, and the click group ends every other
+Click-free on purpose: the fast lanes (``cli/lanes.py``) end their commands here
+without loading click, and the click group ends every other
 command here too, so the two can never word a failure differently.
 """
 
@@ -11,10 +11,10 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
 from typing import NoReturn
 
 from c4cli import outbox
+from c4cli.cli.invocation import current
 from c4cli.errors import (
     BadInput,
     BadQueryData,
@@ -167,14 +167,13 @@ def handle_signals() -> None:
     install(report_interrupted)
 
 
-def report_interrupted(stop: Interrupted, argv: Sequence[str] | None = None) -> None:
+def report_interrupted(stop: Interrupted) -> None:
     """The line for a signal, then exit: appends are never cut in two (see
     interrupts.deferred), and a broadcast is "sent" from the moment its bytes may
     have left, so it says which side of it the signal fell on."""
-    argv = sys.argv[1:] if argv is None else argv
     state = outbox.interrupted_state()
     message = f"{stop.name}: {state}" if state else stop.name
-    fail(message, stop.exit_code, json_mode="--json" in argv)
+    fail(message, stop.exit_code, json_mode=current().json_failure)
 
 
 def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
@@ -194,9 +193,9 @@ def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
     sys.exit(code)
 
 
-def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
+def settle(exc: BaseException) -> NoReturn:
     """The end of a command that raised ``exc``: its line and exit code."""
-    json_mode = "--json" in argv
+    json_mode = current().json_failure
     if isinstance(exc, C4Error):
         fail(after_sending(worded(exc)), exc.exit_code, json_mode=json_mode)
     if isinstance(exc, BrokenPipeError | PipeClosed):
@@ -215,7 +214,7 @@ def settle(exc: BaseException, argv: Sequence[str]) -> NoReturn:
                 sys.stderr.flush()
         sys.exit(EXIT_BROKEN_PIPE)
     if isinstance(exc, Interrupted):
-        report_interrupted(exc, argv)
+        report_interrupted(exc)
     if isinstance(exc, OSError):
         # The home (or a file named on the command line) cannot be read or written.
         where = f"{exc.filename}: " if exc.filename else ""

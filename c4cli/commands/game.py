@@ -11,6 +11,7 @@ from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Receipt
+from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
@@ -18,7 +19,7 @@ from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, TxCommand, common_options, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
-from c4cli.commands.transact import acting_address, open_chain
+from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
 from c4cli.commitment import commitment_of
 from c4cli.errors import CLOCK_RUNNING, BadInput, Refused
@@ -198,7 +199,7 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, tx: 
     if column == "best":
         # Solved outside the chain's lock (an early position may take a while),
         # so other writers are not held up; the pinned move count keeps it honest.
-        game = RealmClient(open_chain(home)).game(gid)
+        game = RealmClient(current().open_chain(home)).game(gid)
         column = str(best_column(gid, game))
         if move is None and game is not None:
             move = game.moves

@@ -14,9 +14,9 @@ import click
 
 from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import proof_text
+from c4cli.cli.invocation import current
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import call_text, names, who
-from c4cli.commands.transact import open_chain
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
@@ -95,7 +95,7 @@ def log(
         _forget_above(home, forget_above, as_json)
         return
     known = names(home)
-    blocks = open_chain(home).listing(from_height, to_height, tail)
+    blocks = current().open_chain(home).listing(from_height, to_height, tail)
     if as_json:
         emit_json(
             [{**block, "txs": [_named(tx, known) for tx in block["txs"]]} for block in blocks]
@@ -160,7 +160,7 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         whole = False
     if not whole:
         raise BadInput(f"invalid TX HASH {hash_!r}: base64 of 32 bytes, as gnokey prints it")
-    found = open_chain(home).listed_tx(hash_)
+    found = current().open_chain(home).listed_tx(hash_)
     if found is None:
         raise Refused(f"no transaction with hash {hash_!r} on this chain")
     doc, raw = found

@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from c4cli import __version__, outbox
-from c4cli.commands import line
+from c4cli import __version__
+from c4cli.cli.invocation import Invocation
 from c4cli.commands.ending import (
     PipeClosed,
     check_text,
@@ -21,7 +21,6 @@ from c4cli.commands.ending import (
     stdout_broken,
 )
 from c4cli.commands.options import group_options
-from c4cli.errors import begin_command
 from c4cli.interrupts import Interrupted
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
@@ -132,11 +131,7 @@ class C4Group(click.Group):
         **extra: Any,
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
-        outbox.reset()
-        begin_command()
-        line.begin()
-        if not read_only(argv):
-            outbox.transacting()  # a signal from now on says whether anything was recorded
+        run = Invocation(argv).begin(transacting=not read_only(argv))
         try:
             for arg in argv:
                 check_text(arg)
@@ -148,13 +143,13 @@ class C4Group(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
             sys.exit(0)
         except click.exceptions.Abort:
-            fail("aborted", 1, json_mode="--json" in argv)
+            fail("aborted", 1, json_mode=run.json_failure)
         except click.exceptions.NoSuchOption as exc:
-            fail(_negative(exc, argv), exc.exit_code, json_mode="--json" in argv)
+            fail(_negative(exc, argv), exc.exit_code, json_mode=run.json_failure)
         except click.ClickException as exc:
-            fail(exc.format_message(), exc.exit_code, json_mode="--json" in argv)
+            fail(exc.format_message(), exc.exit_code, json_mode=run.json_failure)
         except (Exception, PipeClosed, Interrupted) as exc:
-            settle(exc, argv)
+            settle(exc)
         sys.exit(0)
 
 

@@ -19,12 +19,13 @@ import click
 
 from c4cli import outbox
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
+from c4cli.cli.invocation import current
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands import complete
 from c4cli.commands.ending import echo
 from c4cli.commands.options import INT64, common_options, emit_json
-from c4cli.commands.transact import fee_cap, open_chain, print_receipt, signer_for
+from c4cli.commands.transact import fee_cap, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
 from c4cli.home.keys import MULTI, Keyring
@@ -190,7 +191,7 @@ def _numbers(
     if (number is None) != (sequence is None):
         raise BadInput("give both --account-number and --account-sequence, or neither")
     if chain_id is None or number is None or sequence is None:
-        chain = open_chain(home, chain_id=chain_id)
+        chain = current().open_chain(home, chain_id=chain_id)
         chain_id = chain_id or chain.chain_id
         if number is None or sequence is None:
             number, sequence = offline.account_numbers(chain, signer, session)
@@ -201,7 +202,7 @@ def _chain_now(home: Path, chain_id: str) -> int | None:
     """The chain's time now, which a session key's spend periods are counted from; None
     when the home's chain cannot tell (signing offline: counted from the earliest)."""
     try:
-        return open_chain(home, chain_id=chain_id).chain_time(wallclock.time())
+        return current().open_chain(home, chain_id=chain_id).chain_time(wallclock.time())
     except C4Error:
         return None
 
@@ -374,7 +375,7 @@ def broadcast(
     tx = offline.read_tx(tx_file)
     if not tx["signatures"]:
         raise BadInput(f"{tx_file} is not signed: c4 sign (or c4 multisign) it first")
-    chain = open_chain(home, chain_id=chain_id)
+    chain = current().open_chain(home, chain_id=chain_id)
     cap = _fee_capped(tx, home, fee_cap_text, ("sends", "sent", "send"))
     outbox.transacting()
     try:

@@ -10,39 +10,49 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import click
 
 from c4cli.chain.interface import SIMULATE_MODES
+from c4cli.cli.invocation import current
 from c4cli.commands import complete
 
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
-from c4cli.commands.line import (
-    META,
-    from_group,
-    home_from_env,
-    realm_path_from_env,
-    remote_from_env,
-    trust_node_from_env,
-)
 from c4cli.commands.txopts import TxOptions
-from c4cli.errors import set_quiet
 from c4cli.wire.tx import DEFAULT_GAS_WANTED
 
 F = TypeVar("F", bound=Callable[..., Any])
 DEFAULTS = TxOptions()
 
 
+# Each common option's parameter name, and the field of the run it sets.
+FIELDS = {
+    "home": "home",
+    "as_json": "json",
+    "remote": "remote",
+    "trust_node": "trust_node",
+    "group_realm_path": "realm_path",
+}
+
+
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Keep an option given to a group for the commands below it (see ``line``)."""
+    """Write an option into the run (``cli/invocation.py``): given to a group, it is the
+    default of the same option on the command below (whose default reads the run)."""
     source = ctx.get_parameter_source(param.name or "")
     if source is not None and source is not click.core.ParameterSource.DEFAULT:
-        ctx.meta[META + (param.name or "")] = value
+        run = current()
+        setattr(run, FIELDS[param.name or ""], value)
+        run.given.add(param.name or "")
     return value
+
+
+def from_run(name: str) -> Callable[[], Any]:
+    """An option's default: the run's value of it (the environment's, or a group's)."""
+    return lambda: getattr(current(), FIELDS[name])
 
 
 def _home(*, expose: bool = True) -> Callable[[F], F]:
     return click.option(
         "--home",
         type=click.Path(file_okay=False, path_type=Path),
-        default=from_group("home", home_from_env),
+        default=from_run("home"),
         show_default="$C4_HOME or ./state",
         callback=_remember,
         expose_value=expose,
@@ -55,7 +65,7 @@ def _json(*, expose: bool = True) -> Callable[[F], F]:
         "--json",
         "as_json",
         is_flag=True,
-        default=from_group("as_json", lambda: False),
+        default=from_run("as_json"),
         callback=_remember,
         expose_value=expose,
         help="Print one JSON document on stdout.",
@@ -66,7 +76,7 @@ def _remote(*, expose: bool = False) -> Callable[[F], F]:
     return click.option(
         "--remote",
         metavar="URL",
-        default=from_group("remote", remote_from_env),
+        default=from_run("remote"),
         show_default="$C4_REMOTE, else the home's config",
         callback=_remember,
         expose_value=expose,
@@ -79,7 +89,7 @@ def _trust_node(*, expose: bool = False) -> Callable[[F], F]:
     return click.option(
         "--trust-node",
         is_flag=True,
-        default=from_group("trust_node", trust_node_from_env),
+        default=from_run("trust_node"),
         callback=_remember,
         expose_value=expose,
         help="Take the node's word for its blocks instead of checking its validators' "
@@ -89,7 +99,7 @@ def _trust_node(*, expose: bool = False) -> Callable[[F], F]:
 
 def _quiet_given(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
     if value:
-        set_quiet(True)
+        current().set_quiet(True)
     return value
 
 
@@ -110,7 +120,7 @@ def _realm_path(func: F) -> F:
         "--realm-path",
         "group_realm_path",
         metavar="PATH",
-        default=from_group("group_realm_path", realm_path_from_env),
+        default=from_run("group_realm_path"),
         show_default="$C4_REALM_PATH, else the home's config, else gno.land/r/samcrew/connect4",
         callback=_remember,
         expose_value=False,

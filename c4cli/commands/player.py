@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from c4cli.chain.clock import format_time
+from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.player import STATUSES, Group, Ledger, Standing, expired_offers, ledger
 from c4cli.coins import gnot
@@ -23,7 +24,6 @@ from c4cli.commands.transact import (
     acting_address,
     fee_cap,
     gas_fee_ugnot,
-    open_chain,
     receipt_json,
     signer_for,
     submit,
@@ -65,7 +65,7 @@ def games(key: str, status: str | None, home: Path, as_json: bool) -> None:
       c4 games alice --status expired --json
     """
     address = address_arg(home, key)
-    chain = open_chain(home)
+    chain = current().open_chain(home)
     landing = chain.next_block_time(wallclock.time())
     found = ledger(chain, address, landing)
     shown = [s for s in found.standings if status is None or s.group in STATUSES[status]]
@@ -190,7 +190,7 @@ def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
     if tx.generate_only:
         raise BadInput("--generate-only makes one transaction: give c4 cancel GAME KEY")
     address = acting_address(home, key, tx.master)
-    chain = open_chain(home)
+    chain = current().open_chain(home)
     offers = expired_offers(chain, address, chain.next_block_time(wallclock.time()))
     known = names(home)
     cap = fee_cap(home, tx.fee_cap)  # for the whole batch

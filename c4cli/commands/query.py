@@ -6,9 +6,10 @@ from pathlib import Path
 
 import click
 
+from c4cli.cli.invocation import current
 from c4cli.commands import complete
-from c4cli.commands.fast_query import answer
 from c4cli.commands.options import common_options
+from c4cli.commands.query_paths import answer
 
 
 @click.command()
@@ -56,13 +57,4 @@ def query(
       c4 query vm/qeval --data 'gno.land/r/samcrew/connect4.GameJSON(1)'
     """
 
-    answer(
-        home,
-        what,
-        arg,
-        data=data,
-        height=height,
-        offset=offset,
-        limit=limit,
-        as_json=as_json,
-    )
+    answer(current(), home, what, arg, data=data, height=height, offset=offset, limit=limit)

@@ -2,7 +2,7 @@
 (render), its fees, a player's record (player), and an account's balance or record
 by key name or address.
 
-Apart from gnokey's paths (:mod:`c4cli.commands.fast_query`), which need neither
+Apart from gnokey's paths (:mod:`c4cli.commands.query_paths`), which need neither
 the realm's client nor the keyring: a query by path loads neither.
 """
 
@@ -16,7 +16,6 @@ from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
-from c4cli.commands.fast_query import json_answer
 from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
@@ -37,7 +36,7 @@ def answer(
     limit: int,
     as_json: bool,
 ) -> None:
-    """Print the named query ``what`` (one of ``fast_query.NAMED``) as read from ``chain``."""
+    """Print the named query ``what`` (one of ``query_paths.NAMED``) as read from ``chain``."""
 
     def needs_arg(name: str) -> str:
         if arg is None:
@@ -99,7 +98,7 @@ def answer(
     else:
         address = Keyring(home).resolve(needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
-        document = json_answer(chain.query(prefix + address, height=height).data, what)
+        document = chain.query(prefix + address, height=height).document(what)
         if what == "account":
             if as_json:
                 emit_json(document)

@@ -12,11 +12,12 @@ import click
 
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
+from c4cli.cli.invocation import current
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
 from c4cli.commands.text import names, parse_duration, who
-from c4cli.commands.transact import open_chain, passphrase, print_receipt, resolve, submit
+from c4cli.commands.transact import passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, SessionNotFound, notice
 from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
@@ -225,7 +226,7 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
       c4 session list bob --json
     """
     address = resolve(home, master)
-    sessions = _sessions(open_chain(home), address)
+    sessions = _sessions(current().open_chain(home), address)
     if as_json:
         emit_json(sessions)
         return

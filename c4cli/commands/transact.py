@@ -27,11 +27,10 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import proof_fields, proof_line
+from c4cli.cli.invocation import current
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
-from c4cli.commands import line
 from c4cli.commands.ending import echo, emit_json
-from c4cli.commands.fast import open_chain as open_chain  # where the fast lanes reach it
 from c4cli.commands.text import key_names
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, Refused, UnknownAccount
@@ -134,7 +133,7 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
 
 def local_chain(home: Path, what: str) -> LocalControls:
     """The home's local chain, for what only a chain in a folder has (exit 2 on a node)."""
-    return connect.local_chain(home, what, url=line.remote_url())
+    return connect.local_chain(home, what, url=current().remote)
 
 
 def submit(
@@ -154,7 +153,7 @@ def submit(
     A command that sends several passes the ``signer`` it unlocked once.
     """
     # A missing chain is reported before any key is opened.
-    chain = open_chain(home, chain_id=tx.chain_id)
+    chain = current().open_chain(home, chain_id=tx.chain_id)
     if tx.generate_only:
         generate_only(home, key_name, chain, build, tx)
     if signer is None:

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.clock import format_time
+from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import game_id_arg, key_names, names, who
-from c4cli.commands.transact import open_chain
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
@@ -45,7 +45,7 @@ def on_terminal() -> bool:
 
 def load_game(home: Path, game_id: str) -> GameView:
     number = game_id_arg(game_id)  # refused before the chain is read
-    game = RealmClient(open_chain(home)).game(number)
+    game = RealmClient(current().open_chain(home)).game(number)
     if game is None:
         raise Refused("game not found")
     return game
@@ -55,7 +55,7 @@ def game_history(home: Path, game: GameView) -> History:
     """The game's moves and settling call as far as the chain's record holds them: all
     of them on the local chain; on a node, whose GameJSON gives the position but not
     its history, what this home sent."""
-    return history(open_chain(home).game_calls(game.id), game.id)
+    return history(current().open_chain(home).game_calls(game.id), game.id)
 
 
 STANDSTILL = 30  # seconds without a block after which a node's chain is said to stand still
@@ -81,7 +81,7 @@ def standstill(chain: Chain) -> str | None:
 def next_block_time(home: Path) -> tuple[int, bool]:
     """When the next block would land, for clocks shown "at the next block", and whether
     that is certain (the local chain) or this machine's estimate (a node)."""
-    chain = open_chain(home)
+    chain = current().open_chain(home)
     return chain.next_block_time(wallclock.time()), chain.exact_clock
 
 
@@ -265,7 +265,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
-    still = standstill(open_chain(home)) if game.status == Status.PLAYING else None
+    still = standstill(current().open_chain(home)) if game.status == Status.PLAYING else None
     if still is not None:
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({still})")
     elif game.status == Status.PLAYING:
@@ -350,7 +350,7 @@ def lobby(home: Path, as_json: bool) -> None:
     Example:
       c4 lobby
     """
-    realm = RealmClient(open_chain(home))
+    realm = RealmClient(current().open_chain(home))
     lobby = realm.lobby(0, 100)
     if as_json:
         # ActiveJSON as the realm gives it, with the fee for new offers in it whatever
@@ -406,7 +406,7 @@ def leaders(home: Path, as_json: bool) -> None:
     Example:
       c4 leaders
     """
-    realm = RealmClient(open_chain(home))
+    realm = RealmClient(current().open_chain(home))
     if as_json:
         emit_json(json.loads(realm.leaders_json()))
         return

@@ -44,8 +44,9 @@ class TornLog(HomeDamaged):
 
     def __init__(self, path: Path, height: int, cut: int) -> None:
         super().__init__(
-            f"{path}: block {height} is cut short (an interrupted write?); "
-            "run `c4 verify --repair` to cut the log back to the last whole block"
+            f"block {height} is cut short (an interrupted write?); "
+            "run `c4 verify --repair` to cut the log back to the last whole block",
+            file=path,
         )
         self.height = height
         self.cut = cut

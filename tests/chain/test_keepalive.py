@@ -205,9 +205,9 @@ def test_an_early_dial_that_failed_is_the_connections_own_failure() -> None:
 
 
 def test_the_console_reads_the_url_c4_wrote_and_guesses_nothing_else(tmp_path: Path) -> None:
-    """client/ahead.py reads only the line c4 writes in config.toml (a hint: what it
+    """cli/ahead.py reads only the line c4 writes in config.toml (a hint: what it
     cannot read is no dial, and the command reads its config as always)."""
-    from c4cli.client.ahead import _bound_url
+    from c4cli.cli.ahead import _bound_url
     from c4cli.home.config import Remote, write_remote
 
     write_remote(tmp_path, Remote("https://rpc.example.com:443", "test5", "gno.land/r/x"))

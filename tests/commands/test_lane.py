@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_alike
 
-from c4cli.commands import fast, fast_play, fast_query
+from c4cli.cli import lanes
 from c4cli.commands.game import play
 from c4cli.commands.query import query
 from c4cli.commands.txopts import TxOptions
@@ -52,7 +52,7 @@ def test_a_plain_form_is_read_as_click_reads_it(
     argv: list[str], args: list[str], options: dict[str, str]
 ) -> None:
     nargs = range(1, 3) if argv[0] == "query" else range(3, 4)
-    form = fast.plain(argv, argv[0], nargs, ("--data", "--height", "--home", "--move"))
+    form = lanes.plain(argv, argv[0], nargs, ("--data", "--height", "--home", "--move"))
     assert form is not None and form.args == args
     assert {k: v for k, v in form.options.items() if k != "--move" and k != "--json"} == {
         k: v for k, v in options.items() if k != "--json"
@@ -84,14 +84,14 @@ def test_a_plain_form_is_read_as_click_reads_it(
     ],
 )
 def test_the_query_lane_declines_the_rest(argv: list[str]) -> None:
-    assert fast_query.run(argv) is None
+    assert lanes.query(argv) is None
 
 
 def test_the_query_lane_reads_what_click_would_by_default() -> None:
     with query.make_context("query", ["active"]) as ctx:
         given = dict(ctx.params)
     assert {f"--{name}": str(given[name]) for name in ("height", "offset", "limit")} == (
-        fast_query.NUMBERS
+        lanes.NUMBERS
     )
 
 
@@ -116,7 +116,7 @@ def test_the_query_lane_reads_what_click_would_by_default() -> None:
     ],
 )
 def test_the_play_lane_declines_the_rest(argv: list[str]) -> None:
-    assert fast_play.run(argv) is None
+    assert lanes.play(argv) is None
 
 
 def test_the_play_lane_sends_what_click_would_by_default() -> None:
@@ -130,15 +130,18 @@ def test_the_play_lane_sends_what_click_would_by_default() -> None:
 
 def test_a_home_that_is_a_file_is_left_to_click(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
-    assert fast_query.run([*QRENDER, "--home", str(tmp_path / "file")]) is None
+    assert lanes.query([*QRENDER, "--home", str(tmp_path / "file")]) is None
 
 
-@pytest.mark.parametrize("lane", ["fast_query, realm_query", "fast_play"])
+@pytest.mark.parametrize(
+    "lane",
+    ["cli import lanes", "commands import query_paths, realm_query", "commands import calls"],
+)
 def test_a_lane_loads_no_click(lane: str) -> None:
     """What a lane imports, its command imports: click and rich are not among it."""
     code = (
         "import sys\n"
-        f"from c4cli.commands import ending, {lane}\n"
+        f"from c4cli.{lane}\n"
         "from c4cli.client import connect\n"
         "from c4cli.node.spec import NodeSpec\n"
         "connect._sender()(NodeSpec('http://127.0.0.1:9', 'gno.land/r/x'))\n"

@@ -177,13 +177,11 @@ def test_quiet_drops_notices_that_are_not_about_money(home: Home, how: tuple[str
 
 def test_quiet_never_silences_what_is_said_about_money(capsys: pytest.CaptureFixture[str]) -> None:
     from c4cli import errors
+    from c4cli.cli.invocation import Invocation
 
-    errors.set_quiet(True)
-    try:
-        errors.notice("a notice")
-        errors.warn_once("note: transaction X, sent earlier, landed at height 3")
-    finally:
-        errors.set_quiet(False)
+    Invocation([]).begin().set_quiet(True)
+    errors.notice("a notice")
+    errors.warn_once("note: transaction X, sent earlier, landed at height 3")
     assert capsys.readouterr().err == "note: transaction X, sent earlier, landed at height 3\n"
 
 
@@ -238,7 +236,7 @@ def test_the_gnoland_version_is_read_from_the_binary(
 ) -> None:
     """Issue 48: `c4 node start` says the version Go recorded in the binary it runs (not
     a constant), and notes once one that is not the pinned version."""
-    from c4cli.errors import begin_command
+    from c4cli.cli.invocation import Invocation
     from c4cli.gnoland.binaries import GNO_VERSION, checked_version, gno_version
 
     folder = tmp_path / "bin"
@@ -247,7 +245,7 @@ def test_the_gnoland_version_is_read_from_the_binary(
     record = b"path\tgithub.com/gnolang/gno/gno.land/cmd/gnoland\n"
     binary.write_bytes(b"\x00ELF" + record + b"mod\tgithub.com/gnolang/gno\tv1.6.2\th1:x=\n")
     assert gno_version(binary) == "v1.6.2"
-    begin_command()
+    Invocation([]).begin()
     assert checked_version(folder) == "v1.6.2"
     said = capsys.readouterr().err
     assert said.count("\n") == 1

@@ -53,7 +53,7 @@ def test_a_signal_during_start_up_is_one_line(
 # The line of console.py that puts in the handler for SIGINT, the first of c4's own.
 HANDLER_LINE = next(
     number
-    for number, text in enumerate(Path(PACKAGE, "console.py").read_text().splitlines(), 1)
+    for number, text in enumerate(Path(PACKAGE, "cli", "console.py").read_text().splitlines(), 1)
     if text.startswith("_signal.signal(_signal.SIGINT")
 )
 
@@ -68,7 +68,8 @@ def before_the_handlers(err: str, signum: int) -> bool:
         signum == signal.SIGINT
         and err.rstrip().endswith("KeyboardInterrupt")
         and all(
-            name == "__init__.py" or (name == "console.py" and int(line) <= HANDLER_LINE)
+            name in ("__init__.py", "cli/__init__.py")
+            or (name == "cli/console.py" and int(line) <= HANDLER_LINE)
             for name, line in frames
         )
     )
@@ -90,7 +91,7 @@ print("went on as if no signal had come")
     [
         # While c4 loads: the console script's own handler.
         (
-            "import c4cli.console\nfrom c4cli.console import _Stopped",
+            "import c4cli.cli.console\nfrom c4cli.cli.console import _Stopped",
             "_Stopped",
             "Error: terminated: nothing was recorded\n",
         ),

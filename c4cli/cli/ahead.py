@@ -25,7 +25,7 @@ CONFIG = "config.toml"
 
 def dial(argv: list[str], home_from_env: str, remote_from_env: str | None) -> None:
     """Dial the node of the home ``argv`` names (its ``--home H`` or ``--home=H``, else
-    ``home_from_env``: $C4_HOME, else ./state, as commands/line.py reads it), or
+    ``home_from_env``: $C4_HOME, else ./state, as the invocation reads it), or
     ``remote_from_env`` ($C4_REMOTE); nothing for a home bound to none."""
     url = remote_from_env
     if url is None:

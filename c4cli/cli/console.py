@@ -76,24 +76,19 @@ def _dial_ahead(argv: list[str]) -> None:
     loads: the handshakes overlap the imports (client/ahead.py: a hint that decides
     nothing)."""
     if argv[:1] in (["query"], ["play"]):
-        from c4cli.client import ahead
-        from c4cli.commands import line
+        from c4cli.cli import ahead
 
-        ahead.dial(argv, line.home_from_env(), line.remote_from_env())
+        ahead.dial(argv, os.environ.get("C4_HOME") or "state", os.environ.get("C4_REMOTE"))
 
 
 def _fast_lane(argv: list[str]) -> int | None:
     """A query or a move in its plain form needs neither click nor the other
-    commands (commands/fast.py): its exit code, or None when click must run it."""
+    commands (cli/lanes.py): its exit code, or None when click must run it."""
     command = argv[0] if argv else ""
-    if command == "query":
-        from c4cli.commands import fast_query
+    if command in ("query", "play"):
+        from c4cli.cli import lanes
 
-        return fast_query.run(argv)
-    if command == "play":
-        from c4cli.commands import fast_play
-
-        return fast_play.run(argv)
+        return lanes.query(argv) if command == "query" else lanes.play(argv)
     return None
 
 
@@ -102,7 +97,7 @@ def _stopped_early(signum: int) -> None:
     name = "interrupted" if signum == _signal.SIGINT else "terminated"
     message = f"{name}: nothing was recorded"
     try:
-        if "--json" in sys.argv[1:]:
+        if "--json" in sys.argv[1:]:  # nothing parsed yet: the raw command line, as lanes do
             sys.stdout.write('{"ok": false, "error": "' + message + '"}\n')
             sys.stdout.flush()
         else:

@@ -1,0 +1,123 @@
+"""One run of ``c4``: what its command line says, and what it opened and sent.
+
+Either front end builds it once, from the same argv and environment: click's group
+(``commands/main.py``) or a fast lane's parser (``cli/lanes.py``). Options given to a
+group (``c4 --home DIR query …``) are written into it as click reads them, and are
+the defaults of the same options on the command below; a command's own option
+overrides them. What a run owns is here too, and nowhere else: its outbox (what it
+let go of: ``c4cli.outbox``), its notes (each warning once, and quiet or not:
+``c4cli.errors``), and the node clients it opened, shared by its parts (a move and
+the view of its game after it).
+
+The backends see the outbox and the notes through context variables this module
+sets (:meth:`Invocation.begin`), so a thread or a test outside any run notes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from c4cli import errors, outbox
+
+if TYPE_CHECKING:
+    from c4cli.chain.interface import Chain, ChainReader
+
+# The words a front end looks for before it has parsed anything: a failure of the
+# parse itself is worded as the command line asked (one JSON document, or one line).
+JSON_FLAG = "--json"
+
+
+def json_asked(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` asks for JSON, read before (or without) a parse: the one place
+    c4 reads the flag from the raw command line."""
+    return JSON_FLAG in argv
+
+
+class Invocation:
+    """What one command line says (home, output, target, trust) and what it owns."""
+
+    def __init__(self, argv: Sequence[str], environ: Mapping[str, str] | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.argv = list(argv)
+        self.home = Path(env.get("C4_HOME") or "state")
+        self.json = False
+        self.quiet = errors.quiet_by_env()
+        self.remote: str | None = env.get("C4_REMOTE") or None
+        self.realm_path: str | None = env.get("C4_REALM_PATH") or None
+        self.chain_id: str | None = env.get("C4_CHAIN_ID") or None
+        self.trust_node = env.get("C4_TRUST_NODE", "") not in ("", "0")
+        self.outbox = outbox.Outbox()
+        self.notes = errors.Notes(self.quiet)
+        self.given: set[str] = set()  # the options given on the command line (by name)
+        self._opened: dict[tuple[object, ...], Chain] = {}
+
+    def begin(self, *, transacting: bool = False) -> Invocation:
+        """Make this the run in progress (the process's, or a test's next command line).
+        ``transacting``: the command may sign or append, so a signal from now on says
+        whether anything was recorded."""
+        _CURRENT.set(self)
+        outbox.CURRENT.set(self.outbox)
+        errors.NOTES.set(self.notes)
+        if transacting:
+            self.outbox.transacting = True
+        return self
+
+    @property
+    def json_failure(self) -> bool:
+        """Whether a failure is one JSON document: as parsed, or, before the parse
+        ends, as the raw command line asks."""
+        return self.json or json_asked(self.argv)
+
+    def set_quiet(self, quiet: bool) -> None:
+        self.quiet = self.notes.quiet = quiet
+
+    # -- the chain it opens ---------------------------------------------------------
+
+    def open_reader(self, home: Path) -> ChainReader:
+        """The chain a query reads: on a node, its client without the sending half (a
+        command line that only asks loads no signing)."""
+        from c4cli.client import connect
+
+        return connect.open_reader(
+            home,
+            url=self.remote,
+            realm_path=self.realm_path,
+            chain_id=self.chain_id,
+            trust_node=self.trust_node,
+        )
+
+    def open_chain(self, home: Path, *, chain_id: str | None = None) -> Chain:
+        """The chain this command line uses: the node --remote (or $C4_REMOTE, or the
+        home's config) names, else the home's own log; a home with neither is exit 3.
+        A chain id comes from --chain-id, else $C4_CHAIN_ID.
+
+        A node's client is opened once per run and shared by its parts: it has checked
+        the chain already, and knows its head of a moment ago. The local chain is not
+        kept: it reads its log afresh each time."""
+        from c4cli.client import connect
+
+        wanted = chain_id or self.chain_id
+        key = (home, self.remote, self.realm_path, wanted, self.trust_node)
+        if key in self._opened:
+            return self._opened[key]
+        chain = connect.open_chain(
+            home, url=self.remote, realm_path=self.realm_path, chain_id=wanted,
+            trust_node=self.trust_node,
+        )  # fmt: skip
+        if chain.fills_in_fee:  # a node's client
+            self._opened[key] = chain
+        return chain
+
+
+_CURRENT: ContextVar[Invocation | None] = ContextVar("c4_invocation", default=None)
+
+
+def current() -> Invocation:
+    """The run in progress; outside one (a test calling a command's body directly), a
+    fresh run of no arguments, begun."""
+    found = _CURRENT.get()
+    return found if found is not None else Invocation([]).begin()
