@@ -25,6 +25,7 @@ from c4cli import errors, outbox
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader
+    from c4cli.home.keys import Keyring
 
 # The words a front end looks for before it has parsed anything: a failure of the
 # parse itself is worded as the command line asked (one JSON document, or one line).
@@ -54,6 +55,7 @@ class Invocation:
         self.notes = errors.Notes(self.quiet)
         self.given: set[str] = set()  # the options given on the command line (by name)
         self._opened: dict[tuple[object, ...], Chain] = {}
+        self._keyrings: dict[Path, Keyring] = {}
 
     def begin(self, *, transacting: bool = False) -> Invocation:
         """Make this the run in progress (the process's, or a test's next command line).
@@ -75,6 +77,16 @@ class Invocation:
     def set_quiet(self, quiet: bool) -> None:
         self.quiet = self.notes.quiet = quiet
 
+    def keyring(self, home: Path) -> Keyring:
+        """The home's keys, one keyring for the run: a key file a command reads in
+        several of its parts (the acting address, the signer, the names it shows) is
+        read once."""
+        if home not in self._keyrings:
+            from c4cli.home.keys import Keyring
+
+            self._keyrings[home] = Keyring(home)
+        return self._keyrings[home]
+
     # -- the chain it opens ---------------------------------------------------------
 
     def open_reader(self, home: Path) -> ChainReader:
@@ -95,9 +107,10 @@ class Invocation:
         home's config) names, else the home's own log; a home with neither is exit 3.
         A chain id comes from --chain-id, else $C4_CHAIN_ID.
 
-        A node's client is opened once per run and shared by its parts: it has checked
-        the chain already, and knows its head of a moment ago. The local chain is not
-        kept: it reads its log afresh each time."""
+        A chain is opened once per run and shared by its parts (the transaction, and
+        the view of its game after it): a node's client has checked the chain already
+        and knows its head of a moment ago; the local chain checks its log against its
+        checkpoint on each read, as it always does."""
         from c4cli.client import connect
 
         wanted = chain_id or self.chain_id
@@ -108,8 +121,7 @@ class Invocation:
             home, url=self.remote, realm_path=self.realm_path, chain_id=wanted,
             trust_node=self.trust_node,
         )  # fmt: skip
-        if chain.fills_in_fee:  # a node's client
-            self._opened[key] = chain
+        self._opened[key] = chain
         return chain
 
 

@@ -23,7 +23,6 @@ from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
 from c4cli.commitment import commitment_of
 from c4cli.errors import CLOCK_RUNNING, BadInput, Refused
-from c4cli.home.keys import Keyring
 from c4cli.home.secrets import SecretStore, new_secret, refuse_weak
 
 
@@ -35,9 +34,9 @@ def address_arg(home: Path, text: str) -> str:
     """An address exactly as typed (the realm judges its spelling; an address is always
     that address, as gnokey reads one), else a local key's address."""
     if is_address(text):
-        Keyring(home).resolve(text)  # says so, where a key of the home is named like it
+        current().keyring(home).resolve(text)  # says so, where a key of the home is named like it
         return text
-    keyring = Keyring(home)
+    keyring = current().keyring(home)
     if keyring.exists(text):
         return keyring.info(text).address
     raise BadInput(f"{text!r} is neither a local key nor a g1 address")

@@ -28,7 +28,7 @@ from c4cli.commands.options import INT64, common_options, emit_json
 from c4cli.commands.transact import fee_cap, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
-from c4cli.home.keys import MULTI, Keyring
+from c4cli.home.keys import MULTI
 from c4cli.wire.amino import tx_hash
 from c4cli.wire.msgs import first_signature
 from c4cli.wire.results import UNAUTHORIZED
@@ -107,7 +107,7 @@ def sign(
       c4 sign send.json alice --send-cap 5gnot
     """
     tx = offline.read_tx(tx_file)
-    info = Keyring(home).find(key)
+    info = current().keyring(home).find(key)
     signer = offline.signer_of(tx)
     if output_document is None and info.address != signer and not session:
         raise BadInput(
@@ -311,7 +311,7 @@ def multisign(
     Example:
       c4 multisign fee.json owners --signature alice.sig --signature bob.sig
     """
-    info = Keyring(home).find(multisig)
+    info = current().keyring(home).find(multisig)
     if info.kind != MULTI or isinstance(info.pub_key, bytes):
         raise BadInput(f"key {info.name!r} is not a multisig (c4 keys add --multisig makes one)")
     tx = offline.read_tx(tx_file)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from c4cli.chain.interface import ChainReader
+from c4cli.cli.invocation import current
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.coins import gnot, parse_coins
@@ -19,7 +20,6 @@ from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
-from c4cli.home.keys import Keyring
 from c4cli.wire.paths import ACCOUNTS, BALANCES
 
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
@@ -76,7 +76,7 @@ def answer(
                 shown = f"{value}ugnot ({gnot(value)})" if isinstance(value, int) else value
                 echo(f"{key}: {shown or '-'}")
     elif what == "player":
-        address = Keyring(home).resolve(needs_arg("an address or key name"))
+        address = current().keyring(home).resolve(needs_arg("an address or key name"))
         record = ledger(chain, address, chain.head().time).record
         # The realm's record (its playerStats, whose "net" is what wins took beyond the
         # stakes: c4 calls it won), then c4's net of the player's settled games.
@@ -96,7 +96,7 @@ def answer(
                     shown = str(value)
                 echo(f"{key}: {shown}")
     else:
-        address = Keyring(home).resolve(needs_arg("an address or key name"))
+        address = current().keyring(home).resolve(needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
         document = chain.query(prefix + address, height=height).document(what)
         if what == "account":

@@ -20,7 +20,7 @@ from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, SessionNotFound, notice
-from c4cli.home.keys import UNENCRYPTED_WARNING, Keyring
+from c4cli.home.keys import UNENCRYPTED_WARNING
 from c4cli.wire import crypto, results
 from c4cli.wire.tx import (
     Msg,
@@ -146,7 +146,7 @@ def create(
         raise BadInput("give at least one --allow-paths (e.g. vm/exec:gno.land/r/samcrew/connect4)")
     limit = format_coins(parse_amount(spend_limit)) if spend_limit else ""
     period = parse_duration(spend_period, what="--spend-period")
-    keyring = Keyring(home)
+    keyring = current().keyring(home)
     created = not keyring.exists(session_key)
     if created:
         secret = passphrase(
@@ -196,12 +196,12 @@ def revoke(
     _own_key_only(tx)
     if (session_key is None) == (not revoke_all):
         raise BadInput("give either --session-key NAME_OR_ADDR or --all")
-    creator = Keyring(home).info(master_key).address
+    creator = current().keyring(home).info(master_key).address
     if session_key is None:
         receipt = submit(home, master_key, lambda reader: [revoke_all_sessions_msg(creator)], tx)
         human = f"every session of {master_key} revoked"
     else:
-        keyring = Keyring(home)
+        keyring = current().keyring(home)
         known = keyring.info(session_key).single_key if keyring.exists(session_key) else None
         session_addr = resolve(home, session_key)
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from c4cli.cli.invocation import current
 from c4cli.errors import BadInput
-from c4cli.home.keys import Keyring
 
 
 def names(home: Path) -> dict[str, str]:
     """Local key names by address, so a person sees "alice", not only g1…."""
-    return {info.address: info.name for info in Keyring(home).list(strict=False)}
+    return {info.address: info.name for info in current().keyring(home).list(strict=False)}
 
 
 def who(address: str, known: dict[str, str]) -> str:

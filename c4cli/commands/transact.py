@@ -38,7 +38,6 @@ from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
 from c4cli.gotext import go_json
 from c4cli.home.config import read_fee_cap
-from c4cli.home.keys import Keyring
 from c4cli.wire import pubkeys, results
 from c4cli.wire.msgs import Fee
 from c4cli.wire.paths import ACCOUNTS
@@ -90,9 +89,13 @@ def signer_for(
     With ``master``, the key signs as a session key on behalf of that account.
     """
     warn_if_exposed(home)
-    info, private_key = Keyring(home).unlock(
-        key_name,
-        lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
+    info, private_key = (
+        current()
+        .keyring(home)
+        .unlock(
+            key_name,
+            lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
+        )
     )
     if master is None:
         return Signer(address=info.address, private_key=private_key)
@@ -105,12 +108,12 @@ def acting_address(home: Path, key_name: str, master: str | None) -> str:
     if master:
         return resolve(home, master)
     address = canonical(key_name)
-    return address if address is not None else Keyring(home).info(key_name).address
+    return address if address is not None else current().keyring(home).info(key_name).address
 
 
 def resolve(home: Path, name_or_address: str) -> str:
     """A key name's address, or an address as typed (bad input is exit 2)."""
-    return Keyring(home).resolve(name_or_address)
+    return current().keyring(home).resolve(name_or_address)
 
 
 def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False) -> Fee:
@@ -207,7 +210,7 @@ def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
     """The signer's public key (amino JSON) for a simulation: a key of this home's (a
     multisig's, a public key only), else the one its account shows on the chain."""
     try:
-        return pubkeys.to_json(Keyring(home).find(key_name).pub_key)
+        return pubkeys.to_json(current().keyring(home).find(key_name).pub_key)
     except BadInput:
         address = canonical(key_name)
         if address is None:

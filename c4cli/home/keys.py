@@ -110,9 +110,14 @@ def _secret(private_key: bytes, passphrase: str) -> dict[str, object]:
 
 
 class Keyring:
+    """A home's keys. A file is read once per keyring (a run of c4 keeps one per home:
+    ``Invocation.keyring``) while it stays the same file, and afresh by a rotation."""
+
     def __init__(self, home: Path) -> None:
         self.folder = home / "keys"
         self._held: dict[str, int] = {}  # key name: the inode of its file, locked
+        # Each key's record as read, with its file's identity then (inode, size, mtime).
+        self._read: dict[str, tuple[tuple[int, int, int], dict[str, object], Path]] = {}
 
     def _path(self, name: str) -> Path:
         return self.folder / f"{check_name(name)}.json"
@@ -162,7 +167,7 @@ class Keyring:
         crash leaves the old file or the new, never neither. Within :meth:`held`, only
         while the file is still the one held (another command's rotation, done before
         this one held it, is never overwritten)."""
-        record, path = self._load(name)
+        record, path = self._load(name, fresh=True)
         if name in self._held and path.stat().st_ino != self._held[name]:
             raise Refused(f"key {name!r} was changed by another c4 command; nothing was changed")
         fresh = {k: v for k, v in record.items() if k not in SECRETS}
@@ -187,6 +192,7 @@ class Keyring:
         self, path: Path, name: str, record: dict[str, object], *, replace: bool = False
     ) -> None:
         """The key's file, new (two writers at once: one wins), or ``replace``-ing it."""
+        self._read.pop(name, None)
         try:
             write_private(
                 path,
@@ -202,8 +208,13 @@ class Keyring:
         except FileExistsError:
             raise BadInput(f"key {name!r} already exists (delete it first)") from None
 
-    def _load(self, name: str) -> tuple[dict[str, object], Path]:
+    def _load(self, name: str, *, fresh: bool = False) -> tuple[dict[str, object], Path]:
+        """Key ``name``'s record and file, as read before in this keyring unless ``fresh``."""
         path = self._path(name)
+        identity = _identity(path)  # before the read: a file replaced during it reads anew
+        known = self._read.get(name)
+        if known is not None and not fresh and known[0] == identity:
+            return known[1], known[2]
         try:
             raw = read_private(path)
         except FileNotFoundError:
@@ -213,6 +224,8 @@ class Keyring:
             assert isinstance(record, dict)
         except (ValueError, AssertionError):
             raise HomeDamaged(f"{path} is not a key file") from None
+        if identity is not None:
+            self._read[name] = identity, record, path
         return record, path
 
     @staticmethod
@@ -292,6 +305,7 @@ class Keyring:
         path = self._path(name)
         if not path.exists() and not path.is_symlink():
             raise BadInput(f"key {name!r} not found in {self.folder}")
+        self._read.pop(name, None)
         path.unlink()
 
     def find(self, name_or_address: str) -> KeyInfo:
@@ -325,6 +339,15 @@ class Keyring:
                 f"note: key {text!r} is named like an address: {text} is taken as the address "
                 "itself, not that key's (rename the key: c4 keys export, delete, import)"
             )
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """A file's identity, to tell a key file read before from one replaced since."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return found.st_ino, found.st_size, found.st_mtime_ns
 
 
 def _sealing() -> ModuleType:
