@@ -7,7 +7,18 @@ and handed to the node client as a :class:`TrustStore`, as the journal is; a
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Protocol
+from typing import NamedTuple, Protocol, TypedDict
+
+PubKeyJSON = TypedDict("PubKeyJSON", {"@type": str, "value": str})
+
+
+class Validator(TypedDict):
+    """A validator as tm2's ``validators`` lists one (its power as text, as tm2's JSON
+    writes an int64), and as c4 keeps one."""
+
+    address: str
+    pub_key: PubKeyJSON
+    voting_power: str
 
 
 class Proven(NamedTuple):
@@ -34,7 +45,7 @@ class TrustedSet(NamedTuple):
     height: int
     block_hash: str
     next_hash: str
-    validators: tuple[dict[str, Any], ...]
+    validators: tuple[Validator, ...]
     source: str
 
 

@@ -33,7 +33,7 @@ from typing import Any
 import rtoml
 import tomli_w
 
-from c4cli.chain.trust import TrustedSet
+from c4cli.chain.trust import TrustedSet, Validator
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
 
@@ -155,13 +155,13 @@ def _text(value: Any) -> str:
     return value
 
 
-def _validator(row: Any) -> dict[str, Any]:
+def _validator(row: Any) -> Validator:
     """A validator of the file, in the shape tm2's ``validators`` answers."""
     power = row["power"]
     if not isinstance(power, int) or isinstance(power, bool) or power <= 0:
         raise ValueError("a validator's power is a positive integer")
-    return {
-        "address": _text(row["address"]),
-        "pub_key": {"@type": _text(row["pub_key_type"]), "value": _text(row["pub_key"])},
-        "voting_power": str(power),
-    }
+    return Validator(
+        address=_text(row["address"]),
+        pub_key={"@type": _text(row["pub_key_type"]), "value": _text(row["pub_key"])},
+        voting_power=str(power),
+    )

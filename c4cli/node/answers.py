@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import base64
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple, TypedDict
 
+from c4cli.chain.trust import Validator
 from c4cli.errors import Unreachable
 from c4cli.wire.protowire import DecodeError, unzigzag, wire_fields
 from c4cli.wire.results import TxAnswer
@@ -58,12 +59,6 @@ def int64(value: Any) -> int:
     if not -(2**63) <= number < 2**63:
         raise ValueError("outside int64")
     return number
-
-
-def status_height(status: Any) -> int:
-    """The last block's height a ``status`` answer gives (KeyError, TypeError or
-    ValueError for a shape it never has)."""
-    return int64(status["sync_info"]["latest_block_height"])
 
 
 def hash_text(value: Any) -> str:
@@ -136,3 +131,193 @@ def amino_fields(data: bytes) -> list[tuple[int, int | bytes]]:
         return wire_fields(data, skip_fixed=True)
     except DecodeError as exc:
         raise Unreachable(f"the node's simulation result is not amino: {exc}") from None
+
+
+# -- typed answers -------------------------------------------------------------------
+# Each tm2 answer c4 reads is decoded here once, at the client's edge, into a typed
+# value; a shape a node never sends is one line and exit 4. The light client's values
+# are the amino JSON's own dicts, typed and checked (their bytes are what is hashed,
+# so they are kept as the node wrote them).
+
+
+class Status(NamedTuple):
+    """A ``status`` answer: the chain's id, the node's last block, and whether it is
+    still catching up."""
+
+    network: str
+    height: int
+    time: str  # RFC 3339, as the node wrote it
+    catching_up: bool
+
+
+def status(node: str, answer: Any) -> Status:
+    """A ``status`` answer read, or Unreachable naming the node."""
+    try:
+        network = answer["node_info"]["network"]
+        sync = answer["sync_info"]
+        height = str(sync["latest_block_height"])
+        if not isinstance(network, str) or not height.isdigit() or len(height) > 18:
+            raise ValueError("not a status")
+        return Status(
+            network, int(height), str(sync.get("latest_block_time") or ""),
+            sync.get("catching_up") is True,
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        raise Unreachable(f"{node} answered status in a shape it never has") from None
+
+
+class PartSet(TypedDict):
+    total: int | str
+    hash: str | None
+
+
+class BlockId(TypedDict):
+    hash: str | None
+    parts: PartSet
+
+
+class Header(TypedDict):
+    """A block header as a node's amino JSON gives it (int64 as strings, hashes in
+    base64), every field present (None where the node left one out)."""
+
+    version: str
+    chain_id: str
+    height: str
+    time: str
+    num_txs: str
+    total_txs: str
+    app_version: str
+    last_block_id: BlockId
+    last_commit_hash: str | None
+    data_hash: str | None
+    validators_hash: str | None
+    next_validators_hash: str | None
+    consensus_hash: str | None
+    app_hash: str | None
+    last_results_hash: str | None
+    proposer_address: str | None
+
+
+class Vote(TypedDict):
+    """A precommit as a commit lists it."""
+
+    type: int | str
+    height: int | str
+    round: int | str
+    block_id: BlockId
+    timestamp: str
+    validator_address: str
+    validator_index: int | str
+    signature: str | None
+
+
+class Commit(TypedDict):
+    block_id: BlockId
+    precommits: list[Vote | None]
+
+
+class Signed(NamedTuple):
+    """A ``commit`` answer: a header and the commit that signed it."""
+
+    header: Header
+    commit: Commit
+
+
+def _kind(value: Any, *kinds: type) -> Any:
+    """``value`` if it is of one of ``kinds`` (bool is no int), else TypeError."""
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise TypeError("a field of another kind")
+    return value
+
+
+def _int64_text(value: Any) -> Any:
+    int64(_kind(value, str, int))
+    return value
+
+
+def _block_id(value: Any) -> BlockId:
+    found = _kind(value or {}, dict)
+    parts = _kind(found.get("parts") or {}, dict)
+    return BlockId(
+        hash=_kind(found.get("hash"), str, type(None)),
+        parts=PartSet(
+            total=_int64_text(parts.get("total") or 0),
+            hash=_kind(parts.get("hash"), str, type(None)),
+        ),
+    )
+
+
+def header(value: Any) -> Header:
+    """A header of a node's answer, typed (TypeError or ValueError for another shape)."""
+    found = _kind(value, dict)
+
+    def text(name: str) -> str:
+        return str(_kind(found[name], str))
+
+    def hashed(name: str) -> str | None:
+        value = _kind(found.get(name), str, type(None))
+        return None if value is None else str(value)
+
+    return Header(
+        version=text("version"),
+        chain_id=text("chain_id"),
+        height=str(_int64_text(found["height"])),
+        time=text("time"),
+        num_txs=str(_int64_text(found["num_txs"])),
+        total_txs=str(_int64_text(found["total_txs"])),
+        app_version=text("app_version"),
+        last_block_id=_block_id(found.get("last_block_id")),
+        last_commit_hash=hashed("last_commit_hash"),
+        data_hash=hashed("data_hash"),
+        validators_hash=hashed("validators_hash"),
+        next_validators_hash=hashed("next_validators_hash"),
+        consensus_hash=hashed("consensus_hash"),
+        app_hash=hashed("app_hash"),
+        last_results_hash=hashed("last_results_hash"),
+        proposer_address=hashed("proposer_address"),
+    )
+
+
+def _vote(value: Any) -> Vote | None:
+    if value is None:
+        return None
+    found = _kind(value, dict)
+    return Vote(
+        type=_int64_text(found["type"]),
+        height=_int64_text(found["height"]),
+        round=_int64_text(found["round"]),
+        block_id=_block_id(found.get("block_id")),
+        timestamp=_kind(found["timestamp"], str),
+        validator_address=_kind(found.get("validator_address"), str),
+        validator_index=_int64_text(found.get("validator_index") or 0),
+        signature=_kind(found.get("signature"), str, type(None)),
+    )
+
+
+def commit(value: Any) -> Commit:
+    """A commit of a node's answer, typed (TypeError or ValueError for another shape)."""
+    found = _kind(value, dict)
+    precommits = _kind(found.get("precommits") or [], list)
+    return Commit(
+        block_id=_block_id(found.get("block_id")), precommits=[_vote(v) for v in precommits]
+    )
+
+
+def signed(value: Any) -> Signed:
+    """A ``commit`` answer's header and commit (KeyError, TypeError or ValueError for
+    another shape)."""
+    inner = value["signed_header"]
+    return Signed(header(inner["header"]), commit(inner["commit"]))
+
+
+def validator(row: Any) -> Validator:
+    """A validator of a ``validators`` answer (or a genesis), as c4 keeps one."""
+    key = row["pub_key"]
+    power = int(row.get("voting_power", row.get("power")))
+    if power <= 0:
+        raise ValueError("a validator has voting power")
+    return Validator(
+        address=str(row["address"]),
+        pub_key={"@type": str(key["@type"]), "value": str(key["value"])},
+        voting_power=str(power),
+    )

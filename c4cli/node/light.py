@@ -34,8 +34,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from c4cli.address import decode_bech32
+from c4cli.chain.trust import Validator
 from c4cli.errors import Unreachable
-from c4cli.node.answers import unix_time
+from c4cli.node.answers import Commit, Header, Vote, unix_time
 from c4cli.wire.merkle import merkle_root, txs_root
 from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
@@ -93,7 +94,7 @@ def _block_id(block_id: Mapping[str, Any], *, canonical: bool = False) -> bytes:
     return _bytes(block_id.get("hash")) + (bytes_field(2, inner) if inner else b"")
 
 
-def header_hash(header: Mapping[str, Any]) -> bytes | None:
+def header_hash(header: Header) -> bytes | None:
     """The hash tm2 gives a header (None for one without validators, as tm2's)."""
     if not header.get("validators_hash"):
         return None
@@ -118,11 +119,10 @@ def header_hash(header: Mapping[str, Any]) -> bytes | None:
     return merkle_root(fields)
 
 
-def vote_sign_bytes(chain_id: str, vote: Mapping[str, Any]) -> bytes:
+def vote_sign_bytes(chain_id: str, vote: Vote) -> bytes:
     """What a validator signs for a vote: tm2's canonical vote, length-prefixed."""
     out = field_key(1, VARINT) + encode_varint(int(vote["type"])) if int(vote["type"]) else b""
-    for number, name in ((2, "height"), (3, "round")):
-        value = int(vote[name])
+    for number, value in ((2, int(vote["height"])), (3, int(vote["round"]))):
         if value:
             out += field_key(number, FIXED64) + struct.pack("<q", value)
     block_id = _block_id(vote.get("block_id") or {}, canonical=True)
@@ -133,7 +133,7 @@ def vote_sign_bytes(chain_id: str, vote: Mapping[str, Any]) -> bytes:
     return encode_varint(len(out)) + out
 
 
-def validators_hash(validators: Sequence[Mapping[str, Any]]) -> bytes | None:
+def validators_hash(validators: Sequence[Validator]) -> bytes | None:
     """The hash of a validator set: each validator's public key (an amino Any) and
     voting power, in the set's order."""
     leaves = []
@@ -155,10 +155,7 @@ def data_hash(txs: Sequence[str]) -> bytes | None:
 
 
 def verify_commit(
-    chain_id: str,
-    header: Mapping[str, Any],
-    commit: Mapping[str, Any],
-    validators: Sequence[Mapping[str, Any]],
+    chain_id: str, header: Header, commit: Commit, validators: Sequence[Validator]
 ) -> int:
     """Hold ``header`` and its ``commit`` to ``validators`` (a set trusted beforehand),
     as tm2's ``ValidatorSet.VerifyCommit`` does: a precommit slot for each validator of
@@ -192,10 +189,7 @@ def verify_commit(
 
 
 def trusted_power(
-    chain_id: str,
-    header: Mapping[str, Any],
-    commit: Mapping[str, Any],
-    trusted: Sequence[Mapping[str, Any]],
+    chain_id: str, header: Header, commit: Commit, trusted: Sequence[Validator]
 ) -> int:
     """The voting power of the ``trusted`` set (an earlier one) that signed ``header``:
     its validators found among the commit's by address, each counted once however many
@@ -217,7 +211,7 @@ def trusted_power(
     return _tally(chain_id, height, commit, precommits, signers)
 
 
-def distinct_set(height: Any, validators: Sequence[Mapping[str, Any]]) -> None:
+def distinct_set(height: Any, validators: Sequence[Validator]) -> None:
     """A validator set as tm2 can hold one: each validator's address is its ed25519 key's
     (the first 20 bytes of the key's SHA-256), and no address or key twice. A set that
     lists one key under several names would let one signature count as several."""
@@ -238,7 +232,7 @@ def distinct_set(height: Any, validators: Sequence[Mapping[str, Any]]) -> None:
         keys.add(raw.hex())
 
 
-def signed_hash(header: Mapping[str, Any], commit: Mapping[str, Any]) -> bytes:
+def signed_hash(header: Header, commit: Commit) -> bytes:
     """The header's own hash, once it is the block id its commit signed."""
     own = header_hash(header)
     signed = _b64((commit.get("block_id") or {}).get("hash"))
@@ -249,7 +243,7 @@ def signed_hash(header: Mapping[str, Any], commit: Mapping[str, Any]) -> bytes:
     return own
 
 
-def _precommits(height: Any, commit: Mapping[str, Any]) -> list[Any]:
+def _precommits(height: Any, commit: Commit) -> list[Vote | None]:
     """A commit's precommits, once they are all precommits of ``height`` in one round
     (tm2's ``Commit.ValidateBasic``)."""
     precommits = commit.get("precommits") or []
@@ -282,9 +276,9 @@ def _same_block(one: Any, other: Any) -> bool:
 def _tally(
     chain_id: str,
     height: Any,
-    commit: Mapping[str, Any],
-    precommits: Sequence[Any],
-    signers: Mapping[int, Mapping[str, Any]],
+    commit: Commit,
+    precommits: Sequence[Vote | None],
+    signers: Mapping[int, Validator],
 ) -> int:
     """The voting power of ``signers`` (precommit index: its validator, of a set
     :func:`distinct_set` checked: ed25519 keys) whose precommit for the commit's block
@@ -292,6 +286,8 @@ def _tally(
     power = 0
     for index, validator in signers.items():
         vote = precommits[index]
+        if vote is None:
+            continue  # a validator that did not sign: never among the signers
         try:
             key = Ed25519PublicKey.from_public_bytes(_b64(validator["pub_key"]["value"]))
             key.verify(_b64(vote.get("signature")), vote_sign_bytes(chain_id, vote))

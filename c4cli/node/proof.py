@@ -66,12 +66,11 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
         response = found[0]["response"]
         data = base64.b64decode((response.get("ResponseBase") or response).get("Data") or "")
         numbers = results.account_numbers(json.loads(data or b"null"))
-        height = answers.status_height(found[1])
     except (KeyError, TypeError, AttributeError, ValueError):
         raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None
     if numbers is None:
         raise Unreachable(f"{reader.redacted} has no account {signer.address} now")
-    return numbers[0], numbers[1], height
+    return numbers[0], numbers[1], answers.status(reader.redacted, found[1]).height
 
 
 def fate_from_blocks(

@@ -99,13 +99,7 @@ class NodeReader:
             proven = self.verifier.latest()
             return Head(proven.height, proven.time)
         status = self.transport.status()
-        height = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
-        if not height.isdigit() or len(height) > 18:
-            raise Unreachable(f"{self.redacted} answered status in a shape it never has")
-        moment = answers.unix_time(
-            str(answers.field(self.redacted, status, "sync_info", "latest_block_time"))
-        )
-        return Head(int(height), moment)
+        return Head(status.height, answers.unix_time(status.time))
 
     def next_block_time(self, wall_clock: float) -> int:
         """A node stamps its next block about now, and always after its last one."""

@@ -210,6 +210,6 @@ def height_of(status: Any) -> int:
     if isinstance(status, Unreachable):
         return 0
     try:
-        return answers.status_height(status)
-    except (KeyError, TypeError, ValueError):
+        return answers.status("", status).height
+    except Unreachable:
         return 0

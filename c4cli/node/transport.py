@@ -127,7 +127,7 @@ class Transport:
             else "this home's config.toml says"
         )
         self.checked = False
-        self._status: Any = None  # the last status answer, and when it came
+        self._status: answers.Status | None = None  # the last status, and when it came
         self._status_at = 0.0
         self.takes_batches = False  # whether the node answered a batch as one
         # The node's height when this command first checked the chain: a block that
@@ -318,53 +318,50 @@ class Transport:
                 raise status
             if status is None:
                 status = self._one(Call("status", {}), None, replayable=True)
-            network = answers.field(self.redacted, status, "node_info", "network")
-            height = answers.field(self.redacted, status, "sync_info", "latest_block_height")
-            if not isinstance(network, str) or not str(height).isdigit():
-                raise Unreachable(f"{self.redacted} answered status in a shape it never has")
-            catching_up = status["sync_info"].get("catching_up")  # a dict: read just above
+            said = answers.status(self.redacted, status)
         except Unreachable:
             self.checked = False
             raise
-        if self.chain_id is not None and network != self.chain_id:
+        if self.chain_id is not None and said.network != self.chain_id:
             raise OtherChain(
-                f"{self.redacted} is on chain {printable(network)[:64]!r}, not {self.chain_id!r} "
-                f"as {self._expected_from}: refused (another chain's answers are not this "
-                "chain's)"
+                f"{self.redacted} is on chain {printable(said.network)[:64]!r}, not "
+                f"{self.chain_id!r} as {self._expected_from}: refused (another chain's "
+                "answers are not this chain's)"
             )
-        if catching_up is True:
+        if said.catching_up:
             self.checked = False
             raise Unusable(
-                f"{self.redacted} is still catching up with the chain (at height {height}): "
-                "its answers would be old"
+                f"{self.redacted} is still catching up with the chain (at height "
+                f"{said.height}): its answers would be old"
             )
-        if int(height) < self.seen_height:
-            status = self._caught_up(status, int(height))
+        height = said.height
+        if said.height < self.seen_height:
+            said = self._caught_up(said)
             waited = True
-        self.chain_id = network
-        self._status, self._status_at = status, wallclock.monotonic()
+        self.chain_id = said.network
+        self._status, self._status_at = said, wallclock.monotonic()
         # The height read before any wait: lower is only more careful.
-        self.first_height = self.first_height or int(height)
+        self.first_height = self.first_height or height
         return waited
 
-    def _caught_up(self, status: Any, height: int) -> Any:
+    def _caught_up(self, said: answers.Status) -> answers.Status:
         """The status of a node behind this home's last landed transaction, once it has
         reached that block (read-your-writes: a transaction sent through another node
         is shown, or the node is passed over); it is given a moment to get there."""
         deadline = wallclock.monotonic() + min(LAG_WAIT, self.timeout)
-        while height < self.seen_height and wallclock.monotonic() < deadline:
+        while said.height < self.seen_height and wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)
-            status = self._one(Call("status", {}), None, replayable=True)
-            found = str(answers.field(self.redacted, status, "sync_info", "latest_block_height"))
-            height = int(found) if found.isdigit() else -1
-        if height < self.seen_height:
+            said = answers.status(
+                self.redacted, self._one(Call("status", {}), None, replayable=True)
+            )
+        if said.height < self.seen_height:
             self.checked = False
             raise Unusable(
-                f"{self.redacted} is at height {height}, below height {self.seen_height} where "
-                "this home saw a transaction land: the node is behind (or the chain was rolled "
-                "back or replaced); refused"
+                f"{self.redacted} is at height {said.height}, below height {self.seen_height} "
+                "where this home saw a transaction land: the node is behind (or the chain was "
+                "rolled back or replaced); refused"
             )
-        return status
+        return said
 
     def ensure_checked(self) -> None:
         """The chain behind the URL checked (on the next URL while one cannot serve),
@@ -380,19 +377,16 @@ class Transport:
         if height <= self.seen_height:
             return
         self.seen_height = height
-        try:
-            known = answers.status_height(self._status) if self._status is not None else 0
-        except (KeyError, TypeError, ValueError):
-            known = 0
+        known = self._status.height if self._status is not None else 0
         if known < height:
             self.checked = False
 
-    def status(self) -> Any:
+    def status(self) -> answers.Status:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""
         self.ensure_checked()
         if self._status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
-            self._status = self.call("status", {})
+            self._status = answers.status(self.redacted, self.call("status", {}))
             self._status_at = wallclock.monotonic()
         return self._status
 

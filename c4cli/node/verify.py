@@ -32,9 +32,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from c4cli.address import decode_bech32
-from c4cli.chain.trust import Proven, TrustedSet, TrustStore
+from c4cli.chain.trust import Proven, TrustedSet, TrustStore, Validator
 from c4cli.errors import NoValidators, Unreachable, warn_once
 from c4cli.node import answers
+from c4cli.node.answers import Commit, Header, Signed
 from c4cli.node.light import (
     Unencodable,
     Unverified,
@@ -97,11 +98,17 @@ class Verifier:
         """A ``block`` answer proven: its transactions by its header's data hash, its header
         by ``commit`` (that height's ``commit`` answer; asked for when it is None or of
         another height)."""
-        header = answers.field(self.redacted, block, "block", "header")
+        found = answers.field(self.redacted, block, "block", "header")
         data = answers.field(self.redacted, block, "block", "data")
         txs = (data.get("txs") if isinstance(data, dict) else None) or []
-        if not isinstance(header, dict):
+        if not isinstance(found, dict):
             raise Unverified(f"{self.redacted} answered a block without a header")
+        try:
+            header = answers.header(found)
+        except (KeyError, TypeError, ValueError):
+            raise Unverified(
+                f"{self.redacted} answered block {found.get('height')} in a shape it never has"
+            ) from None
         height = _height(self.redacted, header)
         if not isinstance(txs, list) or data_hash(txs) != _b64(header.get("data_hash")):
             raise Unverified(f"block {height}: its transactions do not hash to its data hash")
@@ -145,9 +152,7 @@ class Verifier:
         header, commit = self._signed(height)
         return self.header(header, commit)
 
-    def header(
-        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int = 0
-    ) -> Proven:
+    def header(self, header: Header, commit: Commit, depth: int = 0) -> Proven:
         """``header`` proven by ``commit``: signed by more than 2/3 of the set trusted for
         it (followed from the home's where it changed)."""
         chain_id = self.transport.checked_chain_id()
@@ -223,17 +228,13 @@ class Verifier:
 
     # -- following the set ---------------------------------------------------------------
 
-    def _set_for(
-        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int
-    ) -> Sequence[Mapping[str, Any]]:
+    def _set_for(self, header: Header, commit: Commit, depth: int) -> Sequence[Validator]:
         trusted = self.trusted()
         if _b64(header.get("validators_hash")) == validators_hash(trusted.validators):
             return trusted.validators
         return self._follow(header, commit, depth)
 
-    def _follow(
-        self, header: Mapping[str, Any], commit: Mapping[str, Any], depth: int
-    ) -> Sequence[Mapping[str, Any]]:
+    def _follow(self, header: Header, commit: Commit, depth: int) -> Sequence[Validator]:
         """The new validator set ``header`` names, once the trusted set vouches for it."""
         trusted = self.trusted()
         chain_id = self.transport.checked_chain_id()
@@ -279,7 +280,7 @@ class Verifier:
         )
         return followed.validators
 
-    def _validators(self, height: int, header: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    def _validators(self, height: int, header: Header) -> tuple[Validator, ...]:
         """The validator set at ``height`` as the node gives it, once it hashes to the
         header's ``validators_hash``."""
         found = validator_set(
@@ -292,7 +293,7 @@ class Verifier:
             )
         return found
 
-    def _signed(self, height: int) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    def _signed(self, height: int) -> Signed:
         """Block ``height``'s header and commit, once the node answered that height's."""
         header, commit = signed_of(self.redacted, ask_commit(self.transport, height))
         answered = _height(self.redacted, header)
@@ -301,7 +302,7 @@ class Verifier:
                 f"{self.redacted} answered the commit of block {answered} when asked for "
                 f"block {height}'s"
             )
-        return header, commit
+        return Signed(header, commit)
 
 
 def establish(
@@ -310,7 +311,7 @@ def establish(
     *,
     height: int = 0,
     block_hash: str = "",
-    validators: Sequence[Mapping[str, Any]] | None = None,
+    validators: Sequence[Mapping[str, Any]] | None = None,  # a genesis's: read here
     source: str,
 ) -> TrustedSet:
     """A validator set to trust: the node's at ``height`` (0: its last block), held to
@@ -328,7 +329,7 @@ def establish(
         found = validator_set(node, transport.call("validators", {"height": str(at)}))
     else:
         # A genesis lists its validators in any order; tm2 keeps a set by address bytes.
-        found = tuple(sorted((_validator(v) for v in validators), key=_address_bytes))
+        found = tuple(sorted((answers.validator(v) for v in validators), key=_address_bytes))
     if header.get("chain_id") != chain_id:
         raise Unverified(f"block {at} of {node} is of chain {header.get('chain_id')!r}")
     verify_commit(chain_id, header, commit, found)
@@ -355,44 +356,28 @@ def fingerprint(trusted: TrustedSet) -> str:
     return _hex(validators_hash(trusted.validators))
 
 
-def signed_of(node: str, answer: Any) -> tuple[Mapping[str, Any], Mapping[str, Any]]:
-    """A ``commit`` answer's header and commit."""
+def signed_of(node: str, answer: Any) -> Signed:
+    """A ``commit`` answer's header and commit, typed."""
     try:
-        signed = answer["signed_header"]
-        header, commit = signed["header"], signed["commit"]
-        if not isinstance(header, dict) or not isinstance(commit, dict):
-            raise TypeError("not objects")
-    except (KeyError, TypeError):
+        return answers.signed(answer)
+    except (KeyError, TypeError, ValueError):
         raise Unverified(f"{node} answered commit in a shape it never has") from None
-    return header, commit
 
 
-def validator_set(node: str, answer: Any) -> tuple[dict[str, Any], ...]:
+def validator_set(node: str, answer: Any) -> tuple[Validator, ...]:
     """A ``validators`` answer's set, each validator as c4 keeps one."""
     try:
-        return tuple(_validator(v) for v in answer["validators"])
+        return tuple(answers.validator(v) for v in answer["validators"])
     except (KeyError, TypeError, ValueError):
         raise Unverified(f"{node} answered validators in a shape it never has") from None
 
 
-def _validator(row: Mapping[str, Any]) -> dict[str, Any]:
-    key = row["pub_key"]
-    power = int(row.get("voting_power", row.get("power")))
-    if power <= 0:
-        raise ValueError("a validator has voting power")
-    return {
-        "address": str(row["address"]),
-        "pub_key": {"@type": str(key["@type"]), "value": str(key["value"])},
-        "voting_power": str(power),
-    }
-
-
-def _address_bytes(validator: Mapping[str, Any]) -> bytes:
+def _address_bytes(validator: Validator) -> bytes:
     decoded = decode_bech32(str(validator["address"]))
     return b"" if decoded is None else decoded[1]
 
 
-def _height(node: str, header: Mapping[str, Any]) -> int:
+def _height(node: str, header: Header) -> int:
     try:
         return answers.int64(header["height"])
     except (KeyError, TypeError, ValueError):

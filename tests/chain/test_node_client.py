@@ -252,3 +252,41 @@ def test_a_node_behind_this_commands_own_landing_is_not_read_after_a_failover(
     world.nodes[A].down = True
     with pytest.raises(Unreachable, match="is at height 1, below height 2 where this home"):
         chain.head()
+
+
+def test_a_nodes_answers_are_typed_once_and_a_shape_it_never_sends_is_one_line() -> None:
+    """Issue 49: status, headers and commits are decoded at the client's edge into typed
+    values; anything else (a height that is no int64, a hash that is no text, a vote
+    that is no object) is refused there, never read further."""
+    from c4cli.errors import Unreachable
+    from c4cli.node import answers
+
+    said = answers.status(
+        "node",
+        {"node_info": {"network": "dev"},
+         "sync_info": {"latest_block_height": "7", "latest_block_time": "t", "catching_up": False}},
+    )  # fmt: skip
+    assert said == answers.Status("dev", 7, "t", False)
+    sync = {"latest_block_height": "7"}
+    for bad in (
+        {},
+        {"node_info": {"network": 5}, "sync_info": sync},
+        {"node_info": {"network": "dev"}, "sync_info": {"latest_block_height": "-1"}},
+    ):
+        with pytest.raises(Unreachable, match=r"^node answered status in a shape it never has$"):
+            answers.status("node", bad)
+    header = {
+        "version": "v1", "chain_id": "dev", "height": "3", "time": "2026-01-01T00:00:00Z",
+        "num_txs": "0", "total_txs": "1", "app_version": "", "data_hash": None,
+    }  # fmt: skip
+    typed = answers.header(header)
+    assert typed["height"] == "3" and typed["last_block_id"] == {
+        "hash": None,
+        "parts": {"total": 0, "hash": None},
+    }
+    assert typed["validators_hash"] is None  # left out by the node: None, as tm2 reads it
+    for field, value in (("height", True), ("height", "x"), ("data_hash", 5), ("time", None)):
+        with pytest.raises((TypeError, ValueError)):
+            answers.header({**header, field: value})
+    with pytest.raises(TypeError):
+        answers.commit({"block_id": {}, "precommits": ["not a vote"]})

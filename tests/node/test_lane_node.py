@@ -255,7 +255,9 @@ def test_a_move_is_one_connection_and_a_watch_keeps_its_own(
     watch = subprocess.Popen(
         [c4_bin, "watch", game], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    time.sleep(6)  # five polls and more, a second apart
+    deadline = time.monotonic() + 60  # five polls and more, a second apart (a slow
+    while link.counts()[1] - 3 < 5 and time.monotonic() < deadline:  # machine: later)
+        time.sleep(0.2)
     watch.send_signal(signal.SIGINT)
     watch.communicate(timeout=10)
     connections, requests, _, _ = link.counts()
