@@ -133,7 +133,7 @@ def use_fast_json() -> None:
     """Encode with orjson from now on: about ten times faster, the same bytes.
 
     For the bulk paths (`c4 verify`, replays) only: importing orjson costs more
-    than a single command's three encodings. tests/chain/test_signing.py checks
+    than a single command's three encodings. tests/wire/test_signing.py checks
     that both encoders give identical output.
     """
     import orjson

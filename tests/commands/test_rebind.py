@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from chain.test_serve import Served
+from serving import Served
 
 from support import Home
 

@@ -68,7 +68,7 @@ def gnokey(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 
 # gnokey will not sign a zero fee ("insufficient fee"); how a zero fee is rendered is
-# checked against gno's own GetSignBytes in tests/chain/test_wire.py.
+# checked against gno's own GetSignBytes in tests/wire/test_wire.py.
 @pytest.mark.parametrize("kind", sorted(MESSAGES))
 def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, kind: str) -> None:
     ours = signed_tx(

@@ -142,7 +142,7 @@ def test_canonical_json_is_go_json(value: object) -> None:
     assert json.loads(raw) == value  # the same document
     for banned in ("<", ">", "&", "\u2028", "\u2029", "\b", "\f"):
         assert banned not in raw
-    # Go >= 1.22 (gno's node, checked by tests/chain/test_wire.py against gno's own
+    # Go >= 1.22 (gno's node, checked by tests/wire/test_wire.py against gno's own
     # codec) writes U+0008 and U+000C as \b and \f, never as \u0008 and \u000c.
     unescaped = raw.replace("\\\\", "")  # an escaped backslash is not an escape
     assert "\\u0008" not in unescaped and "\\u000c" not in unescaped
