@@ -179,7 +179,7 @@ def libsecp_limit() -> float:
     were all they did: libsecp256k1's rate on one core (measured here, in the bench's
     venv, on c4's own verify path), times two."""
     script = (
-        "import time; from c4cli.chain import crypto\n"
+        "import time; from c4cli.wire import crypto\n"
         "key = crypto.derive_private_key(crypto.new_mnemonic())\n"
         "pub = crypto.public_key(key); sig = crypto.sign(key, b'x')\n"
         "crypto.verify(pub, b'x', sig); n = 20000; t = time.perf_counter()\n"
