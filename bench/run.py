@@ -81,7 +81,7 @@ def build(size: int, home: Path) -> None:
     subprocess.run([PYTHON, str(HERE / "build_chain.py"), str(size), str(home)], check=True)
 
 
-LOG_SOURCE = HERE.parent / "c4cli" / "chain" / "log.py"
+LOG_SOURCE = HERE.parent / "c4cli" / "local" / "log.py"
 
 
 def _log_format(text: bytes) -> int | None:
