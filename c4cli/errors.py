@@ -26,10 +26,10 @@ class C4Error(Exception):
 CLOCK_RUNNING = "clock running"  # ClaimTimeout before the move clock ran out
 COMMITMENT_USED = "commitment used"  # a commitment the realm has seen before
 UNDECLARED = "undeclared"  # a name the package does not declare (a realm's version)
-_WORDS = (
-    (re.compile(r"move clock has not run out"), CLOCK_RUNNING, re.Pattern.fullmatch),
-    (re.compile(r"commitment already used\b"), COMMITMENT_USED, re.Pattern.match),
-    (re.compile(r"\bname \S+ not declared\b"), UNDECLARED, re.Pattern.search),
+_WORDS = (  # compiled on a refusal's first reading (re's own cache), not at start-up
+    (r"move clock has not run out", CLOCK_RUNNING, re.fullmatch),
+    (r"commitment already used\b", COMMITMENT_USED, re.match),
+    (r"\bname \S+ not declared\b", UNDECLARED, re.search),
 )
 
 
