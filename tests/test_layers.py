@@ -510,3 +510,18 @@ def test_the_raw_command_line_is_read_by_the_front_alone() -> None:
         and node.left.value == "--json"
     ]
     assert found == []
+
+
+def test_one_name_one_type() -> None:
+    """Issue 49: a type's name says one thing in the whole package (a realm call and a
+    JSON-RPC call, a tx's signature and a function's parameters, are not one word)."""
+    seen: dict[str, str] = {}
+    twice = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                where = f"{path.relative_to(PACKAGE)}"
+                if node.name in seen:
+                    twice.append(f"{node.name}: {seen[node.name]} and {where}")
+                seen.setdefault(node.name, where)
+    assert twice == []

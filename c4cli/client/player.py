@@ -59,7 +59,7 @@ class Standing(NamedTuple):
     delta: int | None  # finished: ugnot the game moved to (+) or from (-) this player
 
 
-class Record(NamedTuple):
+class PlayerRecord(NamedTuple):
     """A player's record as the realm keeps it (``playerStats``: its words), and the
     net c4 computes from the player's settled games."""
 
@@ -78,7 +78,7 @@ class Ledger(NamedTuple):
     standings: list[Standing]
     held: int  # ugnot the realm holds for this player: open offers and live games
     takeable: int  # of it, what cancelling this player's open offers takes back now
-    record: Record
+    record: PlayerRecord
 
 
 def every_game(chain: ChainReader, page: int = PAGE) -> Iterator[GameView]:
@@ -168,7 +168,7 @@ def ledger(chain: ChainReader, address: str, at: int) -> Ledger:
     return Ledger(address, now, standings, held, takeable, record_of(standings))
 
 
-def record_of(standings: list[Standing]) -> Record:
+def record_of(standings: list[Standing]) -> PlayerRecord:
     """The realm's record of a player, from their settled games: a decisive game or a
     draw counts a game; a win, a win and what the winner took beyond the stakes (the
     realm's "net"); void and cancelled games count nothing. Beside it, the net: what
@@ -183,4 +183,4 @@ def record_of(standings: list[Standing]) -> Record:
             won += rules.payout(s.game.stake, s.game.fee) - s.game.stake
         elif s.outcome == "draw":
             draws += 1
-    return Record(games, wins, draws, won, net)
+    return PlayerRecord(games, wins, draws, won, net)

@@ -52,7 +52,7 @@ TRANSFER_EVENT = "/bank.TransferEvent"
 MAX_ALLOW_PATHS = 8
 
 
-class Delivery(NamedTuple):
+class Passage(NamedTuple):
     """One transaction on its way through: its block, who signed, and what it did so far."""
 
     block: BlockContext
@@ -184,7 +184,7 @@ class Executor:
             self.state.debit(signer, checked.fee)
             for denom, amount in checked.fee.items():
                 self.state.gas_collected[denom] = self.state.gas_collected.get(denom, 0) + amount
-            delivery = Delivery(block, signer, checked.session, result)
+            delivery = Passage(block, signer, checked.session, result)
             for msg, sent in zip(msgs, checked.coins, strict=True):
                 self._run_msg(msg, sent, delivery)
         except Refused:
@@ -295,7 +295,7 @@ class Executor:
                 )
         return session, spent is not session.spent
 
-    def _run_msg(self, msg: Msg, coins: Coins, delivery: Delivery) -> None:
+    def _run_msg(self, msg: Msg, coins: Coins, delivery: Passage) -> None:
         signer, result = delivery.signer, delivery.result
         kind = msg.get("@type")
         if kind == MSG_SEND:
@@ -323,7 +323,7 @@ class Executor:
         else:
             raise Refused(f"unknown message type {kind!r}")
 
-    def _run_call(self, msg: Msg, sent: Coins, delivery: Delivery) -> None:
+    def _run_call(self, msg: Msg, sent: Coins, delivery: Passage) -> None:
         signer, result = delivery.signer, delivery.result
         pkg_path = msg.get("pkg_path")
         func = msg.get("func")

@@ -140,7 +140,7 @@ def amino_fields(data: bytes) -> list[tuple[int, int | bytes]]:
 # so they are kept as the node wrote them).
 
 
-class Status(NamedTuple):
+class NodeStatus(NamedTuple):
     """A ``status`` answer: the chain's id, the node's last block, and whether it is
     still catching up."""
 
@@ -150,7 +150,7 @@ class Status(NamedTuple):
     catching_up: bool
 
 
-def status(node: str, answer: Any) -> Status:
+def status(node: str, answer: Any) -> NodeStatus:
     """A ``status`` answer read, or Unreachable naming the node."""
     try:
         network = answer["node_info"]["network"]
@@ -158,7 +158,7 @@ def status(node: str, answer: Any) -> Status:
         height = str(sync["latest_block_height"])
         if not isinstance(network, str) or not height.isdigit() or len(height) > 18:
             raise ValueError("not a status")
-        return Status(
+        return NodeStatus(
             network, int(height), str(sync.get("latest_block_time") or ""),
             sync.get("catching_up") is True,
         )  # fmt: skip

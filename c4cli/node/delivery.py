@@ -23,11 +23,11 @@ from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.errors import Refused, Unreachable, warn_once
 from c4cli.node import answers
 from c4cli.node.lookup import transaction, transaction_or_none
-from c4cli.node.proof import Fate, account_and_head, fate_from_blocks
+from c4cli.node.proof import BlockFate, account_and_head, fate_from_blocks
 from c4cli.node.reader import NodeReader, read_calls
 from c4cli.node.receipts import Landed, Landing, RefusedInBlock, height_of, reads_after
 from c4cli.node.recheck import recheck
-from c4cli.node.transport import Call, NodeSaid, block_timeout
+from c4cli.node.transport import NodeSaid, RpcCall, block_timeout
 from c4cli.wire.amino import encode_tx, tx_hash
 from c4cli.wire.msgs import Tx
 from c4cli.wire.results import TxAnswer
@@ -204,12 +204,12 @@ class Delivery:
         verified = self.reader.verifier is not None
         found = self.reader.transport.send(
             [
-                Call("broadcast_tx_commit", params),
-                Call("block", {}),
+                RpcCall("broadcast_tx_commit", params),
+                RpcCall("block", {}),
                 # Where blocks are verified, the last block's commit (its validators'
                 # signatures) rides along instead of the status: the proven header is
                 # the height, and no request more is made for the proof.
-                Call("commit", {}) if verified else Call("status", {}),
+                RpcCall("commit", {}) if verified else RpcCall("status", {}),
                 *read_calls(reads),
             ],
             timeout=block_timeout(),
@@ -271,7 +271,7 @@ class Delivery:
                 return None
             wallclock.sleep(1)
 
-    def _superseded(self, sent: Sent, fate: Fate) -> NoReturn:
+    def _superseded(self, sent: Sent, fate: BlockFate) -> NoReturn:
         """Dropped for good, on the blocks' proof, and said: another transaction took
         its sequence, so the caller may sign again."""
         took, where = self._dropped_for(sent, fate)
@@ -280,7 +280,7 @@ class Delivery:
             f"elsewhere at the same moment): transaction {sent.tx_id} can never land"
         )
 
-    def _dropped_for(self, sent: Sent, fate: Fate) -> tuple[str, str]:
+    def _dropped_for(self, sent: Sent, fate: BlockFate) -> tuple[str, str]:
         """Journal ``sent`` as dropped on the blocks' proof (``fate``: another transaction
         took its sequence); the taker and where, as the messages name them."""
         took = f"transaction {fate.taker}" if fate.taker else "another transaction"

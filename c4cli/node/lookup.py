@@ -22,7 +22,7 @@ from c4cli.errors import Unreachable
 from c4cli.node import answers
 from c4cli.node.light import Unverified
 from c4cli.node.reader import NodeReader, Query
-from c4cli.node.transport import Call, NodeSaid
+from c4cli.node.transport import NodeSaid, RpcCall
 from c4cli.wire import results
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import Tx
@@ -33,7 +33,7 @@ def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None)
     """A transaction by hash, as the node's ``tx`` gives it; None if it has none. With
     several URLs, every node is asked before saying none has it (a broadcast whose
     answer was lost may have reached another node first)."""
-    call = Call("tx", {"hash": tx_id})
+    call = RpcCall("tx", {"hash": tx_id})
     try:
         found = reader.transport.call(call.method, call.params, timeout=timeout)
     except NodeSaid as said:

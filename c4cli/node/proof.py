@@ -31,7 +31,7 @@ from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
 from c4cli.node import answers
 from c4cli.node.reader import NodeReader, abci_params, account_path
-from c4cli.node.transport import Call
+from c4cli.node.transport import RpcCall
 from c4cli.wire import results
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import first_signature, msg_signer
@@ -43,7 +43,7 @@ METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
 CALLS = 10  # calls in one request (a JSON-RPC batch)
 
 
-class Fate(NamedTuple):
+class BlockFate(NamedTuple):
     """What the blocks say of a transaction: ``found`` (as ``tx`` answers it) when it
     landed; else the height and hash of the one that took its sequence ("" unknown)."""
 
@@ -57,7 +57,7 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
     the account read first: the height is at least the state's the sequence comes from."""
     path = account_path(signer)
     found = reader.transport.calls(
-        [Call("abci_query", abci_params(path, b"", 0)), Call("status", {})]
+        [RpcCall("abci_query", abci_params(path, b"", 0)), RpcCall("status", {})]
     )
     for answer in found:
         if isinstance(answer, Unreachable):
@@ -79,7 +79,7 @@ def fate_from_blocks(
     raw: bytes,
     sequence: int,
     since: int,
-) -> Fate | None:
+) -> BlockFate | None:
     """The fate of ``raw`` (signed for ``sequence``, sent when the node was at height
     ``since``) as the blocks prove it; None while the account's sequence is still
     ``sequence`` (it may be on its way). Unreachable when nothing can be proved now:
@@ -97,7 +97,7 @@ def fate_from_blocks(
     taker: tuple[str, int] | None = None
     for height, txs, block in _blocks_with_txs(reader, first, head):
         if mine in txs:
-            return Fate(_result(reader, height, txs.index(mine), mine), "", height)
+            return BlockFate(_result(reader, height, txs.index(mine), mine), "", height)
         if taker is None:
             taker = _taker(reader, signer, txs, number, sequence, height)
             if taker is not None and reader.verifier is not None:
@@ -110,7 +110,7 @@ def fate_from_blocks(
             f"sequence {sequence}: nothing is proven"
         )
     tx_hash, height = taker or ("", 0)
-    return Fate(None, tx_hash, height)
+    return BlockFate(None, tx_hash, height)
 
 
 def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
@@ -123,7 +123,10 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             for low in range(start, min(start + METAS * CALLS, last + 1), METAS)
         ]
         metas = reader.transport.calls(
-            [Call("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)}) for lo, hi in ranges]
+            [
+                RpcCall("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)})
+                for lo, hi in ranges
+            ]
         )
         busy = []
         for (lo, hi), answer in zip(ranges, metas, strict=True):
@@ -133,7 +136,7 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             busy += [height for height, count in sorted(counts.items()) if count > 0]
         for chunk in range(0, len(busy), CALLS):
             heights = busy[chunk : chunk + CALLS]
-            blocks = reader.transport.calls([Call("block", {"height": str(h)}) for h in heights])
+            blocks = reader.transport.calls([RpcCall("block", {"height": str(h)}) for h in heights])
             for height, block in zip(heights, blocks, strict=True):
                 if isinstance(block, Unreachable):
                     raise block

@@ -19,7 +19,7 @@ from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
 from c4cli.node import answers
 from c4cli.node.spec import NodeSpec, Prover
-from c4cli.node.transport import Call, Link, Transport
+from c4cli.node.transport import Link, RpcCall, Transport
 from c4cli.wire import results
 from c4cli.wire.paths import GASPRICE, SIMULATE
 
@@ -144,9 +144,9 @@ class NodeReader:
         The reads are a saving, never a condition: when the request fails (a read
         held it past the timeout) or the block did not come with it, the block (and
         its commit) are asked again without them."""
-        asked = [Call("block", {"height": str(height)})]
+        asked = [RpcCall("block", {"height": str(height)})]
         if self.verifier is not None:
-            asked.append(Call("commit", {"height": str(height)}))
+            asked.append(RpcCall("commit", {"height": str(height)}))
         if reads:
             try:
                 found = self.transport.calls([*asked, *read_calls(reads)])
@@ -295,9 +295,9 @@ def decoded(node: str, path: str, result: Any) -> tuple[bytes, int]:
         raise Unreachable(f"{node} answered abci_query {path} in a shape it never has") from None
 
 
-def read_calls(reads: Sequence[Query]) -> list[Call]:
+def read_calls(reads: Sequence[Query]) -> list[RpcCall]:
     """Queries as (path, data), as the ``abci_query`` calls that ask them at the last block."""
-    return [Call("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads]
+    return [RpcCall("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads]
 
 
 def abci_params(path: str, data: bytes, height: int) -> dict[str, Any]:

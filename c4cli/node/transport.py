@@ -32,7 +32,7 @@ LAG_WAIT = 3.0  # seconds a node behind this home's last transaction is waited f
 Link = Callable[[Target, str], Exchange]
 
 
-class Call(NamedTuple):
+class RpcCall(NamedTuple):
     """One JSON-RPC call: a batch is a list of them, answered in order."""
 
     method: str
@@ -127,7 +127,7 @@ class Transport:
             else "this home's config.toml says"
         )
         self.checked = False
-        self._status: answers.Status | None = None  # the last status, and when it came
+        self._status: answers.NodeStatus | None = None  # the last status, and when it came
         self._status_at = 0.0
         self.takes_batches = False  # whether the node answered a batch as one
         # The node's height when this command first checked the chain: a block that
@@ -152,21 +152,21 @@ class Transport:
 
         def attempt() -> Any:
             if self.checked:
-                return self._one(Call(method, params), timeout, replayable=True)
-            (answer,) = self._calls([Call(method, params)], timeout)
+                return self._one(RpcCall(method, params), timeout, replayable=True)
+            (answer,) = self._calls([RpcCall(method, params)], timeout)
             if isinstance(answer, Unreachable):
                 raise answer
             return answer
 
         return self.over_nodes(attempt)
 
-    def calls(self, calls: Sequence[Call], *, timeout: float | None = None) -> list[Any]:
+    def calls(self, calls: Sequence[RpcCall], *, timeout: float | None = None) -> list[Any]:
         """Several reads in one request, with the chain's check on a command's first:
         each answer's ``result``, or the Unreachable it makes (returned: the caller
         raises the one it needs). One call at a time where the node takes no batch."""
         return self.over_nodes(lambda: self._calls(list(calls), timeout))
 
-    def send(self, calls: Sequence[Call], *, timeout: float) -> list[Any]:
+    def send(self, calls: Sequence[RpcCall], *, timeout: float) -> list[Any]:
         """A broadcast (the first call) and the reads that ride after it, to the node in
         use only, once: never asked again, on this node or another. Its answers as
         :meth:`calls` gives them; a lone call where the node takes no batch."""
@@ -178,7 +178,7 @@ class Transport:
             raise Unreachable(f"{self.redacted} answered {calls[0].method} in a shape it never has")
         return found
 
-    def elsewhere(self, call: Call, timeout: float | None) -> Any:
+    def elsewhere(self, call: RpcCall, timeout: float | None) -> Any:
         """``call`` asked of the home's other nodes, each in turn; the first answer, or
         None when none answers it."""
         for at, target in enumerate(self._targets):
@@ -216,9 +216,9 @@ class Transport:
                 self._node = self._link(self._targets[self._at], self._down_hint)
                 self.checked, self._status = False, None
 
-    def _calls(self, calls: list[Call], timeout: float | None) -> list[Any]:
+    def _calls(self, calls: list[RpcCall], timeout: float | None) -> list[Any]:
         check = not self.checked
-        asked = [Call("status", {})] if check else []
+        asked = [RpcCall("status", {})] if check else []
         found = self._batch(asked + calls, timeout, replayable=True)
         self.takes_batches = found is not None
         if found is None:
@@ -229,7 +229,7 @@ class Transport:
             return [self._alone(call, timeout) for call in calls]
         return found[len(asked) :]
 
-    def _alone(self, call: Call, timeout: float | None) -> Any:
+    def _alone(self, call: RpcCall, timeout: float | None) -> Any:
         try:
             return self._one(call, timeout, replayable=True)
         except Unreachable as problem:
@@ -237,7 +237,7 @@ class Transport:
 
     def _one(
         self,
-        call: Call,
+        call: RpcCall,
         timeout: float | None,
         *,
         replayable: bool,
@@ -258,7 +258,7 @@ class Transport:
         return self._result(call.method, document, self._id, shown)
 
     def _batch(
-        self, calls: list[Call], timeout: float | None, *, replayable: bool
+        self, calls: list[RpcCall], timeout: float | None, *, replayable: bool
     ) -> list[Any] | None:
         """Several calls in one request (tm2 answers a JSON array); their answers, each
         a ``result`` or the Unreachable its error makes. None when the node answers
@@ -317,7 +317,7 @@ class Transport:
             if isinstance(status, Unreachable):
                 raise status
             if status is None:
-                status = self._one(Call("status", {}), None, replayable=True)
+                status = self._one(RpcCall("status", {}), None, replayable=True)
             said = answers.status(self.redacted, status)
         except Unreachable:
             self.checked = False
@@ -344,7 +344,7 @@ class Transport:
         self.first_height = self.first_height or height
         return waited
 
-    def _caught_up(self, said: answers.Status) -> answers.Status:
+    def _caught_up(self, said: answers.NodeStatus) -> answers.NodeStatus:
         """The status of a node behind this home's last landed transaction, once it has
         reached that block (read-your-writes: a transaction sent through another node
         is shown, or the node is passed over); it is given a moment to get there."""
@@ -352,7 +352,7 @@ class Transport:
         while said.height < self.seen_height and wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)
             said = answers.status(
-                self.redacted, self._one(Call("status", {}), None, replayable=True)
+                self.redacted, self._one(RpcCall("status", {}), None, replayable=True)
             )
         if said.height < self.seen_height:
             self.checked = False
@@ -381,7 +381,7 @@ class Transport:
         if known < height:
             self.checked = False
 
-    def status(self) -> answers.Status:
+    def status(self) -> answers.NodeStatus:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""
         self.ensure_checked()

@@ -30,36 +30,36 @@ class ArgumentError(ValueError):
     """An argument list that cannot be turned into the function's parameters."""
 
 
-class Signature(NamedTuple):
+class Params(NamedTuple):
     params: tuple[tuple[str, str], ...]
 
 
-CALLS: dict[str, Signature] = {
-    "Offer": Signature(
+CALLS: dict[str, Params] = {
+    "Offer": Params(
         (("opponent", ADDRESS), ("validFor", INT), ("commitment", STRING), ("maxFee", INT))
     ),
-    "Accept": Signature((("id", INT), ("seedCommitment", STRING))),
-    "Reveal": Signature((("id", INT), ("passphrase", STRING))),
-    "RevealSeed": Signature((("id", INT), ("seed", STRING))),
-    "Play": Signature((("id", INT), ("column", INT), ("move", INT))),
-    "ClaimTimeout": Signature((("id", INT),)),
-    "Resign": Signature((("id", INT),)),
-    "Cancel": Signature((("id", INT),)),
-    "SetFee": Signature((("amount", INT),)),
-    "WithdrawFees": Signature((("to", ADDRESS),)),
-    "TransferOwnership": Signature((("newOwner", ADDRESS),)),
-    "AcceptOwnership": Signature(()),
+    "Accept": Params((("id", INT), ("seedCommitment", STRING))),
+    "Reveal": Params((("id", INT), ("passphrase", STRING))),
+    "RevealSeed": Params((("id", INT), ("seed", STRING))),
+    "Play": Params((("id", INT), ("column", INT), ("move", INT))),
+    "ClaimTimeout": Params((("id", INT),)),
+    "Resign": Params((("id", INT),)),
+    "Cancel": Params((("id", INT),)),
+    "SetFee": Params((("amount", INT),)),
+    "WithdrawFees": Params((("to", ADDRESS),)),
+    "TransferOwnership": Params((("newOwner", ADDRESS),)),
+    "AcceptOwnership": Params(()),
 }
 
-READS: dict[str, Signature] = {
-    "GameJSON": Signature((("id", INT),)),
-    "ActiveJSON": Signature((("offset", INT), ("limit", INT))),
-    "LeadersJSON": Signature(()),
-    "Render": Signature((("path", STRING),)),
+READS: dict[str, Params] = {
+    "GameJSON": Params((("id", INT),)),
+    "ActiveJSON": Params((("offset", INT), ("limit", INT))),
+    "LeadersJSON": Params(()),
+    "Render": Params((("path", STRING),)),
 }
 
 
-def parse_args(func: str, signature: Signature, args: list[str], *, crossing: bool) -> list[Any]:
+def parse_args(func: str, signature: Params, args: list[str], *, crossing: bool) -> list[Any]:
     """Typed values for ``args``; ``crossing`` counts the leading ``cur realm`` parameter."""
     if len(args) != len(signature.params):
         extra = 1 if crossing else 0

@@ -176,7 +176,7 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
     """The HTTP client c4 writes out (no http.client): a chunked answer and one with a
     Content-Length read alike; a batch comes back in one request, and a server
     without batches is asked one call at a time."""
-    from c4cli.node.transport import Call, Transport
+    from c4cli.node.transport import RpcCall, Transport
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
     server.framing = framing  # type: ignore[attr-defined]
@@ -185,7 +185,7 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
         transport = Transport(f"http://127.0.0.1:{server.server_address[1]}")
         transport.checked = True  # this server is no chain: only the framing is tested
         assert transport.call("status", {}) == {"ok": "status"}
-        both = transport.calls([Call("status", {}), Call("abci_query", {"path": "x"})])
+        both = transport.calls([RpcCall("status", {}), RpcCall("abci_query", {"path": "x"})])
         assert both == [{"ok": "status"}, {"ok": "abci_query"}]
         assert transport.takes_batches == (framing != "no batches")
     finally:

@@ -266,7 +266,7 @@ def test_a_nodes_answers_are_typed_once_and_a_shape_it_never_sends_is_one_line()
         {"node_info": {"network": "dev"},
          "sync_info": {"latest_block_height": "7", "latest_block_time": "t", "catching_up": False}},
     )  # fmt: skip
-    assert said == answers.Status("dev", 7, "t", False)
+    assert said == answers.NodeStatus("dev", 7, "t", False)
     sync = {"latest_block_height": "7"}
     for bad in (
         {},
