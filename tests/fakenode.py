@@ -175,8 +175,26 @@ class FakeNode:
         if not 1 <= height <= self.ledger.height:
             raise LookupError(f"height {height} must be less than or equal to the current")
         txs = self.ledger.blocks[height - 1]
-        header = {"height": str(height), "time": _time(height), "num_txs": str(len(txs))}
+        header = self._header(height)
         return {"block": {"header": header, "data": {"txs": [_b64(raw) for raw in txs] or None}}}
+
+    def _header(self, height: int) -> dict[str, Any]:
+        """Block ``height``'s header as tm2's JSON gives one (no validators: a fake
+        node proves nothing, and c4 takes its word only with --trust-node)."""
+        blocks = self.ledger.blocks
+        return {
+            "version": "v1.0.0-rc.0",
+            "chain_id": self.chain_id,
+            "height": str(height),
+            "time": _time(height),
+            "num_txs": str(len(blocks[height - 1])),
+            "total_txs": str(sum(len(block) for block in blocks[:height])),
+            "app_version": "",
+            "last_block_id": {"hash": None, "parts": {"total": "0", "hash": None}},
+            "data_hash": None,
+            "validators_hash": None,
+            "proposer_address": "g1" + "q" * 38,
+        }
 
     def rpc_block_results(self, params: dict[str, Any]) -> Any:
         height = int(params["height"])
@@ -185,9 +203,10 @@ class FakeNode:
     def rpc_blockchain(self, params: dict[str, Any]) -> Any:
         low, high = int(params["minHeight"]), min(int(params["maxHeight"]), self.ledger.height)
         metas = [
-            {"header": {"height": str(h), "num_txs": str(len(self.ledger.blocks[h - 1]))}}
+            {"block_id": {"hash": None, "parts": {"total": "0", "hash": None}},
+             "header": self._header(h)}
             for h in range(high, low - 1, -1)
-        ]
+        ]  # fmt: skip
         return {"last_height": str(self.ledger.height), "block_metas": metas}
 
 

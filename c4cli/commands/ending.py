@@ -11,7 +11,8 @@ import contextlib
 import json
 import os
 import sys
-from typing import NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 from c4cli import outbox
 from c4cli.cli.invocation import current
@@ -119,46 +120,44 @@ def after_sending(message: str) -> str:
     return f"{message}; {item.describe()}"
 
 
+# Each failure a backend words without the command line, and the line it becomes here,
+# where the options are (the first kind that fits; a subclass before its base).
+_WORDING: tuple[tuple[type[C4Error], Callable[[Any], str]], ...] = (
+    (UnboundNode, lambda e: (
+        f"{e}: pass --chain-id {e.chain_id} (the chain it reports) to {e.action} that chain"
+    )),
+    (FeeAboveCap, lambda e: f"{e}: pass --gas-fee to pay it, or raise --fee-cap"),
+    (GasBelowUse, lambda e: (
+        f"--gas-wanted {e.wanted} is less than the {e.used} gas the simulation used; "
+        f"nothing was sent: give at least {e.enough} (a fee of {e.fee} at the node's "
+        "gas price), or leave --gas-wanted out"
+    )),
+    (ChainExists, lambda e: f"{e}: pass --force to replace it"),
+    (HomeInUse, lambda e: f"{e}: pass --force to {e.would}"),
+    (BadTrustPoint, lambda e: f"invalid --trust {e.given!r}: {e}"),
+    (BoundElsewhere, lambda e: (
+        f"{'--realm-path' if e.what == 'realm_path' else '--chain-id'} {e.given!r}: {e}"
+    )),
+    (NoAccountNumbers, lambda e: f"{e}, or give --account-number and --account-sequence"),
+    (NoMaxFee, lambda e: f"--max-fee: {e}"),
+    (NoKeptSecret, lambda e: f"{e}: pass --secret"),
+    (SecretDamaged, lambda e: f"{e}: if you have the secret elsewhere, reveal with --secret"),
+    (NodeOnly, lambda e: f"{e} (ask a node with --remote)"),
+    (NoValidators, lambda e: (
+        f"{e}: one of your own is used with --trust-node (or $C4_TRUST_NODE=1)"
+    )),
+    (BadQueryData, lambda e: f"invalid --data {e.data!r}: use {e.shape}"),
+    (PathOutOfRange, lambda e: "--account and --index must be between 0 and 2147483647"),
+)  # fmt: skip
+
+
 def worded(exc: C4Error) -> str:
     """A failure's line, in the command line's words: the chains, the node client and
     the keys say what happened; which option to pass (or which option was wrong) is
     added here, where the options are."""
-    if isinstance(exc, UnboundNode):
-        chain = f"--chain-id {exc.chain_id} (the chain it reports)"
-        return f"{exc}: pass {chain} to {exc.action} that chain"
-    if isinstance(exc, FeeAboveCap):
-        return f"{exc}: pass --gas-fee to pay it, or raise --fee-cap"
-    if isinstance(exc, GasBelowUse):
-        return (
-            f"--gas-wanted {exc.wanted} is less than the {exc.used} gas the simulation used; "
-            f"nothing was sent: give at least {exc.enough} (a fee of {exc.fee} at the node's "
-            "gas price), or leave --gas-wanted out"
-        )
-    if isinstance(exc, ChainExists):
-        return f"{exc}: pass --force to replace it"
-    if isinstance(exc, HomeInUse):
-        return f"{exc}: pass --force to {exc.would}"
-    if isinstance(exc, BadTrustPoint):
-        return f"invalid --trust {exc.given!r}: {exc}"
-    if isinstance(exc, BoundElsewhere):
-        option = "--realm-path" if exc.what == "realm_path" else "--chain-id"
-        return f"{option} {exc.given!r}: {exc}"
-    if isinstance(exc, NoAccountNumbers):
-        return f"{exc}, or give --account-number and --account-sequence"
-    if isinstance(exc, NoMaxFee):
-        return f"--max-fee: {exc}"
-    if isinstance(exc, NoKeptSecret):
-        return f"{exc}: pass --secret"
-    if isinstance(exc, SecretDamaged):
-        return f"{exc}: if you have the secret elsewhere, reveal with --secret"
-    if isinstance(exc, NodeOnly):
-        return f"{exc} (ask a node with --remote)"
-    if isinstance(exc, NoValidators):
-        return f"{exc}: one of your own is used with --trust-node (or $C4_TRUST_NODE=1)"
-    if isinstance(exc, BadQueryData):
-        return f"invalid --data {exc.data!r}: use {exc.shape}"
-    if isinstance(exc, PathOutOfRange):
-        return "--account and --index must be between 0 and 2147483647"
+    for kind, words in _WORDING:
+        if isinstance(exc, kind):
+            return words(exc)
     return str(exc)
 
 

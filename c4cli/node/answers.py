@@ -321,3 +321,69 @@ def validator(row: Any) -> Validator:
         pub_key={"@type": str(key["@type"]), "value": str(key["value"])},
         voting_power=str(power),
     )
+
+
+class QueryAnswer(NamedTuple):
+    """An ``abci_query`` answer: its response's base (for a refusal's error and log), the
+    data (what gnokey prints), the value (where a simulation may answer), the height."""
+
+    base: dict[str, Any]
+    data: bytes
+    value: bytes
+    height: int
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.base.get("Error"))
+
+
+def query(node: str, path: str, answer: Any) -> QueryAnswer:
+    """An ``abci_query`` answer read, or Unreachable naming the node and the path."""
+    try:
+        response = answer["response"]
+        base = response.get("ResponseBase", response)
+        if not isinstance(base, dict):
+            raise TypeError("no response")
+        return QueryAnswer(
+            base,
+            base64.b64decode(base.get("Data") or ""),
+            base64.b64decode(response.get("Value") or ""),
+            int64(response.get("Height") or 0),
+        )
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(f"{node} answered abci_query {path} in a shape it never has") from None
+
+
+class BlockMeta(NamedTuple):
+    """One of a ``blockchain`` answer's metas: a block's id and its header."""
+
+    block_id: BlockId
+    header: Header
+
+
+def block_metas(node: str, answer: Any) -> list[BlockMeta]:
+    """A ``blockchain`` answer's metas, typed, or Unreachable naming the node."""
+    try:
+        metas = _kind(answer["block_metas"], list)
+        return [
+            BlockMeta(_block_id(meta.get("block_id")), header(meta["header"])) for meta in metas
+        ]
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(f"{node} answered blockchain in a shape it never has") from None
+
+
+class BlockAnswer(NamedTuple):
+    """A ``block`` answer: its header, and its transactions as base64 (amino bytes)."""
+
+    header: Header
+    txs: list[str]
+
+
+def block(node: str, answer: Any) -> BlockAnswer:
+    """A ``block`` answer, typed, or Unreachable naming the node."""
+    try:
+        inner = answer["block"]
+        txs = _kind(inner["data"].get("txs") or [], list)
+        return BlockAnswer(header(inner["header"]), [_kind(tx, str) for tx in txs])
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise Unreachable(f"{node} answered block in a shape it never has") from None

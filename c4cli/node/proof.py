@@ -62,11 +62,10 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
     for answer in found:
         if isinstance(answer, Unreachable):
             raise answer
+    data = answers.query(reader.redacted, path, found[0]).data
     try:
-        response = found[0]["response"]
-        data = base64.b64decode((response.get("ResponseBase") or response).get("Data") or "")
         numbers = results.account_numbers(json.loads(data or b"null"))
-    except (KeyError, TypeError, AttributeError, ValueError):
+    except ValueError:
         raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None
     if numbers is None:
         raise Unreachable(f"{reader.redacted} has no account {signer.address} now")
@@ -140,24 +139,19 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             for height, block in zip(heights, blocks, strict=True):
                 if isinstance(block, Unreachable):
                     raise block
-                txs = answers.field(reader.redacted, block, "block", "data", "txs")
-                if not isinstance(txs, list) or not txs:
+                txs = answers.block(reader.redacted, block).txs
+                if not txs:
                     raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
-                yield height, [str(tx) for tx in txs], block
+                yield height, txs, block
 
 
 def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
     if isinstance(answer, Unreachable):
         raise answer
-    try:
-        return {
-            answers.int64(meta["header"]["height"]): answers.int64(meta["header"]["num_txs"])
-            for meta in answer["block_metas"]
-        }
-    except (KeyError, TypeError, ValueError):
-        raise Unreachable(
-            f"{reader.redacted} answered blockchain in a shape it never has"
-        ) from None
+    return {
+        int(meta.header["height"]): int(meta.header["num_txs"])
+        for meta in answers.block_metas(reader.redacted, answer)
+    }
 
 
 def _result(reader: NodeReader, height: int, index: int, mine: str) -> TxAnswer:

@@ -279,20 +279,12 @@ def decoded(node: str, path: str, result: Any) -> tuple[bytes, int]:
     """An abci_query's value and height, or the refusal or failure it carries."""
     if isinstance(result, Unreachable):
         raise result
-    try:
-        response = result["response"]
-        base = response.get("ResponseBase", response)
-        if base.get("Error"):
-            raise Refused(answers.refusal(base), kind=answers.error_type(base))
-        # A query's answer is its Data, which gnokey prints; a simulation may answer in
-        # Value (never shown: c4 reads its gas from it).
-        field = base.get("Data")
-        if path == SIMULATE:
-            field = field or response.get("Value")
-        value = base64.b64decode(field or "")
-        return value, int(response.get("Height") or 0)
-    except (KeyError, TypeError, AttributeError, ValueError):
-        raise Unreachable(f"{node} answered abci_query {path} in a shape it never has") from None
+    found = answers.query(node, path, result)
+    if found.refused:
+        raise Refused(answers.refusal(found.base), kind=answers.error_type(found.base))
+    # A query's answer is its Data, which gnokey prints; a simulation may answer in
+    # Value (never shown: c4 reads its gas from it).
+    return (found.data or found.value if path == SIMULATE else found.data), found.height
 
 
 def read_calls(reads: Sequence[Query]) -> list[RpcCall]:
