@@ -387,3 +387,15 @@ def block(node: str, answer: Any) -> BlockAnswer:
         return BlockAnswer(header(inner["header"]), [_kind(tx, str) for tx in txs])
     except (KeyError, TypeError, AttributeError, ValueError):
         raise Unreachable(f"{node} answered block in a shape it never has") from None
+
+
+def block_results(node: str, height: int, answer: Any) -> list[dict[str, Any]]:
+    """A ``block_results`` answer's ``deliver_tx`` results, each a ResponseDeliverTx as
+    the node's amino JSON writes it, or Unreachable naming the node and the height."""
+    try:
+        found = answer["results"]["deliver_tx"] or []
+        return [_kind(deliver, dict) for deliver in _kind(found, list)]
+    except (KeyError, TypeError):
+        raise Unreachable(
+            f"{node} answered block_results {height} in a shape it never has"
+        ) from None

@@ -156,15 +156,14 @@ def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
 
 def _result(reader: NodeReader, height: int, index: int, mine: str) -> TxAnswer:
     """Our transaction's answer as ``tx`` would give it, from its block's results."""
-    results = reader.transport.call("block_results", {"height": str(height)})
-    try:
-        deliver = results["results"]["deliver_tx"][index]
-    except (KeyError, TypeError, IndexError):
+    answer = reader.transport.call("block_results", {"height": str(height)})
+    results = answers.block_results(reader.redacted, height, answer)
+    if not 0 <= index < len(results):
         raise Unreachable(
             f"{reader.redacted} answered block_results {height} in a shape it never has"
-        ) from None
+        )
     tx_hash = base64.b64encode(hashlib.sha256(base64.b64decode(mine)).digest()).decode()
-    return {"hash": tx_hash, "height": str(height), "index": index, "tx_result": deliver}
+    return {"hash": tx_hash, "height": str(height), "index": index, "tx_result": results[index]}
 
 
 def _taker(

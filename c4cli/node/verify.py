@@ -209,7 +209,10 @@ class Verifier:
             )
         answer = self.transport.call("block_results", {"height": str(height)})
         try:
-            results = answer["results"]["deliver_tx"] or []
+            results = answers.block_results(self.redacted, height, answer)
+        except Unreachable as wrong:
+            raise Unverified(str(wrong)) from None
+        try:
             committed = results_hash(results)
             mine = result_bytes(results[index]) == result_bytes(claimed)
         except Unencodable as unknown:
