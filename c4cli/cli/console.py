@@ -73,7 +73,7 @@ def main() -> None:
 
 def _dial_ahead(argv: list[str]) -> None:
     """A query's or a move's node, if the home has one, dialled before the rest of c4
-    loads: the handshakes overlap the imports (client/ahead.py: a hint that decides
+    loads: the handshakes overlap the imports (cli/ahead.py: a hint that decides
     nothing)."""
     if argv[:1] in (["query"], ["play"]):
         from c4cli.cli import ahead

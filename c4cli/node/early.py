@@ -4,7 +4,7 @@ Across a real network, a TCP connection and a TLS handshake cost two round trips
 before the first request can leave, and a Python command spends tens of
 milliseconds importing its code after it could know the node's URL. The console
 calls :func:`dial` for a query or a move before the rest of c4 loads
-(``client/ahead.py``), and the door (``client/connect.py``) once it has read the
+(``cli/ahead.py``), and the door (``client/connect.py``) once it has read the
 home's binding (a dial of the same node a moment later keeps the first): a thread
 connects (and shakes hands) while the main thread imports, and the first
 :class:`~c4cli.node.http.Connection` to that node takes the result with :func:`take`:
@@ -100,7 +100,7 @@ def dial(urls: str) -> None:
     key = (parts.hostname, port, tls)
     old = _dials.get(key)
     if old is not None and old.error is None and time.monotonic() - old.started < FRESH:
-        return  # dialled as this command began (client/ahead.py): that one serves
+        return  # dialled as this command began (cli/ahead.py): that one serves
     if old is not None and old.sock is not None:  # one no command took: a fresh one instead
         old.sock.close()
     _dials[key] = _Dial(parts.hostname, port, tls)
