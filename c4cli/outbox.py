@@ -132,7 +132,10 @@ def mark() -> int:
 
 
 def may_be_recorded_since(point: int) -> bool:
-    """Whether anything let go of after ``point`` is, or may be, in a block."""
+    """Whether anything let go of after ``point`` is, or may be, in a block. Outside a
+    run nothing is noted, so anything may be: a secret is kept (fail closed)."""
+    if CURRENT.get() is None:
+        return True
     return any(item.fate is not Fate.WITHDRAWN for item in _items()[point:])
 
 

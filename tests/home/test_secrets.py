@@ -155,3 +155,23 @@ def test_a_secret_that_guessing_could_find_is_refused_before_anything_is_signed(
     chain.ok("accept", gid, "--seed", "2db13841a885e743fcbd821e2dac261c", "bob")  # 32 hex digits
     chain.ok("reveal", gid, "alice")
     assert chain.json("reveal", gid, "bob")["game"]["status"] == "playing"
+
+
+def test_outside_a_run_a_secret_is_kept_whatever_fails(tmp_path: Path) -> None:
+    """A secret's store asks the run's outbox whether its commitment may have left; with
+    no run to ask (a thread or a caller outside one), it keeps the secret: fail closed."""
+    import contextvars
+
+    from c4cli import outbox
+    from c4cli.home.secrets import SecretStore
+
+    def fail_inside() -> None:
+        store = SecretStore(tmp_path)
+        with pytest.raises(RuntimeError), store.kept("g1" + "q" * 38, "ab" * 32):
+            raise RuntimeError("the command failed after the secret was written")
+
+    context = contextvars.Context()  # a fresh context: no run, no outbox
+    context.run(fail_inside)
+    assert context.run(outbox.CURRENT.get) is None
+    kept = [path for path in (tmp_path / "secrets").rglob("*") if path.is_file()]
+    assert len(kept) == 1, "the secret was deleted"
