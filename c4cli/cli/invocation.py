@@ -54,6 +54,7 @@ class Invocation:
         self.outbox = outbox.Outbox()
         self.notes = errors.Notes(self.quiet)
         self.given: set[str] = set()  # the options given on the command line (by name)
+        self.ending = False  # its failure's line is being written
         self._opened: dict[tuple[object, ...], Chain] = {}
         self._keyrings: dict[Path, Keyring] = {}
 

@@ -181,6 +181,7 @@ def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
     The message may carry the chain's words (a realm's panic text, a node's log):
     control characters are escaped, so none of them reaches a terminal.
     """
+    current().ending = True
     message = printable(" ".join(message.split()))
     try:
         if json_mode:

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from c4cli import __version__
-from c4cli.cli.invocation import Invocation
+from c4cli.cli.invocation import Invocation, current
 from c4cli.commands.ending import (
     PipeClosed,
     check_text,
@@ -17,11 +17,12 @@ from c4cli.commands.ending import (
     fail,
     finish,
     handle_signals,
+    report_interrupted,
     settle,
     stdout_broken,
 )
 from c4cli.commands.options import group_options
-from c4cli.interrupts import Interrupted
+from c4cli.interrupts import Interrupted, deferred
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of
 # `c4 keys …` (or for rich, or for a crypto backend it does not use).
@@ -131,8 +132,11 @@ class C4Group(click.Group):
         **extra: Any,
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
-        run = Invocation(argv).begin(transacting=not read_only(argv))
         try:
+            # A signal while the run is being built is acted on once it has begun, so
+            # its line is the run's (JSON or not; "nothing was recorded").
+            with deferred():
+                Invocation(argv).begin(transacting=not read_only(argv))
             for arg in argv:
                 check_text(arg)
             super().main(argv, prog_name=prog_name or "c4", standalone_mode=False, **extra)
@@ -143,11 +147,11 @@ class C4Group(click.Group):
             click.echo(exc.ctx.get_help() if exc.ctx else exc.format_message())
             sys.exit(0)
         except click.exceptions.Abort:
-            fail("aborted", 1, json_mode=run.json_failure)
+            fail("aborted", 1, json_mode=current().json_failure)
         except click.exceptions.NoSuchOption as exc:
-            fail(_negative(exc, argv), exc.exit_code, json_mode=run.json_failure)
+            fail(_negative(exc, argv), exc.exit_code, json_mode=current().json_failure)
         except click.ClickException as exc:
-            fail(exc.format_message(), exc.exit_code, json_mode=run.json_failure)
+            fail(exc.format_message(), exc.exit_code, json_mode=current().json_failure)
         except (Exception, PipeClosed, Interrupted) as exc:
             settle(exc)
         sys.exit(0)
@@ -226,6 +230,13 @@ def main() -> None:
         cli.main()
     except SystemExit as exc:
         code = exit_code(exc)
-    except Interrupted as stop:  # a signal while the failure line itself was written
+    except Interrupted as stop:
         code = stop.exit_code
+        if not current().ending:  # before the run could say it: said now, once
+            try:
+                report_interrupted(stop)
+            except SystemExit as said:
+                code = exit_code(said)
+            except Interrupted:
+                pass  # a second signal while the line was written: the code stands
     finish(code)
