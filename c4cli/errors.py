@@ -224,13 +224,9 @@ class Notes:
 
     __slots__ = ("quiet", "said")
 
-    def __init__(self, quiet: bool | None = None) -> None:
-        self.quiet = quiet_by_env() if quiet is None else quiet
+    def __init__(self) -> None:
+        self.quiet = os.environ.get("C4_QUIET", "") not in ("", "0")  # until --quiet
         self.said: set[str] = set()
-
-
-def quiet_by_env() -> bool:
-    return os.environ.get("C4_QUIET", "") not in ("", "0")
 
 
 # The notes of the run in progress, set by its invocation. Outside a run (a test that

@@ -16,7 +16,8 @@ sets (:meth:`Invocation.begin`), so a thread or a test outside any run notes not
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+import sys
+from collections.abc import Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,20 +42,19 @@ def json_asked(argv: Sequence[str]) -> bool:
 class Invocation:
     """What one command line says (home, output, target, trust) and what it owns."""
 
-    def __init__(self, argv: Sequence[str], environ: Mapping[str, str] | None = None) -> None:
-        env = os.environ if environ is None else environ
+    def __init__(self, argv: Sequence[str]) -> None:
+        env = os.environ
         self.argv = list(argv)
         self.home = Path(env.get("C4_HOME") or "state")
         self.json = False
-        self.quiet = errors.quiet_by_env()
         self.remote: str | None = env.get("C4_REMOTE") or None
         self.realm_path: str | None = env.get("C4_REALM_PATH") or None
         self.chain_id: str | None = env.get("C4_CHAIN_ID") or None
         self.trust_node = env.get("C4_TRUST_NODE", "") not in ("", "0")
         self.outbox = outbox.Outbox()
-        self.notes = errors.Notes(self.quiet)
+        self.notes = errors.Notes()  # quiet as $C4_QUIET says, until --quiet says so
         self.given: set[str] = set()  # the options given on the command line (by name)
-        self.ending = False  # its failure's line is being written
+        self.failing = False  # its failure's line is being written
         self._opened: dict[tuple[object, ...], Chain] = {}
         self._keyrings: dict[Path, Keyring] = {}
 
@@ -76,7 +76,7 @@ class Invocation:
         return self.json or json_asked(self.argv)
 
     def set_quiet(self, quiet: bool) -> None:
-        self.quiet = self.notes.quiet = quiet
+        self.notes.quiet = quiet
 
     def keyring(self, home: Path) -> Keyring:
         """The home's keys, one keyring for the run: a key file a command reads in
@@ -130,7 +130,7 @@ _CURRENT: ContextVar[Invocation | None] = ContextVar("c4_invocation", default=No
 
 
 def current() -> Invocation:
-    """The run in progress; outside one (a test calling a command's body directly), a
-    fresh run of no arguments, begun."""
+    """The run in progress; before one is built (a signal as c4 starts, a test calling a
+    command's body directly), a fresh run of the process's own command line, begun."""
     found = _CURRENT.get()
-    return found if found is not None else Invocation([]).begin()
+    return found if found is not None else Invocation(sys.argv[1:]).begin()

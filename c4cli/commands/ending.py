@@ -1,8 +1,8 @@
 """How a command line ends: one line for a failure, an exit code, and no tear-down.
 
 Click-free on purpose: the fast lanes (``cli/lanes.py``) end their commands here
-without loading click, and the click group ends every other
-command here too, so the two can never word a failure differently.
+without loading click, and the click group ends every other command here too, so
+the two can never word a failure differently.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def fail(message: str, code: int, *, json_mode: bool) -> NoReturn:
     The message may carry the chain's words (a realm's panic text, a node's log):
     control characters are escaped, so none of them reaches a terminal.
     """
-    current().ending = True
+    current().failing = True
     message = printable(" ".join(message.split()))
     try:
         if json_mode:

@@ -232,7 +232,7 @@ def main() -> None:
         code = exit_code(exc)
     except Interrupted as stop:
         code = stop.exit_code
-        if not current().ending:  # before the run could say it: said now, once
+        if not current().failing:  # before the run could say it: said now, once
             try:
                 report_interrupted(stop)
             except SystemExit as said:

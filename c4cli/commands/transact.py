@@ -89,13 +89,10 @@ def signer_for(
     With ``master``, the key signs as a session key on behalf of that account.
     """
     warn_if_exposed(home)
-    info, private_key = (
-        current()
-        .keyring(home)
-        .unlock(
-            key_name,
-            lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
-        )
+    keys = current().keyring(home)
+    info, private_key = keys.unlock(
+        key_name,
+        lambda: passphrase(password_stdin=password_stdin, prompt=f"Passphrase for {key_name}"),
     )
     if master is None:
         return Signer(address=info.address, private_key=private_key)
