@@ -20,7 +20,10 @@ turn, so a busy moment of the machine falls on both. What it prints:
   loop of ``gnokey maketx send``), on c4 serve with a block a transaction and with
   ``--block-time 1s``, and on gnoland;
 - gnoweb v1.7.1's pages (the realm's lobby and a game) fetched through each;
-- each server's resident memory at the end.
+- each server's resident memory at the end;
+- gnokey's own work, with no request: ``query --help`` for a query, ``sign`` offline
+  (its keybase, the key's decryption, the signature) for a transaction. What is left
+  above it is the servers' share, and it bounds the ratio any server could reach.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -99,6 +103,15 @@ class Side:
             "-gas-fee", "1000000ugnot", "-gas-wanted", "50000000", "-broadcast",
             *(["-simulate", "only"] if only else []), "-chainid", "dev", "-remote", self.url,
             "-insecure-password-stdin", "-home", str(self.gk.home), "alice",
+        )  # fmt: skip
+
+    def sign_offline(self, unsigned: Path) -> None:
+        """gnokey's own work for a transaction, with no request: it opens its keybase,
+        decrypts alice's key and signs (account number and sequence given)."""
+        self.gnokey(
+            "sign", "-tx-path", str(unsigned), "-chainid", "dev", "-account-number", "0",
+            "-account-sequence", "0", "-insecure-password-stdin", "-home", str(self.gk.home),
+            "alice",
         )  # fmt: skip
 
     def rss_mb(self) -> float:
@@ -178,24 +191,33 @@ def fetch(url: str) -> None:
         assert page.status == 200 and page.read()
 
 
-def median_ms(values: list[float]) -> str:
-    return f"{statistics.median(values) * 1000:.1f} ms"
+def unsigned_send(sender: str, to: str) -> str:
+    """An unsigned ``bank.MsgSend`` of 1ugnot, as ``gnokey sign`` reads a transaction."""
+    msg = {"@type": "/bank.MsgSend", "from_address": sender, "to_address": to, "amount": "1ugnot"}
+    fee = {"gas_wanted": "2000000", "gas_fee": "1000000ugnot"}
+    return json.dumps({"msg": [msg], "fee": fee, "signatures": None, "memo": ""})
 
 
-def report(sides: list[Side], what: list[str], against: dict[str, str], floor: float = 0) -> None:
+def report(
+    sides: list[Side], what: list[str], against: dict[str, str], floors: dict[str, float]
+) -> None:
     """Medians side by side and their ratio; for an operation in ``against``, gnoland's
-    no-block-wait figure too. With ``floor`` (gnokey's own run, no request), the ratio
-    of what is left beyond it: the servers' share."""
+    no-block-wait figure too. For an operation in ``floors`` (what gnokey spends on its
+    own for it, with no request), the ratio of what is left beyond it (the servers'
+    share), and the least ratio any server could reach: answering in no time at all."""
     served, node = sides
     print(
         f"{'operation':<28} {'c4 serve':>11} {'gnoland':>11} {'ratio':>6} {'beyond gnokey':>14}"
-        "  gnoland's no-block-wait path"
+        f" {'least possible':>15}  gnoland's no-block-wait path"
     )
     for op in what:
         ours, theirs = statistics.median(served.samples[op]), statistics.median(node.samples[op])
         line = f"{op:<28} {ours * 1000:>8.1f} ms {theirs * 1000:>8.1f} ms {ours / theirs:>6.2f}"
         bare = statistics.median(node.samples[against[op]]) if op in against else theirs
-        line += f" {(ours - floor) / (bare - floor):>14.2f}" if floor else f" {'':>14}"
+        floor = floors.get(op, 0.0)
+        share = f"{(ours - floor) / (bare - floor):.2f}" if floor else ""
+        least = f"{floor / bare:.2f}" if floor else ""
+        line += f" {share:>14} {least:>15}"
         if op in against:
             line += f"  {bare * 1000:.1f} ms, ratio {ours / bare:.2f}"
         print(line)
@@ -228,7 +250,10 @@ def main() -> None:
             Gnokey(str(bin_dir / "gnokey"), gk_home, "").add(key, mnemonic)
             if key.startswith("s"):
                 Gnokey(str(bin_dir / "gnokey"), root / f"gnokey-{key}", "").add(key, mnemonic)
-        bob = json.loads(c4(served_home, "keys", "show", "bob", "--json"))["address"]
+        alice, bob = (
+            json.loads(c4(served_home, "keys", "show", key, "--json"))["address"]
+            for key in ("alice", "bob")
+        )
         servers: list[subprocess.Popen[str]] = []
         sides: list[Side] = []
         try:
@@ -254,7 +279,7 @@ def main() -> None:
             )
             served, timed = sides
             pair = [served, node]
-            run_bench(options, bin_dir, pair, timed, bob)
+            run_bench(options, bin_dir, pair, timed, alice, bob)
         finally:
             subprocess.run(
                 [C4, "node", "stop"],
@@ -267,10 +292,12 @@ def main() -> None:
 
 
 def run_bench(
-    options: argparse.Namespace, bin_dir: Path, pair: list[Side], timed: Side, bob: str
+    options: argparse.Namespace, bin_dir: Path, pair: list[Side], timed: Side, alice: str, bob: str
 ) -> None:
     served, node = pair
     rounds = options.rounds
+    # A transaction for gnokey to sign offline (``gnokey sign`` writes it back signed).
+    unsigned = served.gk.home / "unsigned.json"
     # One game each to read, then everything in turns.
     for number in range(options.games):
         secrets = [hashlib.sha256(f"bench {number} {s}".encode()).hexdigest() for s in "ab"]
@@ -292,24 +319,32 @@ def run_bench(
             side.timed("maketx call Offer", side.offer)
             side.timed("call Offer -simulate only", lambda s=side: s.offer(only=True))
             side.samples.setdefault("kept-alive status", []).extend(keepalive(side.url))
+            unsigned.write_text(unsigned_send(alice, bob))
+            side.timed("gnokey's signing", partial(side.sign_offline, unsigned))
             side.timed(
                 "gnokey's own run",
                 lambda s=side: subprocess.run(
                     [s.gk.binary, "query", "--help"], capture_output=True, check=False
                 ),
             )
-    floor = statistics.median(served.samples["gnokey's own run"] + node.samples["gnokey's own run"])
+
+    def both(what: str) -> float:
+        return statistics.median(served.samples[what] + node.samples[what])
+
+    query_floor, tx_floor = both("gnokey's own run"), both("gnokey's signing")
     print(f"gnokey v1.7.1, {rounds} rounds and {options.games} games, interleaved")
-    print(f"gnokey's own run (query --help, no request): {floor * 1000:.1f} ms")
+    print(f"gnokey's own run (query --help, no request): {query_floor * 1000:.1f} ms")
+    print(f"gnokey's signing (sign, offline, no request): {tx_floor * 1000:.1f} ms")
+    txs = ["maketx send", "maketx call Offer", "maketx call Play"]
+    floors = dict.fromkeys(["query vm/qeval", "query bank/balances"], query_floor)
     report(
         pair,
-        ["query vm/qeval", "query bank/balances", "maketx send", "maketx call Offer",
-         "maketx call Play"],
+        ["query vm/qeval", "query bank/balances", *txs],
         {"maketx send": "send -simulate only", "maketx call Offer": "call Offer -simulate only",
          "maketx call Play": "call Offer -simulate only"},
-        floor,
+        floors | dict.fromkeys(txs, tx_floor),
     )  # fmt: skip
-    report(pair, ["kept-alive status"], {})
+    report(pair, ["kept-alive status"], {}, {})
     print("\nthroughput (landed transactions a second, gnokey maketx send loops)")
     print(f"{'senders':<8} {'c4 serve':>9} {'--block-time 1s':>16} {'gnoland':>9}")
     senders = [f"s{n}" for n in range(SENDERS)]
@@ -327,7 +362,7 @@ def run_bench(
         for proc, _ in webs:
             proc.terminate()
             proc.wait(timeout=10)
-    report(pair, ["gnoweb lobby", "gnoweb game"], {})
+    report(pair, ["gnoweb lobby", "gnoweb game"], {}, {})
     print(f"\nresident memory: c4 serve {served.rss_mb():.0f} MB, gnoland {node.rss_mb():.0f} MB")
 
 
