@@ -229,6 +229,12 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         c4("node status")
         c4("node logs", code=2)  # no node for this home
         c4("trust", code=2)  # bound to no node: no validator set to trust
+        c4("sync", code=2)  # its own log holds every block: nothing to sync
+        c4("log", "--realm", code=2, name="log --realm")
         yield "the local chain's own"
     else:
         c4("trust")
+        synced = c4("sync")
+        assert synced["txs"] > 0 and synced["deployed"] is not None, synced
+        history = c4("log", "--realm", name="log --realm")
+        assert len(history) == synced["txs"] and history[0]["kind"] == "deploy", history[0]

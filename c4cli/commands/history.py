@@ -72,27 +72,42 @@ def _note(tx: ListedTx) -> str:
     "this chain (a forged answer, a chain reset); drop them, so a node at HEIGHT is "
     "trusted again. Reads no node.",
 )
+@click.option(
+    "--realm",
+    "realm_history",
+    is_flag=True,
+    help="On a node home: the realm's transactions, every player's, from blocks its "
+    "validators signed (synced first, as c4 sync does).",
+)
 @common_options
 def log(
     from_height: int,
     to_height: int | None,
     tail: int | None,
     forget_above: int | None,
+    realm_history: bool,
     home: Path,
     as_json: bool,
 ) -> None:
     """List blocks and their transactions (height, time, signer, call, TX HASH).
 
     On the local chain, every block; on a node, the transactions this home sent
-    (its journal), with those not seen in a block (pending, dropped) last.
+    (its journal), with those not seen in a block (pending, dropped) last, or with
+    --realm every transaction of the realm, whoever sent it.
 
     \b
     Example:
       c4 log --from 1 --to 10
       c4 log --tail 5 --json | jq -r '.[-1].txs[0].hash'
+      c4 log --realm --json | jq -r '.[] | select(.ok) | .calls[0].func'
     """
     if forget_above is not None:
         _forget_above(home, forget_above, as_json)
+        return
+    if realm_history:
+        from c4cli.commands.sync import realm_log
+
+        realm_log(home, as_json, first=from_height, last=to_height, tail=tail)
         return
     known = names(home)
     blocks = current().open_chain(home).listing(from_height, to_height, tail)

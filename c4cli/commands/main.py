@@ -59,6 +59,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "sign": ("c4cli.commands.offline", "sign"),
     "snapshot": ("c4cli.commands.serve", "snapshot"),
     "solve": ("c4cli.commands.solve", "solve"),
+    "sync": ("c4cli.commands.sync", "sync"),
     "demo": ("c4cli.commands.demo", "demo"),
     "time": ("c4cli.commands.chain", "time_group"),
     "transfer-ownership": ("c4cli.commands.owner", "transfer_ownership"),
@@ -84,7 +85,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "init", "demo", "query", "log", "tx", "time", "verify", "snapshot", "revert", "serve",
         "completion",
     ),
-    "Nodes": ("node", "trust"),
+    "Nodes": ("node", "trust", "sync"),
 }  # fmt: skip
 
 
@@ -180,6 +181,7 @@ READ_ONLY = {
     "query",
     "show",
     "solve",
+    "sync",
     "trust",
     "tx",
     "watch",

@@ -258,8 +258,18 @@ def decode_msg(data: bytes) -> Msg:
     elif kind == "/auth.m_revoke_all_sessions":
         msg["creator"] = _text(found, 1)
     else:
+        if kind in _PACKAGE_MSGS:  # who signed, and which package: its files stay in amino
+            signer_field, package_field = _PACKAGE_MSGS[kind]
+            msg[signer_field] = _text(found, 1)
+            package = found.get(package_field, [b""])[-1]
+            named = _by_number(package if isinstance(package, bytes) else b"")
+            msg["package"] = {"name": _text(named, 1), "path": _text(named, 2)}
         msg["amino"] = base64.b64encode(value).decode()
     return cast(Msg, msg)
+
+
+# gno's messages that carry a package: their signer's field, and the package's number.
+_PACKAGE_MSGS = {"/vm.m_addpkg": ("creator", 2), "/vm.m_run": ("caller", 4)}
 
 
 def decode_tx(data: bytes) -> Tx:

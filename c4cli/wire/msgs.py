@@ -68,6 +68,8 @@ MSG_SEND = "/bank.MsgSend"
 MSG_CREATE_SESSION = "/auth.m_create_session"
 MSG_REVOKE_SESSION = "/auth.m_revoke_session"
 MSG_REVOKE_ALL_SESSIONS = "/auth.m_revoke_all_sessions"
+MSG_ADD_PACKAGE = "/vm.m_addpkg"  # read, never sent: a package deployed
+MSG_RUN = "/vm.m_run"  # read, never sent: code run once
 AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 
 

@@ -47,7 +47,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "time advance": [(["-5s"], 2), (["soon"], 2)],
     "time set": [(["yesterday"], 2), (["10000-01-01T00:00:00Z"], 2)],
     "query": [(["game", "x"], 2), (["balance", "nobody"], 2), (["nosuch/path"], 2)],
-    "log": [(["--from", "x"], 2), (["--forget-above", "-3"], 2)],
+    "log": [(["--from", "x"], 2), (["--forget-above", "-3"], 2), (["--realm"], 2)],
     "tx": [(["notbase64!!"], 2)],
     "verify": [(["--home", "{missing}"], 3)],
     "serve": [
@@ -78,6 +78,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "node stop": [(["--validator", "x"], 2)],
     "node status": [(["--remote", UNREACHABLE], 2)],
     "trust": [([], 2), (["--remote", UNREACHABLE], 2)],  # a local chain: no set to trust
+    "sync": [([], 2), (["--from", "0"], 2)],  # a local chain: its log holds every block
     "node logs": [([], 2), (["--validator", "-1"], 2)],
     "demo": [(["--home", "{folder}/home"], 2)],
     "completion": [(["tcsh"], 2), ([], 2)],

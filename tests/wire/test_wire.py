@@ -303,15 +303,23 @@ def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home)
 
 def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     """A node's transaction from another tool (here an addpkg): decoded as far as c4
-    knows, its message kept as bytes, its signer unknown rather than guessed."""
+    knows (its creator, its package's name and path), its message kept as bytes."""
     from c4cli.chain.listing import node_tx
     from c4cli.wire import amino
     from c4cli.wire.protowire import any_value, bytes_field
 
-    body = bytes_field(1, b"g1creator")  # any bytes: c4 does not read them
+    package = bytes_field(1, b"hello") + bytes_field(2, b"gno.land/r/demo/hello")
+    body = bytes_field(1, b"g1creator") + bytes_field(2, package + bytes_field(3, b"files"))
     raw = bytes_field(1, any_value("/vm.m_addpkg", body)) + amino._string(4, "hi")
     tx = decode_tx(raw)
-    assert tx["msg"] == [{"@type": "/vm.m_addpkg", "amino": base64.b64encode(body).decode()}]
+    assert tx["msg"] == [
+        {
+            "@type": "/vm.m_addpkg",
+            "creator": "g1creator",
+            "package": {"name": "hello", "path": "gno.land/r/demo/hello"},
+            "amino": base64.b64encode(body).decode(),
+        }
+    ]
     assert tx["memo"] == "hi" and tx["signatures"] == []
     shown = node_tx({"hash": "h", "height": "3", "tx_result": {}}, "t", ([], [], ""), tx)
-    assert (shown["func"], shown["signer"]) == ("addpkg", None)
+    assert (shown["func"], shown["signer"]) == ("addpkg", "g1creator")

@@ -1,0 +1,209 @@
+"""The realm's history on a node, kept in the home: every transaction that touched it.
+
+`c4 sync` (:mod:`c4cli.node.sync`) reads a node's blocks from the realm's deployment
+to its verified head and keeps, of each block proven by the validators' signatures,
+the transactions that called the realm, deployed it, sent coins to it, or ran code
+that touched it (with their results, proven by the next header). :class:`RealmIndex`
+is that index: one SQLite file a chain and realm, written a whole chunk of blocks at
+a time in one SQLite transaction, with the height and hash of the last block read.
+Ctrl-C, a dead node or a full disk leave it at the last chunk it holds whole, and the
+next sync carries on from there, its first block held to follow that hash.
+
+The index is the home's own record of what the blocks proved; deleting it only makes
+the next sync read the blocks again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from c4cli.errors import HomeDamaged
+from c4cli.files import private_dir
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS txs (
+    height INTEGER NOT NULL,
+    position INTEGER NOT NULL,
+    time INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    signer TEXT NOT NULL,
+    session TEXT NOT NULL,
+    func TEXT NOT NULL,
+    error TEXT NOT NULL,
+    tx BLOB NOT NULL,
+    result TEXT NOT NULL,
+    PRIMARY KEY (height, position)
+);
+CREATE INDEX IF NOT EXISTS txs_by_signer ON txs (signer, height);
+CREATE INDEX IF NOT EXISTS txs_by_hash ON txs (hash);
+"""
+
+# What a kept transaction did to the realm (its ``kind``).
+CALL = "call"  # a MsgCall of one of the realm's functions
+DEPLOY = "deploy"  # the MsgAddPackage of the realm's path
+SEND = "send"  # coins sent to the realm's address
+RUN = "run"  # a MsgRun whose events come from the realm: not replayed, said so
+UNKNOWN = "unknown"  # a message c4 cannot read, whose events come from the realm
+
+
+class IndexedTx(NamedTuple):
+    """One transaction of the realm's history, as its block (proven) holds it."""
+
+    height: int
+    position: int  # its place in the block
+    time: int  # its block's time, unix seconds
+    hash: str  # sha256 of its bytes, base64, as tm2 names a transaction
+    kind: str
+    signer: str  # the account that signed (its first message's)
+    session: str  # the session key's address when one signed, else ""
+    func: str  # the realm function called ("" for other kinds)
+    error: str  # the refusal's log, "" when it was delivered
+    tx: bytes  # its amino bytes
+    result: dict[str, Any]  # its ResponseDeliverTx as the node's amino JSON wrote it
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+class Synced(NamedTuple):
+    """How far the index reaches: blocks ``first`` to ``height`` read, the last one's
+    hash (hex), and the realm's deployment when a block held it (0: not seen)."""
+
+    first: int
+    height: int
+    block_hash: str
+    deployed: int
+
+
+class RealmIndex:
+    """The index of one chain's realm in one file; created on the first write."""
+
+    def __init__(self, path: Path, chain_id: str, realm_path: str) -> None:
+        self.path = path
+        self.chain_id = chain_id
+        self.realm_path = realm_path
+        self._db: sqlite3.Connection | None = None
+
+    # -- the file -----------------------------------------------------------------------
+
+    def _connect(self, *, create: bool) -> sqlite3.Connection | None:
+        if self._db is not None:
+            return self._db
+        if not create and not self.path.exists():
+            return None
+        if create:
+            private_dir(self.path.parent)
+        try:
+            db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+            self._check(db)
+        except sqlite3.Error as exc:
+            raise HomeDamaged(
+                f"the realm's history cannot be read ({exc}): delete it and sync again",
+                file=self.path,
+            ) from None
+        self._db = db
+        return db
+
+    def _check(self, db: sqlite3.Connection) -> None:
+        """The file is this chain's and realm's, written by this schema (or new)."""
+        known = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        wanted = {
+            "schema": str(SCHEMA_VERSION),
+            "chain_id": self.chain_id,
+            "realm_path": self.realm_path,
+        }
+        if not known:
+            db.executemany("INSERT INTO meta VALUES (?, ?)", wanted.items())
+            return
+        for key, value in wanted.items():
+            if known.get(key) != value:
+                raise HomeDamaged(
+                    f"it holds the history of {known.get('realm_path')!r} on chain "
+                    f"{known.get('chain_id')!r} (schema {known.get('schema')}), not of "
+                    f"{self.realm_path!r} on {self.chain_id!r}: delete it and sync again",
+                    file=self.path,
+                )
+
+    def close(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.close()
+            self._db = None
+
+    # -- how far it reaches -------------------------------------------------------------
+
+    def synced(self) -> Synced | None:
+        """Where the last sync left the index; None before the first."""
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        if "height" not in meta:
+            return None
+        return Synced(
+            int(meta["first"]), int(meta["height"]), meta["block_hash"], int(meta["deployed"])
+        )
+
+    def append(self, rows: Sequence[IndexedTx], reached: Synced) -> None:
+        """Blocks read up to ``reached``, with the transactions they hold: all or nothing."""
+        db = self._connect(create=True)
+        assert db is not None
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany(
+                "INSERT OR REPLACE INTO txs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(*row[:-1], json.dumps(row.result, separators=(",", ":"))) for row in rows],
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [(key, str(value)) for key, value in reached._asdict().items()],
+            )
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            raise
+
+    # -- reading ------------------------------------------------------------------------
+
+    def txs(self, *, signer: str = "", kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
+        """The kept transactions in the chain's order; of one signer, of some kinds."""
+        db = self._connect(create=False)
+        if db is None:
+            return
+        where, args = [], []
+        if signer:
+            where.append("signer = ?")
+            args.append(signer)
+        if kinds:
+            where.append(f"kind IN ({', '.join('?' for _ in kinds)})")
+            args.extend(kinds)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        for row in db.execute(f"SELECT * FROM txs{clause} ORDER BY height, position", args):
+            yield _row(row)
+
+    def find(self, tx_hash: str) -> IndexedTx | None:
+        db = self._connect(create=False)
+        if db is None:
+            return None
+        row = db.execute("SELECT * FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
+        return None if row is None else _row(row)
+
+    def count(self) -> int:
+        db = self._connect(create=False)
+        return 0 if db is None else int(db.execute("SELECT COUNT(*) FROM txs").fetchone()[0])
+
+
+def _row(row: tuple[Any, ...]) -> IndexedTx:
+    return IndexedTx._make((*row[:-1], json.loads(row[-1])))

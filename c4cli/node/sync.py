@@ -1,0 +1,304 @@
+"""`c4 sync`: the realm's history read from a node's blocks, each proven before it is kept.
+
+The blocks are read in chunks, oldest first. For a chunk of blocks ``a`` to ``b``:
+
+1. one request asks the metas of blocks ``a`` to ``b + 1`` (20 a ``blockchain`` call)
+   and the commit of block ``b + 1``; that header is proven by the validators'
+   signatures (the light client, :class:`~c4cli.node.verify.Verifier`), and each
+   header below it by the hash chain: block ``h``'s header must hash to the
+   ``last_block_id`` of block ``h + 1``, down to ``a``, whose own must be the hash of
+   the last block the index holds;
+2. the blocks that hold transactions (a meta's ``num_txs``; empty ones are never
+   fetched) are fetched and held to their proven header's ``data_hash``;
+3. of those holding a transaction that may touch the realm, the results are fetched
+   and held to block ``h + 1``'s ``last_results_hash``: each transaction's delivery or
+   refusal is the one committed;
+4. the transactions that touched the realm are written with the chunk's end in one
+   SQLite transaction (:class:`~c4cli.node.history.RealmIndex`).
+
+Nothing a forged answer says is written: a chunk is kept whole or not at all, and a
+failure (exit 4) names the block and what did not hold. The index reaches the block
+before the node's proven head: a block's results are proven by the header after it.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import time as wallclock
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from c4cli.address import package_address
+from c4cli.errors import Unreachable
+from c4cli.node import answers
+from c4cli.node.answers import Header
+from c4cli.node.history import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx, RealmIndex, Synced
+from c4cli.node.light import Unencodable, Unverified, data_hash, header_hash, results_hash
+from c4cli.node.reader import NodeReader
+from c4cli.node.transport import RpcCall
+from c4cli.node.verify import Verifier, signed_of
+from c4cli.wire.amino import DecodeError, decode_tx
+from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
+
+METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
+CALLS = 10  # calls in one request (a JSON-RPC batch)
+CHUNK = METAS * CALLS - 1  # blocks a step: their metas and the next one's in one batch
+RESULTS_WAIT = 3.0  # seconds a head holding transactions waits for the block after it
+
+Progress = Callable[[int, int], None]  # (the block reached, the block to reach)
+
+
+class SyncReport(NamedTuple):
+    """What one sync did: the blocks it read (``start`` to ``reached.height``; none
+    when ``start`` is past it), how many held transactions, and the realm's kept;
+    ``waiting``: the head, when it holds transactions no later block proves yet."""
+
+    start: int
+    reached: Synced
+    busy: int
+    found: int
+    total: int
+    waiting: int
+
+
+def sync(
+    reader: NodeReader,
+    verifier: Verifier,
+    index: RealmIndex,
+    *,
+    first: int = 1,
+    progress: Progress | None = None,
+    wait: float = RESULTS_WAIT,
+) -> SyncReport:
+    """Bring ``index`` up to the block before the node's proven head; from ``first``
+    when it holds nothing yet, else from the block after the last it holds. A head
+    that holds transactions is followed by a block proving their results (tm2 makes
+    one at once, for the new app hash): it is waited for, ``wait`` seconds at most."""
+    was = index.synced()
+    if was is None:
+        was = Synced(first, first - 1, "", 0)
+    start, reached = was.height + 1, was
+    busy = found = 0
+    deadline = wallclock.monotonic() + wait
+    while True:
+        head = verifier.latest()
+        while reached.height < head.height - 1:
+            low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
+            rows, top, holding = _chunk(reader, verifier, reached, low, high)
+            deployed = next((row.height for row in rows if row.kind == DEPLOY and row.ok), 0)
+            reached = Synced(reached.first, high, top, reached.deployed or deployed)
+            index.append(rows, reached)
+            busy, found = busy + holding, found + len(rows)
+            if progress is not None:
+                progress(high, head.height - 1)
+        if not _holds_txs(reader, head.height) or not _newer(verifier, head.height, deadline):
+            break
+    waiting = head.height if _holds_txs(reader, head.height) else 0
+    return SyncReport(start, reached, busy, found, index.count(), waiting)
+
+
+def _holds_txs(reader: NodeReader, height: int) -> bool:
+    """Whether block ``height`` holds transactions, as its meta says: the node's word,
+    taken only to know whether the next block is worth waiting for."""
+    if height < 1:
+        return False
+    answer = reader.transport.call(
+        "blockchain", {"minHeight": str(height), "maxHeight": str(height)}
+    )
+    metas = answers.block_metas(reader.redacted, answer)
+    return any(answers.int64(meta.header["num_txs"]) > 0 for meta in metas)
+
+
+def _newer(verifier: Verifier, height: int, deadline: float) -> bool:
+    """Whether a block above ``height`` is proven before ``deadline``."""
+    while wallclock.monotonic() < deadline:
+        wallclock.sleep(0.25)
+        if verifier.latest().height > height:
+            return True
+    return False
+
+
+def _chunk(
+    reader: NodeReader, verifier: Verifier, below: Synced, low: int, high: int
+) -> tuple[list[IndexedTx], str, int]:
+    """The realm's transactions in blocks ``low`` to ``high``, every one proven; block
+    ``high``'s proven hash (hex), and how many of the blocks held transactions."""
+    node = reader.redacted
+    ranges = [(lo, min(lo + METAS - 1, high + 1)) for lo in range(low, high + 2, METAS)]
+    asked = [RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(b)}) for a, b in ranges]
+    *listed, signed = reader.transport.calls([*asked, RpcCall("commit", {"height": str(high + 1)})])
+    headers: dict[int, Header] = {}
+    for answer in [*listed, signed]:
+        if isinstance(answer, Unreachable):
+            raise answer
+    for answer in listed:
+        for meta in answers.block_metas(node, answer):
+            headers[answers.int64(meta.header["height"])] = meta.header
+    if set(headers) != set(range(low, high + 2)):
+        raise Unreachable(f"{node} did not list blocks {low} to {high + 1}")
+    proven = verifier.header(*signed_of(node, signed))
+    hashes, before = _hash_chain(headers, low, high, bytes.fromhex(proven.block_hash))
+    if below.height and before != bytes.fromhex(below.block_hash):
+        raise Unverified(
+            f"block {low} as {node} gave it does not follow block {below.height} as this "
+            "home's history holds it: the node's chain is not the one synced before"
+        )
+    busy = [h for h in range(low, high + 1) if answers.int64(headers[h]["num_txs"]) > 0]
+    rows = _realm_txs(reader, headers, hashes, busy)
+    return rows, hashes[high].hex().upper(), len(busy)
+
+
+def _hash_chain(
+    headers: dict[int, Header], low: int, high: int, top: bytes
+) -> tuple[dict[int, bytes], bytes]:
+    """Each header's hash, from ``high + 1`` (the one the validators signed, ``top``)
+    down to ``low``, each the one the header above it follows; and the hash ``low``'s
+    header says came before it."""
+    hashes: dict[int, bytes] = {}
+    expected = top
+    for height in range(high + 1, low - 1, -1):
+        header = headers[height]
+        got = header_hash(header)
+        if got != expected:
+            said = "the validators signed" if height == high + 1 else f"block {height + 1} follows"
+            raise Unverified(f"block {height}: its header is not the one {said}")
+        hashes[height] = got
+        expected = _b64((header.get("last_block_id") or {}).get("hash"))
+    return hashes, expected
+
+
+def _realm_txs(
+    reader: NodeReader, headers: dict[int, Header], hashes: dict[int, bytes], busy: list[int]
+) -> list[IndexedTx]:
+    """The transactions of the ``busy`` blocks that touched the realm, with their
+    results: the blocks held to their data hashes, the results to the next headers.
+    Every busy block's results are read: a call from another realm, or code run once,
+    reaches the realm too, and only the events say so."""
+    node, realm = reader.redacted, reader.realm_path
+    blocks: dict[int, list[str]] = {}
+    for part in range(0, len(busy), CALLS):
+        heights = busy[part : part + CALLS]
+        found = reader.transport.calls([RpcCall("block", {"height": str(h)}) for h in heights])
+        for height, answer in zip(heights, found, strict=True):
+            if isinstance(answer, Unreachable):
+                raise answer
+            block = answers.block(node, answer)
+            if header_hash(block.header) != hashes[height]:
+                raise Unverified(f"block {height} as {node} gave it is not the block proven")
+            if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
+                raise Unverified(f"block {height}: its transactions do not hash to its data hash")
+            blocks[height] = block.txs
+    rows: list[IndexedTx] = []
+    for part in range(0, len(busy), CALLS):
+        heights = busy[part : part + CALLS]
+        found = reader.transport.calls(
+            [RpcCall("block_results", {"height": str(h)}) for h in heights]
+        )
+        for height, answer in zip(heights, found, strict=True):
+            if isinstance(answer, Unreachable):
+                raise answer
+            results = answers.block_results(node, height, answer)
+            _hold_results(node, height, results, headers[height + 1], len(blocks[height]))
+            time = answers.unix_time(headers[height]["time"])
+            for place, text in enumerate(blocks[height]):
+                row = _row(realm, height, place, time, text, results[place])
+                if row is not None:
+                    rows.append(row)
+    return rows
+
+
+def _hold_results(
+    node: str, height: int, results: list[dict[str, Any]], after: Header, count: int
+) -> None:
+    if len(results) != count:
+        raise Unverified(f"block {height}: {node} gave {len(results)} results for {count} txs")
+    try:
+        committed = results_hash(results)
+    except Unencodable as unknown:
+        raise Unreachable(
+            f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
+            "next header: nothing after it is proven"
+        ) from None
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise Unverified(
+            f"{node} answered block_results {height} in a shape it never has"
+        ) from None
+    if committed != _b64(after.get("last_results_hash")):
+        raise Unverified(
+            f"block {height}: its results do not hash to block {height + 1}'s last_results_hash"
+        )
+
+
+def _decode(raw: bytes) -> Tx | None:
+    try:
+        return decode_tx(raw)
+    except (DecodeError, UnicodeDecodeError, ValueError):
+        return None  # bytes the chain took that c4 cannot read: judged by their events
+
+
+def _msg_kind(msg: Any, realm: str) -> str | None:
+    kind = msg.get("@type")
+    if kind == MSG_CALL and msg.get("pkg_path") == realm:
+        return CALL
+    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm:
+        return DEPLOY
+    if kind == MSG_SEND and msg.get("to_address") == package_address(realm):
+        return SEND
+    if kind not in (MSG_CALL, MSG_SEND, MSG_ADD_PACKAGE, MSG_RUN) and "amino" in msg:
+        return UNKNOWN
+    return None
+
+
+def _row(
+    realm: str, height: int, place: int, time: int, text: str, result: Any
+) -> IndexedTx | None:
+    """The index's row of one transaction, or None when it did not touch the realm."""
+    raw = base64.b64decode(text)
+    tx = _decode(raw)
+    msgs = [] if tx is None else tx["msg"]
+    kinds = [kind for msg in msgs if (kind := _msg_kind(msg, realm))]
+    touched = _touches(result, realm)
+    if touched and not kinds:
+        # Code run once, a call through another realm, bytes c4 cannot read: the
+        # realm was reached in a way c4 does not replay.
+        ran = any(msg.get("@type") == MSG_RUN for msg in msgs)
+        kinds = [RUN if ran else UNKNOWN]
+    kinds = [k for k in kinds if k != UNKNOWN or touched]
+    if not kinds:
+        return None
+    base = result.get("ResponseBase") or {}
+    error = str(base.get("Log") or "refused") if base.get("Error") else ""
+    funcs = [str(m.get("func")) for m in msgs if _msg_kind(m, realm) == CALL]
+    signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
+    try:
+        signer = msg_signer(msgs[0]) if msgs else ""
+    except ValueError:
+        signer = ""
+    return IndexedTx(
+        height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
+        _main(kinds), signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
+        error, raw, result,
+    )  # fmt: skip
+
+
+def _main(kinds: Sequence[str]) -> str:
+    """A transaction's kind: what is not replayed wins, then a deployment, then a call."""
+    for kind in (UNKNOWN, RUN, DEPLOY, CALL, SEND):
+        if kind in kinds:
+            return kind
+    return kinds[0]
+
+
+def _touches(result: Any, realm: str) -> bool:
+    """Whether a result's events come from the realm or move its coins."""
+    address = package_address(realm)
+    base = result.get("ResponseBase") or {}
+    for event in base.get("Events") or []:
+        if event.get("pkg_path") == realm or address in (event.get("from"), event.get("to")):
+            return True
+    return False
+
+
+def _b64(value: Any) -> bytes:
+    return base64.b64decode(value) if value else b""

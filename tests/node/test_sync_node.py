@@ -1,0 +1,167 @@
+"""`c4 sync` and `c4 log --realm` on a real gnoland: the realm's history, every player's
+transactions, kept only from blocks the validators signed; a forged block is caught
+and nothing of it is kept; a second sync reads only the blocks made since."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from node.proxy import proxy_for
+from node.test_remote import bound_home
+
+from support import Home, start_game
+
+pytestmark = pytest.mark.node
+
+REALM_PATH = "gno.land/r/c4cli/synced/connect4"
+
+
+@pytest.fixture(scope="module")
+def player(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
+    """The realm deployed at its own path, and a home that played a whole game on it
+    and left an offer open."""
+    home = bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("player"))
+    start_game(home, "4545454")
+    home.ok("offer", "--stake", "2gnot", "bob")
+    return home
+
+
+def stranger(gno_node: Any, folder: Path) -> Home:
+    """A home bound to the node and the realm, with no key: it took part in nothing."""
+    home = Home(folder)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    return home
+
+
+def sent(home: Home) -> list[dict[str, Any]]:
+    """The transactions a home sent and saw land (its journal)."""
+    return [tx for block in home.json("log") for tx in block["txs"] if tx["tx_status"] == "landed"]
+
+
+def history_file(home: Home) -> Path:
+    return home.path / "history" / "dev" / f"{REALM_PATH.replace('/', '_')}.sqlite"
+
+
+def test_a_home_that_played_nothing_lists_every_players_transaction(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    home = stranger(gno_node, tmp_path)
+    synced = home.json("sync")
+    history = home.json("log", "--realm")
+    mine = sent(player)
+    assert synced["txs"] == len(history) == len(mine) + 1  # and the deployment
+    assert history[0]["kind"] == "deploy" and synced["deployed"] == history[0]["height"]
+    assert [tx["hash"] for tx in history[1:]] == [tx["hash"] for tx in mine]
+    assert [tx["height"] for tx in history[1:]] == [tx["height"] for tx in mine]
+    assert [tx["signer"] for tx in history[1:]] == [tx["signer"] for tx in mine]
+    funcs = [tx["calls"][0]["func"] for tx in history[1:]]
+    assert funcs == ["Offer", "Accept", "Reveal", "RevealSeed", *["Play"] * 7, "Offer"]
+    assert all(tx["ok"] and tx["kind"] == "call" for tx in history[1:])
+    assert synced["height"] >= history[-1]["height"]
+    assert synced["read"]["with_txs"] <= synced["read"]["blocks"]
+    text = home.ok("log", "--realm").stdout
+    assert "Offer(" in text and text.count("Play(") == 7, text
+    # A second sync reads only what came since, and keeps what it kept.
+    again = home.json("sync")
+    assert again["read"]["from"] == synced["height"] + 1 and again["txs"] == synced["txs"]
+
+
+def test_a_sync_carries_on_and_equals_a_fresh_one(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    early = stranger(gno_node, tmp_path / "early")
+    first = early.json("sync")
+    player.ok("offer", "--stake", "3gnot", "alice")
+    later = early.json("sync")
+    assert later["read"]["from"] == first["height"] + 1
+    assert later["txs"] == first["txs"] + later["read"]["found"] and later["read"]["found"] >= 1
+    fresh = stranger(gno_node, tmp_path / "fresh")
+    fresh.ok("sync")
+    assert early.json("log", "--realm") == fresh.json("log", "--realm")
+
+
+Rule = Callable[[dict[str, Any], Callable[[], Any]], Any]
+
+
+def at(height: int, change: Callable[[dict[str, Any]], None]) -> Rule:
+    """A proxy rule: the node's answer, changed by ``change`` for block ``height``."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        if str((request.get("params") or {}).get("height")) == str(height):
+            change(document["result"])
+        return document
+
+    return rule
+
+
+def another_tx(result: dict[str, Any]) -> None:
+    result["block"]["data"]["txs"].append(base64.b64encode(b"a transaction never sent").decode())
+
+
+def a_tx_removed(result: dict[str, Any]) -> None:
+    result["block"]["data"]["txs"].pop()
+
+
+def refused(result: dict[str, Any]) -> None:
+    base = result["results"]["deliver_tx"][0]["ResponseBase"]
+    base["Error"] = {"@type": "/std.UnauthorizedError"}
+    base["Log"], base["Events"] = "forged refusal", None
+
+
+def meta_moved_in_time(height: int) -> Rule:
+    """A ``blockchain`` rule: block ``height``'s header, wherever it is listed, dated 2020."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        for meta in document["result"]["block_metas"]:
+            if meta["header"]["height"] == str(height):
+                meta["header"]["time"] = "2020-01-01T00:00:00Z"
+        return document
+
+    return rule
+
+
+CASES: dict[str, tuple[str, Callable[[int], Rule], str]] = {
+    "a transaction added": ("block", lambda h: at(h, another_tx), "do not hash to its data hash"),
+    "a transaction removed": ("block", lambda h: at(h, a_tx_removed), "do not hash"),
+    "a delivery turned into a refusal": (
+        "block_results",
+        lambda h: at(h, refused),
+        "last_results_hash",
+    ),
+    "a header moved in time": ("blockchain", meta_moved_in_time, "its header is not the one"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_forged_block_is_caught_and_nothing_of_it_is_kept(
+    player: Home, gno_node: Any, tmp_path: Path, case: str
+) -> None:
+    method, make, words = CASES[case]
+    offer_height = sent(player)[0]["height"]
+    home = stranger(gno_node, tmp_path)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules[method] = make(offer_height)
+        result = home.run("--remote", proxy.url, "sync")
+    assert result.exit_code == 4, (result.output, result.stderr)
+    assert result.stderr.count("\n") == 1 and words in result.stderr, result.stderr
+    # Nothing from the forged chunk is kept: the file on disk stops below the forged block.
+    index = history_file(home)
+    if index.exists():
+        with sqlite3.connect(index) as db:
+            reached = dict(db.execute("SELECT key, value FROM meta").fetchall()).get("height")
+            query = "SELECT COUNT(*) FROM txs WHERE height >= ?"
+            above = db.execute(query, (offer_height,)).fetchone()[0]
+        assert reached is None or (int(reached) < offer_height and above == 0)
+    # The honest node's blocks make the same history as a home that never met the forger.
+    honest = home.json("log", "--realm")
+    fresh = stranger(gno_node, tmp_path / "fresh")
+    assert honest == fresh.json("log", "--realm")
+    assert json.dumps(honest).count('"Offer"') >= 2
