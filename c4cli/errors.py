@@ -207,6 +207,12 @@ class Unreachable(C4Error):
     exit_code = 4
 
 
+class Unverified(Unreachable):
+    """A node's header, commit, validator set or answer that does not prove what it
+    claims, or that the blocks its validators signed contradict (exit 4: believed of
+    no node)."""
+
+
 class NoValidators(Unreachable):
     """A node that serves no commit (a chain without validators, such as c4 serve): no
     block of it can be proven (the command layer says which option takes its word)."""

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, Protocol, TypedD
 from c4cli.errors import Unreachable
 
 if TYPE_CHECKING:
-    from c4cli.chain.trust import Proven
+    from c4cli.chain.trust import Proven, RealmHistory
     from c4cli.local.blocks import Genesis
     from c4cli.wire.tx import Fee, Msg, Tx
 
@@ -271,6 +271,11 @@ class ChainReader(Reader, Protocol):
     sends (on a node, the client without its sending half: see ``connect.open_reader``)."""
 
     def head(self) -> Head: ...
+
+    def realm_history(self) -> RealmHistory | None:
+        """The realm's transactions from proven blocks (a node home's, `c4 sync`); None
+        on the local chain (its log is the history) and where a node's word is taken."""
+        ...
 
     def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
         """Queries (path, data) at the last block, answered in order: on a node in one

@@ -3,11 +3,14 @@
 A :class:`TrustedSet` is kept by the home (``trust.toml``, :mod:`c4cli.home.trust`)
 and handed to the node client as a :class:`TrustStore`, as the journal is; a
 :class:`Proven` block rides in each receipt (:class:`~c4cli.chain.interface.Receipt`).
+A :class:`RealmHistory` is the realm's transactions kept from proven blocks (`c4
+sync`, :mod:`c4cli.node.history`), each an :class:`IndexedTx`.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol, TypedDict
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple, Protocol, TypedDict
 
 PubKeyJSON = TypedDict("PubKeyJSON", {"@type": str, "value": str})
 
@@ -64,3 +67,56 @@ class TrustStore(Protocol):
         ...
 
     def forget(self) -> None: ...
+
+
+# What a transaction of the realm's history did to it (its ``kind``).
+CALL = "call"  # a MsgCall of one of the realm's functions
+DEPLOY = "deploy"  # the MsgAddPackage of the realm's path
+SEND = "send"  # coins sent to the realm's address
+RUN = "run"  # a MsgRun whose events come from the realm: not replayed, said so
+UNKNOWN = "unknown"  # a message c4 cannot read, or another realm's call, that reached it
+
+
+class IndexedTx(NamedTuple):
+    """One transaction of the realm's history, as its block (proven) holds it."""
+
+    height: int
+    position: int  # its place in the block
+    time: int  # its block's time, unix seconds
+    hash: str  # sha256 of its bytes, base64, as tm2 names a transaction
+    kind: str
+    signer: str  # the account that signed (its first message's)
+    session: str  # the session key's address when one signed, else ""
+    func: str  # the realm functions called, comma-separated ("" for other kinds)
+    error: str  # the refusal's log, "" when it was delivered
+    tx: bytes  # its amino bytes
+    result: dict[str, Any]  # its ResponseDeliverTx as the node's amino JSON wrote it
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+
+class Caught(NamedTuple):
+    """What bringing a history up to its node's proven head did: the last block it now
+    holds, the realm's transactions it found on the way, and the head when that holds
+    transactions no later block proves yet (0: none waits)."""
+
+    height: int
+    found: int
+    waiting: int
+
+
+class RealmHistory(Protocol):
+    """The realm's transactions from proven blocks, kept by a node home (`c4 sync`)."""
+
+    @property
+    def realm_path(self) -> str: ...
+
+    def catch_up(self) -> Caught:
+        """The history brought up to the node's proven head (Unverified on a forgery)."""
+        ...
+
+    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
+        """Its transactions in the chain's order (of some kinds)."""
+        ...

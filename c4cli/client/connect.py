@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
-from c4cli.node.spec import NodeSpec, Prover
+from c4cli.node.spec import Historian, NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 from c4cli.wire.paths import QFUNCS
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
-    from c4cli.chain.trust import TrustedSet, TrustStore
+    from c4cli.chain.trust import RealmHistory, TrustedSet, TrustStore
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader
     from c4cli.node.transport import Transport
@@ -270,6 +270,32 @@ def _prover(home: Path) -> Prover:
     return prove
 
 
+HISTORY = "history"  # the folder of a node home's histories of its realm (`c4 sync`)
+
+
+def history_path(home: Path, chain_id: str, realm_path: str) -> Path:
+    """The file of the history of ``realm_path`` on chain ``chain_id`` in ``home``."""
+    return home / HISTORY / _file_name(chain_id) / f"{_file_name(realm_path)}.sqlite"
+
+
+def _file_name(text: str) -> str:
+    """A chain id or a realm path as a file name: its own letters where they are safe
+    (a path's slashes as ``_``), its hex where they are not."""
+    name = text.replace("/", "_")
+    return name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name) else text.encode().hex()
+
+
+def _historian(home: Path, chain_id: str, realm_path: str) -> Historian:
+    """What opens the home's history of the realm, when a command asks for it."""
+
+    def open_history(reader: NodeReader, verifier: Verifier) -> RealmHistory:
+        from c4cli.node import sync
+
+        return sync.NodeHistory(reader, verifier, history_path(home, chain_id, realm_path))
+
+    return open_history
+
+
 def _trust_file(home: Path) -> TrustStore:
     from c4cli.home import trust
 
@@ -321,6 +347,7 @@ def _open(
             down_hint="this home's node is not running: `c4 node start` starts it" if own else "",
             prover=None if trust_node else _prover(home),
             unproven=TRUST_NODE_WORD if trust_node else "",
+            historian=_historian(home, config.chain_id, config.realm_path),
         )
     )
 

@@ -1,39 +1,27 @@
-"""The realm's history a node home keeps (`c4 sync`): where it lives and how it grows.
+"""The realm's history a node home keeps (`c4 sync`, `c4 log --realm`).
 
 The index (:mod:`c4cli.node.history`) is kept in the home, one file a chain and realm
-(``history/<chain id>/<realm path>.sqlite``): binding the home to another chain
-starts another, and coming back finds the first where it was left.
+(``history/<chain id>/<realm path>.sqlite``, :func:`c4cli.client.connect.history_path`):
+binding the home to another chain starts another, and coming back finds the first
+where it was left.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 from c4cli.chain.clock import format_time
+from c4cli.chain.trust import IndexedTx
 from c4cli.client import connect
 from c4cli.errors import BadInput
-from c4cli.node.history import IndexedTx, RealmIndex
+from c4cli.node.history import RealmIndex
 from c4cli.node.reader import NodeReader
-from c4cli.node.sync import Progress, SyncReport, sync
+from c4cli.node.sync import NodeHistory, Progress, SyncReport
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import MSG_CALL, MSG_SEND
 
-HISTORY = "history"
-Synced = tuple[SyncReport, RealmIndex]  # what a sync did, and the index it grew
-
-
-def index_path(home: Path, chain_id: str, realm_path: str) -> Path:
-    """The index file of ``realm_path`` on chain ``chain_id`` in ``home``."""
-    return home / HISTORY / _part(chain_id) / f"{_part(realm_path)}.sqlite"
-
-
-def _part(text: str) -> str:
-    """A file name for a chain id or a realm path: its own letters where they are
-    safe (a path's slashes as ``_``), its hex where they are not."""
-    name = text.replace("/", "_")
-    return name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}", name) else text.encode().hex()
+Done = tuple[SyncReport, RealmIndex]  # what a sync did, and the index it grew
 
 
 def synced(
@@ -45,8 +33,9 @@ def synced(
     trust_node: bool,
     first: int | None,
     progress: Progress | None = None,
-) -> Synced:
-    """The home's index of its node's realm, brought up to the node's proven head."""
+) -> Done:
+    """`c4 sync`: the home's index of its node's realm, brought up to the node's proven
+    head; refused, in one line, where there is nothing to sync."""
     reader = connect.open_reader(
         home, url=url, realm_path=realm_path, chain_id=chain_id, trust_node=trust_node
     )
@@ -54,22 +43,13 @@ def synced(
         raise BadInput(
             "the local chain has nothing to sync: its own log holds every block (c4 log lists them)"
         )
-    verifier = reader.verifier
-    if verifier is None:
+    history = reader.realm_history()
+    if not isinstance(history, NodeHistory):
         raise BadInput(
             "this home takes its node's word: the realm's history keeps only blocks the "
             "validators signed, and the home trusts no validator set to hold them to"
         )
-    index = RealmIndex(
-        index_path(home, reader.chain_id, reader.realm_path), reader.chain_id, reader.realm_path
-    )
-    kept = index.synced()
-    if kept is not None and first is not None and first != kept.first:
-        raise BadInput(
-            f"this home's history of the realm begins at block {kept.first}, not {first}: "
-            f"delete {index.path} to begin it elsewhere"
-        )
-    return sync(reader, verifier, index, first=first or 1, progress=progress), index
+    return history.sync(first, progress), history.index
 
 
 def listed(row: IndexedTx) -> dict[str, Any]:

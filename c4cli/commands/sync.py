@@ -12,7 +12,7 @@ import click
 from rich.progress import Progress
 
 from c4cli.cli.invocation import current
-from c4cli.client.history import Synced, listed, synced
+from c4cli.client.history import Done, listed, synced
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
 from c4cli.commands.text import call_text, names, who
@@ -93,7 +93,7 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
         )
 
 
-def _synced(home: Path, as_json: bool, first: int | None = None) -> Synced:
+def _synced(home: Path, as_json: bool, first: int | None = None) -> Done:
     run = current()
     with _bar(as_json) as progress:
         return synced(

@@ -9,13 +9,14 @@ from __future__ import annotations
 import sys
 import time as wallclock
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
+from c4cli.client.verified import GameCheck, check_game
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
@@ -50,11 +51,32 @@ def load_game(home: Path, game_id: str) -> GameView:
     return game
 
 
-def game_history(home: Path, game: GameView) -> History:
+def game_history(home: Path, game: GameView, check: GameCheck | None = None) -> History:
     """The game's moves and settling call as far as the chain's record holds them: all
-    of them on the local chain; on a node, whose GameJSON gives the position but not
-    its history, what this home sent."""
+    of them on the local chain, and on a node whose realm's history was checked
+    (``check``); else, on a node, whose GameJSON gives the position but not its
+    history, what this home sent."""
+    if check is not None and check.calls is not None:
+        return history(check.calls, game.id)
     return history(current().open_chain(home).game_calls(game.id), game.id)
+
+
+def checked(home: Path, game: GameView) -> GameCheck | None:
+    """The game held to the realm's history on a node home (exit 4 if the node's is not
+    the one its signed blocks make); None on the local chain or on the node's word."""
+    chain = current().open_chain(home)
+
+    def ask() -> dict[str, Any] | None:
+        again = RealmClient(chain).game(game.id)
+        return None if again is None else again.document
+
+    return check_game(chain, game.id, game.document, ask)
+
+
+def verified_text(check: GameCheck) -> str:
+    if check.verified:
+        return f"  verified: the blocks its validators signed make it so (to block {check.height})"
+    return f"  verified: no, the node's word ({check.unverified})"
 
 
 STANDSTILL = 30  # seconds without a block after which a node's chain is said to stand still
@@ -242,20 +264,24 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     """
     game = load_game(home, game_id)
     known = names(home)
-    story = game_history(home, game)
+    check = checked(home, game)
+    story = game_history(home, game, check)
     settled_by, played = story.last_call, story.order(game.moves)
     if as_json:
         keys = key_names([], game.document, known)
         ending = game.ending(settled_by)
-        emit_json(
-            {
-                "now": game.now,
-                "game": game.document,
-                "keys": keys,
-                "moves": played,
-                "ending": None if ending is None else ending.value,
-            }
-        )
+        document = {
+            "now": game.now,
+            "game": game.document,
+            "keys": keys,
+            "moves": played,
+            "ending": None if ending is None else ending.value,
+        }
+        if check is not None:
+            document["verified"] = check.verified
+            if not check.verified:
+                document["unverified"] = check.unverified
+        emit_json(document)
         return
     landing, exact = next_block_time(home)
     lines = [
@@ -277,6 +303,8 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     result = _result(game, known, settled_by)
     if result is not None:
         lines.append(result)
+    if check is not None:
+        lines.append(verified_text(check))
     text = "\n".join(lines)
     drawing = mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
     steps = _next_steps(game, known, landing, exact=exact)

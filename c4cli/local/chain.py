@@ -132,6 +132,10 @@ class LocalChain(LoggedState):
         stamp = self.cached().stamp
         return Head(int(stamp["height"]), int(stamp["time"]))
 
+    def realm_history(self) -> None:
+        """None: the log is the chain's whole history, every block in it."""
+        return None
+
     def next_block_time(self, wall_clock: float) -> int:
         """When a block made now would be dated (the clock the views count down on)."""
         return self.state().next_block_time(wall_clock)

@@ -29,6 +29,7 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import journal_blocks
+from c4cli.chain.trust import RealmHistory
 from c4cli.node import lookup
 from c4cli.node.delivery import Delivery
 from c4cli.node.reader import NodeReader, open_reader
@@ -82,6 +83,9 @@ class NodeChain:
 
     def head(self) -> Head:
         return self.reader.head()
+
+    def realm_history(self) -> RealmHistory | None:
+        return self.reader.realm_history()
 
     def next_block_time(self, wall_clock: float) -> int:
         return self.reader.next_block_time(wall_clock)

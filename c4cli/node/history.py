@@ -22,6 +22,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
@@ -45,33 +46,6 @@ CREATE TABLE IF NOT EXISTS txs (
 CREATE INDEX IF NOT EXISTS txs_by_signer ON txs (signer, height);
 CREATE INDEX IF NOT EXISTS txs_by_hash ON txs (hash);
 """
-
-# What a kept transaction did to the realm (its ``kind``).
-CALL = "call"  # a MsgCall of one of the realm's functions
-DEPLOY = "deploy"  # the MsgAddPackage of the realm's path
-SEND = "send"  # coins sent to the realm's address
-RUN = "run"  # a MsgRun whose events come from the realm: not replayed, said so
-UNKNOWN = "unknown"  # a message c4 cannot read, whose events come from the realm
-
-
-class IndexedTx(NamedTuple):
-    """One transaction of the realm's history, as its block (proven) holds it."""
-
-    height: int
-    position: int  # its place in the block
-    time: int  # its block's time, unix seconds
-    hash: str  # sha256 of its bytes, base64, as tm2 names a transaction
-    kind: str
-    signer: str  # the account that signed (its first message's)
-    session: str  # the session key's address when one signed, else ""
-    func: str  # the realm function called ("" for other kinds)
-    error: str  # the refusal's log, "" when it was delivered
-    tx: bytes  # its amino bytes
-    result: dict[str, Any]  # its ResponseDeliverTx as the node's amino JSON wrote it
-
-    @property
-    def ok(self) -> bool:
-        return not self.error
 
 
 class Synced(NamedTuple):

@@ -35,7 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from c4cli.address import decode_bech32
 from c4cli.chain.trust import Validator
-from c4cli.errors import Unreachable
+from c4cli.errors import Unverified
 from c4cli.node.answers import Commit, Header, Vote, unix_time
 from c4cli.wire.merkle import merkle_root, txs_root
 from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
@@ -43,11 +43,6 @@ from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, 
 ED25519 = "/tm.PubKeyEd25519"
 PRECOMMIT = 2
 FIXED64 = 1
-
-
-class Unverified(Unreachable):
-    """A node's header, commit or validator set that does not prove what it claims (exit
-    4: believed of no node)."""
 
 
 def _b64(value: Any) -> bytes:

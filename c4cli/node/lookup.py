@@ -18,9 +18,8 @@ from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import node_tx, proof_fields
 from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
-from c4cli.errors import Unreachable
+from c4cli.errors import Unreachable, Unverified
 from c4cli.node import answers
-from c4cli.node.light import Unverified
 from c4cli.node.reader import NodeReader, Query
 from c4cli.node.transport import NodeSaid, RpcCall
 from c4cli.wire import results

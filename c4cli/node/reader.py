@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
 from c4cli.node import answers
-from c4cli.node.spec import NodeSpec, Prover
+from c4cli.node.spec import Historian, NodeSpec, Prover
 from c4cli.node.transport import Link, RpcCall, Transport
 from c4cli.wire import results
 from c4cli.wire.paths import GASPRICE, SIMULATE
 
 if TYPE_CHECKING:
+    from c4cli.chain.trust import RealmHistory
     from c4cli.node.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
@@ -40,7 +41,7 @@ def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
         down_hint=spec.down_hint,
         link=link,
     )
-    return NodeReader(transport, spec.realm_path, spec.prover, spec.unproven)
+    return NodeReader(transport, spec.realm_path, spec.prover, spec.unproven, spec.historian)
 
 
 class NodeReader:
@@ -52,12 +53,23 @@ class NodeReader:
         realm_path: str,
         prover: Prover | None = None,
         unproven: str = "",
+        historian: Historian | None = None,
     ) -> None:
         self.transport = transport
         self._realm_path = realm_path
         self._prover = prover
         self._verifier: Verifier | None = None
         self.unproven = unproven
+        self._historian = historian
+        self._history: RealmHistory | None = None
+
+    def realm_history(self) -> RealmHistory | None:
+        """The home's history of the realm, from blocks proven by its validators; None
+        where the node's word is taken, or the home keeps none."""
+        verifier = self.verifier
+        if self._history is None and self._historian is not None and verifier is not None:
+            self._history = self._historian(self, verifier)
+        return self._history
 
     @property
     def verifier(self) -> Verifier | None:

@@ -13,9 +13,8 @@ from typing import Any, NamedTuple
 
 from c4cli import outbox
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
-from c4cli.errors import NoValidators, Refused, Unreachable
+from c4cli.errors import NoValidators, Refused, Unreachable, Unverified
 from c4cli.node import answers
-from c4cli.node.light import Unverified
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
 from c4cli.wire import results

@@ -7,11 +7,16 @@ from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import SentLog
+    from c4cli.chain.trust import RealmHistory
+    from c4cli.node.reader import NodeReader
     from c4cli.node.transport import Transport
     from c4cli.node.verify import Verifier
 
 # What makes a command's verifier over its transport, once one is needed.
 Prover = Callable[["Transport"], "Verifier"]
+# What opens the home's history of the realm (`c4 sync`) for a reader whose blocks are
+# proven, once one is asked for.
+Historian = Callable[["NodeReader", "Verifier"], "RealmHistory"]
 
 
 class NodeSpec(NamedTuple):
@@ -22,7 +27,8 @@ class NodeSpec(NamedTuple):
     named), what to say when the node refuses the connection, and what holds its
     blocks to the validator set the home trusts (``prover``, which makes the
     verifier at its first use; None: believed on the node's word, for the reason
-    ``unproven`` gives)."""
+    ``unproven`` gives), and what opens the home's history of the realm
+    (``historian``; None: a home that keeps none)."""
 
     url: str
     realm_path: str
@@ -33,3 +39,4 @@ class NodeSpec(NamedTuple):
     down_hint: str = ""
     prover: Prover | None = None
     unproven: str = "a node this home is not bound to: no validator set is trusted for it"
+    historian: Historian | None = None

@@ -26,15 +26,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import time as wallclock
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from c4cli.address import package_address
-from c4cli.errors import Unreachable
+from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, Caught, IndexedTx
+from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.answers import Header
-from c4cli.node.history import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx, RealmIndex, Synced
-from c4cli.node.light import Unencodable, Unverified, data_hash, header_hash, results_hash
+from c4cli.node.history import RealmIndex, Synced
+from c4cli.node.light import Unencodable, data_hash, header_hash, results_hash
 from c4cli.node.reader import NodeReader
 from c4cli.node.transport import RpcCall
 from c4cli.node.verify import Verifier, signed_of
@@ -60,6 +62,37 @@ class SyncReport(NamedTuple):
     found: int
     total: int
     waiting: int
+
+
+class NodeHistory:
+    """A node home's history of its realm (the RealmHistory interface): the index in
+    the home, brought up to the node's proven head on demand."""
+
+    def __init__(self, reader: NodeReader, verifier: Verifier, path: Path) -> None:
+        self.reader, self.verifier = reader, verifier
+        self.index = RealmIndex(path, reader.chain_id, reader.realm_path)
+
+    @property
+    def realm_path(self) -> str:
+        return self.index.realm_path
+
+    def sync(self, first: int | None = None, progress: Progress | None = None) -> SyncReport:
+        """The index brought up to the node's proven head (from ``first`` on a first
+        sync; a history that began elsewhere is refused)."""
+        kept = self.index.synced()
+        if kept is not None and first is not None and first != kept.first:
+            raise BadInput(
+                f"this home's history of the realm begins at block {kept.first}, not {first}: "
+                f"delete {self.index.path} to begin it elsewhere"
+            )
+        return sync(self.reader, self.verifier, self.index, first=first or 1, progress=progress)
+
+    def catch_up(self) -> Caught:
+        report = self.sync()
+        return Caught(report.reached.height, report.found, report.waiting)
+
+    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
+        return self.index.txs(kinds=kinds)
 
 
 def sync(

@@ -33,12 +33,11 @@ from typing import Any
 
 from c4cli.address import decode_bech32
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore, Validator
-from c4cli.errors import NoValidators, Unreachable, warn_once
+from c4cli.errors import NoValidators, Unreachable, Unverified, warn_once
 from c4cli.node import answers
 from c4cli.node.answers import Commit, Header, Signed
 from c4cli.node.light import (
     Unencodable,
-    Unverified,
     data_hash,
     header_hash,
     result_bytes,

@@ -19,10 +19,10 @@ import pytest
 from node.test_light_follow import CHAIN, KEYS, Chain, Key, b64, in_order, verifier
 
 from c4cli.chain.trust import TrustedSet
+from c4cli.errors import Unverified
 from c4cli.home.trust import TrustFile
 from c4cli.node import verify
 from c4cli.node.light import (
-    Unverified,
     header_hash,
     trusted_power,
     verify_commit,

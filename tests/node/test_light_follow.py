@@ -22,8 +22,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from c4cli.address import encode_address
 from c4cli.chain.trust import TrustedSet
+from c4cli.errors import Unverified
 from c4cli.node.light import (
-    Unverified,
     header_hash,
     results_hash,
     validators_hash,

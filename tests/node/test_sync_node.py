@@ -165,3 +165,78 @@ def test_a_forged_block_is_caught_and_nothing_of_it_is_kept(
     fresh = stranger(gno_node, tmp_path / "fresh")
     assert honest == fresh.json("log", "--realm")
     assert json.dumps(honest).count('"Offer"') >= 2
+
+
+def first_game(player: Home) -> str:
+    return str(sent(player)[0]["result"][0])
+
+
+def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A home that played nothing shows another home's game verified, with its whole
+    move list (from the realm's history, not its own journal); --trust-node checks
+    nothing and says nothing of it."""
+    home = stranger(gno_node, tmp_path)
+    game = first_game(player)
+    mine = player.json("show", game)
+    shown = home.json("show", game)
+    assert shown["verified"] is True and "unverified" not in shown
+    assert shown["game"] == mine["game"] and shown["game"]["status"] == "won"
+    assert shown["moves"] == mine["moves"] == "4545454"
+    assert shown["ending"] == mine["ending"]
+    text = home.ok("show", game).stdout
+    assert "verified: the blocks its validators signed make it so" in text, text
+    trusting = home.json("--trust-node", "show", game)
+    assert "verified" not in trusting and trusting["game"] == shown["game"]
+    offer = home.json("show", str(int(game) + 1))  # the offer left open: verified too
+    assert offer["verified"] is True and offer["game"]["status"] == "open"
+
+
+def forged_game(change: Callable[[str], str]) -> Rule:
+    """An ``abci_query`` rule: a GameJSON answer, its text changed by ``change``."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        params = request.get("params") or {}
+        asked = base64.b64decode(str(params.get("data") or "")).decode("utf-8", "replace")
+        response = document["result"]["response"]["ResponseBase"]
+        if params.get("path") == "vm/qeval" and "GameJSON" in asked and response["Data"]:
+            text = base64.b64decode(response["Data"]).decode()
+            response["Data"] = base64.b64encode(change(text).encode()).decode()
+        return document
+
+    return rule
+
+
+def another_winner(text: str) -> str:
+    head, _, tail = text.partition('\\"winner\\":\\"')
+    address, _, rest = tail.partition('\\"')
+    forged = "g1" + ("q" if address[2] != "q" else "p") + address[3:]
+    return f'{head}\\"winner\\":\\"{forged}\\"{rest}'
+
+
+def a_moved_disc(text: str) -> str:
+    head, _, tail = text.partition('\\"board\\":\\"')
+    cells, _, rest = tail.partition('\\"')
+    moved = cells[:18] + cells[24:30] + cells[18:24] + cells[30:]  # columns 4 and 5 swapped
+    return f'{head}\\"board\\":\\"{moved}\\"{rest}'
+
+
+@pytest.mark.parametrize(
+    ("forge", "field"),
+    [(another_winner, "winner"), (a_moved_disc, "board")],
+    ids=["winner", "disc"],
+)
+def test_a_forged_game_is_caught_naming_the_game_and_the_field(
+    player: Home, gno_node: Any, tmp_path: Path, forge: Callable[[str], str], field: str
+) -> None:
+    home = stranger(gno_node, tmp_path)
+    game = first_game(player)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged_game(forge)
+        result = home.run("--remote", proxy.url, "show", game)
+    assert result.exit_code == 4, (result.output, result.stderr)
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert f"game {game}: the node says {field} is" in result.stderr, result.stderr
+    assert "the blocks its validators signed" in result.stderr, result.stderr

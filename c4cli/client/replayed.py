@@ -1,0 +1,127 @@
+"""The realm's state computed from its history: every delivered call run again by c4's
+mirror of the realm, with its block's time and height and the account that signed.
+
+The history (:mod:`c4cli.node.history`) holds the realm's deployment (its creator is
+the realm's first owner, as its ``init`` reads the origin caller) and every call the
+chain delivered or refused; only the delivered ones change the state, and each must
+be delivered by the mirror too: one the mirror refuses is a divergence of c4 from the
+GnoVM (or a forged history, which the blocks' proofs rule out), exit 4, never a state
+shown as the realm's. What c4 does not replay (code run once, a call through another
+realm, bytes c4 cannot read) leaves the state from that block on the node's word,
+and says so.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from c4cli.address import package_address
+from c4cli.chain.interface import GameCall
+from c4cli.chain.trust import CALL, DEPLOY, RUN, UNKNOWN, IndexedTx, RealmHistory
+from c4cli.coins import parse_coins
+from c4cli.errors import BadInput, Unverified
+from c4cli.realm import abi, rules
+from c4cli.realm.memory import Context, RealmPanic, RealmState
+from c4cli.wire.amino import DecodeError, decode_tx
+from c4cli.wire.msgs import MSG_CALL
+
+ABOUT_GAMES = (DEPLOY, CALL, RUN, UNKNOWN)
+
+
+class Computed(NamedTuple):
+    """The realm's state as its history makes it, through the history's last block;
+    ``state`` None, or ``unknown`` said, where the history cannot make it (why)."""
+
+    state: RealmState | None
+    height: int
+    unknown: str
+    calls: list[tuple[IndexedTx, int | None]]  # each delivered call, with its game
+
+
+def computed(history: RealmHistory, height: int) -> Computed:
+    """The state the history's delivered calls make (it holds blocks up to ``height``),
+    run again by the mirror."""
+    realm = history.realm_path
+    state: RealmState | None = None
+    calls: list[tuple[IndexedTx, int | None]] = []
+    for row in history.rows(kinds=ABOUT_GAMES):
+        if not row.ok:
+            continue
+        if row.kind == DEPLOY:
+            if state is not None:
+                return Computed(
+                    state, height, f"block {row.height} deployed the realm again", calls
+                )
+            state = RealmState(realm, row.signer)
+            continue
+        if state is None:
+            return Computed(None, height, UNDEPLOYED, calls)
+        if row.kind in (RUN, UNKNOWN):
+            what = "code run once" if row.kind == RUN else "a transaction c4 does not replay"
+            return Computed(
+                state,
+                height,
+                f"block {row.height}: {what} ({row.hash}) reached the realm; from there its "
+                "state is the node's word",
+                calls,
+            )
+        for game in _replay(state, realm, row):
+            calls.append((row, game))
+    if state is None:
+        return Computed(None, height, UNDEPLOYED, calls)
+    return Computed(state, height, "", calls)
+
+
+UNDEPLOYED = (
+    "the history holds no deployment of the realm (made in the chain's genesis, or "
+    "before the first block read): its state is the node's word"
+)
+
+
+def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[int | None]:
+    """Run a delivered transaction's calls of the realm; the game each was about."""
+    try:
+        msgs = decode_tx(row.tx)["msg"]
+    except (DecodeError, UnicodeDecodeError) as exc:
+        raise Unverified(
+            f"block {row.height}: transaction {row.hash} cannot be read: {exc}"
+        ) from None
+    games: list[int | None] = []
+    for msg in msgs:
+        if msg.get("@type") != MSG_CALL or msg.get("pkg_path") != realm:
+            continue
+        func, args = str(msg.get("func")), [str(arg) for arg in msg.get("args") or []]
+        try:
+            sent = parse_coins(str(msg.get("send") or ""))
+        except BadInput as exc:
+            raise Unverified(f"block {row.height}: {row.hash} sent {exc}") from None
+        ctx = Context(
+            caller=str(msg.get("caller")),
+            send=sent,
+            now=row.time,
+            height=row.height,
+            realm_address=package_address(realm),
+            session=bool(row.session),
+        )
+        try:
+            result = abi.call(state, ctx, func, args)
+        except (RealmPanic, abi.ArgumentError) as exc:
+            raise Unverified(
+                f"block {row.height}: the chain delivered {func} ({row.hash}), which c4's "
+                f"mirror of the realm refuses ({exc}): c4 and the GnoVM differ here"
+            ) from None
+        games.append(rules.game_of_call(func, args, [value for value, _ in result.values]))
+    return games
+
+
+def game_calls(done: Computed, game_id: int) -> list[GameCall]:
+    """The delivered calls about one game, oldest first, as a chain's record gives them."""
+    found: list[GameCall] = []
+    for row, game in done.calls:
+        if game != game_id or (found and found[-1].hash == row.hash):
+            continue
+        msgs = decode_tx(row.tx)["msg"]
+        funcs = [str(m.get("func")) for m in msgs if m.get("@type") == MSG_CALL]
+        args = [[str(a) for a in m.get("args") or []] for m in msgs if m.get("@type") == MSG_CALL]
+        found.append(GameCall(row.height, row.hash, row.signer, funcs, args))
+    return found
