@@ -113,6 +113,10 @@ class RealmHistory(Protocol):
     @property
     def realm_path(self) -> str: ...
 
+    def begun(self) -> bool:
+        """Whether the home keeps this history (a `c4 sync` began it)."""
+        ...
+
     def catch_up(self) -> Caught:
         """The history brought up to the node's proven head (Unverified on a forgery)."""
         ...

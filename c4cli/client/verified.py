@@ -1,7 +1,8 @@
 """A node's answer held to the realm's history: what its signed blocks make the realm.
 
-On a node home whose blocks are proven, a view of a game is checked: the history is
-brought up to the node's proven head (`c4 sync`, :mod:`c4cli.node.sync`), c4's mirror
+On a node home whose blocks are proven and that keeps the realm's history (`c4 sync`
+began it), a view of a game is checked: the history is brought up to the node's
+proven head (`c4 sync`, :mod:`c4cli.node.sync`), c4's mirror
 of the realm runs its delivered calls again (:mod:`c4cli.client.replayed`), and the
 game it makes must be the game the node shows, field by field. Equal, the view is
 verified; different, exit 4 naming the game, the field and both values: a node that
@@ -47,9 +48,11 @@ def check_game(
 ) -> GameCheck | None:
     """Game ``game_id`` as the node showed it (``document``, its GameJSON's game; None:
     no such game), held to the history; ``ask`` asks the node again. None where
-    nothing is checked: the local chain, a node whose word the home takes."""
+    nothing is checked: the local chain, a node whose word the home takes, a home
+    that keeps no history (a first sync of a long chain is `c4 sync`'s, with its
+    progress bar, never a view's)."""
     history = chain.realm_history()
-    if history is None:
+    if history is None or not history.begun():
         return None
     caught = history.catch_up()
     for _ in range(LOOKS):

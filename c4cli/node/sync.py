@@ -87,6 +87,9 @@ class NodeHistory:
             )
         return sync(self.reader, self.verifier, self.index, first=first or 1, progress=progress)
 
+    def begun(self) -> bool:
+        return self.index.synced() is not None
+
     def catch_up(self) -> Caught:
         report = self.sync()
         return Caught(report.reached.height, report.found, report.waiting)

@@ -180,6 +180,8 @@ def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
     home = stranger(gno_node, tmp_path)
     game = first_game(player)
     mine = player.json("show", game)
+    assert "verified" not in home.json("show", game)  # no history kept: nothing checked
+    home.ok("sync")
     shown = home.json("show", game)
     assert shown["verified"] is True and "unverified" not in shown
     assert shown["game"] == mine["game"] and shown["game"]["status"] == "won"
@@ -232,6 +234,7 @@ def test_a_forged_game_is_caught_naming_the_game_and_the_field(
     player: Home, gno_node: Any, tmp_path: Path, forge: Callable[[str], str], field: str
 ) -> None:
     home = stranger(gno_node, tmp_path)
+    home.ok("sync")
     game = first_game(player)
     with proxy_for(gno_node.url) as proxy:
         proxy.rules["abci_query"] = forged_game(forge)
