@@ -113,6 +113,11 @@ class RealmHistory(Protocol):
     @property
     def realm_path(self) -> str: ...
 
+    @property
+    def memo(self) -> dict[str, Any]:
+        """What a caller derives from the rows, kept while the history does not grow."""
+        ...
+
     def begun(self) -> bool:
         """Whether the home keeps this history (a `c4 sync` began it)."""
         ...

@@ -286,12 +286,16 @@ def _file_name(text: str) -> str:
 
 
 def _historian(home: Path, chain_id: str, realm_path: str) -> Historian:
-    """What opens the home's history of the realm, when a command asks for it."""
+    """What opens the home's history of the realm, when a command asks for it (`c4
+    sync` makes one where there is none: :mod:`c4cli.client.history`)."""
 
-    def open_history(reader: NodeReader, verifier: Verifier) -> RealmHistory:
+    def open_history(reader: NodeReader) -> RealmHistory | None:
+        path = history_path(home, chain_id, realm_path)
+        if not path.exists():
+            return None  # a query of a home that keeps no history loads none of it
         from c4cli.node import sync
 
-        return sync.NodeHistory(reader, verifier, history_path(home, chain_id, realm_path))
+        return sync.NodeHistory(reader, path)
 
     return open_history
 

@@ -43,12 +43,12 @@ def synced(
         raise BadInput(
             "the local chain has nothing to sync: its own log holds every block (c4 log lists them)"
         )
-    history = reader.realm_history()
-    if not isinstance(history, NodeHistory):
+    if reader.verifier is None:
         raise BadInput(
             "this home takes its node's word: the realm's history keeps only blocks the "
             "validators signed, and the home trusts no validator set to hold them to"
         )
+    history = NodeHistory(reader, connect.history_path(home, reader.chain_id, reader.realm_path))
     return history.sync(first, progress), history.index
 
 

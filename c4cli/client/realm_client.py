@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
+from c4cli.client.verified import checker_of
 from c4cli.errors import UNDECLARED, Refused, Unreachable
 from c4cli.escape import printable
 from c4cli.gotext import parse_result
@@ -221,6 +222,8 @@ class RealmClient:
 
     def __init__(self, reader: Reader) -> None:
         self.reader = reader
+        # On a node home that keeps the realm's history, every value is held to it.
+        self.checker = checker_of(reader)
 
     def _value(self, expression: str) -> str:
         return self._typed(expression)[0]
@@ -234,6 +237,18 @@ class RealmClient:
         read from ``data``, the answer to that query asked with others."""
         if data is None:
             data = self.reader.query(*self._query(expression)).data
+        typed = self._parsed(expression, data)
+        if self.checker is not None:
+
+            def again() -> str:
+                asked = self.reader.query(*self._query(expression)).data
+                return self._parsed(expression, asked)[0]
+
+            self.checker.check(expression, typed[0], again)
+        return typed
+
+    @staticmethod
+    def _parsed(expression: str, data: str) -> tuple[str, str]:
         try:
             return parse_result(data)
         except ValueError:

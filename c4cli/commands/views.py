@@ -9,14 +9,14 @@ from __future__ import annotations
 import sys
 import time as wallclock
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
-from c4cli.client.verified import GameCheck, check_game
+from c4cli.client.verified import GameCheck
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
@@ -62,15 +62,11 @@ def game_history(home: Path, game: GameView, check: GameCheck | None = None) -> 
 
 
 def checked(home: Path, game: GameView) -> GameCheck | None:
-    """The game held to the realm's history on a node home (exit 4 if the node's is not
-    the one its signed blocks make); None on the local chain or on the node's word."""
-    chain = current().open_chain(home)
-
-    def ask() -> dict[str, Any] | None:
-        again = RealmClient(chain).game(game.id)
-        return None if again is None else again.document
-
-    return check_game(chain, game.id, game.document, ask)
+    """How the game, as read, stands against the realm's history on a node home (a
+    value its signed blocks do not make was exit 4 already); None on the local chain
+    and on the node's word."""
+    checker = RealmClient(current().open_chain(home)).checker
+    return None if checker is None else checker.game(game.id)
 
 
 def verified_text(check: GameCheck) -> str:

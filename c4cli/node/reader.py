@@ -65,10 +65,10 @@ class NodeReader:
 
     def realm_history(self) -> RealmHistory | None:
         """The home's history of the realm, from blocks proven by its validators; None
-        where the node's word is taken, or the home keeps none."""
-        verifier = self.verifier
-        if self._history is None and self._historian is not None and verifier is not None:
-            self._history = self._historian(self, verifier)
+        where the node's word is taken (no prover), or the home keeps none (`c4 sync`
+        begins it). Opening it proves nothing yet: it loads no verifier."""
+        if self._history is None and self._historian is not None and self._prover is not None:
+            self._history = self._historian(self)
         return self._history
 
     @property

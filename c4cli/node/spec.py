@@ -14,9 +14,9 @@ if TYPE_CHECKING:
 
 # What makes a command's verifier over its transport, once one is needed.
 Prover = Callable[["Transport"], "Verifier"]
-# What opens the home's history of the realm (`c4 sync`) for a reader whose blocks are
-# proven, once one is asked for.
-Historian = Callable[["NodeReader", "Verifier"], "RealmHistory"]
+# What opens the home's history of the realm for a reader whose blocks are proven, once
+# one is asked for: None while the home keeps none (`c4 sync` begins it).
+Historian = Callable[["NodeReader"], "RealmHistory | None"]
 
 
 class NodeSpec(NamedTuple):

@@ -68,13 +68,18 @@ class NodeHistory:
     """A node home's history of its realm (the RealmHistory interface): the index in
     the home, brought up to the node's proven head on demand."""
 
-    def __init__(self, reader: NodeReader, verifier: Verifier, path: Path) -> None:
-        self.reader, self.verifier = reader, verifier
+    def __init__(self, reader: NodeReader, path: Path) -> None:
+        self.reader = reader
         self.index = RealmIndex(path, reader.chain_id, reader.realm_path)
+        self._memo: dict[str, Any] = {}
 
     @property
     def realm_path(self) -> str:
         return self.index.realm_path
+
+    @property
+    def memo(self) -> dict[str, Any]:
+        return self._memo
 
     def sync(self, first: int | None = None, progress: Progress | None = None) -> SyncReport:
         """The index brought up to the node's proven head (from ``first`` on a first
@@ -85,13 +90,17 @@ class NodeHistory:
                 f"this home's history of the realm begins at block {kept.first}, not {first}: "
                 f"delete {self.index.path} to begin it elsewhere"
             )
-        return sync(self.reader, self.verifier, self.index, first=first or 1, progress=progress)
+        verifier = self.reader.verifier
+        assert verifier is not None, "a history is opened where blocks are proven"
+        return sync(self.reader, verifier, self.index, first=first or 1, progress=progress)
 
     def begun(self) -> bool:
         return self.index.synced() is not None
 
     def catch_up(self) -> Caught:
         report = self.sync()
+        if report.found:
+            self._memo.clear()  # derived from fewer rows than there are now
         return Caught(report.reached.height, report.found, report.waiting)
 
     def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:

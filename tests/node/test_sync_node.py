@@ -195,15 +195,15 @@ def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
     assert offer["verified"] is True and offer["game"]["status"] == "open"
 
 
-def forged_game(change: Callable[[str], str]) -> Rule:
-    """An ``abci_query`` rule: a GameJSON answer, its text changed by ``change``."""
+def forged_game(change: Callable[[str], str], accessor: str = "GameJSON") -> Rule:
+    """An ``abci_query`` rule: an ``accessor`` answer, its text changed by ``change``."""
 
     def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
         document = forward()
         params = request.get("params") or {}
         asked = base64.b64decode(str(params.get("data") or "")).decode("utf-8", "replace")
         response = document["result"]["response"]["ResponseBase"]
-        if params.get("path") == "vm/qeval" and "GameJSON" in asked and response["Data"]:
+        if params.get("path") == "vm/qeval" and accessor in asked and response["Data"]:
             text = base64.b64decode(response["Data"]).decode()
             response["Data"] = base64.b64encode(change(text).encode()).decode()
         return document
@@ -242,4 +242,29 @@ def test_a_forged_game_is_caught_naming_the_game_and_the_field(
     assert result.exit_code == 4, (result.output, result.stderr)
     assert result.stderr.count("\n") == 1, result.stderr
     assert f"game {game}: the node says {field} is" in result.stderr, result.stderr
+    assert "the blocks its validators signed" in result.stderr, result.stderr
+
+
+READS = {
+    "the lobby": ("ActiveJSON", "lobby", '\\"stake\\":2000000', '\\"stake\\":2000001'),
+    "the leaderboard": ("LeadersJSON", "leaders", '\\"score\\":1', '\\"score\\":2'),
+    "the fee": ("fee", "query fees", "(100000 int64)", "(1 int64)"),
+}
+
+
+@pytest.mark.parametrize("read", list(READS))
+def test_every_read_of_the_realm_is_held_to_its_history(
+    player: Home, gno_node: Any, tmp_path: Path, read: str
+) -> None:
+    accessor, command, honest, forged = READS[read]
+    home = stranger(gno_node, tmp_path)
+    home.ok("sync")
+    home.ok(*command.split())  # through the honest node: held, and equal
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged_game(
+            lambda text: text.replace(honest, forged, 1), accessor
+        )
+        result = home.run("--remote", proxy.url, *command.split())
+    assert result.exit_code == 4, (result.output, result.stderr)
+    assert result.stderr.count("\n") == 1, result.stderr
     assert "the blocks its validators signed" in result.stderr, result.stderr
