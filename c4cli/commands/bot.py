@@ -173,9 +173,10 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     with --json), and the final board with the winning four in lower case.
 
     Moves are listed in the order they were played: the local chain's log keeps
-    it. A node publishes the position but not its history: there, moves made
-    before the watch began are listed only if this home sent them all; after
-    that, each is seen as it lands.
+    it, and so does a node home's history of the realm (`c4 sync` began it). A
+    node publishes the position but not its history: on a home that keeps none,
+    moves made before the watch began are listed only if this home sent them all;
+    after that, each is seen as it lands.
 
     \b
     Example:
@@ -191,12 +192,15 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     said_still = False  # the chain's standstill, said once (piped) until blocks come again
     while True:
         before = chain.head().height
-        game = RealmClient(chain).game(number)
+        client = RealmClient(chain)
+        game = client.game(number)
         if game is None:
             raise Refused("game not found")
         now = chain.chain_time(time.time())
         clock = clock_text(game, chain.next_block_time(time.time()), chain.exact_clock)
-        story = history(chain.game_calls(number), number)
+        check = None if client.checker is None else client.checker.game(number)
+        calls = check.calls if check is not None and check.calls is not None else None
+        story = history(chain.game_calls(number) if calls is None else calls, number)
         was = seen
         seen = _Seen.look(game, story, was)
         view = (game.moves, game.status, game.turn)
@@ -305,7 +309,8 @@ def _changes(
         document = {
             "game": game.id,
             # The moves in the order played, when the whole game was seen (null when
-            # moves made before the watch began are not known in order: a node).
+            # moves made before the watch began are not known in order: a node home
+            # that keeps no history of the realm).
             "moves": seen.moves if seen.first == 0 else None,
             "seen_from": seen.first,  # "seen": the moves from that move number on
             "seen": seen.moves,

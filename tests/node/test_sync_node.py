@@ -189,6 +189,8 @@ def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
     assert shown["ending"] == mine["ending"]
     text = home.ok("show", game).stdout
     assert "verified: the blocks its validators signed make it so" in text, text
+    watched = home.ok("watch", game, "--json").stdout.splitlines()
+    assert json.loads(watched[-1])["moves"] == "4545454", watched  # from move 1
     trusting = home.json("--trust-node", "show", game)
     assert "verified" not in trusting and trusting["game"] == shown["game"]
     offer = home.json("show", str(int(game) + 1))  # the offer left open: verified too
