@@ -230,6 +230,7 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         c4("node logs", code=2)  # no node for this home
         c4("trust", code=2)  # bound to no node: no validator set to trust
         c4("sync", code=2)  # its own log holds every block: nothing to sync
+        assert c4("audit")["discrepancies"] == []
         c4("log", "--realm", code=2, name="log --realm")
         yield "the local chain's own"
     else:
@@ -237,4 +238,5 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         synced = c4("sync")
         assert synced["txs"] > 0 and synced["deployed"] is not None, synced
         history = c4("log", "--realm", name="log --realm")
+        assert c4("audit")["discrepancies"] == []
         assert len(history) == synced["txs"] and history[0]["kind"] == "deploy", history[0]

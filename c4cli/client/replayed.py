@@ -17,15 +17,24 @@ from typing import NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.interface import GameCall
-from c4cli.chain.trust import CALL, DEPLOY, RUN, UNKNOWN, IndexedTx, RealmHistory
-from c4cli.coins import parse_coins
+from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx, RealmHistory
+from c4cli.coins import UGNOT, parse_coins
 from c4cli.errors import BadInput, Unverified
 from c4cli.realm import abi, rules
 from c4cli.realm.memory import Context, RealmPanic, RealmState
 from c4cli.wire.amino import DecodeError, decode_tx
-from c4cli.wire.msgs import MSG_CALL
+from c4cli.wire.msgs import MSG_CALL, MSG_SEND
 
-ABOUT_GAMES = (DEPLOY, CALL, RUN, UNKNOWN)
+ABOUT_GAMES = (DEPLOY, CALL, SEND, RUN, UNKNOWN)
+
+
+class Flow(NamedTuple):
+    """Coins one delivered call moved: what it sent the realm, and what the realm paid
+    out (to, ugnot); or, for ``func`` "", coins sent to the realm's address."""
+
+    func: str
+    sent: int
+    transfers: tuple[tuple[str, int], ...]
 
 
 class Computed(NamedTuple):
@@ -36,26 +45,30 @@ class Computed(NamedTuple):
     height: int
     unknown: str
     calls: list[tuple[IndexedTx, int | None]]  # each delivered call, with its game
+    flows: list[Flow]  # the coins each moved, in the chain's order
 
 
 def computed(history: RealmHistory, height: int) -> Computed:
     """The state the history's delivered calls make (it holds blocks up to ``height``),
-    run again by the mirror."""
+    run again by the mirror, and the coins they moved."""
     realm = history.realm_path
     state: RealmState | None = None
     calls: list[tuple[IndexedTx, int | None]] = []
+    flows: list[Flow] = []
     for row in history.rows(kinds=ABOUT_GAMES):
         if not row.ok:
             continue
+        if row.kind == SEND:
+            flows.append(Flow("", _sent_to(row, package_address(realm)), ()))
+            continue
         if row.kind == DEPLOY:
             if state is not None:
-                return Computed(
-                    state, height, f"block {row.height} deployed the realm again", calls
-                )
+                again = f"block {row.height} deployed the realm again"
+                return Computed(state, height, again, calls, flows)
             state = RealmState(realm, row.signer)
             continue
         if state is None:
-            return Computed(None, height, UNDEPLOYED, calls)
+            return Computed(None, height, UNDEPLOYED, calls, flows)
         if row.kind in (RUN, UNKNOWN):
             what = "code run once" if row.kind == RUN else "a transaction c4 does not replay"
             return Computed(
@@ -64,12 +77,23 @@ def computed(history: RealmHistory, height: int) -> Computed:
                 f"block {row.height}: {what} ({row.hash}) reached the realm; from there its "
                 "state is the node's word",
                 calls,
+                flows,
             )
-        for game in _replay(state, realm, row):
+        for game, flow in _replay(state, realm, row):
             calls.append((row, game))
+            flows.append(flow)
     if state is None:
-        return Computed(None, height, UNDEPLOYED, calls)
-    return Computed(state, height, "", calls)
+        return Computed(None, height, UNDEPLOYED, calls, flows)
+    return Computed(state, height, "", calls, flows)
+
+
+def _sent_to(row: IndexedTx, address: str) -> int:
+    """The ugnot a delivered bank send gave the realm's address."""
+    total = 0
+    for msg in decode_tx(row.tx)["msg"]:
+        if msg.get("@type") == MSG_SEND and msg.get("to_address") == address:
+            total += parse_coins(str(msg.get("amount") or "")).get(UGNOT, 0)
+    return total
 
 
 UNDEPLOYED = (
@@ -78,15 +102,16 @@ UNDEPLOYED = (
 )
 
 
-def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[int | None]:
-    """Run a delivered transaction's calls of the realm; the game each was about."""
+def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[tuple[int | None, Flow]]:
+    """Run a delivered transaction's calls of the realm; the game each was about, and
+    the coins it moved."""
     try:
         msgs = decode_tx(row.tx)["msg"]
     except (DecodeError, UnicodeDecodeError) as exc:
         raise Unverified(
             f"block {row.height}: transaction {row.hash} cannot be read: {exc}"
         ) from None
-    games: list[int | None] = []
+    games: list[tuple[int | None, Flow]] = []
     for msg in msgs:
         if msg.get("@type") != MSG_CALL or msg.get("pkg_path") != realm:
             continue
@@ -110,7 +135,8 @@ def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[int | None]:
                 f"block {row.height}: the chain delivered {func} ({row.hash}), which c4's "
                 f"mirror of the realm refuses ({exc}): c4 and the GnoVM differ here"
             ) from None
-        games.append(rules.game_of_call(func, args, [value for value, _ in result.values]))
+        game = rules.game_of_call(func, args, [value for value, _ in result.values])
+        games.append((game, Flow(func, sent.get(UGNOT, 0), result.transfers)))
     return games
 
 

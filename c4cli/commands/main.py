@@ -29,6 +29,7 @@ from c4cli.interrupts import Interrupted, deferred
 _COMMANDS: dict[str, tuple[str, str]] = {
     "accept": ("c4cli.commands.game", "accept"),
     "accept-ownership": ("c4cli.commands.owner", "accept_ownership"),
+    "audit": ("c4cli.commands.audit", "audit"),
     "board": ("c4cli.commands.views", "board"),
     "broadcast": ("c4cli.commands.offline", "broadcast"),
     "bot": ("c4cli.commands.bot", "bot"),
@@ -80,7 +81,9 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve",
     ),
     "Keys, sessions and signing": ("keys", "session", "send", "sign", "multisign", "broadcast"),
-    "The realm's owner": ("set-fee", "withdraw-fees", "transfer-ownership", "accept-ownership"),
+    "The realm's owner": (
+        "set-fee", "withdraw-fees", "transfer-ownership", "accept-ownership", "audit",
+    ),
     "The chain and its tools": (
         "init", "demo", "query", "log", "tx", "time", "verify", "snapshot", "revert", "serve",
         "completion",
@@ -172,6 +175,7 @@ def _negative(exc: click.exceptions.NoSuchOption, argv: list[str]) -> str:
 
 # Commands that never sign or append: an interruption of one is only that.
 READ_ONLY = {
+    "audit",
     "board",
     "games",
     "hint",

@@ -48,7 +48,7 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
       c4 sync
       c4 sync --json | jq .found
     """
-    report, index = _synced(home, as_json, from_height)
+    report, index = brought_up(home, as_json, from_height)
     reached = report.reached
     document: dict[str, Any] = {
         "chain_id": index.chain_id,
@@ -93,7 +93,9 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
         )
 
 
-def _synced(home: Path, as_json: bool, first: int | None = None) -> Done:
+def brought_up(home: Path, as_json: bool, first: int | None = None) -> Done:
+    """The home's history of its node's realm, brought up to the node's proven head
+    (a progress bar on a terminal for a long first read)."""
     run = current()
     with _bar(as_json) as progress:
         return synced(
@@ -107,7 +109,7 @@ def realm_log(home: Path, as_json: bool, *, first: int, last: int | None, tail: 
     ``last`` (the last ``tail`` transactions of those)."""
     if read_remote(home) is None and current().remote is None:
         raise BadInput("--realm lists a node's realm: the local chain's c4 log lists every block")
-    _, index = _synced(home, as_json)
+    _, index = brought_up(home, as_json)
     rows = [
         listed(row)
         for row in index.txs()

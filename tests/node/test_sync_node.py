@@ -270,3 +270,31 @@ def test_every_read_of_the_realm_is_held_to_its_history(
     assert result.exit_code == 4, (result.output, result.stderr)
     assert result.stderr.count("\n") == 1, result.stderr
     assert "the blocks its validators signed" in result.stderr, result.stderr
+
+
+def test_the_books_balance_on_the_node_and_a_forged_balance_is_a_discrepancy(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    home = stranger(gno_node, tmp_path)
+    books = home.json("audit")  # synced first, as c4 sync does
+    assert books["discrepancies"] == [] and books["balance_source"].startswith("the node's word")
+    assert books["paid_ugnot"] == 2 * 1_000_000 - 100_000  # the won game's payout
+    owed = books["held_ugnot"] + books["pending_fees_ugnot"]
+    assert owed == books["left_ugnot"] == books["balance_ugnot"]  # the node's bank agrees
+    address = books["address"]
+
+    def richer(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        params = request.get("params") or {}
+        if params.get("path") == f"bank/balances/{address}":
+            base = document["result"]["response"]["ResponseBase"]
+            coins = f'"{books["balance_ugnot"] + 1}ugnot"'
+            base["Data"] = base64.b64encode(coins.encode()).decode()
+        return document
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = richer
+        result = home.run("--remote", proxy.url, "audit", "--json")
+    assert result.exit_code == 1, (result.output, result.stderr)
+    (found,) = json.loads(result.stdout)["discrepancies"]
+    assert found["what"] == "balance" and found["bank_ugnot"] - found["books_ugnot"] == 1

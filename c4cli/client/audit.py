@@ -1,0 +1,131 @@
+"""`c4 audit`: the realm's books from its history, against what it holds and its balance.
+
+Every coin the realm took and paid is a delivered call's: the stakes sent with
+Offer and Accept (and any coins sent to its address), the payouts of won games, the
+stakes given back (a draw, a void game, a cancelled or expired offer), the fees
+withdrawn. On the local chain the log lists them; on a node the realm's history does
+(`c4 sync`, its calls run again by c4's mirror). What the books leave in the realm
+must be what it holds (the stakes of its open and live games, the fees collected and
+not yet withdrawn, as the realm itself says) and what its bank account holds (on a
+node, the node's word at its last block: balances have no proof here, and the audit
+says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
+
+from c4cli.address import package_address
+from c4cli.chain.interface import Chain, ChainReader
+from c4cli.client.player import live_games
+from c4cli.client.realm_client import RealmClient, Status
+from c4cli.client.replayed import Flow
+from c4cli.coins import UGNOT, parse_coins
+from c4cli.wire.paths import BALANCES
+
+REFUNDS = ("Cancel",)  # a call whose payout gives a stake back, whatever it pays
+WITHDRAWALS = ("WithdrawFees",)
+
+
+class Books(NamedTuple):
+    """The realm's books (ugnot), what it holds by its own word, and its bank balance."""
+
+    taken: int  # stakes (and any coins) the realm's calls sent it
+    sent: int  # coins sent to its address by bank sends
+    paid: int  # won games' payouts
+    refunded: int  # stakes given back: draws, void games, cancelled offers
+    withdrawn: int  # fees the owner withdrew
+    held: int  # the stakes of its open and live games, as the realm lists them
+    pending_fees: int  # the fees collected and not yet withdrawn, as the realm says
+    balance: int  # its bank balance
+
+    @property
+    def left(self) -> int:
+        """What the books leave in the realm."""
+        return self.taken + self.sent - self.paid - self.refunded - self.withdrawn
+
+    @property
+    def owed(self) -> int:
+        """What the realm says it holds: its games' stakes and its fees."""
+        return self.held + self.pending_fees
+
+    def discrepancies(self) -> list[dict[str, object]]:
+        found: list[dict[str, object]] = []
+        if self.left != self.owed:
+            found.append(
+                {
+                    "what": "holdings",
+                    "books_ugnot": self.left,
+                    "realm_ugnot": self.owed,
+                    "text": f"the books leave {self.left} ugnot in the realm, and it holds "
+                    f"{self.owed} by its own word ({self.held} of stakes, {self.pending_fees} "
+                    "of fees)",
+                }
+            )
+        if self.left != self.balance:
+            found.append(
+                {
+                    "what": "balance",
+                    "books_ugnot": self.left,
+                    "bank_ugnot": self.balance,
+                    "text": f"the books leave {self.left} ugnot in the realm, and its bank "
+                    f"balance is {self.balance}",
+                }
+            )
+        return found
+
+
+def books(chain: ChainReader, flows: Iterable[Flow]) -> Books:
+    """The books of ``flows`` beside what the realm holds and its balance, read now."""
+    taken = sent = paid = refunded = withdrawn = 0
+    for flow in flows:
+        if not flow.func:
+            sent += flow.sent
+            continue
+        taken += flow.sent
+        out = sum(amount for _, amount in flow.transfers)
+        if flow.func in WITHDRAWALS:
+            withdrawn += out
+        elif flow.func in REFUNDS or len(flow.transfers) > 1:
+            refunded += out  # a cancelled offer; a draw or a void game gives both back
+        else:
+            paid += out
+    held = sum(
+        game.stake * (1 if game.status == Status.OPEN else 2)
+        for game in live_games(chain)
+        if game.status in (Status.OPEN, Status.PLAYING)
+    )
+    pending = RealmClient(chain).fees().collected
+    address = package_address(chain.realm_path)
+    coins = chain.query(BALANCES + address).data.strip().strip('"')
+    balance = parse_coins(coins).get(UGNOT, 0)
+    return Books(taken, sent, paid, refunded, withdrawn, held, pending, balance)
+
+
+def local_flows(chain: Chain) -> list[Flow]:
+    """The coins each landed transaction of a local chain moved to and from the realm,
+    from its log's listing (the local chain runs only the realm's calls)."""
+    address = package_address(chain.realm_path)
+    flows: list[Flow] = []
+    for block in chain.listing(1, None, None):
+        for tx in block["txs"]:
+            if not tx["ok"] or tx["func"] is None:
+                continue
+            funcs, sends, tos = tx["func"].split(","), tx["send"] or [], tx["to"] or []
+            calls = [i for i, to in enumerate(tos) if to is None]
+            for index, to in enumerate(tos):
+                if to == address:
+                    flows.append(Flow("", _ugnot(sends[index]), ()))
+            if not calls:
+                continue
+            transfers = tuple((t["to"], _ugnot(t["amount"])) for t in tx["transfers"])
+            for number, index in enumerate(calls):
+                last = number == len(calls) - 1  # a tx's payouts, on its last call
+                func = funcs[index] if index < len(funcs) else funcs[-1]
+                flows.append(Flow(func, _ugnot(sends[index]), transfers if last else ()))
+    return flows
+
+
+def _ugnot(coins: str | None) -> int:
+    return parse_coins(coins or "").get(UGNOT, 0)

@@ -1,0 +1,99 @@
+"""c4 audit: the realm's books, from its history, against what it holds and its balance."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.address import package_address
+from c4cli.cli.invocation import current
+from c4cli.client.audit import Books, books, local_flows
+from c4cli.client.verified import checker_of
+from c4cli.coins import gnot
+from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.options import common_options
+from c4cli.commands.sync import brought_up
+from c4cli.errors import Unreachable
+from c4cli.escape import printable
+from c4cli.home.config import read_remote
+
+
+@click.command()
+@common_options
+def audit(home: Path, as_json: bool) -> None:
+    """Check the realm's books: every stake taken, paid out or given back, every fee.
+
+    Sums what the realm's calls sent it and what it paid (payouts, stakes given
+    back, fees withdrawn) over its whole history: the local chain's log, or on a
+    node the realm's history from blocks its validators signed (synced first, as c4
+    sync does). What the books leave must be what the realm holds by its own word
+    (its open and live games' stakes, the fees not yet withdrawn) and its bank
+    balance (on a node, the node's word at its last block). Exit 0 and one line when
+    they balance; else exit 1 and each discrepancy.
+
+    \b
+    Example:
+      c4 audit
+      c4 audit --json | jq '.discrepancies | length'
+    """
+    run = current()
+    chain = run.open_chain(home)
+    if run.remote is None and read_remote(home) is None:
+        flows, source, height = local_flows(chain), "the local chain", chain.head().height
+    else:
+        brought_up(home, as_json)
+        checker = checker_of(chain)
+        if checker is None:  # the home takes its node's word: nothing to hold books to
+            raise Unreachable("the realm's history could not be opened on this node")
+        done = checker.computed()
+        if done.unknown:
+            raise Unreachable(f"the realm's books cannot be made: {done.unknown}")
+        flows, height = done.flows, done.height
+        source = "the node's word at its last block"
+    found = books(chain, flows)
+    discrepancies = found.discrepancies()
+    if as_json:
+        emit_json(_document(found, chain.realm_path, height, source, discrepancies))
+    else:
+        _say(found, source, discrepancies)
+    if discrepancies:
+        sys.exit(1)
+
+
+def _document(
+    found: Books, realm_path: str, height: int, source: str, discrepancies: list[dict[str, Any]]
+) -> dict[str, Any]:
+    return {
+        "realm_path": realm_path,
+        "address": package_address(realm_path),
+        "height": height,
+        "taken_ugnot": found.taken,
+        "sent_ugnot": found.sent,
+        "paid_ugnot": found.paid,
+        "refunded_ugnot": found.refunded,
+        "withdrawn_ugnot": found.withdrawn,
+        "left_ugnot": found.left,
+        "held_ugnot": found.held,
+        "pending_fees_ugnot": found.pending_fees,
+        "balance_ugnot": found.balance,
+        "balance_source": source,
+        "discrepancies": discrepancies,
+    }
+
+
+def _say(found: Books, source: str, discrepancies: list[dict[str, Any]]) -> None:
+    summary = (
+        f"taken {gnot(found.taken + found.sent)}, paid out {gnot(found.paid)}, given back "
+        f"{gnot(found.refunded)}, fees withdrawn {gnot(found.withdrawn)}: "
+        f"{gnot(found.left)} left, held for {gnot(found.held)} of stakes and "
+        f"{gnot(found.pending_fees)} of fees; balance {gnot(found.balance)} ({source})"
+    )
+    if not discrepancies:
+        echo(printable(f"the realm's books balance: {summary}"))
+        return
+    echo(printable(f"the realm's books do not balance: {summary}"))
+    for item in discrepancies:
+        echo(printable(f"- {item['text']}"))
