@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -298,3 +302,42 @@ def test_the_books_balance_on_the_node_and_a_forged_balance_is_a_discrepancy(
     assert result.exit_code == 1, (result.output, result.stderr)
     (found,) = json.loads(result.stdout)["discrepancies"]
     assert found["what"] == "balance" and found["bank_ugnot"] - found["books_ugnot"] == 1
+
+
+def test_an_interrupted_sync_keeps_what_it_proved_and_carries_on(
+    player: Home, gno_node: Any, tmp_path: Path, c4_bin: str
+) -> None:
+    """Ctrl-C while a block's results are on their way: exit 130 in one line, the
+    history whole at the last chunk it kept (or not begun), and the next sync makes
+    the same history as a home that was never interrupted."""
+    home = stranger(gno_node, tmp_path)
+
+    def late(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        time.sleep(20)
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["block_results"] = late
+        proc = subprocess.Popen(
+            [c4_bin, "--remote", proxy.url, "sync"],
+            env=dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD=""),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while "block_results" not in proxy.seen and time.monotonic() < deadline:
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.count("\n") == 1, err
+    index = history_file(home)
+    if index.exists():  # a chunk before the interrupted one: whole
+        with sqlite3.connect(index) as db:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            kept = db.execute("SELECT MAX(height) FROM txs").fetchone()[0]
+        assert kept is None or int(meta["height"]) >= kept
+    home.ok("sync")
+    fresh = stranger(gno_node, tmp_path / "fresh")
+    assert home.json("log", "--realm") == fresh.json("log", "--realm")
