@@ -30,7 +30,7 @@ from typing import Any, NamedTuple
 from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
 from c4cli.node import answers
-from c4cli.node.reader import NodeReader, abci_params, account_path
+from c4cli.node.reader import CALLS, METAS, NodeReader, abci_params, account_path, by_height
 from c4cli.node.transport import RpcCall
 from c4cli.wire import results
 from c4cli.wire.amino import DecodeError, decode_tx
@@ -39,8 +39,6 @@ from c4cli.wire.results import TxAnswer
 from c4cli.wire.tx import signature_error
 
 SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
-METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
-CALLS = 10  # calls in one request (a JSON-RPC batch)
 
 
 class BlockFate(NamedTuple):
@@ -133,16 +131,11 @@ def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
             if set(counts) != set(range(lo, hi + 1)):
                 raise Unreachable(f"{reader.redacted} did not list blocks {lo} to {hi}")
             busy += [height for height, count in sorted(counts.items()) if count > 0]
-        for chunk in range(0, len(busy), CALLS):
-            heights = busy[chunk : chunk + CALLS]
-            blocks = reader.transport.calls([RpcCall("block", {"height": str(h)}) for h in heights])
-            for height, block in zip(heights, blocks, strict=True):
-                if isinstance(block, Unreachable):
-                    raise block
-                txs = answers.block(reader.redacted, block).txs
-                if not txs:
-                    raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
-                yield height, txs, block
+        for height, block in by_height(reader, "block", busy):
+            txs = answers.block(reader.redacted, block).txs
+            if not txs:
+                raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
+            yield height, txs, block
 
 
 def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.interface import Answer, Head, Signer
@@ -28,6 +28,10 @@ if TYPE_CHECKING:
     from c4cli.node.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
+
+
+METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
+CALLS = 10  # calls in one request (a JSON-RPC batch)
 
 
 def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
@@ -275,6 +279,18 @@ class Ahead:
             found = self.reader.transport.calls(read_calls([(p, "") for p in waiting]))
             self._keep(waiting, found)
         return self._kept.pop(path, None)
+
+
+def by_height(reader: NodeReader, method: str, heights: Sequence[int]) -> Iterator[tuple[int, Any]]:
+    """``method``'s answer (``block``, ``block_results``) for each of ``heights``, in
+    order, :data:`CALLS` a request; a failed answer is raised."""
+    for part in range(0, len(heights), CALLS):
+        asked = heights[part : part + CALLS]
+        found = reader.transport.calls([RpcCall(method, {"height": str(h)}) for h in asked])
+        for height, answer in zip(asked, found, strict=True):
+            if isinstance(answer, Unreachable):
+                raise answer
+            yield height, answer
 
 
 def _result(answer: Any) -> Any:

@@ -36,15 +36,13 @@ from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.answers import Header
 from c4cli.node.history import RealmIndex, Synced
-from c4cli.node.light import Unencodable, data_hash, header_hash, results_hash
-from c4cli.node.reader import NodeReader
+from c4cli.node.light import Unencodable, data_hash, header_hash
+from c4cli.node.reader import CALLS, METAS, NodeReader, by_height
 from c4cli.node.transport import RpcCall
-from c4cli.node.verify import Verifier, signed_of
+from c4cli.node.verify import Verifier, results_committed, signed_of
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
 
-METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
-CALLS = 10  # calls in one request (a JSON-RPC batch)
 CHUNK = METAS * CALLS - 1  # blocks a step: their metas and the next one's in one batch
 RESULTS_WAIT = 3.0  # seconds a head holding transactions waits for the block after it
 
@@ -222,57 +220,33 @@ def _realm_txs(
     reaches the realm too, and only the events say so."""
     node, realm = reader.redacted, reader.realm_path
     blocks: dict[int, list[str]] = {}
-    for part in range(0, len(busy), CALLS):
-        heights = busy[part : part + CALLS]
-        found = reader.transport.calls([RpcCall("block", {"height": str(h)}) for h in heights])
-        for height, answer in zip(heights, found, strict=True):
-            if isinstance(answer, Unreachable):
-                raise answer
-            block = answers.block(node, answer)
-            if header_hash(block.header) != hashes[height]:
-                raise Unverified(f"block {height} as {node} gave it is not the block proven")
-            if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
-                raise Unverified(f"block {height}: its transactions do not hash to its data hash")
-            blocks[height] = block.txs
+    for height, answer in by_height(reader, "block", busy):
+        block = answers.block(node, answer)
+        if header_hash(block.header) != hashes[height]:
+            raise Unverified(f"block {height} as {node} gave it is not the block proven")
+        if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
+            raise Unverified(f"block {height}: its transactions do not hash to its data hash")
+        blocks[height] = block.txs
     rows: list[IndexedTx] = []
-    for part in range(0, len(busy), CALLS):
-        heights = busy[part : part + CALLS]
-        found = reader.transport.calls(
-            [RpcCall("block_results", {"height": str(h)}) for h in heights]
-        )
-        for height, answer in zip(heights, found, strict=True):
-            if isinstance(answer, Unreachable):
-                raise answer
-            results = answers.block_results(node, height, answer)
-            _hold_results(node, height, results, headers[height + 1], len(blocks[height]))
-            time = answers.unix_time(headers[height]["time"])
-            for place, text in enumerate(blocks[height]):
-                row = _row(realm, height, place, time, text, results[place])
-                if row is not None:
-                    rows.append(row)
+    for height, answer in by_height(reader, "block_results", busy):
+        results = answers.block_results(node, height, answer)
+        if len(results) != len(blocks[height]):
+            raise Unverified(
+                f"block {height}: {node} gave {len(results)} results for {len(blocks[height])} txs"
+            )
+        try:
+            results_committed(node, height, results, headers[height + 1])
+        except Unencodable as unknown:
+            raise Unreachable(
+                f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
+                "next header: nothing after it is proven"
+            ) from None
+        time = answers.unix_time(headers[height]["time"])
+        for place, text in enumerate(blocks[height]):
+            row = _row(realm, height, place, time, text, results[place])
+            if row is not None:
+                rows.append(row)
     return rows
-
-
-def _hold_results(
-    node: str, height: int, results: list[dict[str, Any]], after: Header, count: int
-) -> None:
-    if len(results) != count:
-        raise Unverified(f"block {height}: {node} gave {len(results)} results for {count} txs")
-    try:
-        committed = results_hash(results)
-    except Unencodable as unknown:
-        raise Unreachable(
-            f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
-            "next header: nothing after it is proven"
-        ) from None
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise Unverified(
-            f"{node} answered block_results {height} in a shape it never has"
-        ) from None
-    if committed != _b64(after.get("last_results_hash")):
-        raise Unverified(
-            f"block {height}: its results do not hash to block {height + 1}'s last_results_hash"
-        )
 
 
 def _decode(raw: bytes) -> Tx | None:

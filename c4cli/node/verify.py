@@ -212,7 +212,7 @@ class Verifier:
         except Unreachable as wrong:
             raise Unverified(str(wrong)) from None
         try:
-            committed = results_hash(results)
+            results_committed(self.redacted, height, results, header)
             mine = result_bytes(results[index]) == result_bytes(claimed)
         except Unencodable as unknown:
             return proven._replace(result_unproven=f"its block's results hold {unknown}")
@@ -220,10 +220,6 @@ class Verifier:
             raise Unverified(
                 f"{self.redacted} answered block_results {height} in a shape it never has"
             ) from None
-        if committed != _b64(header.get("last_results_hash")):
-            raise Unverified(
-                f"block {height}: its results do not hash to block {height + 1}'s last_results_hash"
-            )
         if not mine:
             raise Unverified(f"block {height}: the transaction's result is not the one committed")
         return proven._replace(result_unproven="")
@@ -305,6 +301,24 @@ class Verifier:
                 f"block {height}'s"
             )
         return Signed(header, commit)
+
+
+def results_committed(node: str, height: int, results: list[Any], after: Header) -> None:
+    """Block ``height``'s results (as ``node`` gave them) held to the results hash the
+    next block's header (``after``, proven) commits: Unverified when they are not the
+    ones committed; Unencodable (raised) for a type whose encoding c4 does not know."""
+    try:
+        committed = results_hash(results)
+    except Unencodable:
+        raise
+    except (KeyError, TypeError, IndexError, ValueError, AttributeError):
+        raise Unverified(
+            f"{node} answered block_results {height} in a shape it never has"
+        ) from None
+    if committed != _b64(after.get("last_results_hash")):
+        raise Unverified(
+            f"block {height}: its results do not hash to block {height + 1}'s last_results_hash"
+        )
 
 
 def establish(
