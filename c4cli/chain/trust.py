@@ -115,7 +115,7 @@ class RealmHistory(Protocol):
 
     @property
     def memo(self) -> dict[str, Any]:
-        """What a caller derives from the rows, kept while the history does not grow."""
+        """What a caller keeps beside the history for the run (what it derived)."""
         ...
 
     def begun(self) -> bool:

@@ -58,20 +58,16 @@ class Checker:
 
     def __init__(self, history: RealmHistory) -> None:
         self.history = history
-        self.height = 0
         self.unchecked: dict[str, str] = {}  # expression: why it is the node's word
+        self._done: Computed | None = None
 
     def computed(self) -> Computed:
         """The state the history makes, brought up to the node's head once a run (and
-        again whenever it grows)."""
-        memo = self.history.memo
-        if "computed" not in memo:
+        again whenever a difference sends it back to the node)."""
+        if self._done is None:
             caught = self.history.catch_up()
-            memo.setdefault("computed", computed(self.history, caught.height))
-            memo["waiting"] = caught.waiting
-        done: Computed = memo["computed"]
-        self.height = done.height
-        return done
+            self._done = computed(self.history, caught.height)
+        return self._done
 
     def check(self, expression: str, value: str, again: Callable[[], str]) -> None:
         """Hold ``value``, the node's answer of ``expression``, to the mirror's; ``again``
@@ -84,16 +80,18 @@ class Checker:
             ours = _mirror(done.state, expression, value)
             if ours is None:
                 return  # an expression the mirror does not make: the node's word
-            if ours == value and not self.history.memo.get("waiting"):
+            if ours == value:
                 self.unchecked.pop(expression, None)
                 return
             value = again()  # the node may have moved on since the history was read
             caught = self.history.catch_up()
-            if not caught.found and not caught.waiting and caught.height == done.height:
+            if not caught.found and not caught.waiting:
+                # No transaction of the realm since: its state stands (blocks without
+                # one, empty or not, change nothing of it), and the node's must be it.
                 if ours == value:
                     return
-                raise Unverified(_difference(expression, value, ours, done.height))
-            self.history.memo.clear()
+                raise Unverified(_difference(expression, value, ours, caught.height))
+            self._done = None  # the history grew: the state again, from it
         self.unchecked[expression] = "the realm changed while the node and its blocks were read"
 
     def game(self, game_id: int) -> GameCheck:
@@ -113,8 +111,8 @@ def checker_of(reader: object) -> Checker | None:
     history: RealmHistory | None = opener() if callable(opener) else None
     if history is None or not history.begun():
         return None
-    memo = history.memo
-    if "checker" not in memo or memo["checker"].history is not history:
+    memo = history.memo  # one checker a history, for the run
+    if "checker" not in memo:
         memo["checker"] = Checker(history)
     found: Checker = memo["checker"]
     return found

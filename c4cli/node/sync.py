@@ -10,9 +10,10 @@ The blocks are read in chunks, oldest first. For a chunk of blocks ``a`` to ``b`
    the last block the index holds;
 2. the blocks that hold transactions (a meta's ``num_txs``; empty ones are never
    fetched) are fetched and held to their proven header's ``data_hash``;
-3. of those holding a transaction that may touch the realm, the results are fetched
-   and held to block ``h + 1``'s ``last_results_hash``: each transaction's delivery or
-   refusal is the one committed;
+3. their results are fetched and held to block ``h + 1``'s ``last_results_hash``:
+   each transaction's delivery or refusal is the one committed (every such block's:
+   a call through another realm, or code run once, reaches the realm too, and only
+   its events say so);
 4. the transactions that touched the realm are written with the chunk's end in one
    SQLite transaction (:class:`~c4cli.node.history.RealmIndex`).
 
@@ -97,8 +98,6 @@ class NodeHistory:
 
     def catch_up(self) -> Caught:
         report = self.sync()
-        if report.found:
-            self._memo.clear()  # derived from fewer rows than there are now
         return Caught(report.reached.height, report.found, report.waiting)
 
     def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
@@ -135,9 +134,10 @@ def sync(
             busy, found = busy + holding, found + len(rows)
             if progress is not None:
                 progress(high, head.height - 1)
-        if not _holds_txs(reader, head.height) or not _newer(verifier, head.height, deadline):
+        busy_head = _holds_txs(reader, head.height)
+        if not busy_head or not _newer(verifier, head.height, deadline):
             break
-    waiting = head.height if _holds_txs(reader, head.height) else 0
+    waiting = head.height if busy_head else 0
     return SyncReport(start, reached, busy, found, index.count(), waiting)
 
 

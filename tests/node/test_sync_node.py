@@ -341,3 +341,35 @@ def test_an_interrupted_sync_keeps_what_it_proved_and_carries_on(
     home.ok("sync")
     fresh = stranger(gno_node, tmp_path / "fresh")
     assert home.json("log", "--realm") == fresh.json("log", "--realm")
+
+
+def test_a_forged_game_is_caught_on_a_chain_that_makes_empty_blocks(
+    c4_bin: str, gno_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`c4 node start`'s gnoland makes a block every second, transactions or not: the
+    height moves between two looks, the realm does not, and a forgery still stands
+    out (exit 4), while the honest node's game is verified."""
+    from node.test_node_command import c4
+
+    home = tmp_path / "home"
+    for name in ("alice", "bob"):
+        assert c4(c4_bin, home, gno_env, "keys", "add", name).returncode == 0
+    started = c4(c4_bin, home, gno_env, "node", "start", "--json")
+    assert started.returncode == 0, started.stderr
+    try:
+        url = json.loads(started.stdout)["url"]
+        offered = c4(c4_bin, home, gno_env, "offer", "--stake", "1gnot", "alice", "--json")
+        assert offered.returncode == 0, offered.stderr
+        assert c4(c4_bin, home, gno_env, "sync").returncode == 0
+        time.sleep(2.5)  # empty blocks on top of the history
+        shown = c4(c4_bin, home, gno_env, "show", "1", "--json")
+        assert shown.returncode == 0 and json.loads(shown.stdout)["verified"] is True
+        stake = '\\"stake\\":1000000'
+        with proxy_for(url) as proxy:
+            forge = forged_game(lambda text: text.replace(stake, '\\"stake\\":1', 1))
+            proxy.rules["abci_query"] = forge
+            result = c4(c4_bin, home, gno_env, "--remote", proxy.url, "show", "1")
+        assert result.returncode == 4, (result.stdout, result.stderr)
+        assert "game 1: the node says stake is 1" in result.stderr, result.stderr
+    finally:
+        c4(c4_bin, home, gno_env, "node", "stop")
