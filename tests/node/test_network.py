@@ -446,3 +446,23 @@ def test_one_stolen_key_of_four_forges_nothing(net: Network, tmp_path: Path) -> 
     # The send did land (the proxy passed it on): the honest nodes prove it, once.
     (landed,) = [tx for block in home.json("log") for tx in block["txs"]]
     assert landed["tx_status"] == "landed"
+
+
+def test_the_realms_history_from_four_validators_the_first_one_killed(
+    net: Network, tmp_path: Path
+) -> None:
+    """A home that played nothing syncs the realm's history through the validators it
+    is bound to, the first of them killed: the blocks come from the others,
+    each held to the same signed headers, and the history equals one read through
+    another validator; the game shows verified, with its whole move list."""
+    player = net.through(tmp_path / "player", 0)
+    started = start_game(player, "4545454")
+    reader = net.through(tmp_path / "reader", 1)
+    net.kill(1)
+    synced = reader.json("sync")
+    assert synced["deployed"] is not None and synced["txs"] >= 11
+    history = reader.json("log", "--realm")
+    other = net.through(tmp_path / "other", 2)
+    assert other.json("log", "--realm") == history
+    shown = reader.json("show", started.id)
+    assert shown["verified"] is True and shown["moves"] == "4545454"
