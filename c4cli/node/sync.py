@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from c4cli.address import package_address
-from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, Caught, IndexedTx
+from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, Caught, IndexedTx, Proven
 from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.answers import Header
@@ -125,16 +125,19 @@ def sync(
     deadline = wallclock.monotonic() + wait
     while True:
         head = verifier.latest()
+        busy_head: bool | None = None  # whether the head holds transactions, once known
         while reached.height < head.height - 1:
             low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
-            rows, top, holding = _chunk(reader, verifier, reached, low, high)
-            deployed = next((row.height for row in rows if row.kind == DEPLOY and row.ok), 0)
-            reached = Synced(reached.first, high, top, reached.deployed or deployed)
-            index.append(rows, reached)
-            busy, found = busy + holding, found + len(rows)
+            done = _chunk(reader, verifier, reached, low, high, head)
+            deployed = next((r.height for r in done.rows if r.kind == DEPLOY and r.ok), 0)
+            reached = Synced(reached.first, high, done.top, reached.deployed or deployed)
+            index.append(done.rows, reached)
+            busy, found = busy + done.busy, found + len(done.rows)
+            busy_head = done.busy_above
             if progress is not None:
                 progress(high, head.height - 1)
-        busy_head = _holds_txs(reader, head.height)
+        if busy_head is None:
+            busy_head = _holds_txs(reader, head.height)
         if not busy_head or not _newer(verifier, head.height, deadline):
             break
     waiting = head.height if busy_head else 0
@@ -162,26 +165,42 @@ def _newer(verifier: Verifier, height: int, deadline: float) -> bool:
     return False
 
 
+class Chunk(NamedTuple):
+    """What a chunk of blocks held: the realm's transactions, its last block's proven
+    hash (hex), how many of its blocks held transactions, and whether the block above
+    it did (the head's, when the chunk ends below it)."""
+
+    rows: list[IndexedTx]
+    top: str
+    busy: int
+    busy_above: bool
+
+
 def _chunk(
-    reader: NodeReader, verifier: Verifier, below: Synced, low: int, high: int
-) -> tuple[list[IndexedTx], str, int]:
-    """The realm's transactions in blocks ``low`` to ``high``, every one proven; block
-    ``high``'s proven hash (hex), and how many of the blocks held transactions."""
+    reader: NodeReader, verifier: Verifier, below: Synced, low: int, high: int, head: Proven
+) -> Chunk:
+    """The realm's transactions in blocks ``low`` to ``high``, every one proven. Block
+    ``high + 1``'s header is proven by its commit, asked with the metas, or, when it
+    is the ``head`` the light client proved already, by that head's hash."""
     node = reader.redacted
     ranges = [(lo, min(lo + METAS - 1, high + 1)) for lo in range(low, high + 2, METAS)]
     asked = [RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(b)}) for a, b in ranges]
-    *listed, signed = reader.transport.calls([*asked, RpcCall("commit", {"height": str(high + 1)})])
-    headers: dict[int, Header] = {}
-    for answer in [*listed, signed]:
+    on_head = head.height == high + 1
+    if not on_head:
+        asked.append(RpcCall("commit", {"height": str(high + 1)}))
+    found = reader.transport.calls(asked)
+    for answer in found:
         if isinstance(answer, Unreachable):
             raise answer
+    listed = found[: len(ranges)]
+    headers: dict[int, Header] = {}
     for answer in listed:
         for meta in answers.block_metas(node, answer):
             headers[answers.int64(meta.header["height"])] = meta.header
     if set(headers) != set(range(low, high + 2)):
         raise Unreachable(f"{node} did not list blocks {low} to {high + 1}")
-    proven = verifier.header(*signed_of(node, signed))
-    hashes, before = _hash_chain(headers, low, high, bytes.fromhex(proven.block_hash))
+    top = head if on_head else verifier.header(*signed_of(node, found[-1]))
+    hashes, before = _hash_chain(headers, low, high, bytes.fromhex(top.block_hash))
     if below.height and before != bytes.fromhex(below.block_hash):
         raise Unverified(
             f"block {low} as {node} gave it does not follow block {below.height} as this "
@@ -189,7 +208,8 @@ def _chunk(
         )
     busy = [h for h in range(low, high + 1) if answers.int64(headers[h]["num_txs"]) > 0]
     rows = _realm_txs(reader, headers, hashes, busy)
-    return rows, hashes[high].hex().upper(), len(busy)
+    above = answers.int64(headers[high + 1]["num_txs"]) > 0
+    return Chunk(rows, hashes[high].hex().upper(), len(busy), above)
 
 
 def _hash_chain(
