@@ -90,7 +90,9 @@ class IndexedTx(NamedTuple):
     func: str  # the realm functions called, comma-separated ("" for other kinds)
     error: str  # the refusal's log, "" when it was delivered
     tx: bytes  # its amino bytes
-    result: dict[str, Any]  # its ResponseDeliverTx as the node's amino JSON wrote it
+    # Its ResponseDeliverTx as the node's amino JSON wrote it, for what is not replayed
+    # (run, unknown: the events that say it reached the realm); {} for the rest.
+    result: dict[str, Any]
 
     @property
     def ok(self) -> bool:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.console import Console
 from rich.progress import Progress
 
 from c4cli.cli.invocation import current
@@ -152,7 +153,7 @@ def _bar(as_json: bool) -> Iterator[Callable[[int, int], None] | None]:
     if as_json or not sys.stderr.isatty():
         yield None
         return
-    with Progress(transient=True, console=None) as bar:
+    with Progress(transient=True, console=Console(stderr=True)) as bar:
         task: list[Any] = []
 
         def advance(reached: int, target: int) -> None:

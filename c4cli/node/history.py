@@ -149,6 +149,13 @@ class RealmIndex:
                 db.execute("ROLLBACK")
             raise
 
+    def settle(self) -> None:
+        """Fold the write-ahead log into the file and empty it, once a sync is done: the
+        history on disk is its rows, not the pages its chunks wrote on the way."""
+        if self._db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
     # -- reading ------------------------------------------------------------------------
 
     def txs(self, *, signer: str = "", kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:

@@ -141,6 +141,7 @@ def sync(
         if not busy_head or not _newer(verifier, head.height, deadline):
             break
     waiting = head.height if busy_head else 0
+    index.settle()
     return SyncReport(start, reached, busy, found, index.count(), waiting)
 
 
@@ -314,10 +315,14 @@ def _row(
         signer = msg_signer(msgs[0]) if msgs else ""
     except ValueError:
         signer = ""
+    kind = _main(kinds)
+    # A call's or a send's fate is its error (proven with the block's results); what is
+    # not replayed keeps its whole result: the events that say it reached the realm.
+    kept = result if kind in (RUN, UNKNOWN) else {}
     return IndexedTx(
         height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
-        _main(kinds), signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
-        error, raw, result,
+        kind, signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
+        error, raw, kept,
     )  # fmt: skip
 
 
