@@ -15,7 +15,9 @@ the next sync read the blocks again.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
@@ -26,14 +28,15 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# A row is what the replay and the listings read, in the chain's order (the table is
+# its own index); a transaction's hash is the sha256 of its bytes, made again on reading.
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS txs (
     height INTEGER NOT NULL,
     position INTEGER NOT NULL,
     time INTEGER NOT NULL,
-    hash TEXT NOT NULL,
     kind TEXT NOT NULL,
     signer TEXT NOT NULL,
     session TEXT NOT NULL,
@@ -42,9 +45,7 @@ CREATE TABLE IF NOT EXISTS txs (
     tx BLOB NOT NULL,
     result TEXT NOT NULL,
     PRIMARY KEY (height, position)
-);
-CREATE INDEX IF NOT EXISTS txs_by_signer ON txs (signer, height);
-CREATE INDEX IF NOT EXISTS txs_by_hash ON txs (hash);
+) WITHOUT ROWID;
 """
 
 
@@ -79,6 +80,11 @@ class RealmIndex:
         try:
             db = sqlite3.connect(self.path, isolation_level=None, timeout=60)
             db.execute("PRAGMA journal_mode=WAL")
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version != SCHEMA_VERSION:
+                # Another version's rows (or none yet): read the blocks again.
+                db.executescript("DROP TABLE IF EXISTS txs; DROP TABLE IF EXISTS meta;")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.executescript(SCHEMA)
             self._check(db)
         except sqlite3.Error as exc:
@@ -92,11 +98,7 @@ class RealmIndex:
     def _check(self, db: sqlite3.Connection) -> None:
         """The file is this chain's and realm's, written by this schema (or new)."""
         known = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        wanted = {
-            "schema": str(SCHEMA_VERSION),
-            "chain_id": self.chain_id,
-            "realm_path": self.realm_path,
-        }
+        wanted = {"chain_id": self.chain_id, "realm_path": self.realm_path}
         if not known:
             db.executemany("INSERT INTO meta VALUES (?, ?)", wanted.items())
             return
@@ -104,7 +106,7 @@ class RealmIndex:
             if known.get(key) != value:
                 raise HomeDamaged(
                     f"it holds the history of {known.get('realm_path')!r} on chain "
-                    f"{known.get('chain_id')!r} (schema {known.get('schema')}), not of "
+                    f"{known.get('chain_id')!r}, not of "
                     f"{self.realm_path!r} on {self.chain_id!r}: delete it and sync again",
                     file=self.path,
                 )
@@ -136,9 +138,13 @@ class RealmIndex:
         try:
             db.execute("BEGIN IMMEDIATE")
             db.executemany(
-                "INSERT OR REPLACE INTO txs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(*row[:-1], json.dumps(row.result, separators=(",", ":"))) for row in rows],
-            )
+                "INSERT OR REPLACE INTO txs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (row.height, row.position, row.time, row.kind, row.signer, row.session,
+                     row.func, row.error, row.tx, json.dumps(row.result, separators=(",", ":")))
+                    for row in rows
+                ],
+            )  # fmt: skip
             db.executemany(
                 "INSERT OR REPLACE INTO meta VALUES (?, ?)",
                 [(key, str(value)) for key, value in reached._asdict().items()],
@@ -158,28 +164,14 @@ class RealmIndex:
 
     # -- reading ------------------------------------------------------------------------
 
-    def txs(self, *, signer: str = "", kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        """The kept transactions in the chain's order; of one signer, of some kinds."""
+    def txs(self, *, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
+        """The kept transactions in the chain's order (of some kinds)."""
         db = self._connect(create=False)
         if db is None:
             return
-        where, args = [], []
-        if signer:
-            where.append("signer = ?")
-            args.append(signer)
-        if kinds:
-            where.append(f"kind IN ({', '.join('?' for _ in kinds)})")
-            args.extend(kinds)
-        clause = f" WHERE {' AND '.join(where)}" if where else ""
-        for row in db.execute(f"SELECT * FROM txs{clause} ORDER BY height, position", args):
+        clause = f" WHERE kind IN ({', '.join('?' for _ in kinds)})" if kinds else ""
+        for row in db.execute(f"SELECT * FROM txs{clause} ORDER BY height, position", kinds):
             yield _row(row)
-
-    def find(self, tx_hash: str) -> IndexedTx | None:
-        db = self._connect(create=False)
-        if db is None:
-            return None
-        row = db.execute("SELECT * FROM txs WHERE hash = ?", (tx_hash,)).fetchone()
-        return None if row is None else _row(row)
 
     def count(self) -> int:
         db = self._connect(create=False)
@@ -187,4 +179,9 @@ class RealmIndex:
 
 
 def _row(row: tuple[Any, ...]) -> IndexedTx:
-    return IndexedTx._make((*row[:-1], json.loads(row[-1])))
+    height, position, time, kind, signer, session, func, error, tx, result = row
+    tx_hash = base64.b64encode(hashlib.sha256(tx).digest()).decode()
+    return IndexedTx(
+        height, position, time, tx_hash, kind, signer, session, func, error, tx,
+        json.loads(result),
+    )  # fmt: skip
