@@ -28,6 +28,7 @@ import argparse
 import json
 import os
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -131,9 +132,16 @@ def measure(node: GnoNode, folder: Path, options: argparse.Namespace, made: int)
     index = Path(str(document["index"]))
     size = sum(p.stat().st_size for p in (index, Path(f"{index}-wal")) if p.exists())
     txs = int(str(document["txs"]))
+    with sqlite3.connect(index) as db:  # the deployment's source, once a chain: set apart
+        deployed = db.execute("SELECT COALESCE(SUM(LENGTH(tx)), 0) FROM txs WHERE kind = 'deploy'")
+        source = int(deployed.fetchone()[0])
+    each = (size - source) / max(txs - 1, 1)
     print(f"near the node: {seconds:.2f} s, {document['read']}, peak RSS {peak:.0f} MiB")
-    print(f"index: {size / 1024:.0f} KiB for {txs} transactions, {size / max(txs, 1):.0f} B each")
-    print(f"  100,000 transactions: about {size / max(txs, 1) * 100_000 / 2**20:.0f} MiB")
+    print(
+        f"index: {size / 1024:.0f} KiB for {txs} transactions ({source / 1024:.0f} KiB of them "
+        f"the deployment's source); {each:.0f} B a transaction beside it"
+    )
+    print(f"  100,000 transactions: about {each * 100_000 / 2**20:.0f} MiB")
     port = int(node.url.rsplit(":", 1)[1])
     link = Link(port, rtt_ms=options.rtt, tls=options.tls, folder=folder)
     env = {"SSL_CERT_FILE": str(link.cert_file)} if options.tls else {}
