@@ -58,6 +58,7 @@ class Checker:
 
     def __init__(self, history: RealmHistory) -> None:
         self.history = history
+        self.held: set[str] = set()  # expressions whose answers equalled the mirror's
         self.unchecked: dict[str, str] = {}  # expression: why it is the node's word
         self._done: Computed | None = None
 
@@ -81,6 +82,7 @@ class Checker:
             if ours is None:
                 return  # an expression the mirror does not make: the node's word
             if ours == value:
+                self.held.add(expression)
                 self.unchecked.pop(expression, None)
                 return
             value = again()  # the node may have moved on since the history was read
@@ -89,17 +91,20 @@ class Checker:
                 # No transaction of the realm since: its state stands (blocks without
                 # one, empty or not, change nothing of it), and the node's must be it.
                 if ours == value:
+                    self.held.add(expression)
                     return
                 raise Unverified(_difference(expression, value, ours, caught.height))
             self._done = None  # the history grew: the state again, from it
         self.unchecked[expression] = "the realm changed while the node and its blocks were read"
 
     def game(self, game_id: int) -> GameCheck:
-        """How game ``game_id``, read through this checker, stands."""
+        """How game ``game_id``, read through this checker, stands: verified only once
+        its GameJSON was held to the mirror's."""
         done = self.computed()
-        why = self.unchecked.get(f"GameJSON({game_id})", "")
-        if done.state is None or why:
-            return GameCheck(False, why or done.unknown, done.height, None)
+        expression = f"GameJSON({game_id})"
+        if done.state is None or expression not in self.held:
+            why = self.unchecked.get(expression) or done.unknown or "not held to the history"
+            return GameCheck(False, why, done.height, None)
         return GameCheck(True, "", done.height, game_calls(done, game_id))
 
 

@@ -47,7 +47,7 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
     \b
     Example:
       c4 sync
-      c4 sync --json | jq .found
+      c4 sync --json | jq .read.found
     """
     report, index = brought_up(home, as_json, from_height)
     reached = report.reached
