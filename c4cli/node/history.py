@@ -1,9 +1,9 @@
 """The realm's history on a node, kept in the home: every transaction that touched it.
 
-`c4 sync` (:mod:`c4cli.node.sync`) reads a node's blocks from the realm's deployment
-to its verified head and keeps, of each block proven by the validators' signatures,
-the transactions that called the realm, deployed it, sent coins to it, or ran code
-that touched it (with their results, proven by the next header). :class:`RealmIndex`
+`c4 sync` (:mod:`c4cli.node.sync`) reads a node's blocks from the first (or
+``--from``) to its verified head and keeps, of each block proven by the validators'
+signatures, the transactions that called the realm, deployed it, sent coins to it,
+or reached it otherwise (with their fates, proven by the next header). :class:`RealmIndex`
 is that index: one SQLite file a chain and realm, written a whole chunk of blocks at
 a time in one SQLite transaction, with the height and hash of the last block read.
 Ctrl-C, a dead node or a full disk leave it at the last chunk it holds whole, and the
