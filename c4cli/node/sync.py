@@ -239,7 +239,8 @@ def _realm_txs(
     results: the blocks held to their data hashes, the results to the next headers.
     Every busy block's results are read: a call from another realm, or code run once,
     reaches the realm too, and only the events say so."""
-    node, realm = reader.redacted, reader.realm_path
+    node = reader.redacted
+    realm = Kept(reader.realm_path, package_address(reader.realm_path))  # once a chunk
     blocks: dict[int, list[str]] = {}
     for height, answer in by_height(reader, "block", busy):
         block = answers.block(node, answer)
@@ -277,13 +278,20 @@ def _decode(raw: bytes) -> Tx | None:
         return None  # bytes the chain took that c4 cannot read: judged by their events
 
 
-def _msg_kind(msg: Any, realm: str) -> str | None:
+class Kept(NamedTuple):
+    """The realm a sync keeps the history of: its path and its address."""
+
+    path: str
+    address: str
+
+
+def _msg_kind(msg: Any, realm: Kept) -> str | None:
     kind = msg.get("@type")
-    if kind == MSG_CALL and msg.get("pkg_path") == realm:
+    if kind == MSG_CALL and msg.get("pkg_path") == realm.path:
         return CALL
-    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm:
+    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm.path:
         return DEPLOY
-    if kind == MSG_SEND and msg.get("to_address") == package_address(realm):
+    if kind == MSG_SEND and msg.get("to_address") == realm.address:
         return SEND
     if kind not in (MSG_CALL, MSG_SEND, MSG_ADD_PACKAGE, MSG_RUN) and "amino" in msg:
         return UNKNOWN
@@ -291,13 +299,14 @@ def _msg_kind(msg: Any, realm: str) -> str | None:
 
 
 def _row(
-    realm: str, height: int, place: int, time: int, text: str, result: Any
+    realm: Kept, height: int, place: int, time: int, text: str, result: Any
 ) -> IndexedTx | None:
     """The index's row of one transaction, or None when it did not touch the realm."""
     raw = base64.b64decode(text)
     tx = _decode(raw)
     msgs = [] if tx is None else tx["msg"]
-    kinds = [kind for msg in msgs if (kind := _msg_kind(msg, realm))]
+    found = [_msg_kind(msg, realm) for msg in msgs]
+    kinds = [kind for kind in found if kind]
     touched = _touches(result, realm)
     if touched and not kinds:
         # Code run once, a call through another realm, bytes c4 cannot read: the
@@ -309,7 +318,7 @@ def _row(
         return None
     base = result.get("ResponseBase") or {}
     error = str(base.get("Log") or "refused") if base.get("Error") else ""
-    funcs = [str(m.get("func")) for m in msgs if _msg_kind(m, realm) == CALL]
+    funcs = [str(m.get("func")) for m, kind in zip(msgs, found, strict=True) if kind == CALL]
     signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
     try:
         signer = msg_signer(msgs[0]) if msgs else ""
@@ -334,12 +343,12 @@ def _main(kinds: Sequence[str]) -> str:
     return kinds[0]
 
 
-def _touches(result: Any, realm: str) -> bool:
+def _touches(result: Any, realm: Kept) -> bool:
     """Whether a result's events come from the realm or move its coins."""
-    address = package_address(realm)
     base = result.get("ResponseBase") or {}
     for event in base.get("Events") or []:
-        if event.get("pkg_path") == realm or address in (event.get("from"), event.get("to")):
+        moved = realm.address in (event.get("from"), event.get("to"))
+        if event.get("pkg_path") == realm.path or moved:
             return True
     return False
 
