@@ -15,6 +15,7 @@ from c4cli.chain.clock import format_time
 from c4cli.chain.trust import IndexedTx
 from c4cli.client import connect
 from c4cli.errors import BadInput
+from c4cli.home.config import read_remote
 from c4cli.node.history import RealmIndex
 from c4cli.node.reader import NodeReader
 from c4cli.node.sync import NodeHistory, Progress, SyncReport
@@ -44,6 +45,11 @@ def synced(
             "the local chain has nothing to sync: its own log holds every block (c4 log lists them)"
         )
     if reader.verifier is None:
+        if read_remote(home) is None:
+            raise BadInput(
+                "this home is bound to no node: the realm's history is kept by a home "
+                "bound to one, which trusts a validator set to prove its blocks by"
+            )
         raise BadInput(
             "this home takes its node's word: the realm's history keeps only blocks the "
             "validators signed, and the home trusts no validator set to hold them to"

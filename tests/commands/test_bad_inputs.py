@@ -78,7 +78,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "node stop": [(["--validator", "x"], 2)],
     "node status": [(["--remote", UNREACHABLE], 2)],
     "trust": [([], 2), (["--remote", UNREACHABLE], 2)],  # a local chain: no set to trust
-    "sync": [([], 2), (["--from", "0"], 2)],
+    "sync": [([], 2), (["--from", "0"], 2), (["--remote", UNREACHABLE], 2)],
     "audit": [(["extra"], 2)],  # a local chain: its log holds every block
     "node logs": [([], 2), (["--validator", "-1"], 2)],
     "demo": [(["--home", "{folder}/home"], 2)],
