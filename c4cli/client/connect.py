@@ -295,7 +295,7 @@ def _historian(home: Path, chain_id: str, realm_path: str) -> Historian:
             return None  # a query of a home that keeps no history loads none of it
         from c4cli.node import sync
 
-        return sync.NodeHistory(reader, path)
+        return sync.NodeHistory(reader, path, chain_id)
 
     return open_history
 

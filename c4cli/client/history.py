@@ -54,7 +54,8 @@ def synced(
             "this home takes its node's word: the realm's history keeps only blocks the "
             "validators signed, and the home trusts no validator set to hold them to"
         )
-    history = NodeHistory(reader, connect.history_path(home, reader.chain_id, reader.realm_path))
+    chain_id = reader.chain_id
+    history = NodeHistory(reader, connect.history_path(home, chain_id, reader.realm_path), chain_id)
     return history.sync(first, progress), history.index
 
 

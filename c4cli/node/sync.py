@@ -2,18 +2,20 @@
 
 The blocks are read in chunks, oldest first. For a chunk of blocks ``a`` to ``b``:
 
-1. one request asks the metas of blocks ``a`` to ``b + 1`` (20 a ``blockchain`` call)
-   and the commit of block ``b + 1``; that header is proven by the validators'
-   signatures (the light client, :class:`~c4cli.node.verify.Verifier`), and each
-   header below it by the hash chain: block ``h``'s header must hash to the
-   ``last_block_id`` of block ``h + 1``, down to ``a``, whose own must be the hash of
-   the last block the index holds;
+1. one request asks the metas of blocks ``a`` to ``b + 1`` (20 a ``blockchain``
+   call, 999 blocks a chunk) and the commit of block ``b + 1``; that header is proven
+   by the validators' signatures (the light client,
+   :class:`~c4cli.node.verify.Verifier`), and each header below it by the hash chain:
+   block ``h``'s header must hash to the ``last_block_id`` of block ``h + 1``, down to
+   ``a``, whose own must be the hash of the last block the index holds (a history
+   brought up again asks its next blocks' metas with the head's commit: a command
+   on a synced home pays one request for the blocks made since);
 2. the blocks that hold transactions (a meta's ``num_txs``; empty ones are never
-   fetched) are fetched and held to their proven header's ``data_hash``;
-3. their results are fetched and held to block ``h + 1``'s ``last_results_hash``:
-   each transaction's delivery or refusal is the one committed (every such block's:
-   a call through another realm, or code run once, reaches the realm too, and only
-   its events say so);
+   fetched) are fetched with their results, 50 blocks a request; each block is held
+   to its proven header's ``data_hash``,
+3. and its results to block ``h + 1``'s ``last_results_hash``: each transaction's
+   delivery or refusal is the one committed (every such block's: a call through
+   another realm, or code run once, reaches the realm too, and only its events say so);
 4. the transactions that touched the realm are written with the chunk's end in one
    SQLite transaction (:class:`~c4cli.node.history.RealmIndex`).
 
@@ -38,13 +40,17 @@ from c4cli.node import answers
 from c4cli.node.answers import Header
 from c4cli.node.history import RealmIndex, Synced
 from c4cli.node.light import Unencodable, data_hash, header_hash
-from c4cli.node.reader import CALLS, METAS, NodeReader, by_height
+from c4cli.node.reader import METAS, NodeReader
 from c4cli.node.transport import RpcCall
 from c4cli.node.verify import Verifier, results_committed, signed_of
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
 
-CHUNK = METAS * CALLS - 1  # blocks a step: their metas and the next one's in one batch
+# A sync's requests are longer than a command's (tm2 takes 1000 calls a batch by
+# default; a node that takes fewer says so, and is asked in shorter ones).
+BATCH = 100  # calls a request: blocks and their results
+CHUNK = METAS * 50 - 1  # blocks a step: their metas and the next one's in one request
+RIDE = 3  # calls of metas asked with the head's commit when a history is brought up
 RESULTS_WAIT = 3.0  # seconds a head holding transactions waits for the block after it
 
 Progress = Callable[[int, int], None]  # (the block reached, the block to reach)
@@ -67,9 +73,9 @@ class NodeHistory:
     """A node home's history of its realm (the RealmHistory interface): the index in
     the home, brought up to the node's proven head on demand."""
 
-    def __init__(self, reader: NodeReader, path: Path) -> None:
-        self.reader = reader
-        self.index = RealmIndex(path, reader.chain_id, reader.realm_path)
+    def __init__(self, reader: NodeReader, path: Path, chain_id: str) -> None:
+        self.reader = reader  # its chain is checked to be ``chain_id`` by its first read
+        self.index = RealmIndex(path, chain_id, reader.realm_path)
         self._memo: dict[str, Any] = {}
 
     @property
@@ -124,11 +130,13 @@ def sync(
     busy = found = 0
     deadline = wallclock.monotonic() + wait
     while True:
-        head = verifier.latest()
+        head, known = _head(reader, verifier, reached.height + 1 if was.height else 0)
         busy_head: bool | None = None  # whether the head holds transactions, once known
+        if head.height in known:
+            busy_head = answers.int64(known[head.height]["num_txs"]) > 0
         while reached.height < head.height - 1:
             low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
-            done = _chunk(reader, verifier, reached, low, high, head)
+            done = _chunk(reader, verifier, reached, low, high, head, known)
             deployed = next((r.height for r in done.rows if r.kind == DEPLOY and r.ok), 0)
             reached = Synced(reached.first, high, done.top, reached.deployed or deployed)
             index.append(done.rows, reached)
@@ -143,6 +151,26 @@ def sync(
     waiting = head.height if busy_head else 0
     index.settle()
     return SyncReport(start, reached, busy, found, index.count(), waiting)
+
+
+def _head(reader: NodeReader, verifier: Verifier, low: int) -> tuple[Proven, dict[int, Header]]:
+    """The node's proven head; with it, from block ``low`` on when ``low`` is given (a
+    history brought up again), :data:`RIDE` calls of metas asked in the same request:
+    the blocks made since the last sync, often all of them, at no round trip more."""
+    if not low:
+        return verifier.latest(), {}
+    asked = [
+        RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(a + METAS - 1)})
+        for a in range(low, low + RIDE * METAS, METAS)
+    ]
+    head = verifier.latest(asked)
+    known: dict[int, Header] = {}
+    for answer in verifier.rode:
+        if isinstance(answer, Unreachable):
+            break  # blocks past the node's last (tm2 refuses a minimum above it)
+        for meta in answers.block_metas(reader.redacted, answer):
+            known[answers.int64(meta.header["height"])] = meta.header
+    return head, known
 
 
 def _holds_txs(reader: NodeReader, height: int) -> bool:
@@ -178,27 +206,37 @@ class Chunk(NamedTuple):
 
 
 def _chunk(
-    reader: NodeReader, verifier: Verifier, below: Synced, low: int, high: int, head: Proven
+    reader: NodeReader,
+    verifier: Verifier,
+    below: Synced,
+    low: int,
+    high: int,
+    head: Proven,
+    known: dict[int, Header],
 ) -> Chunk:
     """The realm's transactions in blocks ``low`` to ``high``, every one proven. Block
     ``high + 1``'s header is proven by its commit, asked with the metas, or, when it
-    is the ``head`` the light client proved already, by that head's hash."""
+    is the ``head`` the light client proved already, by that head's hash. The metas
+    that came with the head (``known``) are not asked again."""
     node = reader.redacted
-    ranges = [(lo, min(lo + METAS - 1, high + 1)) for lo in range(low, high + 2, METAS)]
-    asked = [RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(b)}) for a, b in ranges]
+    wanted = range(low, high + 2)
     on_head = head.height == high + 1
-    if not on_head:
-        asked.append(RpcCall("commit", {"height": str(high + 1)}))
-    found = reader.transport.calls(asked)
-    for answer in found:
-        if isinstance(answer, Unreachable):
-            raise answer
-    listed = found[: len(ranges)]
-    headers: dict[int, Header] = {}
-    for answer in listed:
-        for meta in answers.block_metas(node, answer):
-            headers[answers.int64(meta.header["height"])] = meta.header
-    if set(headers) != set(range(low, high + 2)):
+    headers = {h: known[h] for h in wanted if h in known}
+    found: list[Any] = []
+    if not on_head or len(headers) < len(wanted):
+        ranges = [(lo, min(lo + METAS - 1, high + 1)) for lo in range(low, high + 2, METAS)]
+        found = reader.transport.calls(
+            [RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(b)}) for a, b in ranges]
+            + ([] if on_head else [RpcCall("commit", {"height": str(high + 1)})])
+        )
+        for answer in found:
+            if isinstance(answer, Unreachable):
+                raise answer
+        headers = {}
+        for answer in found[: len(ranges)]:
+            for meta in answers.block_metas(node, answer):
+                headers[answers.int64(meta.header["height"])] = meta.header
+    if not set(wanted) <= set(headers):
         raise Unreachable(f"{node} did not list blocks {low} to {high + 1}")
     top = head if on_head else verifier.header(*signed_of(node, found[-1]))
     hashes, before = _hash_chain(headers, low, high, bytes.fromhex(top.block_hash))
@@ -238,37 +276,61 @@ def _realm_txs(
     """The transactions of the ``busy`` blocks that touched the realm, with their
     results: the blocks held to their data hashes, the results to the next headers.
     Every busy block's results are read: a call from another realm, or code run once,
-    reaches the realm too, and only the events say so."""
-    node = reader.redacted
+    reaches the realm too, and only the events say so. A block and its results are
+    asked in one request, :data:`BATCH` calls a request."""
     realm = Kept(reader.realm_path, package_address(reader.realm_path))  # once a chunk
-    blocks: dict[int, list[str]] = {}
-    for height, answer in by_height(reader, "block", busy):
-        block = answers.block(node, answer)
-        if header_hash(block.header) != hashes[height]:
-            raise Unverified(f"block {height} as {node} gave it is not the block proven")
-        if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
-            raise Unverified(f"block {height}: its transactions do not hash to its data hash")
-        blocks[height] = block.txs
     rows: list[IndexedTx] = []
-    for height, answer in by_height(reader, "block_results", busy):
-        results = answers.block_results(node, height, answer)
-        if len(results) != len(blocks[height]):
-            raise Unverified(
-                f"block {height}: {node} gave {len(results)} results for {len(blocks[height])} txs"
+    step = BATCH // 2
+    for part in range(0, len(busy), step):
+        heights = busy[part : part + step]
+        asked = [
+            RpcCall(m, {"height": str(h)}) for h in heights for m in ("block", "block_results")
+        ]
+        found = reader.transport.calls(asked)
+        for answer in found:
+            if isinstance(answer, Unreachable):
+                raise answer
+        for at, height in enumerate(heights):
+            block, results = found[2 * at], found[2 * at + 1]
+            rows.extend(
+                _block_rows(reader.redacted, realm, headers, hashes, height, block, results)
             )
-        try:
-            results_committed(node, height, results, headers[height + 1])
-        except Unencodable as unknown:
-            raise Unreachable(
-                f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
-                "next header: nothing after it is proven"
-            ) from None
-        time = answers.unix_time(headers[height]["time"])
-        for place, text in enumerate(blocks[height]):
-            row = _row(realm, height, place, time, text, results[place])
-            if row is not None:
-                rows.append(row)
     return rows
+
+
+def _block_rows(
+    node: str,
+    realm: Kept,
+    headers: dict[int, Header],
+    hashes: dict[int, bytes],
+    height: int,
+    block_answer: Any,
+    results_answer: Any,
+) -> Iterator[IndexedTx]:
+    """Block ``height``'s transactions that touched the realm, the block held to its
+    proven header and its data hash, its results to the next header."""
+    block = answers.block(node, block_answer)
+    if header_hash(block.header) != hashes[height]:
+        raise Unverified(f"block {height} as {node} gave it is not the block proven")
+    if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
+        raise Unverified(f"block {height}: its transactions do not hash to its data hash")
+    results = answers.block_results(node, height, results_answer)
+    if len(results) != len(block.txs):
+        raise Unverified(
+            f"block {height}: {node} gave {len(results)} results for {len(block.txs)} txs"
+        )
+    try:
+        results_committed(node, height, results, headers[height + 1])
+    except Unencodable as unknown:
+        raise Unreachable(
+            f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
+            "next header: nothing after it is proven"
+        ) from None
+    time = answers.unix_time(headers[height]["time"])
+    for place, text in enumerate(block.txs):
+        row = _row(realm, height, place, time, text, results[place])
+        if row is not None:
+            yield row
 
 
 def _decode(raw: bytes) -> Tx | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time as wallclock
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
@@ -54,6 +55,14 @@ class OtherChain(Unreachable):
     """A URL that leads to another chain: never skipped over, always refused."""
 
 
+class TooLong(Unreachable):
+    """A node's refusal of a batch longer than it takes: a read is asked in shorter."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the node takes at most {limit} calls a batch")
+        self.limit = limit
+
+
 class Unusable(Unreachable):
     """A node of the right chain that cannot serve now (catching up, or behind what
     this home has seen): the next URL is asked, if the home has another."""
@@ -69,6 +78,8 @@ def split_urls(text: str) -> list[str]:
     return [url.strip() for url in text.split(",") if url.strip()]
 
 
+# tm2's refusal of a batch longer than its max_batch_requests (1000 by default)
+TOO_LONG = re.compile(r"batch of \d+ requests exceeds the limit of (\d+)")
 METHOD_NOT_FOUND = -32601  # JSON-RPC 2.0's code for a method the server does not have
 NO_METHOD = "no method"
 
@@ -130,6 +141,7 @@ class Transport:
         self._status: answers.NodeStatus | None = None  # the last status, and when it came
         self._status_at = 0.0
         self.takes_batches = False  # whether the node answered a batch as one
+        self.batch_limit = 0  # the most calls a node took in one batch, once it refused more
         # The node's height when this command first checked the chain: a block that
         # existed before anything was sent, so nothing sent now can be in it or below.
         self.first_height = 0
@@ -219,7 +231,13 @@ class Transport:
     def _calls(self, calls: list[RpcCall], timeout: float | None) -> list[Any]:
         check = not self.checked
         asked = [RpcCall("status", {})] if check else []
-        found = self._batch(asked + calls, timeout, replayable=True)
+        try:
+            if self.batch_limit and len(asked + calls) > self.batch_limit:
+                raise TooLong(self.batch_limit)
+            found = self._batch(asked + calls, timeout, replayable=True)
+        except TooLong as refusal:
+            self.batch_limit = refusal.limit
+            return self._split(asked, calls, timeout)
         self.takes_batches = found is not None
         if found is None:
             if check:
@@ -228,6 +246,12 @@ class Transport:
         if check and self.check(found[0]):
             return [self._alone(call, timeout) for call in calls]
         return found[len(asked) :]
+
+    def _split(self, ask: list[RpcCall], calls: list[RpcCall], timeout: float | None) -> list[Any]:
+        """``calls`` in batches the node takes (the chain's check, ``ask``, in the first)."""
+        size, most = max(1, self.batch_limit - len(ask)), self.batch_limit
+        parts = [calls[:size]] + [calls[p : p + most] for p in range(size, len(calls), most)]
+        return [answer for part in parts for answer in self._calls(part, timeout)]
 
     def _alone(self, call: RpcCall, timeout: float | None) -> Any:
         try:
@@ -276,6 +300,10 @@ class Transport:
             documents = json.loads(raw)
         except ValueError:
             return None
+        if isinstance(documents, dict):
+            said = TOO_LONG.search(json.dumps(documents.get("error")))
+            if said and 0 < int(said[1]) < len(calls):
+                raise TooLong(int(said[1]))
         if not isinstance(documents, list) or len(documents) != len(calls):
             return None
         by_id = {doc.get("id"): doc for doc in documents if isinstance(doc, dict)}
@@ -345,9 +373,7 @@ class Transport:
         return waited
 
     def _caught_up(self, said: answers.NodeStatus) -> answers.NodeStatus:
-        """The status of a node behind this home's last landed transaction, once it has
-        reached that block (read-your-writes: a transaction sent through another node
-        is shown, or the node is passed over); it is given a moment to get there."""
+        """A node's status once it reached this home's last transaction's block."""
         deadline = wallclock.monotonic() + min(LAG_WAIT, self.timeout)
         while said.height < self.seen_height and wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)
@@ -364,16 +390,14 @@ class Transport:
         return said
 
     def ensure_checked(self) -> None:
-        """The chain behind the URL checked (on the next URL while one cannot serve),
-        unless it was already this command."""
+        """The chain behind the URL checked, once a command (the next URL if need be)."""
         if not self.checked:
             self.over_nodes(self.check)
 
     def saw(self, height: int) -> None:
-        """This command saw one of its transactions land in block ``height``: from now on
-        a node below it is behind what this home knows (read-your-writes). The node in
-        use is checked again before its next answer unless its last status reached
-        it; one met after a failover is held to it too."""
+        """This command saw one of its transactions land in block ``height``: a node below
+        it is behind what this home knows (read-your-writes), the one in use included,
+        unless its last status reached it."""
         if height <= self.seen_height:
             return
         self.seen_height = height

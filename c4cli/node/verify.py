@@ -47,7 +47,7 @@ from c4cli.node.light import (
     validators_hash,
     verify_commit,
 )
-from c4cli.node.transport import NO_METHOD, NodeSaid, Transport
+from c4cli.node.transport import NO_METHOD, NodeSaid, RpcCall, Transport
 
 FRESH = 0.5  # seconds a proven last block is the head before it is asked again
 BEHIND_WAIT = 3.0  # seconds a node whose last block is below the home's head is waited for
@@ -63,6 +63,7 @@ class Verifier:
         self._trusted: TrustedSet | None = None
         self._stored = 0  # the height trust.toml holds for the set
         self._latest: tuple[Proven, float] | None = None
+        self.rode: list[Any] = []  # the answers of what rode with the last head asked
 
     @property
     def redacted(self) -> str:
@@ -116,15 +117,18 @@ class Verifier:
             signed = self._signed(height)
         return self.header(header, signed[1])
 
-    def latest(self) -> Proven:
+    def latest(self, riders: Sequence[RpcCall] = ()) -> Proven:
         """The node's last block, proven (its height and time are the chain's); the one
-        proven last while under half a second old, as a status is kept."""
+        proven last while under half a second old, as a status is kept. ``riders``
+        are asked in the same request; their answers are :attr:`rode`."""
         if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
+            self.rode = self.transport.calls(riders) if riders else []
             return self._latest[0]
         deadline = wallclock.monotonic() + BEHIND_WAIT
         while True:
             # Asked first: the request that checks the chain carries it.
-            header, commit = signed_of(self.redacted, ask_commit(self.transport, 0))
+            answer, self.rode = ask_commit(self.transport, 0, riders)
+            header, commit = signed_of(self.redacted, answer)
             known = self.trusted().height  # the highest block proven: kept, or this command's
             proven = self.header(header, commit)
             if proven.height >= known:
@@ -293,7 +297,7 @@ class Verifier:
 
     def _signed(self, height: int) -> Signed:
         """Block ``height``'s header and commit, once the node answered that height's."""
-        header, commit = signed_of(self.redacted, ask_commit(self.transport, height))
+        header, commit = signed_of(self.redacted, ask_commit(self.transport, height)[0])
         answered = _height(self.redacted, header)
         if answered != height:
             raise Unverified(
@@ -334,7 +338,7 @@ def establish(
     ``block_hash`` when the user gave one, or ``validators`` known beforehand (a
     genesis c4 wrote); its commit must verify with it either way."""
     node = transport.redacted
-    header, commit = signed_of(node, ask_commit(transport, height))
+    header, commit = signed_of(node, ask_commit(transport, height)[0])
     at = _height(node, header)
     own = _hex(header_hash(header))
     if block_hash and own != block_hash.upper():
@@ -354,17 +358,25 @@ def establish(
     )
 
 
-def ask_commit(transport: Transport, height: int) -> Any:
-    """A ``commit`` answer (``height`` 0: the last block's); NoValidators from a node
-    that has no such method (c4 serve: a chain without validators)."""
+def ask_commit(
+    transport: Transport, height: int, riders: Sequence[RpcCall] = ()
+) -> tuple[Any, list[Any]]:
+    """A ``commit`` answer (``height`` 0: the last block's), and the answers of the
+    ``riders`` asked after it in the same request (each a result or its Unreachable);
+    NoValidators from a node that has no such method (c4 serve: a chain without
+    validators)."""
+    asked = RpcCall("commit", {"height": str(height)} if height else {})
     try:
-        return transport.call("commit", {"height": str(height)} if height else {})
+        answer, *rode = transport.calls([asked, *riders]) if riders else [transport.call(*asked)]
     except NodeSaid as failed:
-        if failed.kind != NO_METHOD:
-            raise
+        answer, rode = failed, []
+    if isinstance(answer, NodeSaid) and answer.kind == NO_METHOD:
         raise NoValidators(
-            f"{failed}: a node without validators (such as c4 serve) proves no block"
-        ) from None
+            f"{answer}: a node without validators (such as c4 serve) proves no block"
+        )
+    if isinstance(answer, Unreachable):
+        raise answer
+    return answer, rode
 
 
 def fingerprint(trusted: TrustedSet) -> str:

@@ -448,18 +448,32 @@ def test_one_stolen_key_of_four_forges_nothing(net: Network, tmp_path: Path) -> 
     assert landed["tx_status"] == "landed"
 
 
-def test_the_realms_history_from_four_validators_the_first_one_killed(
+def test_the_realms_history_from_four_validators_one_killed_during_the_sync(
     net: Network, tmp_path: Path
 ) -> None:
     """A home that played nothing syncs the realm's history through the validators it
-    is bound to, the first of them killed: the blocks come from the others,
-    each held to the same signed headers, and the history equals one read through
-    another validator; the game shows verified, with its whole move list."""
+    is bound to; the first of them is killed while the sync reads its blocks (behind
+    a proxy that kills it when the first block is asked, and never answers): the
+    read is asked again of the next validator, each block still held to the signed
+    headers, and the history equals one read through another validator; the game
+    shows verified, with its whole move list."""
     player = net.through(tmp_path / "player", 0)
     started = start_game(player, "4545454")
     reader = net.through(tmp_path / "reader", 1)
-    net.kill(1)
-    synced = reader.json("sync")
+    killed: list[str] = []
+
+    def killed_mid_sync(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        if request["method"] == "block" and not killed:
+            net.kill(1)
+            killed.append(str(request["params"]["height"]))
+        return None if killed else forward()  # dead: the connection closes unanswered
+
+    with proxy_for(net.urls[1]) as proxy:
+        proxy.rules["block"] = proxy.rules["block_results"] = killed_mid_sync
+        urls = [proxy.url, *net.urls[2:], net.urls[0]]
+        write_remote(reader.path, Remote(",".join(urls), "dev", DEFAULT_REALM_PATH))
+        synced = reader.json("sync")
+        assert killed and proxy.seen.index("blockchain") < proxy.seen.index("block")
     assert synced["deployed"] is not None and synced["txs"] >= 11
     history = reader.json("log", "--realm")
     other = net.through(tmp_path / "other", 2)

@@ -373,3 +373,26 @@ def test_a_forged_game_is_caught_on_a_chain_that_makes_empty_blocks(
         assert "game 1: the node says stake is 1" in result.stderr, result.stderr
     finally:
         c4(c4_bin, home, gno_env, "node", "stop")
+
+
+def test_a_view_on_a_synced_home_asks_one_request_more(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A view on a home that keeps the history brings it up to the head and holds the
+    node's answer to it at the price of one request: the blocks made since its last
+    read ride with the head's commit (a realm transaction among them costs one more)."""
+    game = first_game(player)
+    synced, plain = stranger(gno_node, tmp_path / "synced"), stranger(gno_node, tmp_path / "plain")
+    synced.ok("sync")
+    player.ok("time")  # a block or more made since the sync, none of the realm's
+    asked: dict[str, list[list[str]]] = {}
+    for name, home in (("synced", synced), ("plain", plain)):
+        home.ok("time")  # the light client's head proven once before: both start alike
+        with proxy_for(gno_node.url) as proxy:
+            shown = home.run("--remote", proxy.url, "show", game, "--json")
+            assert shown.exit_code == 0, shown.stderr
+            asked[name] = proxy.requests
+    assert json.loads(shown.stdout).get("verified") is None  # the plain home: unchecked
+    assert len(asked["synced"]) == len(asked["plain"]) + 1, asked
+    extra = [methods for methods in asked["synced"] if "commit" in methods]
+    assert extra and any("blockchain" in methods for methods in extra), asked

@@ -151,6 +151,12 @@ class _Framed(http.server.BaseHTTPRequestHandler):
         answers = [{"jsonrpc": "2.0", "id": c["id"], "result": {"ok": c["method"]}} for c in calls]
         if self.server.framing == "no batches" and isinstance(request, list):  # type: ignore[attr-defined]
             answers = [{"jsonrpc": "2.0", "id": -1, "error": "batches unsupported"}]
+        self.server.sizes.append(len(calls))  # type: ignore[attr-defined]
+        if self.server.framing == "at most 3" and len(calls) > 3:  # type: ignore[attr-defined]
+            # tm2's refusal of a batch past its max_batch_requests: one answer, no id
+            too_long = f"batch of {len(calls)} requests exceeds the limit of 3"
+            error = {"code": -32600, "message": "Invalid Request", "data": too_long}
+            request, answers = {}, [{"jsonrpc": "2.0", "id": "", "error": error}]
         data = json.dumps(answers if isinstance(request, list) else answers[0]).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -180,6 +186,7 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
     server.framing = framing  # type: ignore[attr-defined]
+    server.sizes = []  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         transport = Transport(f"http://127.0.0.1:{server.server_address[1]}")
@@ -188,6 +195,30 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
         both = transport.calls([RpcCall("status", {}), RpcCall("abci_query", {"path": "x"})])
         assert both == [{"ok": "status"}, {"ok": "abci_query"}]
         assert transport.takes_batches == (framing != "no batches")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_node_that_takes_short_batches_is_asked_in_short_ones() -> None:
+    """A batch longer than the node's max_batch_requests is refused whole (tm2's
+    words name the limit): the same calls are asked again in batches of that length,
+    their answers in the order asked, and later batches are cut before they leave."""
+    from c4cli.node.transport import RpcCall, Transport
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
+    server.framing, server.sizes = "at most 3", []  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        transport = Transport(f"http://127.0.0.1:{server.server_address[1]}")
+        transport.checked = True  # this server is no chain: only the batches are tested
+        methods = [f"m{n}" for n in range(8)]
+        found = transport.calls([RpcCall(m, {}) for m in methods])
+        assert found == [{"ok": m} for m in methods]
+        assert transport.batch_limit == 3
+        assert server.sizes == [8, 3, 3, 2]  # type: ignore[attr-defined]
+        assert transport.calls([RpcCall(m, {}) for m in methods[:7]]) == found[:7]
+        assert server.sizes[4:] == [3, 3, 1]  # type: ignore[attr-defined]
     finally:
         server.shutdown()
         server.server_close()
