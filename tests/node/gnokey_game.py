@@ -50,6 +50,7 @@ class Gnokey:
     home: Path
     remote: str
     receipts: list[Receipt] = field(default_factory=list)
+    realm: str = REALM
 
     def add(self, name: str, mnemonic: str) -> None:
         argv = [self.binary, "add", name, "--recover", "--insecure-password-stdin"]
@@ -63,7 +64,7 @@ class Gnokey:
         assert run.returncode == 0, run.stderr
 
     def call(self, key: str, func: str, *args: str, send: int = 0) -> Receipt:
-        argv = [self.binary, "maketx", "call", "-pkgpath", REALM, "-func", func]
+        argv = [self.binary, "maketx", "call", "-pkgpath", self.realm, "-func", func]
         for arg in args:
             argv += ["-args", arg]
         if send:
@@ -102,7 +103,7 @@ class Gnokey:
         return text.split("\ndata: ", 1)[1].rstrip("\n")
 
     def game(self, game_id: int) -> dict[str, object]:
-        value, kind = parse_result(self.query("vm/qeval", f"{REALM}.GameJSON({game_id})"))
+        value, kind = parse_result(self.query("vm/qeval", f"{self.realm}.GameJSON({game_id})"))
         assert kind == "string"
         game: dict[str, object] = json.loads(value)["game"]  # GameJSON's envelope: now, game
         return game

@@ -25,6 +25,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from node.gnokey_game import Gnokey, play, start
+from node.gnonode import install_gno
 from node.proxy import answer, proxy_for
 from node.test_remote import staked_game
 from node.twin import player_key
@@ -33,11 +35,13 @@ from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
 from c4cli.local.blocks import DEFAULT_REALM_PATH
 from c4cli.node.light import header_hash, validators_hash, verify_commit, vote_sign_bytes
+from c4cli.wire import crypto
 from support import Home, start_game
 
 pytestmark = [pytest.mark.node, pytest.mark.network]
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
+GNOKEY_KEYS = {"gk-a": "abandon " * 23 + "art", "gk-b": "zoo " * 23 + "vote"}  # gnokey's
 VALIDATORS = 4
 # What one command may take with a validator gone: its node's refusal or silence
 # (C4_TIMEOUT, 10 s by default) and a block made without it.
@@ -459,6 +463,17 @@ def test_the_realms_history_from_four_validators_one_killed_during_the_sync(
     shows verified, with its whole move list."""
     player = net.through(tmp_path / "player", 0)
     started = start_game(player, "4545454")
+    # A whole game by gnokey alone, through another validator.
+    gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", net.urls[3])
+    gk.realm = DEFAULT_REALM_PATH
+    for name, mnemonic in GNOKEY_KEYS.items():
+        gk.add(name, mnemonic)
+        key = crypto.derive_private_key(mnemonic.strip())
+        player.ok(
+            "send", "--to", crypto.address_of(crypto.public_key(key)), "--amount", "50gnot", "alice"
+        )
+    by_gnokey = start(gk, "gk-a", "gk-b")
+    play(gk, by_gnokey, "3232323")
     reader = net.through(tmp_path / "reader", 1)
     killed: list[str] = []
 
@@ -480,3 +495,7 @@ def test_the_realms_history_from_four_validators_one_killed_during_the_sync(
     assert other.json("log", "--realm") == history
     shown = reader.json("show", started.id)
     assert shown["verified"] is True and shown["moves"] == "4545454"
+    theirs = reader.json("show", str(by_gnokey.game_id))
+    assert theirs["verified"] is True and theirs["moves"] == "3232323"
+    assert theirs["game"] == gk.game(by_gnokey.game_id)
+    assert {receipt.hash for receipt in gk.receipts} <= {row["hash"] for row in history}

@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from node.gnokey_game import Gnokey, play, start
+from node.gnonode import install_gno
 from node.proxy import proxy_for
 from node.test_remote import bound_home
 
+from c4cli.gotext import parse_result
+from c4cli.wire import crypto
 from support import Home, start_game
 
 pytestmark = pytest.mark.node
@@ -396,3 +400,38 @@ def test_a_view_on_a_synced_home_asks_one_request_more(
     assert len(asked["synced"]) == len(asked["plain"]) + 1, asked
     extra = [methods for methods in asked["synced"] if "commit" in methods]
     assert extra and any("blockchain" in methods for methods in extra), asked
+
+
+# Two keys gnokey holds (BIP39 of fixed entropy); c4 never holds them.
+GNOKEY_KEYS = {"gk-a": "abandon " * 23 + "art", "gk-b": "zoo " * 23 + "vote"}
+
+
+def test_a_game_by_gnokey_alone_is_shown_verified_by_a_home_that_played_nothing(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A whole staked game signed and sent by gnokey v1.7.1 alone: a fresh home bound
+    to the node syncs, then `c4 show`, `c4 games ADDR` and `c4 log --realm` list
+    every move of it; its GameJSON, computed from the signed blocks, is the node's
+    (the check holds them byte for byte) and shows `"verified": true`."""
+    gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", gno_node.url)
+    gk.realm = REALM_PATH
+    addresses = {}
+    for name, mnemonic in GNOKEY_KEYS.items():
+        gk.add(name, mnemonic)
+        key = crypto.derive_private_key(mnemonic.strip())
+        addresses[name] = crypto.address_of(crypto.public_key(key))
+        player.ok("send", "--to", addresses[name], "--amount", "50gnot", "alice")
+    played = start(gk, "gk-a", "gk-b")
+    play(gk, played, "4545454")  # the first mover's four in column 4
+    raw, _ = parse_result(gk.query("vm/qeval", f"{REALM_PATH}.GameJSON({played.game_id})"))
+    home = stranger(gno_node, tmp_path / "stranger")
+    home.ok("sync")
+    game = str(played.game_id)
+    shown = home.json("show", game)
+    assert shown["verified"] is True and shown["moves"] == "4545454"
+    assert shown["game"] == json.loads(raw)["game"] and shown["game"]["status"] == "won"
+    assert shown["game"]["winner"] == addresses[played.first]
+    listed = home.json("games", addresses[played.second])
+    assert game in json.dumps(listed), listed
+    hashes = {row["hash"] for row in home.json("log", "--realm")}
+    assert {receipt.hash for receipt in gk.receipts} <= hashes
