@@ -21,6 +21,7 @@ from node.gnonode import install_gno
 from node.proxy import proxy_for
 from node.test_remote import bound_home
 
+from c4cli.commitment import commitment_of
 from c4cli.gotext import parse_result
 from c4cli.wire import crypto
 from support import Home, start_game
@@ -435,3 +436,39 @@ def test_a_game_by_gnokey_alone_is_shown_verified_by_a_home_that_played_nothing(
     assert game in json.dumps(listed), listed
     hashes = {row["hash"] for row in home.json("log", "--realm")}
     assert {receipt.hash for receipt in gk.receipts} <= hashes
+
+
+def test_code_run_once_that_reached_the_realm_is_said_not_replayed(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A `gnokey maketx run` script that cancels an offer reaches the realm in a way
+    c4's mirror does not replay: the history keeps it (found by its events), lists
+    it as code run once, and from its block on the realm's state is the node's word,
+    said so in `c4 show`, never shown as verified."""
+    gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", gno_node.url)
+    gk.realm = REALM_PATH
+    gk.add("gk-a", GNOKEY_KEYS["gk-a"])
+    key = crypto.derive_private_key(GNOKEY_KEYS["gk-a"])
+    player.ok(
+        "send", "--to", crypto.address_of(crypto.public_key(key)), "--amount", "20gnot", "alice"
+    )
+    secret = "9" * 64
+    offered = gk.call("gk-a", "Offer", "", "30", commitment_of(secret), "100000", send=5_000_000)
+    game = parse_result(offered.data.strip())[0]
+    script = tmp_path / "cancel.gno"
+    script.write_text(
+        f'package main\n\nimport "{REALM_PATH}"\n\n'
+        f"func main(cur realm) {{\n\tconnect4.Cancel(cross(cur), {game})\n}}\n"
+    )
+    argv = [gk.binary, "maketx", "run", "-gas-fee", "1000000ugnot", "-gas-wanted", "50000000"]
+    argv += ["-broadcast", "-chainid", "dev", "-remote", gno_node.url]
+    argv += ["-insecure-password-stdin", "-home", str(gk.home), "gk-a", str(script)]
+    ran = subprocess.run(argv, input="\n", capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr[:1500]
+    home = stranger(gno_node, tmp_path / "stranger")
+    home.ok("sync")
+    (row,) = [r for r in home.json("log", "--realm") if r["kind"] == "run"]
+    assert row["ok"] and row["calls"][0]["type"] == "/vm.m_run", row
+    shown = home.json("show", game)
+    assert shown["game"]["status"] == "cancelled"  # the node's word
+    assert shown["verified"] is False and str(row["height"]) in shown["unverified"], shown
