@@ -272,6 +272,18 @@ def decode_msg(data: bytes) -> Msg:
 _PACKAGE_MSGS = {"/vm.m_addpkg": ("creator", 2), "/vm.m_run": ("caller", 4)}
 
 
+def package_files(msg: Msg) -> dict[str, str]:
+    """The files (name: body) of the package a decoded ``/vm.m_addpkg`` or ``/vm.m_run``
+    carries, read from the amino it keeps (a MemPackage's third field, each MemFile a
+    name and a body)."""
+    _, package_field = _PACKAGE_MSGS[str(msg.get("@type"))]
+    found = _by_number(base64.b64decode(str(msg.get("amino") or "")))
+    package = found.get(package_field, [b""])[-1]
+    files = _by_number(package if isinstance(package, bytes) else b"").get(3, [])
+    named = [_by_number(f) for f in files if isinstance(f, bytes)]
+    return {_text(file, 1): _text(file, 2) for file in named}
+
+
 def decode_tx(data: bytes) -> Tx:
     """A ``std.Tx`` from its amino binary, in the amino JSON :func:`encode_tx` reads:
     ``encode_tx(decode_tx(b)) == b`` for every transaction c4 makes, and a node's

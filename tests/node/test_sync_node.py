@@ -472,3 +472,23 @@ def test_code_run_once_that_reached_the_realm_is_said_not_replayed(
     shown = home.json("show", game)
     assert shown["game"]["status"] == "cancelled"  # the node's word
     assert shown["verified"] is False and str(row["height"]) in shown["unverified"], shown
+
+
+def test_a_realm_whose_code_is_not_c4s_is_the_nodes_word_said(
+    gno_node: Any, tmp_path: Path
+) -> None:
+    """A realm deployed with other code (here one line added by hand: an older version
+    or a changed one alike) is not held to c4's mirror, which runs c4's code: its
+    games are shown as the node's word, naming the block and the file that differs,
+    never a difference of c4 from the GnoVM (exit 4)."""
+    path = "gno.land/r/c4cli/changed/connect4"
+
+    def by_hand(name: str, text: str) -> str:
+        return text + "\n// changed by hand\n" if name == "render.gno" else text
+
+    home = bound_home(gno_node, path, tmp_path / "player", by_hand)
+    offer = home.json("offer", "--stake", "1gnot", "alice")
+    home.ok("sync")
+    shown = home.json("show", str(offer["result"][0]))
+    assert shown["game"]["status"] == "open" and shown["verified"] is False
+    assert "render.gno differs" in shown["unverified"] and "node's word" in shown["unverified"]
