@@ -224,6 +224,10 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         c4("time advance", "91s")
         c4("time set", "2027-01-01T00:00:00Z")
         c4("revert", snap["id"])
+        c4("cheat mine", "2")
+        c4("cheat set-balance", "bob", "5gnot")
+        c4("cheat next-time", "2030-01-01T00:00:00Z")
+        c4("cheat dump", str(folder / "walk-state.json"))
         c4("verify")
         c4("node stop")
         c4("node status")
@@ -235,6 +239,9 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         yield "the local chain's own"
     else:
         c4("trust")
+        for cheat in ("mine 1", "set-balance bob 1gnot", "next-time 2030-01-01T00:00:00Z"):
+            c4(f"cheat {cheat.split()[0]}", *cheat.split()[1:], code=2)  # a node has none
+        c4("cheat dump", str(folder / "walk-state.json"), code=2)
         synced = c4("sync")
         assert synced["txs"] > 0 and synced["deployed"] is not None, synced
         history = c4("log", "--realm", name="log --realm")

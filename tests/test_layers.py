@@ -128,6 +128,7 @@ def test_chain_holds_the_interface_alone() -> None:
     assert sorted(p.name for p in (PACKAGE / "chain").glob("*.py")) == [
         "__init__.py",
         "clock.py",
+        "controls.py",
         "interface.py",
         "listing.py",
         "trust.py",

@@ -22,7 +22,6 @@ from c4cli.errors import Unreachable
 
 if TYPE_CHECKING:
     from c4cli.chain.trust import Proven, RealmHistory
-    from c4cli.local.blocks import Genesis
     from c4cli.wire.tx import Fee, Msg, Tx
 
 
@@ -383,67 +382,3 @@ class Verified(NamedTuple):
     height: int
     last_hash: str
     transactions: int
-
-
-ID_DIGITS = 16  # of a block's hash in a snapshot's id
-
-
-class Snapshot(NamedTuple):
-    """The log as it stood: its last block's height and hash (hex)."""
-
-    height: int
-    hash: str
-
-    @property
-    def id(self) -> str:
-        return f"{self.height}:{self.hash[:ID_DIGITS]}"
-
-
-class Reverted(NamedTuple):
-    snapshot: Snapshot
-    blocks: int  # how many blocks were cut off (0: the log already ended there)
-    kept: Path  # the file they were appended to
-
-
-class LocalControls(Chain, Protocol):
-    """What only a chain in a folder has, as anvil has beside its RPC: making it, moving
-    its clock, and checking or repairing its log."""
-
-    def exists(self) -> bool: ...
-
-    def require(self) -> None:
-        """Exit 3, in one line, if the home holds no chain."""
-        ...
-
-    def answers_from_cache(self) -> bool:
-        """Whether a read now is answered as the log stands, without replaying a block
-        or writing the cache (what a shell's completion may do, and no more)."""
-        ...
-
-    def refuse_existing(self, *, force: bool) -> None:
-        """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
-        ...
-
-    def init(self, genesis: Genesis, *, force: bool = False) -> object: ...
-
-    def advance(self, seconds: int) -> Head:
-        """Mine an empty block ``seconds`` after the last one."""
-        ...
-
-    def set_time(self, unix: int) -> Head:
-        """Mine an empty block at exactly ``unix`` (after the last block)."""
-        ...
-
-    def verify(self, timings: dict[str, float] | None = None) -> Verified: ...
-
-    def repair(self) -> int | None:
-        """Cut a torn final block off the log: the height kept, or None if it was whole."""
-        ...
-
-    def snapshot(self) -> Snapshot:
-        """A name for the log as it stands (anvil's evm_snapshot)."""
-        ...
-
-    def revert(self, ident: str) -> Reverted:
-        """Cut the log back to a snapshot, keeping the blocks cut off beside it."""
-        ...

@@ -3,7 +3,7 @@
 A home holds either a local chain (``chain/``, its block log) or a binding to a node
 (``config.toml``'s ``[remote]``); ``--remote`` may name a node for one command line.
 Commands ask here and get a :class:`~c4cli.chain.interface.Chain` (or, for what only
-a chain in a folder can do, :class:`~c4cli.chain.interface.LocalControls`), never a
+a chain in a folder can do, :class:`~c4cli.chain.controls.LocalControls`), never a
 backend class, so the same command works on both.
 """
 
@@ -22,7 +22,8 @@ from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 from c4cli.wire.paths import QFUNCS
 
 if TYPE_CHECKING:
-    from c4cli.chain.interface import Chain, ChainReader, Head, LocalControls
+    from c4cli.chain.controls import LocalControls
+    from c4cli.chain.interface import Chain, ChainReader, Head
     from c4cli.chain.trust import RealmHistory, TrustedSet, TrustStore
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader

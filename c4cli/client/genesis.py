@@ -9,11 +9,17 @@ writes the result into its log's genesis; a node of `c4 node start` into its
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from typing import NamedTuple
 
+from c4cli.chain.clock import parse_time
 from c4cli.coins import UGNOT, format_coins
+from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
+from c4cli.local import genesis_state
 from c4cli.local.blocks import Genesis
+from c4cli.local.state import ChainState
 from c4cli.wire import crypto
 
 PREMINE_UGNOT = 10_000_000 * 1_000_000  # 10,000,000 GNOT a key
@@ -71,3 +77,57 @@ def node_balances(keyring: Keyring) -> dict[str, int]:
     deploys the realm) among them."""
     with_dev_key(keyring)
     return {address: coins[UGNOT] for address, coins in balances(keyring).items()}
+
+
+class Loaded(NamedTuple):
+    """A state document `c4 init --load` begins a chain from: its bytes as the home
+    keeps them, their sha256, and what the genesis takes from it."""
+
+    data: bytes
+    digest: str
+    realm_path: str
+    owner: str
+    time: int
+    accounts: frozenset[str]
+
+
+def loaded(data: bytes, source: str) -> Loaded:
+    """The state document read from ``source``, checked by loading it into a chain's
+    state (BadInput, in one line, when it is not one c4 can begin a chain from)."""
+    try:
+        document = json.loads(data)
+    except (ValueError, UnicodeDecodeError):
+        raise BadInput(f"{source} is not JSON: not a state `c4 cheat dump` wrote") from None
+    if not isinstance(document, dict) or document.get("c4_state") != genesis_state.FORMAT:
+        raise BadInput(f"{source} is not a c4 state document (format {genesis_state.FORMAT})")
+    try:
+        realm = document["realm"]
+        start = parse_time(str(document["time"]))
+        shell = Genesis("check", start, "manual", 1, str(realm["path"]), "", ())
+        ChainState(shell, "", document)
+    except (KeyError, TypeError, ValueError, AttributeError, BadInput) as exc:
+        raise BadInput(f"{source} is not a state c4 can begin a chain from: {exc}") from None
+    kept = genesis_state.encoded(document)
+    return Loaded(
+        kept,
+        genesis_state.digest(kept),
+        str(realm["path"]),
+        str(realm["owner"]),
+        start,
+        frozenset(str(account["address"]) for account in document["accounts"]),
+    )
+
+
+def beside(
+    begun: Loaded, held: dict[str, dict[str, int]], named: list[str]
+) -> dict[str, dict[str, int]]:
+    """The genesis balances of a chain that begins from ``begun``: the home's keys it
+    does not hold (an account it holds keeps the state's coins); a balance the user
+    names (``named``) for one it holds is refused."""
+    for address in named:
+        if address in begun.accounts:
+            raise BadInput(
+                f"the state loaded holds {address}, with its coins: a genesis balance for it "
+                "is not set (`c4 cheat set-balance` changes its coins)"
+            )
+    return {address: coins for address, coins in held.items() if address not in begun.accounts}

@@ -15,6 +15,7 @@ from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
+from c4cli.commands.cheat import plural, read_state
 from c4cli.commands.options import TxCommand, common_options, emit_json, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, local_chain, print_receipt, resolve, submit
@@ -47,6 +48,12 @@ from c4cli.wire.tx import send_msg
 )
 @click.option("--force", is_flag=True, help="Replace an existing chain in the home.")
 @click.option(
+    "--load",
+    "load",
+    metavar="FILE",
+    help="Begin from the state `c4 cheat dump` wrote (anvil's loadState); - reads stdin.",
+)
+@click.option(
     "--trust",
     metavar="HEIGHT:HASH",
     help="With --remote: trust the validators that signed this block (its hash, in hex or "
@@ -62,6 +69,7 @@ def init(
     deployer: str,
     premine: tuple[str, ...],
     force: bool,
+    load: str | None,
     trust: str | None,
     home: Path,
     as_json: bool,
@@ -71,24 +79,40 @@ def init(
     The deployer (default test1, created from the public dev mnemonic if
     missing) owns the realm. With --remote URL, the home is bound to that node
     instead, trusting its validator set (its fingerprint printed) or the set that
-    signed the block --trust names.
+    signed the block --trust names. With --load FILE, the chain begins from the
+    state `c4 cheat dump` wrote: its accounts, its realm and its owner, its clock at
+    the dump's time (unless --genesis-time), and only the home's keys it does not
+    hold funded.
 
     \b
     Example:
       c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
       c4 init --remote https://rpc.gno.land:443 --trust HEIGHT:HASH
+      c4 init --load state.json
     """
     url = current().remote
     if url is not None:
+        if load is not None:
+            raise BadInput("--load begins a local chain: it does not go with --remote")
         _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
         return
     if trust is not None:
         raise BadInput("--trust names a node's block: it goes with --remote URL")
+    begun = None if load is None else genesis.loaded(read_state(load), load)
+    if begun is not None:
+        if realm_path not in (DEFAULT_REALM_PATH, begun.realm_path) or deployer != DEV_KEY:
+            raise BadInput(
+                f"{load} holds the realm {begun.realm_path} and its owner: --realm-path "
+                "and --deployer do not go with --load"
+            )
+        realm_path = begun.realm_path
     # The input first: a bad one leaves the home as it was (its binding, its journal).
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
         raise BadInput("--block-interval must be at least 1s")
     start = parse_time(genesis_time) if genesis_time else int(time.time())
+    if begun is not None and not genesis_time:
+        start = begun.time
     check_settable(start)
     if not realm_path.startswith("gno.land/r/"):
         raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
@@ -104,18 +128,22 @@ def init(
         genesis.with_dev_key(keyring)
     owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
     balances = genesis.balances(keyring, owner=owner, given=extra)
-    chain.init(
-        genesis.local_genesis(
-            balances,
-            owner=owner,
-            chain_id=chain_id,
-            time=start,
-            clock=clock,
-            block_interval=interval,
-            realm_path=realm_path,
-        ),
-        force=force,
+    if begun is not None:
+        owner = begun.owner
+        balances = genesis.beside(begun, balances, [keyring.resolve(t) for t, _ in extra])
+    made = genesis.local_genesis(
+        balances,
+        owner=owner,
+        chain_id=chain_id,
+        time=start,
+        clock=clock,
+        block_interval=interval,
+        realm_path=realm_path,
     )
+    if begun is None:
+        chain.init(made, force=force)
+    else:
+        chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
     realm_address = package_address(realm_path)
     if as_json:
         emit_json(
@@ -128,12 +156,16 @@ def init(
                 "realm_address": realm_address,
                 "owner": owner,
                 "balances": {a: format_coins(c) for a, c in balances.items()},
+                "state": None if begun is None else begun.digest,
             }
         )
         return
     click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
     click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
     click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
+    if begun is not None:
+        held = plural(len(begun.accounts), "account")
+        click.echo(f"begun from {load}: {held} (sha256 {begun.digest})")
     known = names(home)
     for address, held in balances.items():
         others = format_coins({d: a for d, a in held.items() if d != UGNOT})

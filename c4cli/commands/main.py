@@ -62,6 +62,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("c4cli.commands.solve", "solve"),
     "sync": ("c4cli.commands.sync", "sync"),
     "demo": ("c4cli.commands.demo", "demo"),
+    "cheat": ("c4cli.commands.cheat", "cheat"),
     "time": ("c4cli.commands.chain", "time_group"),
     "transfer-ownership": ("c4cli.commands.owner", "transfer_ownership"),
     "trust": ("c4cli.commands.trust", "trust"),
@@ -85,8 +86,8 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "set-fee", "withdraw-fees", "transfer-ownership", "accept-ownership", "audit",
     ),
     "The chain and its tools": (
-        "init", "demo", "query", "log", "tx", "time", "verify", "snapshot", "revert", "serve",
-        "completion",
+        "init", "demo", "query", "log", "tx", "time", "cheat", "verify", "snapshot", "revert",
+        "serve", "completion",
     ),
     "Nodes": ("node", "trust", "sync"),
 }  # fmt: skip

@@ -16,11 +16,11 @@ from typing import Any, NoReturn
 from c4cli import outbox
 from c4cli.address import canonical
 from c4cli.chain.clock import format_time
+from c4cli.chain.controls import LocalControls
 from c4cli.chain.interface import (
     DEFAULT_FEE_CAP,
     Build,
     Chain,
-    LocalControls,
     Receipt,
     SendPolicy,
     Signer,

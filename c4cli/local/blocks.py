@@ -35,6 +35,7 @@ class Genesis(NamedTuple):
     realm_path: str
     deployer: str
     balances: tuple[tuple[str, str], ...]
+    state: str = ""  # the sha256 (hex) of the state it begins from (genesis_state.py)
 
     def to_record(self) -> GenesisRecord:
         fields: dict[str, Any] = {  # in the order the log writes them, the hash last
@@ -47,6 +48,8 @@ class Genesis(NamedTuple):
             "deployer": self.deployer,
             "balances": [{"address": a, "amount": c} for a, c in self.balances],
         }
+        if self.state:  # a chain that begins from nothing keeps the hash it always had
+            fields["state"] = self.state
         fields["hash"] = block_hash(fields)
         return cast(GenesisRecord, fields)
 
@@ -61,6 +64,7 @@ class Genesis(NamedTuple):
                 realm_path=str(record["realm_path"]),
                 deployer=str(record["deployer"]),
                 balances=tuple((str(b["address"]), str(b["amount"])) for b in record["balances"]),
+                state=str(record.get("state", "")),
             )
         except (KeyError, TypeError, ValueError, BadInput) as exc:
             raise HomeDamaged(f"genesis (height 0) is malformed: {exc}") from None
@@ -81,9 +85,16 @@ def tx_entry(tx: Tx, account_number: int, sequence: int) -> TxEntry:
 
 
 def new_record(
-    height: int, prev_hash: str, block_time: int, *, txs: list[TxEntry], advance: int = 0
+    height: int,
+    prev_hash: str,
+    block_time: int,
+    *,
+    txs: list[TxEntry],
+    advance: int = 0,
+    set_to: list[dict[str, str]] | None = None,
 ) -> BlockRecord:
-    """The record of a block about to follow block ``height`` (hash ``prev_hash``)."""
+    """The record of a block about to follow block ``height`` (hash ``prev_hash``);
+    ``set_to``: the balances `c4 cheat set-balance` sets at its start."""
     if block_time > MAX_TIME:
         raise Refused(f"the next block would be after {format_time(MAX_TIME)}: the clock is full")
     fields: dict[str, Any] = {  # in the order the log writes them, the hash last
@@ -93,6 +104,8 @@ def new_record(
     }
     if advance:
         fields["advance"] = advance
+    if set_to:
+        fields["set_balances"] = set_to
     if txs:  # an empty block has no txs key at all: TOML has no empty array of tables
         fields["txs"] = txs
     fields["hash"] = block_hash(fields)

@@ -12,12 +12,13 @@ again before it lets go of the lock, so the next one starts from it.
 
 from __future__ import annotations
 
+import json
 import time as wallclock
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from c4cli.chain.clock import MAX_TIME, check_settable, format_time
+from c4cli.chain.controls import Reverted, Snapshot
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
     Answer,
@@ -28,14 +29,13 @@ from c4cli.chain.interface import (
     ListedTx,
     Reader,
     Receipt,
-    Reverted,
     SendPolicy,
     Signer,
-    Snapshot,
     ThenRead,
     Verified,
 )
 from c4cli.chain.listing import local_blocks, local_tx
+from c4cli.coins import Coins
 from c4cli.errors import (
     BadInput,
     ChainExists,
@@ -44,7 +44,7 @@ from c4cli.errors import (
     SessionNotFound,
     UnknownAccount,
 )
-from c4cli.local import snapshots
+from c4cli.local import cheats, genesis_state, snapshots
 from c4cli.local.blocks import Block, BlockContext, new_record, tx_entry
 from c4cli.local.cache import Mark
 from c4cli.local.loading import LoggedState
@@ -89,19 +89,28 @@ class LocalChain(LoggedState):
     def _exists(self) -> BadInput:
         return ChainExists(f"a chain already exists in {self.home}")
 
-    def init(self, genesis: Genesis, *, force: bool = False) -> ChainState:
+    def init(
+        self, genesis: Genesis, *, force: bool = False, begun: bytes | None = None
+    ) -> ChainState:
+        """A new chain, from ``genesis`` (and the state ``begun`` its genesis names)."""
         from c4cli.local.state import ChainState, check_supply
 
-        check_supply(genesis.balances)  # in gno's words, exit 2, before anything is written
+        assert (begun is None) == (not genesis.state), "a state and its name go together"
+        assert begun is None or genesis_state.digest(begun) == genesis.state
+        document = None if begun is None else json.loads(begun)
+        held = ChainState(genesis._replace(balances=()), "", document).total_supply()
+        check_supply(genesis.balances, held)  # in gno's words, exit 2, before anything is written
         record = genesis.to_record()
-        ChainState(genesis, record["hash"])
         with self.log.creating():
+            if self.log.exists() and not force:
+                raise self._exists()
+            genesis_state.write(self.log.folder, begun)
             try:
                 self.log.create(record, force=force)
             except FileExistsError:
                 raise self._exists() from None
             self.cache.discard()
-            return self._current()
+            return self.current()
 
     # -- the Chain interface ------------------------------------------------------
 
@@ -133,8 +142,7 @@ class LocalChain(LoggedState):
         return Head(int(stamp["height"]), int(stamp["time"]))
 
     def realm_history(self) -> None:
-        """None: the log is the chain's whole history, every block in it."""
-        return None
+        return None  # the log is the chain's whole history, every block in it
 
     def next_block_time(self, wall_clock: float) -> int:
         """When a block made now would be dated (the clock the views count down on)."""
@@ -166,7 +174,7 @@ class LocalChain(LoggedState):
         answer = from_cache(self.cache, path, data)
         if answer is not None:
             return answer
-        return _reader_of(self._current()).query(path, data)
+        return _reader_of(self.current()).query(path, data)
 
     def state_at(self, height: int) -> ChainState:
         """The state after block ``height``: the log replayed, with every check, up to it."""
@@ -283,7 +291,7 @@ class LocalChain(LoggedState):
         ``then_read`` is for a node: what follows reads this home's own state.
         """
         with self.log.locked(exclusive=True):
-            state = self._current()
+            state = self.current()
             messages = build(_reader_of(state))
             account = state.account(signer.address)
             if account is None:
@@ -327,9 +335,9 @@ class LocalChain(LoggedState):
         runs_locally(tx, self.realm_path)
         if unsigned:
             with self.log.locked(exclusive=False):
-                return self._simulate_unsigned(self._current(), tx)
+                return self._simulate_unsigned(self.current(), tx)
         with self.log.locked(exclusive=True):
-            state = self._current()
+            state = self.current()
             number, sequence = state.signing_numbers(tx)
             return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
 
@@ -340,7 +348,7 @@ class LocalChain(LoggedState):
         Each transaction's receipt, or its refusal, in order."""
         realm_path = self.realm_path  # read before the lock: it may read the cache
         with self.log.locked(exclusive=True):
-            trial = self._current()  # a copy to try them on: the cache loads a new one
+            trial = self.current()  # a copy to try them on: the cache loads a new one
             block_time = trial.next_block_time(wallclock.time())
             context = BlockContext(trial.height + 1, block_time)
             kept: list[TxEntry] = []
@@ -354,10 +362,10 @@ class LocalChain(LoggedState):
                     said.append(refused)
             if not kept:
                 return [refusal for refusal in said if refusal is not None]
-            state = self._current()
+            state = self.current()
             record = new_record(state.height, state.last_hash, block_time, txs=kept)
             results = state.apply_block(record, new=True)
-            self._append(state, record, results)
+            self.append(state, record, results)
         landed = iter(results)
         return [
             refusal if refusal is not None else next(landed).receipt(state.height, state.time)
@@ -384,45 +392,35 @@ class LocalChain(LoggedState):
             # Only this copy of the state holds the block: the log and the checkpoint
             # were not touched, and every later read loads the state afresh.
             return results[0].receipt(0, 0, simulated=True)
-        self._append(state, record, results)
+        self.append(state, record, results)
         return results[0].receipt(state.height, state.time)
 
-    def _append(self, state: ChainState, record: BlockRecord, results: list[TxResult]) -> None:
+    def append(self, state: ChainState, record: BlockRecord, results: list[TxResult]) -> None:
+        """Append a block ``state`` executed (exclusive lock held); save the checkpoint."""
         written = self.log.append(record)
+        cheats.unpin(self.log.folder)
         self.mark = Mark(self.mark.offset + len(written), chain_digest(self.mark.digest, written))
         txs: list[TxRow] = []
         keep_outcomes(txs, state, results)
         self._save_cache(state, full=False, txs=txs, appended=True)
 
     def advance(self, seconds: int) -> Head:
-        """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
-        if not 0 < seconds <= MAX_TIME:
-            raise BadInput("the duration must be from 1s to the year 9999")
-        with self.log.locked(exclusive=True):
-            state = self._current()
-            if state.genesis.clock == "manual":
-                block_time = state.time + seconds
-            else:
-                block_time = max(state.wall_time(wallclock.time()) + seconds, state.time + 1)
-            check_settable(block_time)
-            return self._mine_empty(state, block_time, advance=seconds)
+        return cheats.advance(self, seconds)
 
     def set_time(self, unix: int) -> Head:
-        """Mine an empty block at exactly ``unix``, which must be after the last block."""
-        check_settable(unix)
-        with self.log.locked(exclusive=True):
-            state = self._current()
-            if unix <= state.time:
-                raise BadInput(
-                    f"{format_time(unix)} is not after the last block "
-                    f"(height {state.height}, {format_time(state.time)})"
-                )
-            return self._mine_empty(state, unix, advance=0)
+        return cheats.set_time(self, unix)
 
-    def _mine_empty(self, state: ChainState, block_time: int, *, advance: int) -> Head:
-        record = new_record(state.height, state.last_hash, block_time, txs=[], advance=advance)
-        self._append(state, record, state.apply_block(record))
-        return Head(state.height, state.time)
+    def mine(self, count: int) -> Head:
+        return cheats.mine(self, count)
+
+    def set_balance(self, address: str, coins: Coins) -> Head:
+        return cheats.set_balance(self, address, coins)
+
+    def set_next_time(self, unix: int) -> int:
+        return cheats.next_time(self, unix)
+
+    def dump(self) -> bytes:
+        return cheats.dump(self)
 
     def snapshot(self) -> Snapshot:
         return snapshots.snapshot(self)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from c4cli.errors import HomeDamaged, notice
+from c4cli.local import cheats
 from c4cli.local.cache import Cache, Mark
 from c4cli.local.log import BlockLog, GenesisRecord, chain_digest
 from c4cli.local.projection import TxRow
@@ -41,7 +42,7 @@ class LoggedState:
     def state(self) -> ChainState:
         """The state at the last block, under a shared lock."""
         with self.log.locked(exclusive=False):
-            return self._current()
+            return self.current()
 
     def cached(self) -> Cache:
         """The cache, made to describe the log as it is now (its ready answers)."""
@@ -54,10 +55,17 @@ class LoggedState:
         up to the log first (its ready answers, and the outcomes of its blocks)."""
         with self.log.locked(exclusive=False):
             if not self.cache.fresh(self.log.path):
-                self._current()
+                self.current()
             yield self.cache
 
-    def _current(self) -> ChainState:
+    def current(self) -> ChainState:
+        """The state at the last block (the caller holds the lock), with the time `c4
+        cheat next-time` set for the next block."""
+        state = self._loaded()
+        state.pinned_time = cheats.pinned(self.log.folder)
+        return state
+
+    def _loaded(self) -> ChainState:
         """The state at the last block: the checkpoint, the checkpoint and the blocks
         after it, or the log replayed from genesis, whichever fits this log."""
         self.replayed = 0

@@ -70,6 +70,7 @@ class BlockRecord(TypedDict):
     time: str
     prev_hash: str
     advance: NotRequired[int]  # the seconds `c4 time advance` moved the clock by
+    set_balances: NotRequired[list[dict[str, str]]]  # `c4 cheat set-balance`: address, amount
     txs: NotRequired[list[TxEntry]]  # none in an empty block (TOML has no empty tables)
     hash: str
 
@@ -86,6 +87,7 @@ class GenesisRecord(TypedDict):
     realm_path: str
     deployer: str
     balances: list[dict[str, str]]  # {"address", "amount"} each
+    state: NotRequired[str]  # the sha256 of chain/genesis-state.json, when it begins from one
     hash: str
 
 

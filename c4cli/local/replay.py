@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
+from c4cli.local import genesis_state
 from c4cli.local.blocks import Genesis, block_hash
 from c4cli.local.log import BlockLog, Buffer, Span, let_go, parse_toml
 from c4cli.wire.msgs import first_signature, msg_signer
@@ -47,7 +48,9 @@ def _genesis(log: BlockLog, data: Buffer) -> tuple[ChainState, int]:
     from c4cli.local.state import ChainState
 
     record, offset = log.parse_genesis(data)
-    return ChainState(Genesis.from_record(record), str(record.get("hash"))), offset
+    genesis = Genesis.from_record(record)
+    begun = genesis_state.read(log.folder, genesis.state) if genesis.state else None
+    return ChainState(genesis, str(record.get("hash")), begun), offset
 
 
 def replay(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from c4cli.chain.clock import format_time
-from c4cli.chain.interface import ID_DIGITS, Reverted, Snapshot
+from c4cli.chain.controls import ID_DIGITS, Reverted, Snapshot
 from c4cli.errors import BadInput, disk_error
 from c4cli.files import PRIVATE_FILE
 from c4cli.interrupts import deferred

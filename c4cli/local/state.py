@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from c4cli.address import package_address
+from c4cli.address import is_address, package_address
 from c4cli.chain.clock import parse_time
 from c4cli.coins import MAX_AMOUNT, UGNOT, Coins, parse_coins
 from c4cli.errors import BadInput, HomeDamaged, Refused
+from c4cli.local import state_document
 from c4cli.local.accounts import (
     Account,
     coins_from_json,
@@ -36,7 +37,9 @@ from c4cli.wire.tx import (
 class ChainState:
     """Accounts, balances and the realm at one height."""
 
-    def __init__(self, genesis: Genesis, genesis_hash: str) -> None:
+    def __init__(
+        self, genesis: Genesis, genesis_hash: str, begun: dict[str, Any] | None = None
+    ) -> None:
         self.genesis = genesis
         self.height = 0
         self.time = genesis.time
@@ -50,19 +53,28 @@ class ChainState:
         # What changed since the cache last saw this state: it rewrites only these.
         self.dirty_accounts: set[str] = set()
         self.dirty_games: set[int] = set()
+        self.pinned_time = 0  # the next block's time, when `c4 cheat next-time` set it
+        self.begun_txs = 0  # the transactions of the state it began from (c4 init --load)
 
+        if begun is not None:  # the state it begins from (c4 init --load): checked already
+            state_document.load_into(self, begun)
+            self.begun_txs = self.transactions()
         try:
-            check_supply(genesis.balances)
+            check_supply(genesis.balances, self.total_supply())
         except BadInput as exc:
             raise HomeDamaged(f"genesis (height 0) has bad balances: {exc}") from None
         for address, coins in genesis.balances:
             self.credit(address, parse_coins(coins))
 
     def transactions(self) -> int:
-        """How many transactions the chain holds: every account's and session's sequence."""
-        return sum(
-            account.sequence + sum(session.sequence for session in account.sessions.values())
-            for account in self.accounts.values()
+        """How many transactions the chain holds: every account's and session's sequence,
+        less those of the state it began from (made on another chain)."""
+        return (
+            sum(
+                account.sequence + sum(session.sequence for session in account.sessions.values())
+                for account in self.accounts.values()
+            )
+            - self.begun_txs
         )
 
     # -- checkpoints ------------------------------------------------------------
@@ -81,6 +93,7 @@ class ChainState:
             "clock_offset": self.clock_offset,
             "account_numbers": self.account_numbers,
             "gas_collected": self.gas_collected,
+            "begun_txs": self.begun_txs,
             "accounts": [account.snapshot() for account in self.accounts.values()],
             "realm": self.realm.snapshot(),
         }
@@ -104,6 +117,8 @@ class ChainState:
         state.realm = RealmState.restore(snapshot["realm"], store)
         state.dirty_accounts = set()
         state.dirty_games = set()
+        state.pinned_time = 0
+        state.begun_txs = int(snapshot.get("begun_txs", 0))
         return state
 
     # -- accounts and bank ------------------------------------------------------
@@ -150,6 +165,27 @@ class ChainState:
                 if not account.coins[denom]:
                     del account.coins[denom]
 
+    def _set_balance(self, where: str, entry: dict[str, str]) -> None:
+        """A block's ``set_balances`` entry (`c4 cheat set-balance`): the account's coins
+        are exactly these; an account it names is made, as a coin received makes one."""
+        try:
+            address, coins = str(entry["address"]), parse_coins(str(entry["amount"]))
+        except (KeyError, TypeError, BadInput):
+            raise HomeDamaged(f"{where} sets a balance that is not one") from None
+        if not is_address(address):
+            raise HomeDamaged(f"{where} sets the balance of {address!r}, not an address")
+        account = self.accounts.get(address)
+        held = {} if account is None else account.coins
+        supply = self.total_supply()
+        for denom, amount in coins.items():
+            if supply.get(denom, 0) - held.get(denom, 0) + amount > MAX_AMOUNT:
+                raise Refused(f'cannot compute supply: balances of "{denom}" sum past int64')
+        if account is None:
+            self.credit(address, coins)
+        else:
+            self.dirty_accounts.add(address)
+            account.coins = {denom: amount for denom, amount in coins.items() if amount}
+
     def total_supply(self) -> Coins:
         total: Coins = dict(self.gas_collected)
         for account in self.accounts.values():
@@ -165,7 +201,10 @@ class ChainState:
         return int(wall_clock) + self.clock_offset
 
     def next_block_time(self, wall_clock: float) -> int:
-        """The time of the next transaction block: recorded, never recomputed on replay."""
+        """The time of the next transaction block: recorded, never recomputed on replay
+        (`c4 cheat next-time`'s, when it set one after the last block)."""
+        if self.pinned_time > self.time:
+            return self.pinned_time
         if self.genesis.clock == "manual":
             return self.time + self.genesis.block_interval
         return max(self.wall_time(wall_clock), self.time + 1)
@@ -202,6 +241,13 @@ class ChainState:
             raise HomeDamaged(f"{where} is not later than block {self.height}")
         if not isinstance(txs, list) or advance < 0:
             raise HomeDamaged(f"{where} is malformed")
+        for setting in block.get("set_balances", []):
+            try:
+                self._set_balance(where, setting)
+            except Refused:
+                if new:
+                    raise
+                raise HomeDamaged(f"{where} sets a balance past int64") from None
         results = []
         for index, entry in enumerate(txs):
             try:
@@ -258,11 +304,12 @@ class ChainState:
         return tx_entry(tx, number, sequence)
 
 
-def check_supply(balances: tuple[tuple[str, str], ...]) -> None:
+def check_supply(balances: tuple[tuple[str, str], ...], held: Coins | None = None) -> None:
     """Refuse genesis balances gno.land refuses: not coins, or a denomination whose
-    total does not fit in int64 (gnoland v1.7.1 will not start on such a genesis, in
-    these words, so no balance or pot can ever pass int64 on a chain that runs)."""
-    totals: dict[str, int] = {}
+    total (with what the state it begins from ``held``) does not fit in int64
+    (gnoland v1.7.1 will not start on such a genesis, in these words, so no balance
+    or pot can ever pass int64 on a chain that runs)."""
+    totals: dict[str, int] = dict(held or {})
     for _, coins in balances:
         for denom, amount in parse_coins(coins).items():
             totals[denom] = totals.get(denom, 0) + amount

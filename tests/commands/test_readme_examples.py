@@ -179,7 +179,14 @@ RUN = {
     ("nodes.md", "A network of validators"),
     *(
         ("chain.md", name)
-        for name in ("Keys", "The genesis", "Blocks and the clock", "Auditing", "Queries")
+        for name in (
+            "Keys",
+            "The genesis",
+            "Blocks and the clock",
+            "Cheats, and a chain from a dump",
+            "Auditing",
+            "Queries",
+        )
     ),
 }
 

@@ -1,0 +1,129 @@
+"""What a chain in a folder lets its user do that no node does: anvil's cheats.
+
+Each one that changes the chain is a block of the log, so a replay and `c4 verify`
+make the same state again: ``c4 time advance`` and ``c4 time set`` (an empty block
+at a time), ``c4 cheat mine N`` (N empty blocks), ``c4 cheat set-balance`` (a block
+whose ``set_balances`` sets an account's coins before anything else runs in it,
+as the genesis' ``balances`` set them at the start). ``c4 cheat next-time`` dates
+the next block, whatever makes it, and is kept until then in ``chain/next-time``
+(a wish, not the chain's: the block that takes it records its own time).
+``c4 cheat dump`` writes the whole state as a document a new chain begins from
+(:mod:`c4cli.local.genesis_state`).
+"""
+
+from __future__ import annotations
+
+import time as wallclock
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from c4cli.chain.clock import MAX_TIME, check_settable, format_time, parse_time
+from c4cli.chain.interface import Head
+from c4cli.coins import Coins, format_coins
+from c4cli.errors import BadInput, disk_error
+from c4cli.local import genesis_state, state_document
+from c4cli.local.blocks import new_record
+
+if TYPE_CHECKING:
+    from c4cli.local.chain import LocalChain
+    from c4cli.local.state import ChainState
+
+NEXT_TIME = "next-time"
+MAX_MINED = 100_000  # empty blocks one `c4 cheat mine` makes at most
+
+
+def advance(chain: LocalChain, seconds: int) -> Head:
+    """Mine an empty block ``seconds`` later (and, on a wall clock, shift the clock)."""
+    if not 0 < seconds <= MAX_TIME:
+        raise BadInput("the duration must be from 1s to the year 9999")
+    with chain.log.locked(exclusive=True):
+        state = chain.current()
+        if state.genesis.clock == "manual":
+            block_time = state.time + seconds
+        else:
+            block_time = max(state.wall_time(wallclock.time()) + seconds, state.time + 1)
+        check_settable(block_time)
+        return _mine(chain, state, block_time, advance=seconds)
+
+
+def set_time(chain: LocalChain, unix: int) -> Head:
+    """Mine an empty block at exactly ``unix``, which must be after the last block."""
+    check_settable(unix)
+    with chain.log.locked(exclusive=True):
+        state = chain.current()
+        _after_last(state, unix)
+        return _mine(chain, state, unix)
+
+
+def mine(chain: LocalChain, count: int) -> Head:
+    """Mine ``count`` empty blocks, each at the time the next block would have."""
+    if not 0 < count <= MAX_MINED:
+        raise BadInput(f"the number of blocks must be from 1 to {MAX_MINED:,}")
+    with chain.log.locked(exclusive=True):
+        state = chain.current()
+        head = Head(state.height, state.time)
+        for _ in range(count):
+            block_time = state.next_block_time(wallclock.time())
+            check_settable(block_time)
+            head = _mine(chain, state, block_time)
+        return head
+
+
+def set_balance(chain: LocalChain, address: str, coins: Coins) -> Head:
+    """A block that sets ``address``'s coins to exactly ``coins`` (none: it holds
+    nothing), before anything else in it runs."""
+    entry = {"address": address, "amount": format_coins(coins)}
+    with chain.log.locked(exclusive=True):
+        state = chain.current()
+        block_time = state.next_block_time(wallclock.time())
+        check_settable(block_time)
+        record = new_record(state.height, state.last_hash, block_time, txs=[], set_to=[entry])
+        chain.append(state, record, state.apply_block(record, new=True))
+        return Head(state.height, state.time)
+
+
+def next_time(chain: LocalChain, unix: int) -> int:
+    """Date the next block ``unix`` (after the last block's), whatever makes it."""
+    check_settable(unix)
+    with chain.log.locked(exclusive=True):
+        _after_last(chain.current(), unix)
+        path = chain.log.folder / NEXT_TIME
+        try:
+            path.write_text(f"{format_time(unix)}\n")
+        except OSError as exc:
+            raise disk_error(path, exc, "the next block's time was not set") from None
+    return unix
+
+
+def pinned(folder: Path) -> int:
+    """The time ``c4 cheat next-time`` set for the next block; 0 when none is set."""
+    try:
+        return parse_time((folder / NEXT_TIME).read_text().strip())
+    except (OSError, BadInput):
+        return 0  # none set, or unreadable: the clock as it always runs
+
+
+def unpin(folder: Path) -> None:
+    """The next block was made: its time was taken."""
+    (folder / NEXT_TIME).unlink(missing_ok=True)
+
+
+def dump(chain: LocalChain) -> bytes:
+    """The whole state at the last block, as a document a new chain begins from:
+    the log replayed (every game and commitment then in memory), the cache unread."""
+    with chain.log.locked(exclusive=False):
+        return genesis_state.encoded(state_document.dumped(chain.replay()))
+
+
+def _after_last(state: ChainState, unix: int) -> None:
+    if unix <= state.time:
+        raise BadInput(
+            f"{format_time(unix)} is not after the last block "
+            f"(height {state.height}, {format_time(state.time)})"
+        )
+
+
+def _mine(chain: LocalChain, state: ChainState, block_time: int, *, advance: int = 0) -> Head:
+    record = new_record(state.height, state.last_hash, block_time, txs=[], advance=advance)
+    chain.append(state, record, state.apply_block(record))
+    return Head(state.height, state.time)

@@ -1,0 +1,82 @@
+"""A chain's whole state as one document: what `c4 cheat dump` writes, and what a new
+chain begins from (`c4 init --load FILE`), as anvil's ``anvil_dumpState`` and
+``anvil_loadState``.
+
+The document is JSON (``{"c4_state": 1, …}``): every account (its number, sequence,
+coins, public key and session keys), the account numbers handed out so far, the gas
+fees collected, and the realm: its variables, every game (settled ones too), the
+players' records and the leaderboards, the active list in its order, and every
+commitment used. Heights are not in it: a chain that begins from one counts its
+blocks from 1, its clock from the document's time (no realm value reads a height).
+
+The state's own code makes and reads the document (``ChainState.dumped`` and the
+state it begins from); here is only what a chain in a folder does with its bytes.
+A chain that begins from one keeps it beside its log, as ``chain/genesis-state.json``,
+named in the genesis by its sha256: the genesis hash covers the name, the name
+covers the bytes, so `c4 verify` holds the whole state to the log, and an edit of
+the file is damage like an edit of a block.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from c4cli.errors import HomeDamaged, disk_error
+from c4cli.files import fsync_dir
+from c4cli.interrupts import deferred
+
+FORMAT = 1
+FILE = "genesis-state.json"
+
+
+def encoded(document: dict[str, Any]) -> bytes:
+    """The document's bytes as a home keeps them (and as its hash covers them)."""
+    return (json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n").encode()
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read(folder: Path, expected: str) -> dict[str, Any]:
+    """The state a chain's genesis names (by its sha256 ``expected``), checked."""
+    path = folder / FILE
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise HomeDamaged(
+            f"the state the genesis begins from cannot be read ({exc.strerror})", file=path
+        ) from None
+    if digest(data) != expected:
+        raise HomeDamaged("it is not the state the genesis names: it was altered", file=path)
+    try:
+        document: dict[str, Any] = json.loads(data)
+    except ValueError:
+        raise HomeDamaged("the state the genesis begins from is not JSON", file=path) from None
+    return document
+
+
+def write(folder: Path, data: bytes | None) -> None:
+    """Keep ``data`` as the chain's genesis state (None: a chain that has none), whole
+    or not at all, before the log that names it is written."""
+    path = folder / FILE
+    if data is None:
+        path.unlink(missing_ok=True)
+        return
+    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
+    try:
+        with deferred():
+            with open(tmp, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+            fsync_dir(folder)
+    except OSError as exc:
+        raise disk_error(path, exc, "no chain was created") from None
+    finally:
+        tmp.unlink(missing_ok=True)
