@@ -78,6 +78,10 @@ class LocalControls(Chain, Protocol):
         """Date the next block ``unix``, whatever makes it (evm_setNextBlockTimestamp)."""
         ...
 
+    def opening(self, address: str) -> Coins:
+        """What ``address`` held at genesis (a premine, or the state the chain began from)."""
+        ...
+
     def dump(self) -> bytes:
         """The whole state at the last block, as a document (anvil_dumpState)."""
         ...

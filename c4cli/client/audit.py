@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from c4cli.address import package_address
-from c4cli.chain.interface import Chain, ChainReader
+from c4cli.chain.controls import LocalControls
+from c4cli.chain.interface import ChainReader
 from c4cli.client.player import live_games
 from c4cli.client.realm_client import RealmClient, Status
 from c4cli.client.replayed import Flow
@@ -103,11 +104,13 @@ def books(chain: ChainReader, flows: Iterable[Flow]) -> Books:
     return Books(taken, sent, paid, refunded, withdrawn, held, pending, balance)
 
 
-def local_flows(chain: Chain) -> list[Flow]:
+def local_flows(chain: LocalControls) -> list[Flow]:
     """The coins each landed transaction of a local chain moved to and from the realm,
-    from its log's listing (the local chain runs only the realm's calls)."""
+    from its log's listing (the local chain runs only the realm's calls), after what
+    the realm held at genesis (a chain begun from a state, or forked, holds stakes)."""
     address = package_address(chain.realm_path)
-    flows: list[Flow] = []
+    opening = chain.opening(address).get(UGNOT, 0)
+    flows: list[Flow] = [Flow("", opening, ())] if opening else []
     for block in chain.listing(1, None, None):
         for tx in block["txs"]:
             if not tx["ok"] or tx["func"] is None:

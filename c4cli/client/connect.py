@@ -276,10 +276,10 @@ HISTORY = "history"  # the folder of a node home's histories of its realm (`c4 s
 
 def history_path(home: Path, chain_id: str, realm_path: str) -> Path:
     """The file of the history of ``realm_path`` on chain ``chain_id`` in ``home``."""
-    return home / HISTORY / _file_name(chain_id) / f"{_file_name(realm_path)}.sqlite"
+    return home / HISTORY / file_name(chain_id) / f"{file_name(realm_path)}.sqlite"
 
 
-def _file_name(text: str) -> str:
+def file_name(text: str) -> str:
     """A chain id or a realm path as a file name: its own letters where they are safe
     (a path's slashes as ``_``), its hex where they are not."""
     name = text.replace("/", "_")

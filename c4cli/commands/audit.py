@@ -16,6 +16,7 @@ from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
 from c4cli.commands.sync import brought_up
+from c4cli.commands.transact import local_chain
 from c4cli.errors import Unreachable
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
@@ -42,7 +43,8 @@ def audit(home: Path, as_json: bool) -> None:
     run = current()
     chain = run.open_chain(home)
     if run.remote is None and read_remote(home) is None:
-        flows, source, height = local_flows(chain), "the local chain", chain.head().height
+        local = local_chain(home, "`c4 audit` of a local chain")
+        flows, source, height = local_flows(local), "the local chain", chain.head().height
     else:
         brought_up(home, as_json)
         checker = checker_of(chain)

@@ -39,7 +39,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("c4cli.commands.complete", "completion"),
     "games": ("c4cli.commands.player", "games"),
     "hint": ("c4cli.commands.solve", "hint"),
-    "init": ("c4cli.commands.chain", "init"),
+    "init": ("c4cli.commands.init", "init"),
     "keys": ("c4cli.commands.keys", "keys"),
     "leaders": ("c4cli.commands.tables", "leaders"),
     "lobby": ("c4cli.commands.tables", "lobby"),

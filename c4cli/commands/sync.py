@@ -98,7 +98,7 @@ def brought_up(home: Path, as_json: bool, first: int | None = None) -> Done:
     """The home's history of its node's realm, brought up to the node's proven head
     (a progress bar on a terminal for a long first read)."""
     run = current()
-    with _bar(as_json) as progress:
+    with progress_bar(as_json) as progress:
         return synced(
             home, url=run.remote, realm_path=run.realm_path, chain_id=run.chain_id,
             trust_node=run.trust_node, first=first, progress=progress,
@@ -148,7 +148,7 @@ def _calls(row: dict[str, Any], known: dict[str, str]) -> str:
 
 
 @contextmanager
-def _bar(as_json: bool) -> Iterator[Callable[[int, int], None] | None]:
+def progress_bar(as_json: bool) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar on a terminal's stderr for a long sync; none when piped or --json."""
     if as_json or not sys.stderr.isatty():
         yield None

@@ -192,11 +192,8 @@ class LocalChain(LoggedState):
             return self.replay(data=data[:end])
 
     def blocks(self, first: int, last: int | None) -> list[Block]:
-        """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying.
-
-        The cache must describe this very log (it is rebuilt if not), so the
-        blocks read here are the ones its outcomes came from.
-        """
+        """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying
+        (the cache, rebuilt if need be, describes this very log: its outcomes are theirs)."""
         with self.reading():
             data = self.log.read_bytes()
             _, offset = self.log.parse_genesis(data)
@@ -421,6 +418,10 @@ class LocalChain(LoggedState):
 
     def dump(self) -> bytes:
         return cheats.dump(self)
+
+    def opening(self, address: str) -> Coins:
+        account = self.state_at(0).accounts.get(address)
+        return {} if account is None else dict(account.coins)
 
     def snapshot(self) -> Snapshot:
         return snapshots.snapshot(self)

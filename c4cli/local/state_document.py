@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 def dumped(state: ChainState) -> dict[str, Any]:
     """``state`` as a document. Its realm must hold every game and commitment in
     memory: a state replayed from the log, never one read back from the cache."""
-    realm = state.realm
     return {
         "c4_state": FORMAT,
         "chain_id": state.genesis.chain_id,
@@ -29,19 +28,24 @@ def dumped(state: ChainState) -> dict[str, Any]:
         "account_numbers": state.account_numbers,
         "gas_collected": state.gas_collected,
         "accounts": [account.snapshot() for account in state.accounts.values()],
-        "realm": {
-            "path": realm.path,
-            "owner": realm.owner,
-            "pending_owner": realm.pending_owner,
-            "fee": realm.fee,
-            "collected": realm.collected,
-            "games": [game.to_record() for game in realm.games.values()],
-            "active": list(realm.active),
-            "stats": {address: s.to_record() for address, s in realm.stats.items()},
-            "wins_board": [list(entry) for entry in realm.wins_board],
-            "gnot_board": [list(entry) for entry in realm.gnot_board],
-            "commitments": sorted(list(pair) for pair in realm.used_commitments.recent()),
-        },
+        "realm": realm_record(state.realm),
+    }
+
+
+def realm_record(realm: RealmState) -> dict[str, Any]:
+    """The realm's part of a document: every game and commitment (all in memory)."""
+    return {
+        "path": realm.path,
+        "owner": realm.owner,
+        "pending_owner": realm.pending_owner,
+        "fee": realm.fee,
+        "collected": realm.collected,
+        "games": [game.to_record() for game in realm.games.values()],
+        "active": list(realm.active),
+        "stats": {address: s.to_record() for address, s in realm.stats.items()},
+        "wins_board": [list(entry) for entry in realm.wins_board],
+        "gnot_board": [list(entry) for entry in realm.gnot_board],
+        "commitments": sorted(list(pair) for pair in realm.used_commitments.recent()),
     }
 
 

@@ -113,6 +113,12 @@ def take(host: str, port: int, tls: bool, timeout: float) -> tuple[socket.socket
     found = _dials.pop((host, port, tls), None)
     if found is None:
         return None
+    if time.monotonic() - found.started >= FRESH and not found.thread.is_alive():
+        # Another command's, in a process that runs several (a test's): its socket, or
+        # its error, is of a server that may be gone from this address since.
+        if found.sock is not None:
+            found.sock.close()
+        return None
     found.thread.join(timeout)
     if found.thread.is_alive():
         raise TimeoutError("connect")

@@ -65,6 +65,8 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--clock", "sundial"], 2),
         (["--genesis-time", "noon"], 2),
         (["--force", "--load", "{missing}/state.json"], 2),
+        (["--force", "--fork", "http://127.0.0.1:9@0"], 2),
+        (["--force", "--fork", "http://127.0.0.1:9", "--load", "x.json"], 2),
     ],
     "keys add": [(["bad/name"], 2), (["alice"], 2)],
     "keys list": [(["--home", "{missing}", "--remote", UNREACHABLE], 2)],

@@ -204,6 +204,23 @@ def test_an_early_dial_that_failed_is_the_connections_own_failure() -> None:
         connection.post(BODY, 2, replayable=True)
 
 
+def test_a_dial_another_command_left_is_not_this_ones(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a process that runs several commands (the tests' CliRunner), a dial one of
+    them made and never took (its failure, when nothing listened at that port then)
+    is not the connection of a later command to whatever listens there now."""
+    from c4cli.node import early
+
+    early.dial(server.url)
+    stale = next(d for d in early._dials.values() if d.port == server.server_address[1])
+    stale.thread.join(5)
+    stale.error, stale.sock = ConnectionRefusedError(111, "Connection refused"), None
+    monkeypatch.setattr(stale, "started", stale.started - early.FRESH)
+    connection = Connection(Target(server.url))
+    assert b'"network": "dev"' in connection.post(BODY, 2, replayable=True)
+
+
 def test_the_console_reads_the_url_c4_wrote_and_guesses_nothing_else(tmp_path: Path) -> None:
     """cli/ahead.py reads only the line c4 writes in config.toml (a hint: what it
     cannot read is no dial, and the command reads its config as always)."""

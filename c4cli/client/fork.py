@@ -1,0 +1,241 @@
+"""`c4 init --fork URL[@HEIGHT]`: a local chain that begins from a node's realm as the
+validators' signed blocks make it (anvil's ``--fork-url``/``--fork-block-number``).
+
+The node is read through a home of its own in the user's cache folder
+(``c4cli/forks/sources/…``), bound to it as `c4 init --remote` binds one: its
+validator set trusted on first use (or at the block ``--trust`` names), the
+realm's history synced there (`c4 sync`), every block proven. The realm's state at
+HEIGHT is *computed*: c4's mirror replays the history's delivered calls up to it
+(:mod:`c4cli.client.replayed`); a realm the history cannot make (code run once
+that reached it, another version of its code, a deployment before the history)
+is refused, never taken on the node's word. The accounts are the node's word at
+HEIGHT, as anvil takes its fork's: the number, sequence, public key and coins of
+every address the realm's history names (signers, players, the owner, the realm
+itself), read with ``auth/accounts`` at that height; the document says so.
+
+The state becomes a document `c4 init --load` takes (:mod:`c4cli.local.genesis_state`),
+with an ``origin``: the chain id, the URL without its credentials, the height, and
+the block's hash and time. It is kept in the cache folder by chain id, height and
+block hash, and found again by URL and height: a second fork at the same height
+needs no node.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from c4cli.address import package_address
+from c4cli.chain.clock import format_time
+from c4cli.chain.trust import Caught, IndexedTx, RealmHistory
+from c4cli.client import connect, history, replayed
+from c4cli.coins import parse_coins
+from c4cli.errors import BadInput, Unreachable
+from c4cli.home.config import read_remote
+from c4cli.local import genesis_state, state_document
+from c4cli.node.reader import CALLS, NodeReader, abci_params
+from c4cli.node.sync import NodeHistory, Progress
+from c4cli.node.transport import RpcCall
+from c4cli.realm.memory import RealmState
+from c4cli.wire import pubkeys, results
+
+INDEX = "by-url.json"  # (URL without credentials, realm, height) -> the kept document
+
+
+class Origin(NamedTuple):
+    url: str  # as c4 prints one: no credentials, no path
+    height: int | None  # None: the node's last proven block
+
+
+def parse_origin(text: str) -> Origin:
+    """``URL[@HEIGHT]``: the height after the last ``@`` when it is a number (a URL's
+    credentials hold an ``@`` too)."""
+    url, at, height = text.rpartition("@")
+    if at and height.isascii() and height.isdigit():
+        if not 0 < int(height) < 2**63:
+            raise BadInput(f"{text!r}: the height after @ is a block of the chain, from 1")
+        return Origin(url, int(height))
+    return Origin(text, None)
+
+
+def cache_folder() -> Path:
+    """Where forks keep what they fetched: the user's cache folder, as gno's builds."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "c4cli" / "forks"
+
+
+class Forked(NamedTuple):
+    """A state to begin a chain from, where it came from, and whether the cache had it."""
+
+    data: bytes
+    origin: dict[str, Any]
+    cached: bool
+
+
+def forked(
+    url: str,
+    height: int | None,
+    realm_path: str,
+    *,
+    trust: str | None = None,
+    progress: Progress | None = None,
+) -> Forked:
+    """The realm's state at block ``height`` (None: the last the node's signed blocks
+    prove) of the node at ``url``, as a state document."""
+    folder = cache_folder()
+    key = f"{connect.shown_url(url)}|{realm_path}|{height}"
+    if height is not None:
+        kept = _kept(folder, key)
+        if kept is not None:
+            return Forked(kept, json.loads(kept)["origin"], True)
+    source = folder / "sources" / hashlib.sha256(f"{url}|{realm_path}".encode()).hexdigest()[:24]
+    if read_remote(source) is None:
+        connect.bind(source, url, realm_path, chain_id=None, force=False, trust=trust)
+    report, _ = history.synced(
+        source, url=None, realm_path=None, chain_id=None, trust_node=False, first=None,
+        progress=progress,
+    )  # fmt: skip
+    reader = connect.open_reader(source)
+    assert isinstance(reader, NodeReader) and reader.verifier is not None
+    reached = report.reached.height
+    at = reached if height is None else height
+    if at > reached:
+        raise BadInput(
+            f"block {at} is past the last block the node's signed blocks prove now ({reached})"
+        )
+    proven = reader.verifier.at(at)
+    chain_id = reader.chain_id
+    kept_history = NodeHistory(reader, connect.history_path(source, chain_id, realm_path), chain_id)
+    made = replayed.computed(Through(kept_history, at), at)
+    if made.state is None or made.unknown:
+        raise BadInput(
+            f"the realm's state at block {at} is not one c4 can compute from its signed "
+            f"blocks ({made.unknown}): a fork begins from no node's word for it"
+        )
+    rows = list(Through(kept_history, at).rows())
+    accounts = _accounts(reader, sorted(_named(made.state, rows)), at)
+    origin = {
+        "chain_id": chain_id,
+        "url": connect.shown_url(url),
+        "height": at,
+        "block_hash": proven.block_hash,
+        "time": format_time(proven.time),
+        "accounts": "the node's word at this height (auth/accounts)",
+    }
+    document = {
+        "c4_state": genesis_state.FORMAT,
+        "chain_id": chain_id,
+        "height": at,
+        "time": format_time(proven.time),
+        "account_numbers": 1 + max((a["number"] for a in accounts), default=-1),
+        "gas_collected": {},
+        "accounts": accounts,
+        "realm": state_document.realm_record(made.state),
+        "origin": origin,
+    }
+    data = genesis_state.encoded(document)
+    _keep(folder, f"{connect.shown_url(url)}|{realm_path}|{at}", chain_id, at, proven, data)
+    return Forked(data, origin, False)
+
+
+class Through:
+    """A realm's history up to block ``height`` (a RealmHistory that no longer grows)."""
+
+    def __init__(self, whole: RealmHistory, height: int) -> None:
+        self.whole, self.height = whole, height
+
+    @property
+    def realm_path(self) -> str:
+        return self.whole.realm_path
+
+    @property
+    def memo(self) -> dict[str, Any]:
+        return {}
+
+    def begun(self) -> bool:
+        return True
+
+    def catch_up(self) -> Caught:
+        return Caught(self.height, 0, 0)
+
+    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
+        for row in self.whole.rows(kinds):
+            if row.height > self.height:
+                return
+            yield row
+
+
+def _named(realm: RealmState, rows: list[IndexedTx]) -> set[str]:
+    """Every address the realm's history names: who signed, who played, the owner and
+    the one it waits for, and the realm itself."""
+    found = {row.signer for row in rows if row.signer}
+    for game in realm.games.values():
+        found.update(a for a in (game.creator, game.opponent, game.acceptor) if a)
+    found.update(a for a in (realm.owner, realm.pending_owner) if a)
+    found.add(package_address(realm.path))
+    return found
+
+
+def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dict[str, Any]]:
+    """Each address's account at ``height``, as the node answers ``auth/accounts``
+    (none for an address it holds no account of), as a state document lists one."""
+    listed: list[dict[str, Any]] = []
+    for part in range(0, len(addresses), CALLS):
+        asked = addresses[part : part + CALLS]
+        calls = [
+            RpcCall("abci_query", abci_params(results.account_path(a), b"", height)) for a in asked
+        ]
+        for address, answer in zip(asked, reader.transport.calls(calls), strict=True):
+            if isinstance(answer, Unreachable):
+                raise answer
+            text = reader.answer(results.account_path(address), answer).data
+            account = results.tm2_account(json.loads(text) if text.strip() else None)
+            if account is None:
+                continue
+            listed.append(_record(address, account))
+    return listed
+
+
+def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
+    """An account as a state document lists one (its key as the checkpoint keeps it)."""
+    stored: str | dict[str, Any] | None = None
+    if account.public_key is not None:
+        key = pubkeys.from_json(account.public_key)
+        stored = key.hex() if isinstance(key, bytes) else pubkeys.to_json(key)
+    return {
+        "address": address,
+        "number": account.number,
+        "sequence": account.sequence,
+        "coins": parse_coins(account.coins),
+        "pub_key": stored,
+        "sessions": [],
+    }
+
+
+def _kept(folder: Path, key: str) -> bytes | None:
+    try:
+        index = json.loads((folder / INDEX).read_text())
+        return (folder / str(index[key])).read_bytes()
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # not kept, or not readable: fetched again
+
+
+def _keep(folder: Path, key: str, chain_id: str, height: int, proven: Any, data: bytes) -> None:
+    """Keep the document by chain id, height and block hash, found again by ``key``; a
+    cache that cannot be written costs the next fork a fetch, nothing more."""
+    name = f"{connect.file_name(chain_id)}/{height}-{proven.block_hash[:16]}.json"
+    with contextlib.suppress(OSError):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+        try:
+            index = json.loads((folder / INDEX).read_text())
+        except (OSError, ValueError):
+            index = {}
+        index[key] = name
+        tmp = folder / f".{INDEX}.{os.getpid()}"
+        tmp.write_text(json.dumps(index, indent=1, sort_keys=True))
+        os.replace(tmp, folder / INDEX)

@@ -1,0 +1,284 @@
+"""c4 init: a chain in the home (from nothing, from a dumped state, or forked from a
+node's realm), or the home bound to a node."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from c4cli.address import package_address
+from c4cli.chain.clock import check_settable, format_time, parse_time
+from c4cli.cli.invocation import current
+from c4cli.client import connect, genesis
+from c4cli.client import fork as forks
+from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
+from c4cli.commands.cheat import plural, read_state
+from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.sync import progress_bar
+from c4cli.commands.text import names, parse_duration, who
+from c4cli.errors import BadInput
+from c4cli.home.keys import DEV_KEY, Keyring, check_name
+from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
+
+
+@click.command()
+@click.option("--chain-id", default=DEFAULT_CHAIN_ID, show_default=True)
+@click.option("--genesis-time", metavar="RFC3339", help="Default: now.")
+@click.option("--clock", type=click.Choice(["wall", "manual"]), default="wall", show_default=True)
+@click.option(
+    "--block-interval",
+    default=f"{DEFAULT_BLOCK_INTERVAL}s",
+    show_default=True,
+    help="Seconds between blocks on a manual clock.",
+)
+@click.option("--realm-path", default=DEFAULT_REALM_PATH, show_default=True)
+@click.option("--deployer", default=DEV_KEY, show_default=True, help="Key that owns the realm.")
+@click.option(
+    "--premine",
+    multiple=True,
+    metavar="NAME_OR_ADDR=COINS",
+    help="Add or override a genesis balance (repeatable).",
+)
+@click.option("--force", is_flag=True, help="Replace an existing chain in the home.")
+@click.option(
+    "--load",
+    "load",
+    metavar="FILE",
+    help="Begin from the state `c4 cheat dump` wrote (anvil's loadState); - reads stdin.",
+)
+@click.option(
+    "--fork",
+    "fork",
+    metavar="URL[@HEIGHT]",
+    help="Begin from a node's realm at a block (default its last proven), as its signed "
+    "blocks make it (anvil's --fork-url).",
+)
+@click.option(
+    "--trust",
+    metavar="HEIGHT:HASH",
+    help="With --remote: trust the validators that signed this block (its hash, in hex or "
+    "base64, from a source you trust), not the node's set on first use.",
+)
+@common_options
+def init(
+    chain_id: str,
+    genesis_time: str | None,
+    clock: str,
+    block_interval: str,
+    realm_path: str,
+    deployer: str,
+    premine: tuple[str, ...],
+    force: bool,
+    load: str | None,
+    fork: str | None,
+    trust: str | None,
+    home: Path,
+    as_json: bool,
+) -> None:
+    """Create a chain in the home, like gnodev: every local key gets 10,000,000 GNOT.
+
+    The deployer (default test1, created from the public dev mnemonic if
+    missing) owns the realm. With --remote URL, the home is bound to that node
+    instead, trusting its validator set (its fingerprint printed) or the set that
+    signed the block --trust names. With --load FILE, the chain begins from the
+    state `c4 cheat dump` wrote: its accounts, its realm and its owner, its clock at
+    the dump's time (unless --genesis-time), and only the home's keys it does not
+    hold funded. With --fork URL[@HEIGHT], from the realm on that node at that
+    block: computed from the blocks its validators signed (trusted on first use, or
+    at the block --trust names), the accounts it names as the node had them; the
+    chain id is the node's with -fork, so nothing signed here is valid there.
+
+    \b
+    Example:
+      c4 init --clock manual --genesis-time 2026-01-01T00:00:00Z
+      c4 init --remote https://rpc.gno.land:443 --trust HEIGHT:HASH
+      c4 init --load state.json
+      c4 init --fork https://rpc.gno.land:443@1234567
+    """
+    url = current().remote
+    if url is not None:
+        if load is not None or fork is not None:
+            raise BadInput("--load and --fork begin a local chain: not with --remote")
+        _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
+        return
+    if trust is not None and fork is None:
+        raise BadInput("--trust names a node's block: it goes with --remote URL or --fork URL")
+    if load is not None and fork is not None:
+        raise BadInput("--load and --fork each give the state to begin from: give one")
+    origin: dict[str, Any] | None = None
+    data = b""
+    if fork is not None:
+        origin, data = _forked(fork, realm_path, trust, as_json)
+        load = f"the fork of {origin['url']} at block {origin['height']}"
+        source = click.get_current_context().get_parameter_source("chain_id")
+        if source is click.core.ParameterSource.DEFAULT:
+            chain_id = f"{origin['chain_id']}-fork"
+        elif chain_id == origin["chain_id"]:
+            raise BadInput(
+                f"--chain-id {chain_id} is the node's: a fork signs for another chain, so "
+                "nothing signed on it is valid there"
+            )
+    begun = None
+    if load is not None:
+        begun = genesis.loaded(data if fork is not None else read_state(load), load)
+    if begun is not None:
+        if realm_path not in (DEFAULT_REALM_PATH, begun.realm_path) or deployer != DEV_KEY:
+            raise BadInput(
+                f"{load} holds the realm {begun.realm_path} and its owner: --realm-path "
+                "and --deployer do not go with --load"
+            )
+        realm_path = begun.realm_path
+    # The input first: a bad one leaves the home as it was (its binding, its journal).
+    interval = parse_duration(block_interval, what="block interval")
+    if interval < 1:
+        raise BadInput("--block-interval must be at least 1s")
+    start = parse_time(genesis_time) if genesis_time else int(time.time())
+    if begun is not None and not genesis_time:
+        start = begun.time
+    check_settable(start)
+    if not realm_path.startswith("gno.land/r/"):
+        raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
+    extra: list[tuple[str, dict[str, int]]] = []
+    for entry in premine:
+        target, sep, coins = entry.partition("=")
+        if not sep:
+            raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
+        extra.append((target, parse_amount(coins)))
+    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
+    keyring = Keyring(home)
+    if deployer == DEV_KEY:
+        genesis.with_dev_key(keyring)
+    owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
+    balances = genesis.balances(keyring, owner=owner, given=extra)
+    if begun is not None:
+        owner = begun.owner
+        balances = genesis.beside(begun, balances, [keyring.resolve(t) for t, _ in extra])
+    made = genesis.local_genesis(
+        balances,
+        owner=owner,
+        chain_id=chain_id,
+        time=start,
+        clock=clock,
+        block_interval=interval,
+        realm_path=realm_path,
+    )
+    if begun is None:
+        chain.init(made, force=force)
+    else:
+        chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
+    realm_address = package_address(realm_path)
+    if as_json:
+        emit_json(
+            {
+                "chain_id": chain_id,
+                "time": format_time(start),
+                "clock": clock,
+                "block_interval": interval,
+                "realm_path": realm_path,
+                "realm_address": realm_address,
+                "owner": owner,
+                "balances": {a: format_coins(c) for a, c in balances.items()},
+                "state": None if begun is None else begun.digest,
+                "origin": origin,
+            }
+        )
+        return
+    click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
+    click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
+    click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
+    if begun is not None:
+        accounts = plural(len(begun.accounts), "account")
+        if origin is not None:
+            click.echo(
+                f"forked from {origin['url']} (chain {origin['chain_id']}) at block "
+                f"{origin['height']} ({origin['block_hash']}): {accounts} as the node had them"
+            )
+        else:
+            click.echo(f"begun from {load}: {accounts} (sha256 {begun.digest})")
+    known = names(home)
+    for address, held in balances.items():
+        others = format_coins({d: a for d, a in held.items() if d != UGNOT})
+        funded = f"  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else "")
+        click.echo(f"  {who(address, known)}{funded}")
+
+
+def _forked(fork: str, realm_path: str, trust: str | None, as_json: bool) -> tuple[Any, bytes]:
+    """`c4 init --fork`: the realm's state on the node at the block named, as a state
+    document, and where it came from (a progress bar on a terminal for a long read)."""
+    if current().trust_node:
+        raise BadInput(
+            "a fork is computed from blocks the validators signed: not with --trust-node"
+        )
+    url, height = forks.parse_origin(fork)
+    with progress_bar(as_json) as progress:
+        made = forks.forked(url, height, realm_path, trust=trust, progress=progress)
+    return made.origin, made.data
+
+
+def _init_remote(
+    home: Path,
+    url: str,
+    chain_id: str,
+    realm_path: str,
+    premine: tuple[str, ...],
+    force: bool,
+    trust: str | None,
+    as_json: bool,
+) -> None:
+    """`c4 init --remote URL`: bind the home to a node and trust its validator set; no
+    log, no genesis of our own."""
+    if premine:
+        raise BadInput("--premine has no meaning on a node: its genesis is the node's own")
+    ctx = click.get_current_context()
+    given = ctx.get_parameter_source("chain_id") is not click.core.ParameterSource.DEFAULT
+    taking = current().trust_node
+    if trust is not None and taking:
+        raise BadInput("--trust names the validators to trust: --trust-node trusts none")
+    bound = connect.bind(
+        home,
+        url,
+        realm_path,
+        chain_id=chain_id if given else None,
+        force=force,
+        trust=trust,
+        trust_node=taking,
+    )
+    remote, head, trusted = bound.remote, bound.head, bound.trusted
+    shown = connect.shown_url(remote.url)
+    if as_json:
+        document = {**remote._asdict(), "url": shown}
+        trust_doc = None
+        if trusted is not None:
+            trust_doc = {
+                "height": trusted.height,
+                "block_hash": trusted.block_hash,
+                "validators": len(trusted.validators),
+                "fingerprint": bound.fingerprint,
+                "source": trusted.source,
+            }
+        emit_json(
+            {**document, "height": head.height, "time": format_time(head.time), "trust": trust_doc}
+        )
+        return
+    click.echo(
+        f"home {home} uses the node at {shown}: chain {remote.chain_id}, height {head.height}"
+    )
+    click.echo(f"realm: {realm_path}")
+    if trusted is None:
+        click.echo(
+            "trusts no validator set (--trust-node, kept with the binding): every command "
+            "of this home takes the node's word, and says so"
+        )
+        return
+    click.echo(
+        f"trusts {len(trusted.validators)} validator(s), as block {trusted.height} shows them "
+        f"({trusted.source}): fingerprint {bound.fingerprint}"
+    )
+    if trust is None:
+        click.echo(
+            "  compare it with a source you trust; `c4 init --remote URL --trust HEIGHT:HASH "
+            "--force` trusts the set that signed a block you name instead"
+        )
