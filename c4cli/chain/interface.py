@@ -35,6 +35,7 @@ class Signer(NamedTuple):
     address: str
     private_key: bytes
     session_addr: str | None = None
+    impersonated: bool = False  # `c4 --impersonate`: no key; a chain that allows it only
 
 
 class TxOutcome(NamedTuple):
@@ -54,6 +55,7 @@ class TxOutcome(NamedTuple):
     data: str = ""
     transfers: tuple[tuple[str, int], ...] = ()
     events: tuple[dict[str, str], ...] = ()  # the bank's, as amino JSON (/bank.TransferEvent)
+    impersonated: bool = False  # sent without its key (`c4 --impersonate`)
 
 
 class Answer(NamedTuple):

@@ -51,6 +51,7 @@ class Invocation:
         self.realm_path: str | None = env.get("C4_REALM_PATH") or None
         self.chain_id: str | None = env.get("C4_CHAIN_ID") or None
         self.trust_node = env.get("C4_TRUST_NODE", "") not in ("", "0")
+        self.impersonate: str | None = None  # c4 --impersonate ADDR: the address that acts
         self.outbox = outbox.Outbox()
         self.notes = errors.Notes()  # quiet as $C4_QUIET says, until --quiet says so
         self.given: set[str] = set()  # the options given on the command line (by name)
@@ -114,6 +115,11 @@ class Invocation:
         checkpoint on each read, as it always does."""
         from c4cli.client import connect
 
+        if self.impersonate is not None and (self.remote is not None or connect.has_binding(home)):
+            raise errors.BadInput(
+                "--impersonate acts on a local chain only: a node takes no transaction "
+                "that its account's key did not sign"
+            )
         wanted = chain_id or self.chain_id
         key = (home, self.remote, self.realm_path, wanted, self.trust_node)
         if key in self._opened:

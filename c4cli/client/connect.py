@@ -118,6 +118,11 @@ def kept_aside(aside: Path | None, chain_id: str) -> None:
         warn_once(f"note: the journal of chain {chain_id!r} is kept as {aside}")
 
 
+def has_binding(home: Path) -> bool:
+    """Whether the home is bound to a node (`c4 init --remote`)."""
+    return read_remote(home) is not None
+
+
 def has_chain(home: Path) -> bool:
     """Whether the home holds a chain of either kind."""
     return read_remote(home) is not None or _local_chain(home).exists()

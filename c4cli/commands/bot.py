@@ -15,7 +15,7 @@ from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
-from c4cli.commands.options import TxCommand, common_options, tx_options
+from c4cli.commands.options import TxCommand, common_options, key_argument, tx_options
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, submit
@@ -30,7 +30,7 @@ SEND_MARGIN = 10
 
 @click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @click.option("--until-end", is_flag=True, help="Keep playing until the game ends.")
 @think_option
 @tx_options

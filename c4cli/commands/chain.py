@@ -13,7 +13,7 @@ from c4cli.chain.interface import Head, Reader
 from c4cli.cli.invocation import current
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
-from c4cli.commands.options import TxCommand, common_options, emit_json, tx_options
+from c4cli.commands.options import TxCommand, common_options, emit_json, key_argument, tx_options
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, local_chain, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
@@ -77,7 +77,7 @@ def set_time(when: str, home: Path, as_json: bool) -> None:
 @click.command(cls=TxCommand)
 @click.option("--to", "to", required=True, metavar="ADDR_OR_NAME", shell_complete=complete.keys)
 @click.option("--amount", required=True, metavar="COINS", help="e.g. 5gnot or 5000000ugnot.")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def send(to: str, amount: str, key: str, home: Path, tx: TxOptions) -> None:

@@ -17,7 +17,7 @@ from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
-from c4cli.commands.options import INT64, TxCommand, common_options, tx_options
+from c4cli.commands.options import INT64, TxCommand, common_options, key_argument, tx_options
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
@@ -78,7 +78,7 @@ def _valid_for_minutes(text: str) -> int:
 )
 @click.option("--max-fee", metavar="COINS", help="Highest house fee you accept (default: now's).")
 @click.option("--passphrase", help="Your secret; default: 32 random bytes, kept in the home.")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def offer(
@@ -130,7 +130,7 @@ def offer(
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--seed", help="Your secret; default: 32 random bytes, kept in the home.")
 @click.option("--send", "send", metavar="COINS", help="Override the stake sent.")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def accept(
@@ -157,7 +157,7 @@ def accept(
 @click.command(cls=TxCommand)
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.option("--secret", help="The passphrase or seed; default: the one kept in the home.")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def reveal(game_id: str, secret: str | None, key: str, home: Path, tx: TxOptions) -> None:
@@ -177,7 +177,7 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, tx: TxOptions
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @click.argument("column", metavar="COLUMN|best", shell_complete=complete.columns)
 @click.option("--move", type=INT64, help="The move count you saw (default: the current one).")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def play(game_id: str, column: str, move: int | None, key: str, home: Path, tx: TxOptions) -> None:
@@ -218,7 +218,7 @@ def _simple(func: str, example: str, summary: str) -> click.Command:
     """A command that calls ``func(GAME)`` and nothing more."""
 
     @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
-    @click.argument("key", shell_complete=complete.signers)
+    @key_argument()
     @tx_options
     @common_options
     def command(game_id: str, key: str, home: Path, tx: TxOptions) -> None:
@@ -245,7 +245,7 @@ def func_name(func: str) -> str:
     "time decides, and it may lag this machine's clock), try again each second for up "
     "to this long. Each try is simulated first, so a refused one costs nothing.",
 )
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def claim_timeout(game_id: str, wait: int, key: str, home: Path, tx: TxOptions) -> None:
@@ -278,7 +278,7 @@ resign = _simple("Resign", "c4 resign 1 bob", "Give up a game you play in (Resig
 @click.argument("func")
 @click.argument("args", nargs=-1)
 @click.option("--send", "send", metavar="COINS", default="", help="Coins sent with the call.")
-@click.argument("key", shell_complete=complete.signers)
+@key_argument()
 @tx_options
 @common_options
 def call(func: str, args: tuple[str, ...], send: str, key: str, home: Path, tx: TxOptions) -> None:

@@ -57,6 +57,11 @@ from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT
     "blocks make it (anvil's --fork-url).",
 )
 @click.option(
+    "--impersonation",
+    is_flag=True,
+    help="Let any address act without its key here (c4 --impersonate ADDR); a fork always does.",
+)
+@click.option(
     "--trust",
     metavar="HEIGHT:HASH",
     help="With --remote: trust the validators that signed this block (its hash, in hex or "
@@ -74,6 +79,7 @@ def init(
     force: bool,
     load: str | None,
     fork: str | None,
+    impersonation: bool,
     trust: str | None,
     home: Path,
     as_json: bool,
@@ -100,8 +106,10 @@ def init(
     """
     url = current().remote
     if url is not None:
-        if load is not None or fork is not None:
-            raise BadInput("--load and --fork begin a local chain: not with --remote")
+        if load is not None or fork is not None or impersonation:
+            raise BadInput(
+                "--load, --fork and --impersonation make a local chain: not with --remote"
+            )
         _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
         return
     if trust is not None and fork is None:
@@ -165,6 +173,7 @@ def init(
         block_interval=interval,
         realm_path=realm_path,
     )
+    made = made._replace(impersonation=impersonation or fork is not None)
     if begun is None:
         chain.init(made, force=force)
     else:
@@ -183,12 +192,15 @@ def init(
                 "balances": {a: format_coins(c) for a, c in balances.items()},
                 "state": None if begun is None else begun.digest,
                 "origin": origin,
+                "impersonation": made.impersonation,
             }
         )
         return
     click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
     click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
     click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
+    if made.impersonation:
+        click.echo("impersonation allowed: c4 --impersonate ADDR acts as ADDR, without its key")
     if begun is not None:
         accounts = plural(len(begun.accounts), "account")
         if origin is not None:

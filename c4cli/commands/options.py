@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
+from c4cli.address import canonical
 from c4cli.chain.interface import SIMULATE_MODES
 from c4cli.cli.invocation import current
 from c4cli.commands import complete
@@ -128,6 +129,51 @@ def _realm_path(func: F) -> F:
     )(func)
 
 
+def _impersonated(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is not None:
+        address = canonical(value)
+        if address is None:
+            raise click.BadParameter(f"{value!r} is not a g1 address", ctx, param)
+        current().impersonate = address
+    return value
+
+
+def _impersonate(func: F) -> F:
+    return click.option(
+        "--impersonate",
+        metavar="ADDR",
+        callback=_impersonated,
+        expose_value=False,
+        help="Act as this address without its key, on a local chain whose genesis allows "
+        "it (a fork's does; c4 init --impersonation): KEY is then left out.",
+    )(func)
+
+
+def key_argument(*, keys_only: bool = False) -> Callable[[F], F]:
+    """KEY, the key that signs: left out under `c4 --impersonate ADDR` (the address acts),
+    or given as that very address."""
+
+    def fill(ctx: click.Context, param: click.Parameter, value: str | None) -> str:
+        acting = current().impersonate
+        if acting is None:
+            if value is None:
+                raise click.MissingParameter(ctx=ctx, param=param)
+            return value
+        if value is not None and value != acting:
+            raise click.BadParameter(
+                f"--impersonate {acting} acts: give no KEY, or that address", ctx, param
+            )
+        return acting
+
+    return click.argument(
+        "key",
+        metavar="KEY",
+        required=False,
+        callback=fill,
+        shell_complete=complete.keys if keys_only else complete.signers,
+    )
+
+
 def home_option(func: F) -> F:
     return _home()(func)
 
@@ -158,7 +204,7 @@ def group_options(func: F) -> F:
     below it (``c4 --home X lobby``), and --realm-path, the realm that --remote acts on
     for a home bound to no node."""
     return _home(expose=False)(
-        _json(expose=False)(_remote()(_trust_node()(quiet_option(_realm_path(func)))))
+        _json(expose=False)(_remote()(_trust_node()(quiet_option(_realm_path(_impersonate(func))))))
     )
 
 

@@ -11,7 +11,7 @@ from c4cli.coins import gnot, parse_ugnot
 from c4cli.commands import complete
 from c4cli.commands.calls import Human, run_call
 from c4cli.commands.game import address_arg
-from c4cli.commands.options import TxCommand, common_options, tx_options
+from c4cli.commands.options import TxCommand, common_options, key_argument, tx_options
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
@@ -29,7 +29,7 @@ def _owner_line(text: str) -> Human:
 
 @click.command("set-fee", cls=TxCommand)
 @click.argument("amount", metavar="COINS")
-@click.argument("key", shell_complete=complete.keys)
+@key_argument(keys_only=True)
 @tx_options
 @common_options
 def set_fee(amount: str, key: str, home: Path, tx: TxOptions) -> None:
@@ -53,7 +53,7 @@ def set_fee(amount: str, key: str, home: Path, tx: TxOptions) -> None:
 @click.option(
     "--to", "to", metavar="ADDR_OR_NAME", help="Default: the signer.", shell_complete=complete.keys
 )
-@click.argument("key", shell_complete=complete.keys)
+@key_argument(keys_only=True)
 @tx_options
 @common_options
 def withdraw_fees(to: str | None, key: str, home: Path, tx: TxOptions) -> None:
@@ -81,7 +81,7 @@ def withdraw_fees(to: str | None, key: str, home: Path, tx: TxOptions) -> None:
 
 @click.command("transfer-ownership", cls=TxCommand)
 @click.argument("new_owner", metavar="ADDR_OR_NAME", shell_complete=complete.keys)
-@click.argument("key", shell_complete=complete.keys)
+@key_argument(keys_only=True)
 @tx_options
 @common_options
 def transfer_ownership(new_owner: str, key: str, home: Path, tx: TxOptions) -> None:
@@ -103,7 +103,7 @@ def transfer_ownership(new_owner: str, key: str, home: Path, tx: TxOptions) -> N
 
 
 @click.command("accept-ownership", cls=TxCommand)
-@click.argument("key", shell_complete=complete.keys)
+@key_argument(keys_only=True)
 @tx_options
 @common_options
 def accept_ownership(key: str, home: Path, tx: TxOptions) -> None:

@@ -86,8 +86,14 @@ def signer_for(
 ) -> Signer:
     """Load a key by name (asking for a passphrase only if it is encrypted).
 
-    With ``master``, the key signs as a session key on behalf of that account.
+    With ``master``, the key signs as a session key on behalf of that account. Under
+    `c4 --impersonate ADDR`, no key: the address acts, where the chain allows it.
     """
+    acting = current().impersonate
+    if acting is not None:
+        if master is not None or canonical(key_name) != acting:
+            raise BadInput(f"--impersonate {acting} acts as that account: no key, no --master")
+        return Signer(address=acting, private_key=b"", impersonated=True)
     warn_if_exposed(home)
     keys = current().keyring(home)
     info, private_key = keys.unlock(
@@ -326,6 +332,8 @@ def receipt_json(
     document.update(proof_fields(receipt.proven, receipt.unproven))
     if receipt.simulated:
         document["simulated"] = True
+    if receipt.result.impersonated:
+        document["impersonated"] = True  # no key signed it: c4 --impersonate
     if game is not None:
         document["game"] = game
     if known is not None:
@@ -347,6 +355,8 @@ def print_receipt(
         emit_json({**receipt_json(receipt, game, known=known), **(extra or {})})
         return
     echo(gnokey_receipt(receipt))
+    if receipt.result.impersonated:
+        echo(f"IMPERSONATED: {receipt.result.signer} acted without its key (c4 --impersonate)")
     if receipt.simulated:
         echo("simulated only (--simulate only): nothing was sent")
     elif human:

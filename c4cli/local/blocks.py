@@ -36,6 +36,7 @@ class Genesis(NamedTuple):
     deployer: str
     balances: tuple[tuple[str, str], ...]
     state: str = ""  # the sha256 (hex) of the state it begins from (genesis_state.py)
+    impersonation: bool = False  # whether an address may act without its key
 
     def to_record(self) -> GenesisRecord:
         fields: dict[str, Any] = {  # in the order the log writes them, the hash last
@@ -50,6 +51,8 @@ class Genesis(NamedTuple):
         }
         if self.state:  # a chain that begins from nothing keeps the hash it always had
             fields["state"] = self.state
+        if self.impersonation:
+            fields["impersonation"] = True
         fields["hash"] = block_hash(fields)
         return cast(GenesisRecord, fields)
 
@@ -65,6 +68,7 @@ class Genesis(NamedTuple):
                 deployer=str(record["deployer"]),
                 balances=tuple((str(b["address"]), str(b["amount"])) for b in record["balances"]),
                 state=str(record.get("state", "")),
+                impersonation=record.get("impersonation") is True,
             )
         except (KeyError, TypeError, ValueError, BadInput) as exc:
             raise HomeDamaged(f"genesis (height 0) is malformed: {exc}") from None
@@ -73,15 +77,19 @@ class Genesis(NamedTuple):
         return genesis
 
 
-def tx_entry(tx: Tx, account_number: int, sequence: int) -> TxEntry:
+def tx_entry(tx: Tx, account_number: int, sequence: int, *, impersonated: bool = False) -> TxEntry:
     """A transaction as a block records it: the numbers it was signed for, its TX HASH
-    (what a node indexes it by) and the signed tx as amino JSON."""
-    return {
+    (what a node indexes it by) and the signed tx as amino JSON; ``impersonated`` for
+    one no key signed (`c4 --impersonate`, on a chain whose genesis allows it)."""
+    entry: TxEntry = {
         "account_number": account_number,
         "sequence": sequence,
         "hash": tx_hash(tx),
         "tx": tx,
     }
+    if impersonated:
+        entry["impersonated"] = True
+    return entry
 
 
 def new_record(

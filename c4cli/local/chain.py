@@ -156,9 +156,8 @@ class LocalChain(LoggedState):
         return max(state.wall_time(wall_clock), state.time)
 
     def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
-        """A query by gno.land's path, at the last block: from the checkpoint's ready
-        answers when it has them, else from the state. At a past ``height``, from the
-        log replayed up to that block."""
+        """A query by gno.land's path: from the checkpoint's ready answers, else the
+        state; at a past ``height``, from the log replayed up to it."""
         if height:
             return _reader_of(self.state_at(height)).query(path, data, height=height)
         with self.reading():
@@ -299,6 +298,11 @@ class LocalChain(LoggedState):
                 if session is None:
                     raise SessionNotFound(signer.session_addr, signer.address)
                 number, sequence = session.number, session.sequence
+            dry_run = policy.simulate == "only"
+            if signer.impersonated:
+                tx = cheats.impersonated(state, messages, fee, memo, account)
+                entry = tx_entry(tx, number, sequence, impersonated=True)
+                return self._append_tx(state, entry, dry_run)
             tx = signed_tx(
                 messages,
                 fee,
@@ -309,7 +313,7 @@ class LocalChain(LoggedState):
                 sequence=sequence,
                 session_addr=signer.session_addr,
             )
-            return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
+            return self._append_tx(state, tx_entry(tx, number, sequence), dry_run)
 
     def unsigned_fee(
         self,
@@ -335,8 +339,8 @@ class LocalChain(LoggedState):
                 return self._simulate_unsigned(self.current(), tx)
         with self.log.locked(exclusive=True):
             state = self.current()
-            number, sequence = state.signing_numbers(tx)
-            return self._append_tx(state, tx, number, sequence, dry_run=policy.simulate == "only")
+            entry = tx_entry(tx, *state.signing_numbers(tx))
+            return self._append_tx(state, entry, policy.simulate == "only")
 
     def broadcast_block(self, txs: Sequence[Tx]) -> list[Receipt | Refused]:
         """Transactions signed elsewhere, in one block (`c4 serve --block-time`): each
@@ -377,11 +381,8 @@ class LocalChain(LoggedState):
         results = state.apply_block(record, new=True, verified=True)
         return results[0].receipt(0, 0, simulated=True)
 
-    def _append_tx(
-        self, state: ChainState, tx: Tx, number: int, sequence: int, *, dry_run: bool = False
-    ) -> Receipt:
+    def _append_tx(self, state: ChainState, entry: TxEntry, dry_run: bool) -> Receipt:
         block_time = state.next_block_time(wallclock.time())
-        entry = tx_entry(tx, number, sequence)
         record = new_record(state.height, state.last_hash, block_time, txs=[entry])
         # Executing the block is the simulation: a refusal raises before anything is written.
         results = state.apply_block(record, new=True)

@@ -8,14 +8,16 @@ as the genesis' ``balances`` set them at the start). ``c4 cheat next-time`` date
 the next block, whatever makes it, and is kept until then in ``chain/next-time``
 (a wish, not the chain's: the block that takes it records its own time).
 ``c4 cheat dump`` writes the whole state as a document a new chain begins from
-(:mod:`c4cli.local.genesis_state`).
+(:mod:`c4cli.local.genesis_state`). And an address may act without its key on a
+chain whose genesis allows it (`c4 --impersonate`): its transaction carries no
+key's signature, and its log entry says ``impersonated``.
 """
 
 from __future__ import annotations
 
 import time as wallclock
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.clock import MAX_TIME, check_settable, format_time, parse_time
 from c4cli.chain.interface import Head
@@ -23,6 +25,9 @@ from c4cli.coins import Coins, format_coins
 from c4cli.errors import BadInput, disk_error
 from c4cli.local import genesis_state, state_document
 from c4cli.local.blocks import new_record
+from c4cli.wire import pubkeys
+from c4cli.wire.msgs import Fee, Msg, Tx
+from c4cli.wire.tx import impersonated_tx
 
 if TYPE_CHECKING:
     from c4cli.local.chain import LocalChain
@@ -113,6 +118,21 @@ def dump(chain: LocalChain) -> bytes:
     the log replayed (every game and commitment then in memory), the cache unread."""
     with chain.log.locked(exclusive=False):
         return genesis_state.encoded(state_document.dumped(chain.replay()))
+
+
+def impersonated(state: ChainState, msgs: list[Msg], fee: Fee, memo: str, account: Any) -> Tx:
+    """The transaction an address sends without its key (`c4 --impersonate`), where
+    the genesis allows it: a fork's does, and a chain made to allow it."""
+    if not state.genesis.impersonation:
+        raise BadInput(
+            "this chain's genesis allows no impersonation (a fork's does, and a chain "
+            "made to allow it)"
+        )
+    key = None if account.pub_key is None else pubkeys.to_json(account.pub_key)
+    return impersonated_tx(
+        msgs, fee, memo, chain_id=state.genesis.chain_id, account_number=account.number,
+        sequence=account.sequence, pub_key=key,
+    )  # fmt: skip
 
 
 def _after_last(state: ChainState, unix: int) -> None:

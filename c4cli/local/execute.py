@@ -65,16 +65,9 @@ class TxResult(Record):
     """What one executed transaction did: for receipts, ``c4 tx`` and ``--json``."""
 
     __slots__ = (
-        "data",
-        "events",
-        "funcs",
-        "game_id",
-        "hash",
-        "signer",
-        "transfers",
-        "tx",
-        "values",
-    )
+        "data", "events", "funcs", "game_id", "hash", "impersonated", "signer", "transfers",
+        "tx", "values",
+    )  # fmt: skip
 
     def __init__(self, tx: Tx, signer: str, known_hash: str | None = None) -> None:
         self.tx = tx
@@ -91,6 +84,7 @@ class TxResult(Record):
         # a send's coins, the coins a call sends the realm, each payout of the realm.
         self.events: list[dict[str, str]] = []
         self.game_id: int | None = None
+        self.impersonated = False
 
     def moved(self, sender: str, to: str, coins: Coins) -> None:
         if any(coins.values()):
@@ -108,6 +102,7 @@ class TxResult(Record):
             data=self.data,
             transfers=tuple(self.transfers),
             events=tuple(self.events),
+            impersonated=self.impersonated,
         )
 
     def receipt(self, height: int, time: int, *, simulated: bool = False) -> Receipt:
@@ -163,9 +158,15 @@ class Executor:
         sequence: int,
         signature_checked: bool = False,
         known_hash: str | None = None,
+        impersonated: bool = False,
     ) -> TxResult:
-        """Verify and run one transaction, all or nothing: Refused leaves the state untouched."""
-        checked = self._verify(tx, account_number, sequence, block.time, signature_checked)
+        """Verify and run one transaction, all or nothing: Refused leaves the state
+        untouched. An ``impersonated`` one (no key signed it) runs only on a chain whose
+        genesis allows it, its signature unchecked and its account's key unchanged."""
+        if impersonated and not self.state.genesis.impersonation:
+            raise Refused("impersonated (no key signed it) on a chain whose genesis allows none")
+        signed = signature_checked or impersonated
+        checked = self._verify(tx, account_number, sequence, block.time, signed)
         signer = checked.signer
         # Every message checks before it moves a coin, and _verify has checked the
         # signer can pay the fee and every send, so a one-message transaction
@@ -180,6 +181,7 @@ class Executor:
             result = TxResult(tx, signer, known_hash)
         except EncodeError as exc:
             raise Refused(f"invalid transaction: {exc}") from None
+        result.impersonated = impersonated
         try:
             self.state.debit(signer, checked.fee)
             for denom, amount in checked.fee.items():
@@ -205,7 +207,8 @@ class Executor:
                 session.spent[denom] = session.spent.get(denom, 0) + amount
         else:
             account.sequence += 1
-            account.pub_key = checked.pub_key
+            if checked.pub_key is not None and not impersonated:
+                account.pub_key = checked.pub_key
         return result
 
     def _verify(
@@ -232,7 +235,9 @@ class Executor:
         if account is None:
             raise UnknownAccount(signer)
         try:
-            pub_key = pubkeys.from_json(sigs[0]["pub_key"])
+            # An impersonated tx names the key the chain knows, or none (signature_checked).
+            given = sigs[0].get("pub_key") if signature_checked else sigs[0]["pub_key"]
+            pub_key = None if given is None else pubkeys.from_json(given)
             fee_coins = parse_coins(str(fee["gas_fee"]))
             int(str(fee["gas_wanted"]))
             session_addr = str(sigs[0].get("session_addr") or "")
@@ -421,7 +426,7 @@ class Checked(NamedTuple):
     """What verification established about a transaction before it runs."""
 
     signer: str
-    pub_key: PubKey
+    pub_key: PubKey | None  # none: an impersonated tx of an account that never signed
     fee: Coins
     session: str | None
     spend: Coins

@@ -60,6 +60,7 @@ class TxEntry(TypedDict):
     sequence: int
     hash: str
     tx: Tx
+    impersonated: NotRequired[bool]  # no key signed it (c4 --impersonate)
 
 
 class BlockRecord(TypedDict):
@@ -88,6 +89,7 @@ class GenesisRecord(TypedDict):
     deployer: str
     balances: list[dict[str, str]]  # {"address", "amount"} each
     state: NotRequired[str]  # the sha256 of chain/genesis-state.json, when it begins from one
+    impersonation: NotRequired[bool]  # an address may act without its key (a fork; --impersonation)
     hash: str
 
 

@@ -252,6 +252,8 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
                 if entry["hash"] != tx_hash(tx):
                     ok = False
                     break
+                if entry.get("impersonated") is True:
+                    continue  # no key signed it: the executor holds it to the genesis
                 signer = first_signature(tx).get("session_addr") or msg_signer(tx["msg"][0])
                 problem = signature_error(
                     tx,

@@ -259,6 +259,7 @@ class ChainState:
                     signature_checked=verified,
                     # A new entry's hash was just computed from this tx (tx_entry).
                     known_hash=str(entry.get("hash")) if verified or new else None,
+                    impersonated=entry.get("impersonated") is True,
                 )
             except (Refused, BadInput) as exc:
                 if new:

@@ -7,6 +7,7 @@ value is what gets signed, what is written to the log and what is hashed.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from collections.abc import Iterator
@@ -240,6 +241,31 @@ def signed_tx(
     if session_addr is not None:
         signature["session_addr"] = session_addr
     return {"msg": msgs, "fee": tx_fee, "signatures": [signature], "memo": memo}
+
+
+def impersonated_tx(
+    msgs: list[Msg],
+    tx_fee: Fee,
+    memo: str,
+    *,
+    chain_id: str,
+    account_number: int,
+    sequence: int,
+    pub_key: dict[str, Any] | None,
+) -> Tx:
+    """A ``std.Tx`` an address sends without its key, on a chain that lets it (``c4
+    --impersonate``): its signature is no key's, 64 bytes of the sha256 of its sign
+    document (so its TX HASH is its own, as its chain, account and sequence make it),
+    under the account's public key as the chain knows it (none if it never signed)."""
+    doc = sign_bytes(chain_id, account_number, sequence, tx_fee, msgs, memo)
+    digest = hashlib.sha256(IMPERSONATED + doc).digest()
+    signature: Signature = {"signature": base64.b64encode(digest + digest).decode()}
+    if pub_key is not None:
+        signature["pub_key"] = pub_key
+    return {"msg": msgs, "fee": tx_fee, "signatures": [signature], "memo": memo}
+
+
+IMPERSONATED = b"c4 impersonated\x00"  # what an impersonated tx's signature hashes first
 
 
 def signature_error(

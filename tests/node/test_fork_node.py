@@ -29,18 +29,23 @@ class Origin(NamedTuple):
     finished: Started
     live: Started
     offer: str
+    owners: str  # the multisig the ownership was transferred to (pending its acceptance)
 
 
 @pytest.fixture(scope="module")
 def origin(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Origin:
-    """The realm deployed at its own path: a finished game, a live one (two moves in),
-    an open offer, and a fee the owner (test1, who deployed it) set."""
+    """The realm deployed at its own path: a finished game (its fee collected), a live
+    one (two moves in), an open offer, a fee the owner (test1, who deployed it) set,
+    and the ownership transferred to a 2-of-3 multisig, which has not accepted yet."""
     home = bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("origin"))
     finished = start_game(home, "4545454")
     live = start_game(home, "33", stake="2gnot", creator="carol", acceptor="alice")
     offer = str(home.json("offer", "--stake", "3gnot", "bob")["result"][0])
     home.ok("set-fee", "0.2gnot", "test1")
-    return Origin(home, finished, live, offer)
+    members = [arg for name in ("alice", "bob", "carol") for arg in ("--multisig", name)]
+    owners = home.json("keys", "add", "owners", *members, "--threshold", "2")["address"]
+    home.ok("transfer-ownership", owners, "test1")
+    return Origin(home, finished, live, offer, owners)
 
 
 def forked(origin: Origin, folder: Path, target: str, *extra: str) -> tuple[Home, Any]:
@@ -77,7 +82,9 @@ def test_a_fork_is_the_nodes_realm_and_plays_on_while_the_node_stays(
     said = made["origin"]
     assert said["chain_id"] == "dev" and made["chain_id"] == "dev-fork"  # nothing replays
     assert said["url"] == gno_node.url and len(said["block_hash"]) == 64
-    assert made["balances"] == {}  # every key of the home is an account the realm names
+    # Every key of the home is an account the realm names, with the node's coins, but
+    # the multisig: no account on the node (it never held a coin), funded as c4 init funds.
+    assert list(made["balances"]) == [origin.owners]
     assert realm_reads(fork, origin) == realm_reads(home, origin)
     realm = package_address(REALM_PATH)
     for who in ("alice", "bob", "carol", "test1", realm):
@@ -118,3 +125,28 @@ def test_a_second_fork_at_the_same_height_needs_no_node(
         env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
     )  # fmt: skip
     assert unknown.exit_code == 4 and unknown.stderr.count("\n") == 1, unknown.output
+
+
+def test_the_operators_rehearsal_on_a_fork(origin: Origin, gno_node: Any, tmp_path: Path) -> None:
+    """docs/operators.md's rehearsal: fork, act as the multisig owner without any of its
+    keys (it accepts the ownership, then withdraws the fees to an address), and see
+    exactly what moves: the fees collected, to that address, nothing else."""
+    home = origin.home
+    fork, made = forked(origin, tmp_path / "fork", gno_node.url)
+    assert made["impersonation"] is True  # a fork always allows it
+    assert fork.json("query", "fees")["pending_owner"] == origin.owners
+    collected = fork.json("query", "fees")["collected_ugnot"]
+    assert collected > 0
+    treasury = fork.address("bob")
+    before = fork.json("query", "balance", "bob")["ugnot"]
+    accepted = fork.json("--impersonate", origin.owners, "accept-ownership")
+    assert accepted["impersonated"] is True
+    withdrawn = fork.json("--impersonate", origin.owners, "withdraw-fees", "--to", treasury)
+    assert withdrawn["transfers"] == [{"to": treasury, "amount": f"{collected}ugnot"}]
+    assert fork.json("query", "balance", "bob")["ugnot"] == before + collected
+    assert fork.json("query", "fees")["collected_ugnot"] == 0
+    assert fork.json("audit")["discrepancies"] == []
+    assert fork.json("verify")["ok"] is True
+    # The node: its owner still pending, its fees still there.
+    assert home.json("query", "fees")["pending_owner"] == origin.owners
+    assert home.json("query", "fees")["collected_ugnot"] == collected
