@@ -82,6 +82,11 @@ class LocalControls(Chain, Protocol):
         """What ``address`` held at genesis (a premine, or the state the chain began from)."""
         ...
 
+    def load(self, data: bytes) -> Head:
+        """The chain begun again from a state document, its log kept beside it
+        (anvil_loadState, over `c4 serve`'s RPC)."""
+        ...
+
     def dump(self) -> bytes:
         """The whole state at the last block, as a document (anvil_dumpState)."""
         ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -112,6 +112,52 @@ def init(
             )
         _init_remote(home, url, chain_id, realm_path, premine, force, trust, as_json)
         return
+    document, lines = init_local(
+        home,
+        LocalInit(
+            chain_id, genesis_time, clock, block_interval, realm_path, deployer, premine,
+            force, load, fork, impersonation, trust,
+        ),
+        chain_id_given=click.get_current_context().get_parameter_source("chain_id")
+        is not click.core.ParameterSource.DEFAULT,
+        as_json=as_json,
+    )  # fmt: skip
+    if as_json:
+        emit_json(document)
+    else:
+        for line in lines:
+            click.echo(line)
+
+
+class LocalInit(NamedTuple):
+    """What `c4 init` is told about a local chain to make."""
+
+    chain_id: str
+    genesis_time: str | None
+    clock: str
+    block_interval: str
+    realm_path: str
+    deployer: str
+    premine: tuple[str, ...]
+    force: bool
+    load: str | None
+    fork: str | None
+    impersonation: bool
+    trust: str | None
+
+
+def init_local(
+    home: Path,
+    options: LocalInit,
+    *,
+    chain_id_given: bool,
+    as_json: bool,
+) -> tuple[dict[str, Any], list[str]]:
+    """A local chain in the home (from nothing, from a dumped state, or forked): the
+    document `c4 init --json` prints, and its lines of text. `c4 serve --fork` makes
+    one so too."""
+    (chain_id, genesis_time, clock, block_interval, realm_path, deployer, premine, force,
+     load, fork, impersonation, trust) = options  # fmt: skip
     if trust is not None and fork is None:
         raise BadInput("--trust names a node's block: it goes with --remote URL or --fork URL")
     if load is not None and fork is not None:
@@ -121,8 +167,7 @@ def init(
     if fork is not None:
         origin, data = _forked(fork, realm_path, trust, as_json)
         load = f"the fork of {origin['url']} at block {origin['height']}"
-        source = click.get_current_context().get_parameter_source("chain_id")
-        if source is click.core.ParameterSource.DEFAULT:
+        if not chain_id_given:
             chain_id = f"{origin['chain_id']}-fork"
         elif chain_id == origin["chain_id"]:
             raise BadInput(
@@ -179,42 +224,41 @@ def init(
     else:
         chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
     realm_address = package_address(realm_path)
-    if as_json:
-        emit_json(
-            {
-                "chain_id": chain_id,
-                "time": format_time(start),
-                "clock": clock,
-                "block_interval": interval,
-                "realm_path": realm_path,
-                "realm_address": realm_address,
-                "owner": owner,
-                "balances": {a: format_coins(c) for a, c in balances.items()},
-                "state": None if begun is None else begun.digest,
-                "origin": origin,
-                "impersonation": made.impersonation,
-            }
-        )
-        return
-    click.echo(f"Chain {chain_id} created in {home} at {format_time(start)}")
-    click.echo(f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""))
-    click.echo(f"realm: {realm_path} ({realm_address}), owner {owner}")
+    document = {
+        "chain_id": chain_id,
+        "time": format_time(start),
+        "clock": clock,
+        "block_interval": interval,
+        "realm_path": realm_path,
+        "realm_address": realm_address,
+        "owner": owner,
+        "balances": {a: format_coins(c) for a, c in balances.items()},
+        "state": None if begun is None else begun.digest,
+        "origin": origin,
+        "impersonation": made.impersonation,
+    }
+    lines = [
+        f"Chain {chain_id} created in {home} at {format_time(start)}",
+        f"clock: {clock}" + (f", {interval}s per block" if clock == "manual" else ""),
+        f"realm: {realm_path} ({realm_address}), owner {owner}",
+    ]
     if made.impersonation:
-        click.echo("impersonation allowed: c4 --impersonate ADDR acts as ADDR, without its key")
+        lines.append("impersonation allowed: c4 --impersonate ADDR acts as ADDR, without its key")
     if begun is not None:
         accounts = plural(len(begun.accounts), "account")
         if origin is not None:
-            click.echo(
+            lines.append(
                 f"forked from {origin['url']} (chain {origin['chain_id']}) at block "
                 f"{origin['height']} ({origin['block_hash']}): {accounts} as the node had them"
             )
         else:
-            click.echo(f"begun from {load}: {accounts} (sha256 {begun.digest})")
+            lines.append(f"begun from {load}: {accounts} (sha256 {begun.digest})")
     known = names(home)
     for address, held in balances.items():
         others = format_coins({d: a for d, a in held.items() if d != UGNOT})
         funded = f"  {gnot(held.get(UGNOT, 0))}" + (f" + {others}" if others else "")
-        click.echo(f"  {who(address, known)}{funded}")
+        lines.append(f"  {who(address, known)}{funded}")
+    return document, lines
 
 
 def _forked(fork: str, realm_path: str, trust: str | None, as_json: bool) -> tuple[Any, bytes]:

@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
+from c4cli.cli.invocation import current
 from c4cli.client.connect import shown_url
+from c4cli.commands.init import LocalInit, init_local
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
+from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
+from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.serve.server import Server, run
 
 DEFAULT_LISTEN = "127.0.0.1:26657"
@@ -41,8 +46,13 @@ def parse_listen(text: str) -> tuple[str, int]:
     help="Make a block of what arrived every DURATION (1s, 5s); 0: each transaction "
     "is a block of its own at once.",
 )
+@click.option(
+    "--fork",
+    metavar="URL[@HEIGHT]",
+    help="First make the home's chain a fork of a node's realm (as c4 init --fork), then serve it.",
+)
 @common_options
-def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
+def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: bool) -> None:
     """Answer gno.land's RPC (tm2's JSON-RPC, as gnoland v1.7.1) on the home's local
     chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
 
@@ -50,8 +60,14 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     own at once (with --block-time, all that arrived in one block each tick); c4
     commands on the same home go on working meanwhile. The first line says the URL;
     with --json it is one JSON document. Ctrl-C (or SIGTERM) lets the requests in
-    flight finish and exits 0. Beside tm2's methods: c4_snapshot, c4_revert (id) and
-    c4_advanceTime (seconds), as anvil's.
+    flight finish and exits 0. Beside tm2's methods, anvil's as c4 names them:
+    c4_snapshot, c4_revert (id), c4_advanceTime (seconds), c4_setBalance (address,
+    amount), c4_mine (blocks), c4_setNextBlockTimestamp (time), c4_dumpState,
+    c4_loadState (state), c4_impersonate and c4_stopImpersonating (address).
+
+    With --fork URL[@HEIGHT], the home (which must hold no chain yet) first becomes
+    a fork of the realm on that node, as `c4 init --fork` makes one: gnokey, gnoweb
+    and gno's JS client then see the live realm's games, locally.
 
     Any page may read the chain. What changes it (broadcasts and the cheats) must
     be POSTed and is refused to a browser's page of another origin; listening
@@ -63,7 +79,24 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
       c4 serve --listen 127.0.0.1:26657 &
       gnokey maketx call -pkgpath gno.land/r/samcrew/connect4 -func Offer ... \\
         -remote 127.0.0.1:26657 -chainid dev -broadcast test1
+      c4 serve --fork https://rpc.gno.land:443 --home rehearsal
     """
+    origin: dict[str, Any] | None = None
+    if fork is not None:
+        invocation = current()
+        if invocation.remote is not None:
+            raise BadInput("--fork makes a local chain of a node's realm: not with --remote")
+        made, _ = init_local(
+            home,
+            LocalInit(
+                DEFAULT_CHAIN_ID, None, "wall", f"{DEFAULT_BLOCK_INTERVAL}s",
+                invocation.realm_path or DEFAULT_REALM_PATH, DEV_KEY, (), False, None, fork,
+                True, None,
+            ),
+            chain_id_given=False,
+            as_json=as_json,
+        )  # fmt: skip
+        origin = made["origin"]
     chain = local_chain(home, "`c4 serve`")
     head, chain_id = chain.head(), chain.chain_id
     host, port = parse_listen(listen)
@@ -74,8 +107,15 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
     def ready(server: Server) -> None:
         if as_json:
             document = {"url": server.url, "chain_id": chain_id, "height": head.height}
+            if origin is not None:
+                document["origin"] = origin
             emit_json({**document, "token": server.token} if server.token else document)
         else:
+            if origin is not None:
+                click.echo(
+                    f"c4 serve: a fork of {origin['url']} (chain {origin['chain_id']}) at "
+                    f"block {origin['height']}, impersonation allowed"
+                )
             click.echo(
                 f"c4 serve: the chain of {home} (chain {chain_id}, height {head.height}) "
                 f"on {shown_url(server.url)}; Ctrl-C stops it"
@@ -87,8 +127,8 @@ def serve(listen: str, block_time: str, home: Path, as_json: bool) -> None:
         if server.token:
             click.echo(
                 f"c4 serve: listening on {host}: any machine that reaches it may read this "
-                "chain and broadcast signed transactions to it; c4_revert and c4_advanceTime "
-                "need the token",
+                "chain and broadcast signed transactions to it; the cheats (c4_revert, c4_mine, "
+                "c4_impersonate, …) need the token",
                 err=True,
             )
         sys.stdout.flush()

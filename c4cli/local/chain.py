@@ -44,8 +44,8 @@ from c4cli.errors import (
     SessionNotFound,
     UnknownAccount,
 )
-from c4cli.local import cheats, genesis_state, snapshots
-from c4cli.local.blocks import Block, BlockContext, new_record, tx_entry
+from c4cli.local import cheats, genesis_state, pooled, snapshots
+from c4cli.local.blocks import Block, new_record, tx_entry
 from c4cli.local.cache import Mark
 from c4cli.local.loading import LoggedState
 from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
@@ -327,7 +327,12 @@ class LocalChain(LoggedState):
         return fee
 
     def broadcast(
-        self, tx: Tx, *, policy: SendPolicy = DEFAULT_POLICY, unsigned: bool = False
+        self,
+        tx: Tx,
+        *,
+        policy: SendPolicy = DEFAULT_POLICY,
+        unsigned: bool = False,
+        impersonated: bool = False,
     ) -> Receipt:
         """Append a transaction signed elsewhere, checked exactly like our own (with
         ``policy.simulate`` ``only``, checked and run but not appended). ``unsigned``
@@ -339,39 +344,13 @@ class LocalChain(LoggedState):
                 return self._simulate_unsigned(self.current(), tx)
         with self.log.locked(exclusive=True):
             state = self.current()
-            entry = tx_entry(tx, *state.signing_numbers(tx))
+            entry = tx_entry(tx, *state.signing_numbers(tx), impersonated=impersonated)
             return self._append_tx(state, entry, policy.simulate == "only")
 
-    def broadcast_block(self, txs: Sequence[Tx]) -> list[Receipt | Refused]:
-        """Transactions signed elsewhere, in one block (`c4 serve --block-time`): each
-        checked as :meth:`broadcast` checks one, against the state the ones before it
-        left. A refused one is left out (never appended); the others land together.
-        Each transaction's receipt, or its refusal, in order."""
-        realm_path = self.realm_path  # read before the lock: it may read the cache
-        with self.log.locked(exclusive=True):
-            trial = self.current()  # a copy to try them on: the cache loads a new one
-            block_time = trial.next_block_time(wallclock.time())
-            context = BlockContext(trial.height + 1, block_time)
-            kept: list[TxEntry] = []
-            said: list[Refused | None] = []
-            for tx in txs:
-                try:
-                    runs_locally(tx, realm_path)
-                    kept.append(trial.admit(tx, context))
-                    said.append(None)
-                except Refused as refused:
-                    said.append(refused)
-            if not kept:
-                return [refusal for refusal in said if refusal is not None]
-            state = self.current()
-            record = new_record(state.height, state.last_hash, block_time, txs=kept)
-            results = state.apply_block(record, new=True)
-            self.append(state, record, results)
-        landed = iter(results)
-        return [
-            refusal if refusal is not None else next(landed).receipt(state.height, state.time)
-            for refusal in said
-        ]
+    def broadcast_block(
+        self, txs: Sequence[Tx], impersonated: frozenset[str] = frozenset()
+    ) -> list[Receipt | Refused]:
+        return pooled.broadcast_block(self, txs, impersonated)
 
     def _simulate_unsigned(self, state: ChainState, tx: Tx) -> Receipt:
         entry = tx_entry(tx, *state.signing_numbers(tx))
@@ -419,6 +398,9 @@ class LocalChain(LoggedState):
 
     def dump(self) -> bytes:
         return cheats.dump(self)
+
+    def load(self, data: bytes) -> Head:
+        return cheats.load(self, data)
 
     def opening(self, address: str) -> Coins:
         account = self.state_at(0).accounts.get(address)

@@ -15,6 +15,7 @@ key's signature, and its log entry says ``impersonated``.
 
 from __future__ import annotations
 
+import json
 import time as wallclock
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -133,6 +134,39 @@ def impersonated(state: ChainState, msgs: list[Msg], fee: Fee, memo: str, accoun
         msgs, fee, memo, chain_id=state.genesis.chain_id, account_number=account.number,
         sequence=account.sequence, pub_key=key,
     )  # fmt: skip
+
+
+def load(chain: LocalChain, data: bytes) -> Head:
+    """The home's chain begun again from the state document ``data`` (anvil_loadState,
+    over `c4 serve`'s RPC): its chain id, clock and rules stay; the log until now is
+    kept beside it (``chain/replaced-N.toml``), as a revert keeps what it cuts."""
+    try:
+        document = json.loads(data)
+        kept = genesis_state.encoded(document)
+        state = chain.state()
+        new = state.genesis._replace(
+            time=parse_time(str(document["time"])),
+            realm_path=str(document["realm"]["path"]),
+            deployer=str(document["realm"]["owner"]),
+            balances=(),
+            state=genesis_state.digest(kept),
+        )
+        type(state)(new, "", json.loads(kept))  # it loads, or nothing changes
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise BadInput(f"not a state c4 can begin a chain from: {exc}") from None
+    _keep_aside(chain)
+    chain.init(new, force=True, begun=kept)
+    return Head(0, new.time)
+
+
+def _keep_aside(chain: LocalChain) -> None:
+    folder, number = chain.log.folder, 1
+    while (folder / f"replaced-{number}.toml").exists():
+        number += 1
+    try:
+        (folder / f"replaced-{number}.toml").write_bytes(chain.log.read_bytes())
+    except OSError as exc:
+        raise disk_error(folder / f"replaced-{number}.toml", exc, "nothing was loaded") from None
 
 
 def _after_last(state: ChainState, unix: int) -> None:

@@ -297,12 +297,14 @@ class ChainState:
                 return session.number, session.sequence
         return account.number, account.sequence
 
-    def admit(self, tx: Tx, context: BlockContext) -> TxEntry:
+    def admit(self, tx: Tx, context: BlockContext, *, impersonated: bool = False) -> TxEntry:
         """Run one transaction of a block being built, on this state: its entry, or
         Refused with the state as it was."""
         number, sequence = self.signing_numbers(tx)
-        Executor(self).execute(tx, context, account_number=number, sequence=sequence)
-        return tx_entry(tx, number, sequence)
+        Executor(self).execute(
+            tx, context, account_number=number, sequence=sequence, impersonated=impersonated
+        )
+        return tx_entry(tx, number, sequence, impersonated=impersonated)
 
 
 def check_supply(balances: tuple[tuple[str, str], ...], held: Coins | None = None) -> None:

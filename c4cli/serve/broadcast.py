@@ -22,7 +22,7 @@ from c4cli.errors import C4Error, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.serve import shapes
 from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
-from c4cli.wire.msgs import Tx
+from c4cli.wire.msgs import Tx, msg_signer
 
 COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
 
@@ -52,6 +52,7 @@ class Broadcaster:
 
     def __init__(self, home: Path, lock: threading.Lock, block_time: float = 0) -> None:
         self.home, self.lock, self.block_time = home, lock, block_time
+        self.impersonated: set[str] = set()  # signers taken without their key (c4_impersonate)
         self.pool: list[Waiting] = []
         self.pool_lock = threading.Lock()
         self.stopped = threading.Event()
@@ -74,7 +75,8 @@ class Broadcaster:
                 raise Exists()
             if self.block_time <= 0:
                 try:
-                    receipt: Receipt | Refused = chain.broadcast(tx)
+                    acting = _signer(tx) in self.impersonated
+                    receipt: Receipt | Refused = chain.broadcast(tx, impersonated=acting)
                 except Refused as refused:
                     receipt = refused
                 return _answer(tx_id, tx, receipt)
@@ -112,7 +114,7 @@ class Broadcaster:
         with self.lock:
             try:
                 outcomes: list[Receipt | Refused] = LocalChain(self.home).broadcast_block(
-                    [waiting.tx for waiting in taken]
+                    [waiting.tx for waiting in taken], frozenset(self.impersonated)
                 )
             except C4Error as exc:  # the home cannot be written: nothing was appended
                 outcomes = [Refused(f"the block could not be made: {exc}")] * len(taken)
@@ -162,6 +164,13 @@ def _decoded(raw: bytes) -> Tx | None:
         return tx if encode_tx(tx) == raw else None
     except (DecodeError, ValueError):
         return None
+
+
+def _signer(tx: Tx) -> str:
+    try:
+        return msg_signer(tx["msg"][0])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return ""
 
 
 def _checked(tx: Tx) -> dict[str, Any]:

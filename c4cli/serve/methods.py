@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import threading
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from c4cli import __version__
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.local.log import BlockRecord
-from c4cli.serve import shapes
+from c4cli.serve import cheats, shapes
 from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
 from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
 
@@ -72,6 +73,7 @@ PARAMS: dict[str, tuple[str, ...]] = {
     "c4_snapshot": (),
     "c4_revert": ("id",),
     "c4_advanceTime": ("seconds",),
+    **cheats.PARAMS,
 }
 
 
@@ -114,9 +116,13 @@ class Methods:
         self.listen = listen
         self.lock = threading.Lock()
         self.broadcaster = Broadcaster(home, self.lock, block_time)
+        self.impersonated: set[str] = set()  # c4_impersonate's, while the server runs
+        self.broadcaster.impersonated = self.impersonated
         self.table: dict[str, Callable[[dict[str, Any]], Any]] = {
-            name: getattr(self, "m_" + name) for name in PARAMS
+            name: getattr(self, "m_" + name) for name in PARAMS if name not in cheats.METHODS
         }
+        for name, method in cheats.METHODS.items():
+            self.table[name] = functools.partial(method, self)
 
     def call(self, method: str, params: dict[str, Any]) -> Any:
         handler = self.table[method]
@@ -125,6 +131,10 @@ class Methods:
                 return handler(params)
             with self.lock:
                 return handler(params)
+        except BadInput as exc:
+            if method in cheats.METHODS:  # a cheat's parameters: the caller's
+                raise invalid_params(str(exc)) from None
+            raise internal(str(exc)) from None
         except C4Error as exc:  # a query's or a snapshot's words; a home that cannot be read
             raise internal(str(exc)) from None
 

@@ -18,6 +18,7 @@ import json
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
+from c4cli.serve import cheats
 from c4cli.serve.methods import PARAMS, Methods, RpcError
 
 PARSE_ERROR = (-32700, "Parse error. Invalid JSON")
@@ -26,7 +27,7 @@ METHOD_NOT_FOUND = (-32601, "Method not found")
 MAX_BATCH = 1000  # gnoland's max_batch_requests
 FORBIDDEN = (-32600, "Invalid Request")
 
-CHEATS = frozenset({"c4_revert", "c4_advanceTime"})
+CHEATS = frozenset({"c4_revert", "c4_advanceTime", *cheats.PARAMS})
 WRITES = CHEATS | {"broadcast_tx_async", "broadcast_tx_sync", "broadcast_tx_commit"}
 
 

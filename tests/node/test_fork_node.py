@@ -6,17 +6,27 @@ was; a second fork at the same height needs no node."""
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import shutil
+import signal
+import subprocess
+import urllib.request
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import oracles
 import pytest
 from json_walk import validate
+from node.gnokey_game import Gnokey
+from node.gnonode import install_gno
 from node.proxy import proxy_for
+from node.test_gnoweb import gnoweb_on, page_text
 from node.test_remote import bound_home
 
 from c4cli.address import package_address
+from c4cli.gotext import parse_result
 from support import Home, Started, start_game
 
 pytestmark = pytest.mark.node
@@ -150,3 +160,82 @@ def test_the_operators_rehearsal_on_a_fork(origin: Origin, gno_node: Any, tmp_pa
     # The node: its owner still pending, its fees still there.
     assert home.json("query", "fees")["pending_owner"] == origin.owners
     assert home.json("query", "fees")["collected_ugnot"] == collected
+
+
+def test_serve_fork_takes_gnokeys_unsigned_move_of_an_impersonated_player_and_gnoweb_shows_it(
+    origin: Origin, gno_node: Any, tmp_path: Path, c4_bin: str
+) -> None:
+    """`c4 serve --fork`: the node's realm behind gno.land's RPC; gnokey, holding only
+    the public key of the player whose move it is, makes that move and broadcasts it
+    unsigned after c4_impersonate; gnoweb then shows the forked game with the move,
+    in Chromium."""
+    chromium = oracles.chromium()
+    home = tmp_path / "served"
+    env = dict(os.environ, C4_HOME=str(home), C4_PASSWORD="", XDG_CACHE_HOME=str(tmp_path / "c"))
+    proc = subprocess.Popen(
+        [c4_bin, "--realm-path", REALM_PATH, "serve", "--fork", gno_node.url,
+         "--listen", "127.0.0.1:0", "--json"],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None
+        first = json.loads(proc.stdout.readline())
+        assert "url" in first, first
+        validate("serve", first)
+        url, said = first["url"], first["origin"]
+        assert said["chain_id"] == "dev" and first["chain_id"] == "dev-fork"
+        live = origin.live
+        mover = origin.home.json("keys", "show", live.first)
+        rpc(url, "c4_impersonate", address=mover["address"])
+        gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", url)
+        added = subprocess.run(  # its public key only: gnokey holds no private key of it
+            [gk.binary, "add", "bech32", "-pubkey", mover["pub_key_bech32"], "-home",
+             str(gk.home), "-insecure-password-stdin", "mover"],
+            input="\n\n", capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert added.returncode == 0, added.stderr
+        unsigned = tmp_path / "play.json"
+        made = subprocess.run(
+            [gk.binary, "maketx", "call", "-pkgpath", REALM_PATH, "-func", "Play",
+             "-args", live.id, "-args", "4", "-args", "2", "-gas-fee", "1000000ugnot",
+             "-gas-wanted", "50000000", "-broadcast=false", "-home", str(gk.home), "mover"],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        unsigned.write_text(made.stdout)
+        sent = subprocess.run(
+            [gk.binary, "broadcast", str(unsigned), "-remote", url, "-home", str(gk.home)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert sent.returncode == 0 and "OK!" in sent.stdout, (sent.stdout, sent.stderr)
+        game = json.loads(rpc_query(url, f"{REALM_PATH}.GameJSON({live.id})"))["game"]
+        assert game["moves"] == 3 and game["lastCol"] == 3  # column 4, counted from 0
+        log = (home / "chain" / "blocks.toml").read_text()
+        assert log.count("impersonated = true") == 1
+        with gnoweb_on(url, "/r/c4cli/forked/connect4", chain_id="dev-fork") as web:
+            page = page_text(chromium, web + f"/r/c4cli/forked/connect4:game/{live.id}")
+        assert f"Game #{live.id} — playing" in page, page[:2000]
+        assert "Stake: 2 GNOT each" in page
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert "Traceback" not in err, err
+
+
+def rpc(url: str, method: str, **params: Any) -> Any:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    request = urllib.request.Request(url, body.encode(), {"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        document = json.loads(answer.read())
+    assert "error" not in document, document
+    return document["result"]
+
+
+def rpc_query(url: str, expression: str) -> str:
+    """A vm/qeval's string answer (the GameJSON)."""
+    data = base64.b64encode(expression.encode()).decode()
+    result = rpc(url, "abci_query", path="vm/qeval", data=data)
+    text = base64.b64decode(result["response"]["ResponseBase"]["Data"]).decode()
+    value, kind = parse_result(text)
+    assert kind == "string"
+    return value
