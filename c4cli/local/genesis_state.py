@@ -21,13 +21,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from c4cli.errors import HomeDamaged, disk_error
-from c4cli.files import fsync_dir
-from c4cli.interrupts import deferred
+from c4cli.errors import HomeDamaged
+from c4cli.files import write_private
 
 FORMAT = 1
 FILE = "genesis-state.json"
@@ -67,16 +65,4 @@ def write(folder: Path, data: bytes | None) -> None:
     if data is None:
         path.unlink(missing_ok=True)
         return
-    tmp = folder / f".{FILE}.{os.getpid()}.tmp"
-    try:
-        with deferred():
-            with open(tmp, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-            fsync_dir(folder)
-    except OSError as exc:
-        raise disk_error(path, exc, "no chain was created") from None
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_private(path, data, consequence="no chain was created")
