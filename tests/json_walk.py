@@ -127,6 +127,9 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
     assert board["over"] and len(board["four"]) == 4 and board["winner"] == ended["winner"]
     shown = c4("show", str(game))
     assert shown["ending"] == "four in a row" and shown["moves"] == "4545454"
+    judged = c4("review", str(game))
+    assert judged["moves"] == "4545454" and judged["result"] == "first", judged
+    c4("review", "--moves", "4455")
     c4("board", "--moves", "4433")
     c4("solve", "4433", "--all")
     yield "a game won"

@@ -52,6 +52,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "resign": ("c4cli.commands.game", "resign"),
     "reveal": ("c4cli.commands.game", "reveal"),
     "revert": ("c4cli.commands.serve", "revert"),
+    "review": ("c4cli.commands.review", "review_cmd"),
     "send": ("c4cli.commands.chain", "send"),
     "serve": ("c4cli.commands.serve", "serve"),
     "session": ("c4cli.commands.session", "session"),
@@ -79,7 +80,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
         "offer", "accept", "reveal", "play", "resign", "claim-timeout", "cancel", "bot", "call",
     ),
     "Views and the solver": (
-        "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve",
+        "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve", "review",
     ),
     "Keys, sessions and signing": ("keys", "session", "send", "sign", "multisign", "broadcast"),
     "The realm's owner": (

@@ -156,6 +156,12 @@ def test_the_local_chain(tmp_path: Path, env: dict[str, str], walked: Path) -> N
         run(block, tmp_path, env, stdin=DEV_MNEMONIC + "\n")  # for keys add --recover
 
 
+def test_reviewing_a_game(tmp_path: Path, env: dict[str, str]) -> None:
+    """A move string's review, from an empty folder: no chain is needed."""
+    for block in section("Reviewing a game", DOCS / "playing.md"):
+        run(block, tmp_path, env)
+
+
 @pytest.mark.slow
 def test_solving_a_position(tmp_path: Path, env: dict[str, str]) -> None:
     """The page in reading order, from an empty folder: it builds its own game (issue 48:
@@ -174,6 +180,7 @@ RUN = {
     ("README.md", "Your tools on the local chain"),
     ("operators.md", "An owner that is a multisig"),
     ("playing.md", "Session keys"),
+    ("playing.md", "Reviewing a game"),
     ("solving.md", ""),
     ("gno.md", ""),
     ("nodes.md", "A network of validators"),

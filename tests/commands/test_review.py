@@ -1,0 +1,43 @@
+"""`c4 review`: every move of a game judged by the exact solver."""
+
+from __future__ import annotations
+
+import json
+
+from support import Home, start_game
+
+
+def test_a_known_blunder_is_named_and_the_game_decided_there(home: Home) -> None:
+    """After 4, 4 the first mover wins only in column 4 (the solver proves it): column
+    5 throws the win away, and yellow's 5 gives it back."""
+    judged = json.loads(home.ok("review", "--moves", "4455", "--json").stdout)
+    kinds = [verdict["verdict"] for verdict in judged["verdicts"]]
+    assert kinds == ["kept the win", "best", "blunder", "blunder"]
+    third = judged["verdicts"][2]
+    assert third["best_columns"] == [4] and third["score_best"] > 0 > third["score_played"]
+    assert judged["decided"] == 4 and judged["decided_board"] == "4455"
+    assert judged["summary"]["first"]["blunder"] == 1 == judged["summary"]["second"]["blunder"]
+    text = home.ok("review", "--moves", "4455").stdout
+    assert "3. red: column 5  blunder: a loss to the other's stone 20, where column 4" in text
+    assert "decided at move 4 (blunder, yellow):" in text
+
+
+def test_a_perfect_game_by_the_solver_against_itself_has_no_fault(chain: Home) -> None:
+    """Both sides play the solver's best column (`c4 play GAME best`) to the end: the
+    review finds nothing but best moves, and the result decided before the first."""
+    started = start_game(chain)
+    players = (started.first, started.second)
+    for number in range(42):
+        played = chain.json("play", started.id, "best", players[number % 2])
+        if played["game"]["status"] != "playing":
+            break
+    judged = chain.json("review", started.id)
+    assert judged["result"] == "first" and judged["decided"] == 0
+    for side in ("first", "second"):
+        faults = {
+            k: n for k, n in judged["summary"][side].items() if k not in ("best", "kept the win")
+        }
+        assert set(faults.values()) == {0}, (side, judged["summary"])
+    assert judged["players"][0]["key"] == started.first
+    assert judged["players"][0]["address"] == chain.address(started.first)
+
