@@ -23,6 +23,7 @@ BASE = {
     "errors",
     "escape",
     "gotext",
+    "movetext",
     "records",
     "faults",
     "files",

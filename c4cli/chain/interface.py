@@ -189,6 +189,7 @@ class GameCall(NamedTuple):
     signer: str
     funcs: list[str]
     args: list[list[str]]
+    time: int = 0  # its block's (Unix seconds); 0 where the record does not say
 
 
 class Unsettled(NamedTuple):

@@ -179,5 +179,5 @@ def game_calls(done: Computed, game_id: int) -> list[GameCall]:
         msgs = decode_tx(row.tx)["msg"]
         funcs = [str(m.get("func")) for m in msgs if m.get("@type") == MSG_CALL]
         args = [[str(a) for a in m.get("args") or []] for m in msgs if m.get("@type") == MSG_CALL]
-        found.append(GameCall(row.height, row.hash, row.signer, funcs, args))
+        found.append(GameCall(row.height, row.hash, row.signer, funcs, args, row.time))
     return found

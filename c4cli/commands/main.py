@@ -53,6 +53,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "reveal": ("c4cli.commands.game", "reveal"),
     "revert": ("c4cli.commands.serve", "revert"),
     "review": ("c4cli.commands.review", "review_cmd"),
+    "export": ("c4cli.commands.export", "export"),
     "send": ("c4cli.commands.chain", "send"),
     "serve": ("c4cli.commands.serve", "serve"),
     "session": ("c4cli.commands.session", "session"),
@@ -81,6 +82,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "Views and the solver": (
         "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve", "review",
+        "export",
     ),
     "Keys, sessions and signing": ("keys", "session", "send", "sign", "multisign", "broadcast"),
     "The realm's owner": (

@@ -14,6 +14,7 @@ from c4cli.commands.views import checked, game_history, load_game, mark_four
 from c4cli.engine import Board, EngineError
 from c4cli.engine.review import BEST, KEPT, Review, Verdict, review
 from c4cli.errors import BadInput
+from c4cli.movetext import moves_from
 
 SHOWN = {KEPT: "kept the win", BEST: "best"}
 
@@ -31,7 +32,8 @@ def _score(score: int) -> str:
 @click.option(
     "--moves",
     metavar="DIGITS",
-    help="Review these moves (columns 1-7 from the empty board) instead of a game.",
+    help="Review these moves (columns 1-7 from the empty board; a record file, or - for "
+    "stdin) instead of a game.",
 )
 @common_options
 def review_cmd(game_id: str | None, moves: str | None, home: Path, as_json: bool) -> None:
@@ -66,6 +68,7 @@ def review_cmd(game_id: str | None, moves: str | None, home: Path, as_json: bool
         second = game.creator if game.creator_is_yellow else game.acceptor
         players, known = (first, second), names(home)
     assert moves is not None
+    moves = moves_from(moves, "--moves") if game_id is None else moves
     try:
         done = review(moves)
     except EngineError as exc:

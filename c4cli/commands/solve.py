@@ -16,6 +16,7 @@ from c4cli.commands.options import common_options, emit_json, json_option, quiet
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
 from c4cli.errors import BadInput
+from c4cli.movetext import moves_from
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,7 +77,8 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
     """Solve a position exactly: its score for the side to move, and the best columns.
 
     MOVES are 1-based columns from the empty board, as in Pascal Pons' test sets
-    (nothing for the empty board). Scores follow his convention: 0 is a draw,
+    (nothing for the empty board), or a file holding them or a game's record
+    (`c4 export`), or - for stdin. Scores follow his convention: 0 is a draw,
     22-n a win with one's n-th stone, -(22-n) a loss to the opponent's n-th.
 
     \b
@@ -84,6 +86,7 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
       c4 solve 5554224333234511764415115
       c4 solve 52753311433677442422121 --all --json
     """
+    moves = moves_from(moves, "MOVES")
     try:
         scores = _solver().solve_all(moves)
     except _solver().SolverError as exc:

@@ -24,11 +24,12 @@ from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
+from c4cli.movetext import moves_from
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from c4cli.chain.interface import Chain
+    from c4cli.chain.interface import Chain, GameCall
 
 
 def render_board(board: Board, fmt: str, *, swap_colors: bool = False) -> str:
@@ -56,9 +57,14 @@ def game_history(home: Path, game: GameView, check: GameCheck | None = None) -> 
     of them on the local chain, and on a node whose realm's history was checked
     (``check``); else, on a node, whose GameJSON gives the position but not its
     history, what this home sent."""
+    return history(game_calls(home, game, check), game.id)
+
+
+def game_calls(home: Path, game: GameView, check: GameCheck | None = None) -> list[GameCall]:
+    """The chain's record of the game's calls, as :func:`game_history` reads them."""
     if check is not None and check.calls is not None:
-        return history(check.calls, game.id)
-    return history(current().open_chain(home).game_calls(game.id), game.id)
+        return check.calls
+    return current().open_chain(home).game_calls(game.id)
 
 
 def checked(home: Path, game: GameView) -> GameCheck | None:
@@ -116,7 +122,12 @@ def clock_text(game: GameView, landing: int, exact: bool) -> str:
 
 @click.command()
 @click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
-@click.option("--moves", "moves", metavar="DIGITS", help="A game as its moves, e.g. 4433.")
+@click.option(
+    "--moves",
+    "moves",
+    metavar="DIGITS",
+    help="A game as its moves, e.g. 4433 (or a file holding them or a record; - for stdin).",
+)
 @click.option(
     "--format",
     "fmt",
@@ -149,6 +160,7 @@ def board(
         winner = game.winner or None
     else:
         assert moves is not None
+        moves = moves_from(moves, "--moves")
         try:
             position = Board.decode(moves)
         except EngineError as exc:
@@ -206,6 +218,8 @@ def _next_steps(
                 f"{creator} may cancel: c4 cancel {game.id} KEY",
             ]
         return [f"expired: anyone may cancel (the stake goes back to {creator})"]
+    if game.status in (Status.WON, Status.DRAW) and game.moves:
+        return [f"what each move cost, by the exact solver: c4 review {game.id}"]
     if game.status != Status.PLAYING:
         return []
     if game.clock_ran_out(landing) and exact:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from c4cli import faults
-from c4cli.chain.clock import format_time
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import GameCall, ListedTx, Receipt, Signer, Unsettled
 from c4cli.chain.listing import messages
 from c4cli.errors import DiskError, HomeDamaged, notice
@@ -265,7 +265,10 @@ class Journal:
                 for func, msg in zip(funcs, args, strict=False)
             ]
             if any(about):
-                calls.append(GameCall(entry.height, entry.hash, str(entry.signer), funcs, args))
+                when = parse_time(entry.time) if entry.time else 0
+                calls.append(
+                    GameCall(entry.height, entry.hash, str(entry.signer), funcs, args, when)
+                )
         return calls
 
     def unsettled(self, address: str, session: str | None) -> list[Unsettled]:

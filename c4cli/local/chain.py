@@ -226,6 +226,7 @@ class LocalChain(LoggedState):
                 str(outcome["signer"]),
                 str(outcome["func"]).split(","),
                 [[str(arg) for arg in args] for args in outcome.get("args", [])],
+                int(outcome.get("time", 0)),
             )
             for height, hash_, outcome in rows
         ]

@@ -117,9 +117,12 @@ def naming(log: BlockLog) -> Iterator[None]:
 
 
 def keep_outcomes(txs: list[TxRow] | None, state: ChainState, results: list[TxResult]) -> None:
-    """Add a block's transactions, as the cache keeps them, to ``txs`` (if wanted)."""
+    """Add a block's transactions, as the cache keeps them, to ``txs`` (if wanted); a
+    game's with its block's time (a game's record lists each move's)."""
     if txs is not None:
-        txs.extend((r.hash, state.height, r.game_id, json.dumps(r.outcome())) for r in results)
+        for r in results:
+            outcome = r.outcome() if r.game_id is None else {**r.outcome(), "time": state.time}
+            txs.append((r.hash, state.height, r.game_id, json.dumps(outcome)))
 
 
 @contextmanager

@@ -436,6 +436,18 @@ def test_a_game_by_gnokey_alone_is_shown_verified_by_a_home_that_played_nothing(
     assert game in json.dumps(listed), listed
     hashes = {row["hash"] for row in home.json("log", "--realm")}
     assert {receipt.hash for receipt in gk.receipts} <= hashes
+    # Its record, from the signed blocks, is the local chain's record of the same moves.
+    record = home.json("export", game)
+    local = Home(tmp_path / "local")
+    for name in ("alice", "bob"):
+        local.ok("keys", "add", name)
+    local.ok("init", "--clock", "manual")
+    mine = local.json("export", start_game(local, "4545454", stake="5gnot").id)
+    for tag in ("Moves", "Status", "Result", "Ending", "Known", "Stake", "Fee"):
+        assert record["tags"][tag] == mine["tags"][tag], tag
+    heights = {r.height for r in gk.receipts if r.func == "Play"}
+    assert {move["height"] for move in record["move_list"]} == heights
+    assert all(move["time"] for move in record["move_list"])
 
 
 def test_code_run_once_that_reached_the_realm_is_said_not_replayed(

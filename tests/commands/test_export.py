@@ -1,0 +1,53 @@
+"""`c4 export`: a game's record (its move string, or tags and moves with their
+heights and times), read back by `c4 board --moves`, `c4 solve` and `c4 review`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from c4cli.movetext import parsed
+from support import Home, start_game
+
+
+def test_a_record_reads_back_to_the_same_game(chain: Home, tmp_path: Path) -> None:
+    started = start_game(chain, "4545454")
+    exported = chain.json("export", started.id)
+    tags = exported["tags"]
+    assert exported["moves"] == "4545454" == tags["Moves"]
+    assert tags["Result"] == "1-0" and tags["Ending"] == "four in a row"
+    assert tags["Winner"] == chain.address(started.first) and tags["Known"] == "all"
+    assert tags[f"{'Creator' if started.first == 'alice' else 'Acceptor'}Key"] == started.first
+    assert [move["height"] for move in exported["move_list"]] == list(range(5, 12))
+    assert exported["move_list"][0]["time"] == "2026-01-01T00:00:25Z"
+    # The text record parses back to the same tags and moves.
+    text = chain.ok("export", started.id).stdout
+    assert text == exported["text"]
+    again = parsed(text)
+    assert again.tags == tags and again.move_string == "4545454"
+    record = tmp_path / "game.c4"
+    record.write_text(text)
+    board = chain.json("board", "--moves", str(record))
+    assert board["position"] == chain.json("board", started.id)["position"]
+    assert chain.ok("export", started.id, "--format", "moves").stdout == "4545454\n"
+    assert chain.json("review", "--moves", str(record))["result"] == "first"
+    solved = chain.run("solve", "-", input="4545\n")
+    assert solved.exit_code == 0 and solved.stdout.startswith("4545: red to move"), solved.output
+
+
+def test_a_record_that_is_not_one_is_refused(chain: Home, tmp_path: Path) -> None:
+    started = start_game(chain, "45")
+    text = chain.ok("export", started.id).stdout
+    wrong = tmp_path / "wrong.c4"
+    wrong.write_text(text.replace('[Moves "45"]', '[Moves "44"]'))
+    refused = chain.fails(2, "board", "--moves", str(wrong))
+    assert "its Moves tag is not its moves" in refused.stderr
+    garbled = tmp_path / "garbled.c4"
+    garbled.write_text("[Game 1]\n")
+    assert "line 1: neither a [Tag" in chain.fails(2, "solve", str(garbled)).stderr
+    missing = chain.fails(2, "review", "--moves", str(tmp_path / "nowhere.c4"))
+    assert "neither digits 1-7 nor a record file" in missing.stderr
+    open_offer = chain.json("offer", "--stake", "1gnot", "alice")["result"][0]
+    offered = chain.json("export", str(open_offer))
+    assert offered["moves"] == "" and offered["tags"]["Result"] == "*"
+    assert "FirstMover" not in offered["tags"] and json.dumps(offered)
