@@ -40,4 +40,3 @@ def test_a_perfect_game_by_the_solver_against_itself_has_no_fault(chain: Home) -
         assert set(faults.values()) == {0}, (side, judged["summary"])
     assert judged["players"][0]["key"] == started.first
     assert judged["players"][0]["address"] == chain.address(started.first)
-

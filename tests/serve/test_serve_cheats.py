@@ -10,10 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from serving import Served
 
 from c4cli.wire.amino import encode_tx
 from c4cli.wire.tx import fee, send_msg
-from serving import Served
 from support import GENESIS, Home
 
 
