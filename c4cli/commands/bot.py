@@ -164,8 +164,13 @@ def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
 
 @click.command()
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
+@click.option(
+    "--review",
+    is_flag=True,
+    help="Judge each move as it lands with the exact solver, as c4 review does (piped).",
+)
 @common_options
-def watch(game_id: str, home: Path, as_json: bool) -> None:
+def watch(game_id: str, review: bool, home: Path, as_json: bool) -> None:
     """Follow GAME as blocks land: the board, whose turn, the time left; ends with the game.
 
     On a terminal the view is redrawn in place (and the clock counts down); piped,
@@ -176,12 +181,13 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
     it, and so does a node home's history of the realm (`c4 sync` began it). A
     node publishes the position but not its history: on a home that keeps none,
     moves made before the watch began are listed only if this home sent them all;
-    after that, each is seen as it lands.
+    after that, each is seen as it lands. With --review, each move's line says
+    what it cost (best, inaccuracy, mistake, blunder: as c4 review judges it).
 
     \b
     Example:
       c4 watch 1
-      c4 watch 1 | tee game-1.txt
+      c4 watch 1 --review | tee game-1.txt
     """
     number = game_id_arg(game_id)
     chain = current().open_chain(home)
@@ -208,7 +214,8 @@ def watch(game_id: str, home: Path, as_json: bool) -> None:
         if live:
             _draw(game, known, clock, story, still)
         elif view != shown:
-            for line in _changes(game, seen, was, known, (now, clock), story, as_json, still):
+            changes = _changes(game, seen, was, known, (now, clock), story, as_json, still)
+            for line in _reviewed(changes, seen, was, as_json) if review else changes:
                 click.echo(line)
             said_still = still is not None
         shown = view
@@ -345,6 +352,30 @@ def _changes(
     if over and game.moves:
         lines.append(_drawing(game).rstrip("\n"))
     return lines
+
+
+def _reviewed(lines: list[str], seen: _Seen, was: _Seen | None, as_json: bool) -> list[str]:
+    """The lines of a change, each new move's judged (when every move is known: a
+    move is judged by the position before it)."""
+    from c4cli.engine import review as reviewing
+
+    start = 0 if was is None or was.first != seen.first else was.upto
+    new = range(start, seen.upto) if seen.first == 0 else range(0)
+    verdicts = [reviewing.judge(seen.moves[:n], int(seen.moves[n])) for n in new]
+    if as_json:
+        document = json.loads(lines[0])
+        document["verdicts"] = [
+            {"move": v.number, "column": v.column, "verdict": v.kind,
+             "best_columns": list(v.best_columns)}
+            for v in verdicts
+        ]  # fmt: skip
+        return [json.dumps(document)]
+    judged = {f", move {v.number - 1}: column {v.column}": v for v in verdicts}
+    out = []
+    for line in lines:
+        verdict = next((v for key, v in judged.items() if line.endswith(key)), None)
+        out.append(line if verdict is None else f"{line}  {verdict.kind}")
+    return out
 
 
 def _drawing(game: GameView) -> str:

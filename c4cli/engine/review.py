@@ -84,14 +84,9 @@ def review(moves: str) -> Review:
     verdicts: list[Verdict] = []
     decided, value = 0, _outcome(solver.solve(""))  # the game's value, the first mover's
     for index, char in enumerate(moves):
-        before, column, side = moves[:index], int(char), index % 2
-        best = solver.solve(before)
-        played = _score_of(before, column)
-        columns: tuple[int, ...] = (column,)
-        if played != best:
-            columns = tuple(solver.best_columns(solver.solve_all(before)))
-        kind = judged(best, played)
-        verdicts.append(Verdict(index + 1, column, side, best, columns, played, kind))
+        verdict = judge(moves[:index], int(char))
+        verdicts.append(verdict)
+        played, side = verdict.played, verdict.side
         after = _outcome(played) if side == 0 else -_outcome(played)
         if after != value:
             decided, value = index + 1, after
@@ -102,6 +97,17 @@ def review(moves: str) -> Review:
     else:
         result = "unfinished"
     return Review(moves, verdicts, decided, result)
+
+
+def judge(before: str, column: int) -> Verdict:
+    """The move ``column`` after the moves ``before`` (a game not over), judged."""
+    best = solver.solve(before)
+    played = _score_of(before, column)
+    columns: tuple[int, ...] = (column,)
+    if played != best:
+        columns = tuple(solver.best_columns(solver.solve_all(before)))
+    side = len(before) % 2
+    return Verdict(len(before) + 1, column, side, best, columns, played, judged(best, played))
 
 
 def _score_of(before: str, column: int) -> int:

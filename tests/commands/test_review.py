@@ -40,3 +40,13 @@ def test_a_perfect_game_by_the_solver_against_itself_has_no_fault(chain: Home) -
         assert set(faults.values()) == {0}, (side, judged["summary"])
     assert judged["players"][0]["key"] == started.first
     assert judged["players"][0]["address"] == chain.address(started.first)
+
+
+def test_watch_review_judges_each_move_as_review_does(chain: Home) -> None:
+    started = start_game(chain, "4545454")
+    lines = chain.ok("watch", started.id, "--review").stdout.splitlines()
+    reviewed = chain.json("review", started.id)["verdicts"]
+    moves = [line for line in lines if ", move " in line]
+    assert len(moves) == 7
+    for line, verdict in zip(moves, reviewed, strict=True):
+        assert line.endswith(f"column {verdict['column']}  {verdict['verdict']}"), line
