@@ -132,6 +132,7 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
     judged = c4("review", str(game))
     assert judged["moves"] == "4545454" and judged["result"] == "first", judged
     c4("review", "--moves", "4455")
+    assert c4("hint", "--moves", "4455")["best"] == [3, 6]
     record = c4("export", str(game))
     assert record["moves"] == "4545454" and record["tags"]["Known"] == "all", record
     c4("board", "--moves", "4433")

@@ -108,10 +108,17 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("game_id", metavar="GAME", shell_complete=complete.games)
+@click.argument("game_id", metavar="[GAME]", required=False, shell_complete=complete.games)
+@click.option(
+    "--moves",
+    "given",
+    metavar="DIGITS",
+    help="A position instead of a game: its moves, or a file holding them or a record "
+    "(c4 export), or - for stdin.",
+)
 @think_option
 @common_options
-def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
+def hint(game_id: str | None, given: str | None, think: float, home: Path, as_json: bool) -> None:
     """The exact score and the best columns for the player to move in GAME.
 
     The search stops after --think seconds: then the hint is the best column found,
@@ -121,7 +128,14 @@ def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
     Example:
       c4 hint 1
       c4 hint 1 --json
+      c4 hint --moves game1.c4
     """
+    if (game_id is None) == (given is None):
+        raise BadInput("give a GAME id or --moves DIGITS (a position's moves, or a record)")
+    if given is not None:
+        _position_hint(moves_from(given, "--moves"), think, as_json)
+        return
+    assert game_id is not None
     game = load_game(home, game_id)
     if game.status != Status.PLAYING or game.turn == 0:
         raise BadInput(f"game {game.id} has no move to play now ({game.status}): no hint")
@@ -165,6 +179,27 @@ def hint(game_id: str, think: float, home: Path, as_json: bool) -> None:
     click.echo(best_line(best) + ("" if choice.exact else " (the best found, not proven)"))
     unproven = tuple(col + 1 for col in board.legal() if scores[col] is None)
     click.echo(scores_line(scores, unproven))
+
+
+def _position_hint(moves: str, think: float, as_json: bool) -> None:
+    """`c4 hint --moves`: a position's hint, as `c4 solve` gives it within --think."""
+    try:
+        choice = _solver().solve_within(moves, time.monotonic() + think)
+    except _solver().SolverError as exc:
+        raise BadInput(f"cannot solve {moves!r}: {exc}") from None
+    score = max(s for s in choice.scores if s is not None) if choice.exact else None
+    best = _solver().best_columns(choice.scores) if choice.exact else [choice.column]
+    if as_json:
+        emit_json(
+            {"moves": moves, "score": score, "best": best, "scores": choice.scores,
+             "exact": choice.exact, "engine": _solver().ENGINE,
+             "book": _solver().reads_book(moves)}
+        )  # fmt: skip
+        return
+    side = "red" if len(moves) % 2 == 0 else "yellow"
+    said = f"{verdict(score, subject='')} (score {score:+d})" if score is not None else "not solved"
+    click.echo(f"{moves or 'the empty board'}: {side} to move; {said}")
+    click.echo(best_line(best) + ("" if choice.exact else " (the best found, not proven)"))
 
 
 def _solver() -> ModuleType:

@@ -40,7 +40,7 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "watch": [(["x"], 2)],
     "lobby": [(["--remote", UNREACHABLE], 4)],
     "leaders": [(["--home", "{missing}"], 3)],
-    "hint": [(["x"], 2)],
+    "hint": [(["x"], 2), ([], 2), (["--moves", "4444444"], 2)],
     "bot": [(["1", "nobody"], 2), (["1", "alice", "--think", "never"], 2)],
     "solve": [(["4444444"], 2), (["9"], 2)],
     "review": [([], 2), (["x"], 2), (["--moves", "8"], 2), (["1", "--moves", "44"], 2)],

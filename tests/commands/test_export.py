@@ -31,6 +31,10 @@ def test_a_record_reads_back_to_the_same_game(chain: Home, tmp_path: Path) -> No
     assert board["position"] == chain.json("board", started.id)["position"]
     assert chain.ok("export", started.id, "--format", "moves").stdout == "4545454\n"
     assert chain.json("review", "--moves", str(record))["result"] == "first"
+    partial = tmp_path / "partial.c4"
+    partial.write_text(text.replace('[Moves "4545454"]', '[Moves "4545"]').split("\n5. ")[0])
+    hinted = chain.json("hint", "--moves", str(partial))
+    assert hinted["moves"] == "4545" and hinted["best"] == chain.json("solve", "4545")["best"]
     solved = chain.run("solve", "-", input="4545\n")
     assert solved.exit_code == 0 and solved.stdout.startswith("4545: red to move"), solved.output
 
