@@ -5,7 +5,7 @@ As gnoland v1.7.1 answers: indented JSON (two spaces) with Go's escapes of ``<``
 notification (no answer); a GET's parameters are JSON values, or ``0x``-hex bytes,
 or bare words taken as strings; the URI form answers with an empty id.
 
-What changes the chain (a broadcast, ``c4_revert``, ``c4_advanceTime``) is refused
+What changes the chain (a broadcast, and the cheats: ``c4_revert``, ``c4_mine``, …) is refused
 (:class:`Caller`) as a GET, which a page's link or image can send, and to a
 browser's request from another origin; the cheats, on a server reached beyond the
 loopback, need its token too. Every read stays open to any page, as gnoland's.

@@ -5,7 +5,7 @@ gnoland's ``max_body_bytes`` (1,000,000: its answer to more is its JSON-RPC erro
 and the whole request must arrive within ``READ_TIMEOUT`` (a client that trickles is
 cut off, as Go's server cuts it). A browser's page may read it (CORS, any origin);
 what changes the chain is refused to a page of another origin and as a GET, and
-the cheats (``c4_revert``, ``c4_advanceTime``) of a server reached beyond the
+the cheats (``c4_revert``, ``c4_mine``, ``c4_impersonate``, …) of a server reached beyond the
 loopback need the token it prints (:class:`~c4cli.serve.rpc.Caller`).
 
 Stopping (Ctrl-C, SIGTERM) closes the listening socket, makes the block of what
