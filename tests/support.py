@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import socketserver
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -187,3 +189,23 @@ def running(server: socketserver.BaseServer) -> Iterator[None]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def two_bots(chain: Home, c4_bin: str, gid: str, *args: str, **env: str) -> list[tuple[str, str]]:
+    """alice's and bob's `c4 bot GAME KEY --until-end ARGS`, run at once to the end:
+    each one's output, once both exited 0 with nothing on stderr."""
+    environment = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", **env)
+    bots = [
+        subprocess.Popen(
+            [c4_bin, "bot", gid, key, "--until-end", *args],
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for key in ("alice", "bob")
+    ]
+    outputs = [bot.communicate(timeout=300) for bot in bots]
+    for bot, (_, err) in zip(bots, outputs, strict=True):
+        assert bot.returncode == 0 and err == "", err
+    return outputs

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from support import Home, start_game
+from support import Home, start_game, two_bots
 
 
 def test_a_known_blunder_is_named_and_the_game_decided_there(home: Home) -> None:
@@ -22,22 +22,18 @@ def test_a_known_blunder_is_named_and_the_game_decided_there(home: Home) -> None
     assert "decided at move 4 (blunder, yellow):" in text
 
 
-def test_a_perfect_game_by_the_solver_against_itself_has_no_fault(chain: Home) -> None:
-    """Both sides play the solver's best column (`c4 play GAME best`) to the end: the
-    review finds nothing but best moves, and the result decided before the first."""
+def test_a_perfect_game_by_c4_bot_against_itself_has_no_fault(chain: Home, c4_bin: str) -> None:
+    """Two `c4 bot` processes, alice's and bob's, play a fresh game to its end: the
+    review finds nothing but best moves on either side, and the result decided
+    before the first move (the empty board is the first mover's win)."""
     started = start_game(chain)
-    players = (started.first, started.second)
-    for number in range(42):
-        played = chain.json("play", started.id, "best", players[number % 2])
-        if played["game"]["status"] != "playing":
-            break
+    two_bots(chain, c4_bin, started.id)
     judged = chain.json("review", started.id)
     assert judged["result"] == "first" and judged["decided"] == 0
     for side in ("first", "second"):
-        faults = {
-            k: n for k, n in judged["summary"][side].items() if k not in ("best", "kept the win")
-        }
-        assert set(faults.values()) == {0}, (side, judged["summary"])
+        summary = judged["summary"][side]
+        faults = {k: n for k, n in summary.items() if k not in ("best", "kept the win")}
+        assert set(faults.values()) == {0}, (side, summary)
     assert judged["players"][0]["key"] == started.first
     assert judged["players"][0]["address"] == chain.address(started.first)
 

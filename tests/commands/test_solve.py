@@ -12,7 +12,7 @@ import pytest
 
 from c4cli.engine import Board, solver
 from c4cli.engine.solver import solve
-from support import Home, start_game, strong
+from support import Home, start_game, strong, two_bots
 
 
 def test_solve_in_words(home: Home) -> None:
@@ -99,26 +99,6 @@ def opening(chain: Home, moves: str) -> tuple[str, str]:
     """A game between alice and bob, revealed, then ``moves`` played; (id, key on turn)."""
     started = start_game(chain, moves, passphrase=strong("p"), seed=strong("s"))
     return started.id, started.first if len(moves) % 2 == 0 else started.second
-
-
-def two_bots(chain: Home, c4_bin: str, gid: str, *args: str, **env: str) -> list[tuple[str, str]]:
-    """alice's and bob's `c4 bot GAME KEY --until-end ARGS`, run at once to the end:
-    each one's output, once both exited 0 with nothing on stderr."""
-    environment = dict(os.environ, C4_HOME=str(chain.path), C4_PASSWORD="", **env)
-    bots = [
-        subprocess.Popen(
-            [c4_bin, "bot", gid, key, "--until-end", *args],
-            env=environment,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for key in ("alice", "bob")
-    ]
-    outputs = [bot.communicate(timeout=300) for bot in bots]
-    for bot, (_, err) in zip(bots, outputs, strict=True):
-        assert bot.returncode == 0 and err == "", err
-    return outputs
 
 
 def test_two_bots_play_a_game_to_the_end_the_solver_predicted(chain: Home, c4_bin: str) -> None:
