@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,7 @@ from c4cli.coins import parse_coins
 from c4cli.errors import BadInput, Unreachable
 from c4cli.home.config import read_remote
 from c4cli.local import genesis_state, state_document
+from c4cli.local.accounts import stored_key
 from c4cli.node.reader import CALLS, NodeReader, abci_params
 from c4cli.node.sync import NodeHistory, Progress
 from c4cli.node.transport import RpcCall
@@ -110,14 +112,14 @@ def forked(
     proven = reader.verifier.at(at)
     chain_id = reader.chain_id
     kept_history = NodeHistory(reader, connect.history_path(source, chain_id, realm_path), chain_id)
-    made = replayed.computed(Through(kept_history, at), at)
+    through = Through(kept_history, at)
+    made = replayed.computed(through, at)
     if made.state is None or made.unknown:
         raise BadInput(
             f"the realm's state at block {at} is not one c4 can compute from its signed "
             f"blocks ({made.unknown}): a fork begins from no node's word for it"
         )
-    rows = list(Through(kept_history, at).rows())
-    accounts = _accounts(reader, sorted(_named(made.state, rows)), at)
+    accounts = _accounts(reader, sorted(_named(made.state, list(through.rows()))), at)
     origin = {
         "chain_id": chain_id,
         "url": connect.shown_url(url),
@@ -143,14 +145,16 @@ def forked(
 
 
 class Through:
-    """A realm's history up to block ``height`` (a RealmHistory that no longer grows)."""
+    """A realm's history up to block ``height``, read once (a RealmHistory that no
+    longer grows: its state is computed from it, and its addresses named)."""
 
     def __init__(self, whole: RealmHistory, height: int) -> None:
-        self.whole, self.height = whole, height
+        self.height, self._path = height, whole.realm_path
+        self._rows = list(itertools.takewhile(lambda row: row.height <= height, whole.rows()))
 
     @property
     def realm_path(self) -> str:
-        return self.whole.realm_path
+        return self._path
 
     @property
     def memo(self) -> dict[str, Any]:
@@ -163,10 +167,7 @@ class Through:
         return Caught(self.height, 0, 0)
 
     def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        for row in self.whole.rows(kinds):
-            if row.height > self.height:
-                return
-            yield row
+        return iter([row for row in self._rows if not kinds or row.kind in kinds])
 
 
 def _named(realm: RealmState, rows: list[IndexedTx]) -> set[str]:
@@ -202,16 +203,13 @@ def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dic
 
 def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
     """An account as a state document lists one (its key as the checkpoint keeps it)."""
-    stored: str | dict[str, Any] | None = None
-    if account.public_key is not None:
-        key = pubkeys.from_json(account.public_key)
-        stored = key.hex() if isinstance(key, bytes) else pubkeys.to_json(key)
+    key = None if account.public_key is None else pubkeys.from_json(account.public_key)
     return {
         "address": address,
         "number": account.number,
         "sequence": account.sequence,
         "coins": parse_coins(account.coins),
-        "pub_key": stored,
+        "pub_key": stored_key(key),
         "sessions": [],
     }
 

@@ -214,8 +214,9 @@ def watch(game_id: str, review: bool, home: Path, as_json: bool) -> None:
         if live:
             _draw(game, known, clock, story, still)
         elif view != shown:
-            changes = _changes(game, seen, was, known, (now, clock), story, as_json, still)
-            for line in _reviewed(changes, seen, was, as_json) if review else changes:
+            judged = _judged(seen, was) if review else None
+            changes = _changes(game, seen, was, known, (now, clock), story, as_json, still, judged)
+            for line in changes:
                 click.echo(line)
             said_still = still is not None
         shown = view
@@ -308,12 +309,15 @@ def _changes(
     story: History,
     as_json: bool,
     still: str | None,
+    judged: dict[int, dict[str, Any]] | None = None,
 ) -> list[str]:
+    """What changed since the last look, as lines (one JSON document with --json);
+    ``judged``: `--review`'s verdict of each new move, by its number (from 0)."""
     now, clock = when  # the chain's time, and the mover's clock as the views say it
     over = game.status not in (Status.OPEN, Status.PLAYING)
     if as_json:
         ending = game.ending(story.last_call)
-        document = {
+        document: dict[str, Any] = {
             "game": game.id,
             # The moves in the order played, when the whole game was seen (null when
             # moves made before the watch began are not known in order: a node home
@@ -333,6 +337,8 @@ def _changes(
             "now": now,
             "standstill": still,  # a node that makes no block: the clock waits
         }
+        if judged is not None:
+            document["verdicts"] = list(judged.values())
         return [json.dumps(document)]
     lines = []
     if was is None and seen.first:
@@ -347,35 +353,28 @@ def _changes(
         )
     start = 0 if was is None or was.first != seen.first else was.upto
     for index in range(max(start, seen.first), seen.upto):
-        lines.append(f"game {game.id}, move {index}: column {seen.moves[index - seen.first]}")
+        line = f"game {game.id}, move {index}: column {seen.moves[index - seen.first]}"
+        verdict = (judged or {}).get(index)
+        lines.append(line if verdict is None else f"{line}  {verdict['verdict']}")
     lines.append(_status(game, names, clock, story, still))
     if over and game.moves:
         lines.append(_drawing(game).rstrip("\n"))
     return lines
 
 
-def _reviewed(lines: list[str], seen: _Seen, was: _Seen | None, as_json: bool) -> list[str]:
-    """The lines of a change, each new move's judged (when every move is known: a
-    move is judged by the position before it)."""
+def _judged(seen: _Seen, was: _Seen | None) -> dict[int, dict[str, Any]]:
+    """`c4 watch --review`: the moves new since the last look, by number, each judged
+    by the position before it (when every move is known)."""
     from c4cli.engine import review as reviewing
 
     start = 0 if was is None or was.first != seen.first else was.upto
     new = range(start, seen.upto) if seen.first == 0 else range(0)
     verdicts = [reviewing.judge(seen.moves[:n], int(seen.moves[n])) for n in new]
-    if as_json:
-        document = json.loads(lines[0])
-        document["verdicts"] = [
-            {"move": v.number, "column": v.column, "verdict": v.kind,
-             "best_columns": list(v.best_columns)}
-            for v in verdicts
-        ]  # fmt: skip
-        return [json.dumps(document)]
-    judged = {f", move {v.number - 1}: column {v.column}": v for v in verdicts}
-    out = []
-    for line in lines:
-        verdict = next((v for key, v in judged.items() if line.endswith(key)), None)
-        out.append(line if verdict is None else f"{line}  {verdict.kind}")
-    return out
+    return {
+        v.number - 1: {"move": v.number, "column": v.column, "verdict": v.kind,
+                       "best_columns": list(v.best_columns)}
+        for v in verdicts
+    }  # fmt: skip
 
 
 def _drawing(game: GameView) -> str:

@@ -16,7 +16,7 @@ from c4cli.engine.review import BEST, KEPT, Review, Verdict, review
 from c4cli.errors import BadInput
 from c4cli.movetext import moves_from
 
-SHOWN = {KEPT: "kept the win", BEST: "best"}
+SHOWN = (KEPT, BEST)  # verdicts that need no best column named
 
 
 def _score(score: int) -> str:

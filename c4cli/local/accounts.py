@@ -150,7 +150,7 @@ class Account(Record):
             "number": self.number,
             "coins": self.coins,
             "sequence": self.sequence,
-            "pub_key": _stored_key(self.pub_key),
+            "pub_key": stored_key(self.pub_key),
             "sessions": [session.snapshot() for session in self.sessions.values()],
         }
 
@@ -197,7 +197,7 @@ def coins_from_json(data: dict[str, Any]) -> Coins:
     return {str(denom): int(amount) for denom, amount in data.items()}
 
 
-def _stored_key(key: PubKey | None) -> str | dict[str, Any] | None:
+def stored_key(key: PubKey | None) -> str | dict[str, Any] | None:
     """An account's key in a checkpoint: a secp256k1 key as hex, a multisig as amino JSON."""
     if key is None or isinstance(key, bytes):
         return None if key is None else key.hex()

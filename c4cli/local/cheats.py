@@ -31,6 +31,7 @@ from c4cli.wire.msgs import Fee, Msg, Tx
 from c4cli.wire.tx import impersonated_tx
 
 if TYPE_CHECKING:
+    from c4cli.local.blocks import Genesis
     from c4cli.local.chain import LocalChain
     from c4cli.local.state import ChainState
 
@@ -121,14 +122,20 @@ def dump(chain: LocalChain) -> bytes:
         return genesis_state.encoded(state_document.dumped(chain.replay()))
 
 
-def impersonated(state: ChainState, msgs: list[Msg], fee: Fee, memo: str, account: Any) -> Tx:
-    """The transaction an address sends without its key (`c4 --impersonate`), where
-    the genesis allows it: a fork's does, and a chain made to allow it."""
-    if not state.genesis.impersonation:
+def require_impersonation(genesis: Genesis) -> None:
+    """BadInput, in one line, for a chain whose genesis lets no address act without its
+    key (`c4 --impersonate`, `c4_impersonate`)."""
+    if not genesis.impersonation:
         raise BadInput(
             "this chain's genesis allows no impersonation (a fork's does, and a chain "
             "made to allow it)"
         )
+
+
+def impersonated(state: ChainState, msgs: list[Msg], fee: Fee, memo: str, account: Any) -> Tx:
+    """The transaction an address sends without its key (`c4 --impersonate`), where
+    the genesis allows it: a fork's does, and a chain made to allow it."""
+    require_impersonation(state.genesis)
     key = None if account.pub_key is None else pubkeys.to_json(account.pub_key)
     return impersonated_tx(
         msgs, fee, memo, chain_id=state.genesis.chain_id, account_number=account.number,

@@ -11,7 +11,7 @@ from c4cli.chain.interface import Receipt
 from c4cli.errors import Refused
 from c4cli.local.blocks import BlockContext, new_record
 from c4cli.local.log import TxEntry
-from c4cli.wire.msgs import Tx, msg_signer, runs_locally
+from c4cli.wire.msgs import Tx, runs_locally, tx_signer
 
 if TYPE_CHECKING:
     from c4cli.local.chain import LocalChain
@@ -35,7 +35,7 @@ def broadcast_block(
         for tx in txs:
             try:
                 runs_locally(tx, realm_path)
-                acting = _signer(tx) in impersonated
+                acting = tx_signer(tx) in impersonated
                 kept.append(trial.admit(tx, context, impersonated=acting))
                 said.append(None)
             except Refused as refused:
@@ -51,10 +51,3 @@ def broadcast_block(
         refusal if refusal is not None else next(landed).receipt(state.height, state.time)
         for refusal in said
     ]
-
-
-def _signer(tx: Tx) -> str:
-    try:
-        return msg_signer(tx["msg"][0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return ""

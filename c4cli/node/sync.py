@@ -163,9 +163,9 @@ def _head(reader: NodeReader, verifier: Verifier, low: int) -> tuple[Proven, dic
         RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(a + METAS - 1)})
         for a in range(low, low + RIDE * METAS, METAS)
     ]
-    head = verifier.latest(asked)
+    head, rode = verifier.latest_with(asked)
     known: dict[int, Header] = {}
-    for answer in verifier.rode:
+    for answer in rode:
         if isinstance(answer, Unreachable):
             break  # blocks past the node's last (tm2 refuses a minimum above it)
         for meta in answers.block_metas(reader.redacted, answer):

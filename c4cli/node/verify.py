@@ -63,7 +63,6 @@ class Verifier:
         self._trusted: TrustedSet | None = None
         self._stored = 0  # the height trust.toml holds for the set
         self._latest: tuple[Proven, float] | None = None
-        self.rode: list[Any] = []  # the answers of what rode with the last head asked
 
     @property
     def redacted(self) -> str:
@@ -117,17 +116,19 @@ class Verifier:
             signed = self._signed(height)
         return self.header(header, signed[1])
 
-    def latest(self, riders: Sequence[RpcCall] = ()) -> Proven:
+    def latest(self) -> Proven:
         """The node's last block, proven (its height and time are the chain's); the one
-        proven last while under half a second old, as a status is kept. ``riders``
-        are asked in the same request; their answers are :attr:`rode`."""
+        proven last while under half a second old, as a status is kept."""
+        return self.latest_with(())[0]
+
+    def latest_with(self, riders: Sequence[RpcCall]) -> tuple[Proven, list[Any]]:
+        """:meth:`latest`, and the answers of ``riders``, asked in the same request."""
         if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
-            self.rode = self.transport.calls(riders) if riders else []
-            return self._latest[0]
+            return self._latest[0], self.transport.calls(riders) if riders else []
         deadline = wallclock.monotonic() + BEHIND_WAIT
         while True:
             # Asked first: the request that checks the chain carries it.
-            answer, self.rode = ask_commit(self.transport, 0, riders)
+            answer, rode = ask_commit(self.transport, 0, riders)
             header, commit = signed_of(self.redacted, answer)
             known = self.trusted().height  # the highest block proven: kept, or this command's
             proven = self.header(header, commit)
@@ -141,7 +142,7 @@ class Verifier:
             wallclock.sleep(0.25)
         self._latest = proven, wallclock.monotonic()
         self._keep_head()
-        return proven
+        return proven, rode
 
     def _keep_head(self) -> None:
         """The highest block proven, kept in the home: later commands never go below it."""

@@ -22,7 +22,7 @@ from c4cli.errors import C4Error, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.serve import shapes
 from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
-from c4cli.wire.msgs import Tx, msg_signer
+from c4cli.wire.msgs import Tx, tx_signer
 
 COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
 
@@ -75,7 +75,7 @@ class Broadcaster:
                 raise Exists()
             if self.block_time <= 0:
                 try:
-                    acting = _signer(tx) in self.impersonated
+                    acting = tx_signer(tx) in self.impersonated
                     receipt: Receipt | Refused = chain.broadcast(tx, impersonated=acting)
                 except Refused as refused:
                     receipt = refused
@@ -164,13 +164,6 @@ def _decoded(raw: bytes) -> Tx | None:
         return tx if encode_tx(tx) == raw else None
     except (DecodeError, ValueError):
         return None
-
-
-def _signer(tx: Tx) -> str:
-    try:
-        return msg_signer(tx["msg"][0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return ""
 
 
 def _checked(tx: Tx) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from c4cli.address import canonical
 from c4cli.chain.clock import parse_time
 from c4cli.coins import parse_amount
 from c4cli.errors import BadInput
+from c4cli.local.cheats import require_impersonation
 from c4cli.serve import shapes
 
 if TYPE_CHECKING:
@@ -58,11 +59,7 @@ def _number(params: dict[str, Any], name: str) -> int:
 
 def impersonate(methods: Methods, params: dict[str, Any]) -> Any:
     address = _address(params)
-    if not methods.chain().state().genesis.impersonation:
-        raise BadInput(
-            "this chain's genesis allows no impersonation (a fork's does, and a chain "
-            "made to allow it)"
-        )
+    require_impersonation(methods.chain().state().genesis)
     methods.impersonated.add(address)
     return {"address": address, "impersonating": sorted(methods.impersonated)}
 

@@ -82,6 +82,15 @@ def first_signature(tx: Tx) -> Signature:
     return signatures[0]
 
 
+def tx_signer(tx: Tx) -> str:
+    """The account a transaction's first message names as its signer; "" for bytes
+    that name none (a transaction the chain then refuses in its own words)."""
+    try:
+        return msg_signer(tx["msg"][0])
+    except (KeyError, IndexError, TypeError, ValueError):
+        return ""
+
+
 def msg_names(tx: Tx) -> list[str]:
     """What each message of a transaction does, as receipts and the journal name it:
     a call's function, ``send``, ``create_session``….
