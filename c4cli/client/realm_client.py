@@ -69,6 +69,8 @@ class GameView(Record):
         self.seed_commitment = str(document["seedCommitment"])
         self.revealed = bool(document["revealed"])
         self.cells = str(document["board"])
+        if len(self.cells) != 42 or self.cells.strip("012"):
+            raise ValueError("a board that is not 42 cells of 0, 1 and 2")
         self.turn = int(document["turn"])
         self.turn_player = str(document["turnPlayer"])
         self.moves = int(document["moves"])
@@ -244,7 +246,8 @@ class RealmClient:
                 asked = self.reader.query(*self._query(expression)).data
                 return self._parsed(expression, asked)[0]
 
-            self.checker.check(expression, typed[0], again)
+            # What the history makes is shown; the node's answer only checks it.
+            return self.checker.check(expression, typed[0], again), typed[1]
         return typed
 
     @staticmethod

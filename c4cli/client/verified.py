@@ -6,16 +6,20 @@ RealmClient`'s GameJSON, ActiveJSON, LeadersJSON, fee, collected, owner and
 pendingOwner) is checked: the history is brought up to the node's proven head (only
 the blocks made since), c4's mirror of the realm runs its delivered calls again
 (:mod:`c4cli.client.replayed`, once a run while the history does not grow), and the
-value the mirror makes, at the block time the node's answer gives, must be the
-node's, byte for byte. Different is exit 4 naming what and both values: a node that
-lies, or c4's mirror and the GnoVM that differ, must be known at once, never shown as
-the realm's state.
+value the mirror makes is the one shown. The node's answer only checks it: it must be
+the mirror's, byte for byte, at the block time it gives (a time between the last block
+the history holds and the proven head's; else the head's). Different is exit 4 naming
+what and both values: a node that lies, or c4's mirror and the GnoVM that differ, must
+be known at once, never shown as the realm's state.
 
 A node answers a query at its last block, and a history holds the blocks before the
 head (a block's results are proven by the next header), so the two may stand a block
 apart for a moment: a difference is believed only once a second look at both finds
-the realm unchanged. What the history cannot make (a realm deployed in genesis, code
-run once that reached it) is said, and the value is the node's word.
+the realm unchanged. A node whose head stays a block the history cannot reach (one
+that froze its head on a block holding a transaction) is not believed either: what
+the history makes is shown, as of its last block, and said so. What the history
+cannot make (a realm deployed in genesis, code run once that reached it) is said, and
+the value is the node's word.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
-from c4cli.chain.trust import RealmHistory
+from c4cli.chain.trust import Caught, RealmHistory
 from c4cli.client.replayed import Computed, computed, game_calls
 from c4cli.errors import Unverified
 from c4cli.realm import abi
@@ -45,67 +49,151 @@ VARIABLES: dict[str, Callable[[RealmState], str]] = {
 
 class GameCheck(NamedTuple):
     """A game held to the history: ``verified``, or why not (``unverified``); the block
-    the history reaches; the calls of the game it holds (None when it cannot say)."""
+    the history reaches; the calls of the game it holds (None when it cannot say);
+    ``behind``: why what is shown is the state as of ``height`` and not the node's
+    answer, which was for a later block no signed block proves yet ("": it was held)."""
 
     verified: bool
     unverified: str
     height: int
     calls: list[GameCall] | None
+    behind: str = ""
+
+    def verification(self) -> Verification:
+        return Verification(self.verified, self.unverified, self.height, self.behind)
+
+
+class Verification(NamedTuple):
+    """How the realm's values a run read stand: ``verified`` (the state the blocks its
+    validators signed make, through block ``height``), or the node's word, for the
+    reason ``unverified`` says; ``behind`` as :class:`GameCheck` has it."""
+
+    verified: bool
+    unverified: str
+    height: int
+    behind: str = ""
+
+    def json(self) -> dict[str, object]:
+        """The marks a view's JSON carries."""
+        if not self.verified:
+            return {"verified": False, "unverified": self.unverified}
+        marks: dict[str, object] = {"verified": True, "verified_height": self.height}
+        if self.behind:
+            marks["behind"] = self.behind
+        return marks
+
+    def text(self) -> str:
+        """The line a view ends with."""
+        if not self.verified:
+            return f"verified: no, the node's word ({self.unverified})"
+        if self.behind:
+            return (
+                f"verified: as of block {self.height}, the last its validators' signed blocks "
+                f"prove; the node's newer answer is not shown ({self.behind})"
+            )
+        return f"verified: the blocks its validators signed make it so (to block {self.height})"
+
+
+NO_HISTORY = "this home keeps no history of the realm: `c4 sync` begins it"
 
 
 class Checker:
-    """The realm's values as a node gave them, held to what its history makes them."""
+    """The realm's values as a node gave them, held to what its history makes them.
+
+    A light client shows what it proved: the value a read returns is the one the
+    history makes. The node's answer is a check of it: equal, it is held; different
+    for a block the history reaches, exit 4; different for a later block the history
+    cannot reach yet (a head whose results no later block proves: a node that froze
+    its head, or one a block ahead), never shown: the state as of the history's block
+    is, said so (``behind``)."""
 
     def __init__(self, history: RealmHistory) -> None:
         self.history = history
         self.held: set[str] = set()  # expressions whose answers equalled the mirror's
         self.unchecked: dict[str, str] = {}  # expression: why it is the node's word
+        self.behind: dict[str, str] = {}  # expression: why the history's value was shown
         self._done: Computed | None = None
+        self._caught = Caught(0, 0, 0)
 
     def computed(self) -> Computed:
         """The state the history makes, brought up to the node's head once a run (and
         again whenever a difference sends it back to the node)."""
         if self._done is None:
-            caught = self.history.catch_up()
-            self._done = computed(self.history, caught.height)
+            self._caught = self.history.catch_up()
+            self._done = computed(self.history, self._caught.height)
         return self._done
 
-    def check(self, expression: str, value: str, again: Callable[[], str]) -> None:
-        """Hold ``value``, the node's answer of ``expression``, to the mirror's; ``again``
-        asks the node once more. Unverified when they differ and the realm stood still."""
+    def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
+        """The value of ``expression`` to show: the mirror's, with ``value``, the node's
+        answer, held to it (``again`` asks the node once more); the node's own only
+        where the history cannot make it (said in :attr:`unchecked`)."""
+        waited_on = -1
         for _ in range(LOOKS):
             done = self.computed()
             if done.state is None or done.unknown:
                 self.unchecked[expression] = done.unknown
-                return
-            ours = _mirror(done.state, expression, value)
+                return value
+            ours = _mirror(done.state, expression, value, self._caught)
             if ours is None:
-                return  # an expression the mirror does not make: the node's word
+                self.unchecked[expression] = f"c4's mirror does not make {expression}"
+                return value
             if ours == value:
-                self.held.add(expression)
-                self.unchecked.pop(expression, None)
-                return
+                return self._held(expression, value)
             value = again()  # the node may have moved on since the history was read
-            caught = self.history.catch_up()
+            caught = self._caught = self.history.catch_up()
             if not caught.found and not caught.waiting:
                 # No transaction of the realm since: its state stands (blocks without
                 # one, empty or not, change nothing of it), and the node's must be it.
+                ours = _mirror(done.state, expression, value, caught)
                 if ours == value:
-                    self.held.add(expression)
-                    return
-                raise Unverified(_difference(expression, value, ours, caught.height))
-            self._done = None  # the history grew: the state again, from it
-        self.unchecked[expression] = "the realm changed while the node and its blocks were read"
+                    return self._held(expression, value)
+                raise Unverified(_difference(expression, value, str(ours), caught.height))
+            if caught.found:
+                self._done = None  # the history grew: the state again, from it
+            elif caught.waiting == waited_on:
+                break  # a head no later block proves, again: waiting more proves nothing
+            waited_on = caught.waiting
+        done = self.computed()
+        assert done.state is not None
+        ours = _mirror(done.state, expression, value, self._caught)
+        assert ours is not None  # the mirror made this expression on the first look
+        waiting = self._caught.waiting
+        self.behind[expression] = (
+            f"the node answered for block {waiting}, whose results no later block proves yet"
+            if waiting
+            else "the realm changed while the node and its blocks were read"
+        )
+        return ours
+
+    def _held(self, expression: str, value: str) -> str:
+        self.held.add(expression)
+        self.unchecked.pop(expression, None)
+        self.behind.pop(expression, None)
+        return value
+
+    def verification(self, *expressions: str) -> Verification:
+        """How the values of ``expressions`` (every one read in this run, by default)
+        stand: verified only when each was held or shown from the history."""
+        done = self.computed()
+        read = expressions or (*self.held, *self.unchecked, *self.behind)
+        unknown = next((self.unchecked[e] for e in read if e in self.unchecked), "")
+        if done.state is None or done.unknown or unknown:
+            return Verification(False, unknown or done.unknown, done.height)
+        missing = next((e for e in read if e not in self.held and e not in self.behind), None)
+        if missing is not None:
+            return Verification(False, f"{missing} was not held to the history", done.height)
+        behind = next((self.behind[e] for e in read if e in self.behind), "")
+        return Verification(True, "", done.height, behind)
 
     def game(self, game_id: int) -> GameCheck:
         """How game ``game_id``, read through this checker, stands: verified only once
-        its GameJSON was held to the mirror's."""
+        its GameJSON was held to the mirror's, or shown from it."""
+        verification = self.verification(f"GameJSON({game_id})")
+        if not verification.verified:
+            return GameCheck(False, verification.unverified, verification.height, None)
         done = self.computed()
-        expression = f"GameJSON({game_id})"
-        if done.state is None or expression not in self.held:
-            why = self.unchecked.get(expression) or done.unknown or "not held to the history"
-            return GameCheck(False, why, done.height, None)
-        return GameCheck(True, "", done.height, game_calls(done, game_id))
+        calls = game_calls(done, game_id)
+        return GameCheck(True, "", verification.height, calls, verification.behind)
 
 
 def checker_of(reader: object) -> Checker | None:
@@ -123,19 +211,37 @@ def checker_of(reader: object) -> Checker | None:
     return found
 
 
-def _mirror(state: RealmState, expression: str, value: str) -> str | None:
-    """What the mirror answers ``expression`` with, at the block time ``value`` (the
-    node's answer) gives; None for an expression it does not make."""
+def verification_of(reader: object, *expressions: str) -> Verification | None:
+    """How the realm's values read through ``reader`` stand: None on the local chain
+    and where the node's word is taken by choice (``--trust-node``); not verified on
+    a node home that keeps no history (said, with the command that begins one)."""
+    checker = checker_of(reader)
+    if checker is not None:
+        return checker.verification(*expressions)
+    if getattr(reader, "proves", False):  # a node home that keeps no history of it
+        return Verification(False, NO_HISTORY, 0)
+    return None
+
+
+def _mirror(state: RealmState, expression: str, value: str, caught: Caught) -> str | None:
+    """What the mirror answers ``expression`` with; None for an expression it does not
+    make. An accessor's JSON carries the block time it was read at: the one ``value``
+    (the node's answer) gives, when it falls between the times of the last block the
+    history holds and of the proven head (a node answers at its last block); else the
+    proven head's, and a forged time differs."""
     if expression in VARIABLES:
         return VARIABLES[expression](state)
     found = _EXPRESSION.match(expression)
     if found is None or found[1] not in ("GameJSON", "ActiveJSON", "LeadersJSON"):
         return None
     args = [arg.strip() for arg in found[2].split(",") if arg.strip()]
+    now = caught.head_time
     try:
-        now = int(json.loads(value).get("now", 0))
-    except (ValueError, AttributeError, TypeError):
-        now = 0  # not JSON: the mirror's answer will differ, and say so
+        said = json.loads(value).get("now")
+        if type(said) is int and caught.time <= said <= caught.head_time:
+            now = said
+    except (ValueError, AttributeError, TypeError, RecursionError):
+        pass  # not JSON: the mirror's answer will differ, and say so
     try:
         return abi.read(state, now, found[1], args)[0]
     except abi.ArgumentError:

@@ -15,14 +15,19 @@ from c4cli.chain.interface import ChainReader
 from c4cli.cli.invocation import current
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
+from c4cli.client.verified import verification_of
 from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
+from c4cli.home.config import read_remote
 from c4cli.wire.paths import ACCOUNTS, BALANCES
 
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
+# The realm's JSON printed exactly as it answers (cli.md): its marks go to stderr.
+EXACT = ("game", "active", "leaders")
+NODES_WORD = "the node's word: accounts and balances carry no proof c4 checks yet"
 
 
 def answer(
@@ -46,12 +51,14 @@ def answer(
     realm = RealmClient(chain)
     if height and what in LAST_BLOCK_ONLY:
         raise BadInput(f"--height: query {what} reads the last block only; use vm/qeval")
-    if what == "game":
-        echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
-    elif what == "active":
-        echo(realm.active_json(offset, limit))
-    elif what == "leaders":
-        echo(realm.leaders_json())
+    if what in EXACT:
+        if what == "game":
+            echo(realm.game_json(game_id_arg(needs_arg("a game id"))))
+        elif what == "active":
+            echo(realm.active_json(offset, limit))
+        else:
+            echo(realm.leaders_json())
+        _say(chain, err=True)
     elif what == "render":
         markdown = realm.render(arg or "")
         if as_json:
@@ -68,6 +75,7 @@ def answer(
                     "collected_ugnot": fees["collected"],
                     "owner": fees["owner"] or None,
                     "pending_owner": fees["pending_owner"] or None,
+                    **_marks(chain),
                 }
             )
         else:
@@ -75,6 +83,7 @@ def answer(
                 # Amounts with their unit, as the receipts print them (--json: ugnot).
                 shown = f"{value}ugnot ({gnot(value)})" if isinstance(value, int) else value
                 echo(f"{key}: {shown or '-'}")
+            _say(chain)
     elif what == "player":
         address = current().keyring(home).resolve(needs_arg("an address or key name"))
         record = ledger(chain, address, chain.head().time).record
@@ -84,7 +93,7 @@ def answer(
         document["won_ugnot"] = document.pop("won")
         document["net_ugnot"] = document.pop("net")
         if as_json:
-            emit_json(document)
+            emit_json({**document, **_marks(chain)})
         else:
             for key, value in document.items():
                 if key == "won_ugnot":
@@ -95,6 +104,7 @@ def answer(
                 else:
                     shown = str(value)
                 echo(f"{key}: {shown}")
+            _say(chain)
     else:
         address = current().keyring(home).resolve(needs_arg("an address or key name"))
         prefix = BALANCES if what == "balance" else ACCOUNTS
@@ -104,12 +114,32 @@ def answer(
                 emit_json(document)
             else:
                 echo(json.dumps(document, indent=2))
-            return
-        ugnot = _ugnot(document if isinstance(document, str) else "?")
-        if as_json:
-            emit_json({"address": address, "ugnot": ugnot})
         else:
-            echo(f"{ugnot}ugnot")
+            ugnot = _ugnot(document if isinstance(document, str) else "?")
+            if as_json:
+                word = {"verified": False, "unverified": NODES_WORD} if _on_node(home) else {}
+                emit_json({"address": address, "ugnot": ugnot, **word})
+            else:
+                echo(f"{ugnot}ugnot")
+    if what in ("balance", "account") and _on_node(home):
+        echo(NODES_WORD, err=True)  # stdout stays the amount or the document alone
+
+
+def _on_node(home: Path) -> bool:
+    return current().remote is not None or read_remote(home) is not None
+
+
+def _marks(chain: ChainReader) -> dict[str, object]:
+    """The "verified" marks of the realm's values read from ``chain`` (none locally)."""
+    verification = verification_of(chain)
+    return {} if verification is None else verification.json()
+
+
+def _say(chain: ChainReader, *, err: bool = False) -> None:
+    """The line that says whether the realm's values read are what signed blocks make."""
+    verification = verification_of(chain)
+    if verification is not None:
+        echo(printable(verification.text()), err=err)
 
 
 def _ugnot(coins: str) -> int:

@@ -16,7 +16,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
-from c4cli.client.verified import GameCheck
+from c4cli.client.verified import NO_HISTORY, GameCheck
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
@@ -24,7 +24,7 @@ from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
-from c4cli.movetext import moves_from
+from c4cli.movetext import cut, record_from
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -69,16 +69,15 @@ def game_calls(home: Path, game: GameView, check: GameCheck | None = None) -> li
 
 def checked(home: Path, game: GameView) -> GameCheck | None:
     """How the game, as read, stands against the realm's history on a node home (a
-    value its signed blocks do not make was exit 4 already); None on the local chain
-    and on the node's word."""
-    checker = RealmClient(current().open_chain(home)).checker
-    return None if checker is None else checker.game(game.id)
-
-
-def verified_text(check: GameCheck) -> str:
-    if check.verified:
-        return f"  verified: the blocks its validators signed make it so (to block {check.height})"
-    return f"  verified: no, the node's word ({check.unverified})"
+    value its signed blocks do not make was exit 4 already); not verified on a node
+    home that keeps no history; None on the local chain and with --trust-node."""
+    chain = current().open_chain(home)
+    checker = RealmClient(chain).checker
+    if checker is not None:
+        return checker.game(game.id)
+    if getattr(chain, "proves", False):  # a node home that keeps no history of it
+        return GameCheck(False, NO_HISTORY, 0, None)
+    return None
 
 
 STANDSTILL = 30  # seconds without a block after which a node's chain is said to stand still
@@ -160,12 +159,15 @@ def board(
         winner = game.winner or None
     else:
         assert moves is not None
-        moves = moves_from(moves, "--moves")
+        record = record_from(moves, "--moves")
+        moves = record.move_string
         try:
             position = Board.decode(moves)
         except EngineError as exc:
-            raise BadInput(f"--moves {moves!r}: {exc}") from None
+            raise BadInput(f"--moves {cut(moves)!r}: {exc}") from None
         played = position.encode()
+        # A game's record: the creator's discs are red, as the game's own drawing has them.
+        swap = record.tags.get("FirstMover") == "acceptor"
     text = render_board(position, fmt, swap_colors=swap)
     if fmt == "ascii":
         text = mark_four(text, position.line)  # lower case, as show and watch draw it
@@ -288,9 +290,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
             "ending": None if ending is None else ending.value,
         }
         if check is not None:
-            document["verified"] = check.verified
-            if not check.verified:
-                document["unverified"] = check.unverified
+            document.update(check.verification().json())
         emit_json(document)
         return
     landing, exact = next_block_time(home)
@@ -314,7 +314,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     if result is not None:
         lines.append(result)
     if check is not None:
-        lines.append(verified_text(check))
+        lines.append(f"  {check.verification().text()}")
     text = "\n".join(lines)
     drawing = mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
     steps = _next_steps(game, known, landing, exact=exact)

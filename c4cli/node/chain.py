@@ -87,6 +87,10 @@ class NodeChain:
     def realm_history(self) -> RealmHistory | None:
         return self.reader.realm_history()
 
+    @property
+    def proves(self) -> bool:
+        return self.reader.proves
+
     def next_block_time(self, wall_clock: float) -> int:
         return self.reader.next_block_time(wall_clock)
 

@@ -28,7 +28,7 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: the last block's time, and the packages that import the realm
 # A row is what the replay and the listings read, in the chain's order (the table is
 # its own index); a transaction's hash is the sha256 of its bytes, made again on reading.
 SCHEMA = """
@@ -51,12 +51,14 @@ CREATE TABLE IF NOT EXISTS txs (
 
 class Synced(NamedTuple):
     """How far the index reaches: blocks ``first`` to ``height`` read, the last one's
-    hash (hex), and the realm's deployment when a block held it (0: not seen)."""
+    hash (hex), the realm's deployment when a block held it (0: not seen), and the
+    last block's time (unix seconds; 0 in an index written before it was kept)."""
 
     first: int
     height: int
     block_hash: str
     deployed: int
+    time: int = 0
 
 
 class RealmIndex:
@@ -128,11 +130,28 @@ class RealmIndex:
         if "height" not in meta:
             return None
         return Synced(
-            int(meta["first"]), int(meta["height"]), meta["block_hash"], int(meta["deployed"])
+            int(meta["first"]),
+            int(meta["height"]),
+            meta["block_hash"],
+            int(meta["deployed"]),
+            int(meta.get("time") or 0),
         )
 
-    def append(self, rows: Sequence[IndexedTx], reached: Synced) -> None:
-        """Blocks read up to ``reached``, with the transactions they hold: all or nothing."""
+    def importers(self) -> set[str]:
+        """The packages deployed (in the blocks read) whose code imports the realm, or a
+        package that does: a call of one, or code run once that imports one, may reach
+        the realm without an event saying so."""
+        db = self._connect(create=False)
+        if db is None:
+            return set()
+        found = db.execute("SELECT value FROM meta WHERE key = 'importers'").fetchone()
+        return set(json.loads(found[0])) if found else set()
+
+    def append(
+        self, rows: Sequence[IndexedTx], reached: Synced, importers: set[str] | None = None
+    ) -> None:
+        """Blocks read up to ``reached``, with the transactions they hold, and the
+        packages known to import the realm by then: all or nothing."""
         db = self._connect(create=True)
         assert db is not None
         try:
@@ -145,10 +164,10 @@ class RealmIndex:
                     for row in rows
                 ],
             )  # fmt: skip
-            db.executemany(
-                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                [(key, str(value)) for key, value in reached._asdict().items()],
-            )
+            meta = [(key, str(value)) for key, value in reached._asdict().items()]
+            if importers is not None:
+                meta.append(("importers", json.dumps(sorted(importers))))
+            db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", meta)
             db.execute("COMMIT")
         except BaseException:
             with contextlib.suppress(sqlite3.Error):

@@ -76,6 +76,11 @@ class NodeReader:
         return self._history
 
     @property
+    def proves(self) -> bool:
+        """Whether this node's blocks are held to the home's validators (not its word)."""
+        return self._prover is not None
+
+    @property
     def verifier(self) -> Verifier | None:
         """What holds blocks, heights and times to the home's validators, made at its
         first use (a query proves nothing: it never loads the verifier and its ed25519);

@@ -27,24 +27,22 @@ before the node's proven head: a block's results are proven by the header after 
 from __future__ import annotations
 
 import base64
-import hashlib
 import time as wallclock
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from c4cli.address import package_address
-from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, Caught, IndexedTx, Proven
+from c4cli.chain.trust import DEPLOY, Caught, IndexedTx, Proven
 from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.answers import Header
 from c4cli.node.history import RealmIndex, Synced
 from c4cli.node.light import Unencodable, data_hash, header_hash
 from c4cli.node.reader import METAS, NodeReader
+from c4cli.node.realm_rows import Kept, realm_row
 from c4cli.node.transport import RpcCall
 from c4cli.node.verify import Verifier, results_committed, signed_of
-from c4cli.wire.amino import DecodeError, decode_tx
-from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
 
 # A sync's requests are longer than a command's (tm2 takes 1000 calls a batch by
 # default; a node that takes fewer says so, and is asked in shorter ones).
@@ -59,7 +57,8 @@ Progress = Callable[[int, int], None]  # (the block reached, the block to reach)
 class SyncReport(NamedTuple):
     """What one sync did: the blocks it read (``start`` to ``reached.height``; none
     when ``start`` is past it), how many held transactions, and the realm's kept;
-    ``waiting``: the head, when it holds transactions no later block proves yet."""
+    ``waiting``: the head, when it holds transactions no later block proves yet;
+    ``head``: the node's head, proven."""
 
     start: int
     reached: Synced
@@ -67,6 +66,7 @@ class SyncReport(NamedTuple):
     found: int
     total: int
     waiting: int
+    head: Proven
 
 
 class NodeHistory:
@@ -104,7 +104,8 @@ class NodeHistory:
 
     def catch_up(self) -> Caught:
         report = self.sync()
-        return Caught(report.reached.height, report.found, report.waiting)
+        reached = report.reached
+        return Caught(reached.height, report.found, report.waiting, reached.time, report.head.time)
 
     def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
         return self.index.txs(kinds=kinds)
@@ -127,6 +128,7 @@ def sync(
     if was is None:
         was = Synced(first, first - 1, "", 0)
     start, reached = was.height + 1, was
+    importers = index.importers()  # grown by the chunks, kept with each
     busy = found = 0
     deadline = wallclock.monotonic() + wait
     while True:
@@ -136,10 +138,12 @@ def sync(
             busy_head = answers.int64(known[head.height]["num_txs"]) > 0
         while reached.height < head.height - 1:
             low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
-            done = _chunk(reader, verifier, reached, low, high, head, known)
+            done = _chunk(reader, verifier, reached, low, high, head, known, importers)
             deployed = next((r.height for r in done.rows if r.kind == DEPLOY and r.ok), 0)
-            reached = Synced(reached.first, high, done.top, reached.deployed or deployed)
-            index.append(done.rows, reached)
+            reached = Synced(
+                reached.first, high, done.top, reached.deployed or deployed, done.top_time
+            )
+            index.append(done.rows, reached, importers)
             busy, found = busy + done.busy, found + len(done.rows)
             busy_head = done.busy_above
             if progress is not None:
@@ -150,7 +154,7 @@ def sync(
             break
     waiting = head.height if busy_head else 0
     index.settle()
-    return SyncReport(start, reached, busy, found, index.count(), waiting)
+    return SyncReport(start, reached, busy, found, index.count(), waiting, head)
 
 
 def _head(reader: NodeReader, verifier: Verifier, low: int) -> tuple[Proven, dict[int, Header]]:
@@ -201,6 +205,7 @@ class Chunk(NamedTuple):
 
     rows: list[IndexedTx]
     top: str
+    top_time: int
     busy: int
     busy_above: bool
 
@@ -213,6 +218,7 @@ def _chunk(
     high: int,
     head: Proven,
     known: dict[int, Header],
+    importers: set[str],
 ) -> Chunk:
     """The realm's transactions in blocks ``low`` to ``high``, every one proven. Block
     ``high + 1``'s header is proven by its commit, asked with the metas, or, when it
@@ -240,15 +246,17 @@ def _chunk(
         raise Unreachable(f"{node} did not list blocks {low} to {high + 1}")
     top = head if on_head else verifier.header(*signed_of(node, found[-1]))
     hashes, before = _hash_chain(headers, low, high, bytes.fromhex(top.block_hash))
-    if below.height and before != bytes.fromhex(below.block_hash):
+    # A history begun at block ``--from`` holds no block below it to follow.
+    if below.block_hash and before != bytes.fromhex(below.block_hash):
         raise Unverified(
             f"block {low} as {node} gave it does not follow block {below.height} as this "
             "home's history holds it: the node's chain is not the one synced before"
         )
     busy = [h for h in range(low, high + 1) if answers.int64(headers[h]["num_txs"]) > 0]
-    rows = _realm_txs(reader, headers, hashes, busy)
+    rows = _realm_txs(reader, headers, hashes, busy, importers)
     above = answers.int64(headers[high + 1]["num_txs"]) > 0
-    return Chunk(rows, hashes[high].hex().upper(), len(busy), above)
+    top_time = answers.unix_time(headers[high]["time"])
+    return Chunk(rows, hashes[high].hex().upper(), top_time, len(busy), above)
 
 
 def _hash_chain(
@@ -271,14 +279,19 @@ def _hash_chain(
 
 
 def _realm_txs(
-    reader: NodeReader, headers: dict[int, Header], hashes: dict[int, bytes], busy: list[int]
+    reader: NodeReader,
+    headers: dict[int, Header],
+    hashes: dict[int, bytes],
+    busy: list[int],
+    importers: set[str],
 ) -> list[IndexedTx]:
     """The transactions of the ``busy`` blocks that touched the realm, with their
     results: the blocks held to their data hashes, the results to the next headers.
     Every busy block's results are read: a call from another realm, or code run once,
     reaches the realm too, and only the events say so. A block and its results are
     asked in one request, :data:`BATCH` calls a request."""
-    realm = Kept(reader.realm_path, package_address(reader.realm_path))  # once a chunk
+    path = reader.realm_path
+    realm = Kept(path, package_address(path), importers)  # once a chunk
     rows: list[IndexedTx] = []
     step = BATCH // 2
     for part in range(0, len(busy), step):
@@ -328,91 +341,9 @@ def _block_rows(
         ) from None
     time = answers.unix_time(headers[height]["time"])
     for place, text in enumerate(block.txs):
-        row = _row(realm, height, place, time, text, results[place])
+        row = realm_row(realm, height, place, time, text, results[place])
         if row is not None:
             yield row
-
-
-def _decode(raw: bytes) -> Tx | None:
-    try:
-        return decode_tx(raw)
-    except (DecodeError, UnicodeDecodeError, ValueError):
-        return None  # bytes the chain took that c4 cannot read: judged by their events
-
-
-class Kept(NamedTuple):
-    """The realm a sync keeps the history of: its path and its address."""
-
-    path: str
-    address: str
-
-
-def _msg_kind(msg: Any, realm: Kept) -> str | None:
-    kind = msg.get("@type")
-    if kind == MSG_CALL and msg.get("pkg_path") == realm.path:
-        return CALL
-    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm.path:
-        return DEPLOY
-    if kind == MSG_SEND and msg.get("to_address") == realm.address:
-        return SEND
-    if kind not in (MSG_CALL, MSG_SEND, MSG_ADD_PACKAGE, MSG_RUN) and "amino" in msg:
-        return UNKNOWN
-    return None
-
-
-def _row(
-    realm: Kept, height: int, place: int, time: int, text: str, result: Any
-) -> IndexedTx | None:
-    """The index's row of one transaction, or None when it did not touch the realm."""
-    raw = base64.b64decode(text)
-    tx = _decode(raw)
-    msgs = [] if tx is None else tx["msg"]
-    found = [_msg_kind(msg, realm) for msg in msgs]
-    kinds = [kind for kind in found if kind]
-    touched = _touches(result, realm)
-    if touched and not kinds:
-        # Code run once, a call through another realm, bytes c4 cannot read: the
-        # realm was reached in a way c4 does not replay.
-        ran = any(msg.get("@type") == MSG_RUN for msg in msgs)
-        kinds = [RUN if ran else UNKNOWN]
-    kinds = [k for k in kinds if k != UNKNOWN or touched]
-    if not kinds:
-        return None
-    base = result.get("ResponseBase") or {}
-    error = str(base.get("Log") or "refused") if base.get("Error") else ""
-    funcs = [str(m.get("func")) for m, kind in zip(msgs, found, strict=True) if kind == CALL]
-    signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
-    try:
-        signer = msg_signer(msgs[0]) if msgs else ""
-    except ValueError:
-        signer = ""
-    kind = _main(kinds)
-    # A call's or a send's fate is its error (proven with the block's results); what is
-    # not replayed keeps its whole result: the events that say it reached the realm.
-    kept = result if kind in (RUN, UNKNOWN) else {}
-    return IndexedTx(
-        height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
-        kind, signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
-        error, raw, kept,
-    )  # fmt: skip
-
-
-def _main(kinds: Sequence[str]) -> str:
-    """A transaction's kind: what is not replayed wins, then a deployment, then a call."""
-    for kind in (UNKNOWN, RUN, DEPLOY, CALL, SEND):
-        if kind in kinds:
-            return kind
-    return kinds[0]
-
-
-def _touches(result: Any, realm: Kept) -> bool:
-    """Whether a result's events come from the realm or move its coins."""
-    base = result.get("ResponseBase") or {}
-    for event in base.get("Events") or []:
-        moved = realm.address in (event.get("from"), event.get("to"))
-        if event.get("pkg_path") == realm.path or moved:
-            return True
-    return False
 
 
 def _b64(value: Any) -> bytes:

@@ -23,6 +23,22 @@ class Answers:
         return Answer(7, f"({quote(self.value)} string)")
 
 
+# A GameJSON as the realm publishes one, an open offer: every field in its place.
+_GAME = (
+    '{"now":1,"game":{"id":1,"creator":"g1","opponent":"","acceptor":"","stake":1,"fee":0,'
+    '"expiresAt":2,"commitment":"","seedCommitment":"","revealed":false,"board":"'
+    + "0"
+    * 42
+    + '","turn":0,"turnPlayer":"","moves":0,"lastCol":0,"lastRow":0,"deadline":0,'
+    '"status":"open","winner":""}}'
+)
+
+
+def test_a_whole_game_reads() -> None:
+    game = RealmClient(Answers(_GAME)).game(1)
+    assert game is not None and game.cells == "0" * 42
+
+
 @pytest.mark.parametrize(
     ("value", "call"),
     [
@@ -30,6 +46,8 @@ class Answers:
         ("not json", "game"),
         ('{"now":1,"fee":"x","games":[]}', "lobby"),
         ('{"wins":[{"address":"g1"}],"gnot":[]}', "leaders"),
+        (_GAME.replace('"board":"' + "0" * 42, '"board":"' + "x" * 42), "game"),  # issue 60
+        (_GAME.replace('"board":"' + "0" * 42, '"board":"' + "0" * 41), "game"),
     ],
 )
 def test_another_shape_is_one_line(value: str, call: str) -> None:

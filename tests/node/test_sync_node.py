@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -189,7 +190,9 @@ def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
     home = stranger(gno_node, tmp_path)
     game = first_game(player)
     mine = player.json("show", game)
-    assert "verified" not in home.json("show", game)  # no history kept: nothing checked
+    unsynced = home.json("show", game)  # no history kept: nothing checked, and said
+    assert unsynced["verified"] is False and "`c4 sync`" in unsynced["unverified"], unsynced
+    assert "verified: no, the node's word" in home.ok("show", game).stdout
     home.ok("sync")
     shown = home.json("show", game)
     assert shown["verified"] is True and "unverified" not in shown
@@ -397,10 +400,162 @@ def test_a_view_on_a_synced_home_asks_one_request_more(
             shown = home.run("--remote", proxy.url, "show", game, "--json")
             assert shown.exit_code == 0, shown.stderr
             asked[name] = proxy.requests
-    assert json.loads(shown.stdout).get("verified") is None  # the plain home: unchecked
+    assert json.loads(shown.stdout)["verified"] is False  # the plain home: unchecked, said
     assert len(asked["synced"]) == len(asked["plain"]) + 1, asked
     extra = [methods for methods in asked["synced"] if "commit" in methods]
     assert extra and any("blockchain" in methods for methods in extra), asked
+
+
+# -- what an attacker and a newcomer found (issue 60) ------------------------------------
+
+
+def frozen_at(proxy: Any, height: int) -> dict[str, Rule]:
+    """Proxy rules of a node that froze its head at block ``height``: it shows that block
+    (real, signed) as its last and never a later one, whatever the node made since."""
+
+    def error(request: dict[str, Any]) -> dict[str, Any]:
+        message = f"height {height + 1} must be less than or equal to the current height {height}"
+        return {
+            "jsonrpc": "2.0",
+            "id": request["id"],
+            "error": {"code": -32603, "message": message},
+        }
+
+    def asked_at(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        params = request.get("params") or {}
+        if not params.get("height"):
+            request = {**request, "params": {**params, "height": str(height)}}
+            return proxy.forward(json.dumps(request).encode())
+        return error(request) if int(params["height"]) > height else forward()
+
+    def listed(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        params = dict(request.get("params") or {})
+        if int(params.get("minHeight") or 1) > height:
+            return error(request)
+        params["maxHeight"] = str(min(int(params.get("maxHeight") or height), height))
+        document = proxy.forward(json.dumps({**request, "params": params}).encode())
+        if "result" in document:
+            document["result"]["last_height"] = str(height)
+        return document
+
+    def status(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        info = document["result"]["sync_info"]
+        meta = proxy.forward(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "blockchain",
+                    "params": {"minHeight": str(height), "maxHeight": str(height)},
+                }
+            ).encode()
+        )["result"]["block_metas"][0]
+        info["latest_block_height"] = str(height)
+        info["latest_block_hash"] = meta["block_id"]["hash"]
+        info["latest_block_time"] = meta["header"]["time"]
+        return document
+
+    return {
+        "commit": asked_at,
+        "block": asked_at,
+        "block_results": asked_at,
+        "validators": asked_at,
+        "blockchain": listed,
+        "status": status,
+    }  # fmt: skip
+
+
+def test_a_node_that_freezes_its_head_shows_no_lie(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A node shows as its head a real signed block that holds a transaction (a 1 ugnot
+    send), never the block that proves its results, and answers the realm's reads
+    with lies: no forged value is shown. Every view is the state the blocks its
+    validators signed make as of the last block they prove, said with that block."""
+    home = stranger(gno_node, tmp_path)
+    home.ok("sync")
+    game = first_game(player)
+    honest = home.json("show", game)
+    lobby, leaders, books = home.json("lobby"), home.json("leaders"), home.json("audit")
+    sent_to = crypto.address_of(crypto.public_key(crypto.derive_private_key("zoo " * 23 + "vote")))
+    receipt = player.json("send", "--to", sent_to, "--amount", "1ugnot", "alice")
+    frozen = int(receipt["height"])
+
+    def lies(text: str) -> str:
+        text = another_winner(text) if '\\"winner\\":\\"g1' in text else text
+        text = text.replace('\\"score\\":1', '\\"score\\":99')  # a 99-win leader
+        return text.replace('\\"status\\":\\"open\\"', '\\"status\\":\\"cancelled\\"')
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules.update(frozen_at(proxy, frozen))
+        proxy.rules["abci_query"] = forged_game(lies, "")
+        shown = home.run("--remote", proxy.url, "show", game, "--json")
+        assert shown.exit_code in (0, 4), (shown.stdout, shown.stderr)
+        if shown.exit_code == 0:
+            document = json.loads(shown.stdout)
+            assert document["game"] == {**honest["game"], "deadline": document["game"]["deadline"]}
+            assert document["verified"] is True and document["verified_height"] < frozen
+            assert f"block {frozen}" in document["behind"], document
+        text = home.run("--remote", proxy.url, "show", game)
+        assert text.exit_code in (0, 4) and f"as of block {frozen - 1}" in text.stdout, text.stdout
+        seen = home.run("--remote", proxy.url, "lobby", "--json")
+        assert seen.exit_code == 0, seen.stderr
+        assert json.loads(seen.stdout)["games"] == lobby["games"]  # the open offer, not hidden
+        best = home.run("--remote", proxy.url, "leaders", "--json")
+        assert best.exit_code == 0, best.stderr
+        board = json.loads(best.stdout)
+        assert board["wins"] == leaders["wins"] and board["verified"] is True
+        assert "behind" in board and board["verified_height"] == frozen - 1
+        audited = home.run("--remote", proxy.url, "audit", "--json")
+        assert audited.exit_code == 0, (audited.stdout, audited.stderr)
+        assert json.loads(audited.stdout)["held_ugnot"] == books["held_ugnot"]
+
+
+def test_a_node_that_forges_its_time_is_caught(player: Home, gno_node: Any, tmp_path: Path) -> None:
+    """GameJSON's `now` forged to 2001 is not shown under "verified": the block time a
+    node answers at is held to the blocks its validators signed."""
+    home = stranger(gno_node, tmp_path)
+    home.ok("sync")
+    game = first_game(player)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged_game(
+            lambda text: re.sub(r'\\"now\\":\d+', '\\\\"now\\\\":978307200', text)
+        )
+        result = home.run("--remote", proxy.url, "show", game)
+    assert result.exit_code == 4, (result.stdout, result.stderr)
+    assert "978307200" in result.stderr and result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_history_begun_at_a_later_block_follows_an_honest_node(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """`c4 sync --from H` on an honest node: its first chunk follows no block this home
+    holds, and every later one follows it."""
+    home = stranger(gno_node, tmp_path)
+    begin = sent(player)[0]["height"]
+    synced = home.json("sync", "--from", str(begin))
+    assert synced["read"]["from"] == begin, synced
+    player.ok("time")
+    again = home.json("sync")
+    assert again["read"]["from"] == synced["height"] + 1
+    full = stranger(gno_node, tmp_path / "full")
+    full.ok("sync")
+    assert home.json("log", "--realm") == full.json("log", "--realm")[1:]  # all but the deploy
+
+
+def test_coins_sent_to_the_realm_are_a_surplus_not_a_shortfall(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    home = stranger(gno_node, tmp_path)
+    before = home.json("audit")
+    address = before["address"]
+    player.ok("send", "--to", address, "--amount", "1ugnot", "alice")
+    result = home.run("audit", "--json")
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    books = json.loads(result.stdout)
+    assert books["discrepancies"] == [] and books["surplus_ugnot"] == before["surplus_ugnot"] + 1
+    assert "beyond what it owes" in home.ok("audit").stdout
 
 
 # Two keys gnokey holds (BIP39 of fixed entropy); c4 never holds them.
@@ -504,3 +659,58 @@ def test_a_realm_whose_code_is_not_c4s_is_the_nodes_word_said(
     shown = home.json("show", str(offer["result"][0]))
     assert shown["game"]["status"] == "open" and shown["verified"] is False
     assert "render.gno differs" in shown["unverified"] and "node's word" in shown["unverified"]
+
+
+def test_a_script_that_reaches_the_realm_with_no_event_ends_its_verification(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """`gnokey maketx run` of a script that calls SetFee with a value of the same size:
+    no storage change, no coins, no event. The history keeps it (its code imports the
+    realm), and from its block the realm is the node's word, said: no home calls the
+    honest node a liar, and a fork of it is refused rather than built wrong. (The
+    realm's first change re-saves it, an event; the next SetFee leaves none.)"""
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    path = "gno.land/r/c4cli/scripted/connect4"  # a realm of its own: it ends verification
+    owner = bound_home(gno_node, path, tmp_path / "owner")
+    owner.ok("offer", "--stake", "1gnot", "alice")
+    home = Home(tmp_path / "stranger")
+    home.ok("init", "--remote", gno_node.url, "--realm-path", path)
+    home.ok("sync")
+    assert home.json("query", "fees")["verified"] is True
+    gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", gno_node.url)
+    gk.realm = path
+    gk.add("owner", DEV_MNEMONIC)  # the realm's owner: it deployed it
+    fee = int(home.json("query", "fees")["fee_ugnot"])
+    quiet = ""  # the TX HASH of a run that reached the realm and said nothing of it
+    for step in range(1, 4):  # the first re-saves the realm (a storage event); later ones not
+        script = tmp_path / f"fee{step}.gno"
+        script.write_text(
+            f'package main\n\nimport c4 "{path}"\n\n'
+            f"func main(cur realm) {{\n\tc4.SetFee(cross(cur), {fee + step})\n}}\n"
+        )
+        argv = [gk.binary, "maketx", "run", "-gas-fee", "1000000ugnot"]
+        argv += ["-gas-wanted", "50000000", "-broadcast", "-chainid", "dev"]
+        argv += ["-remote", gno_node.url, "-insecure-password-stdin", "-home", str(gk.home)]
+        ran = subprocess.run(
+            [*argv, "owner", str(script)], input="\n", capture_output=True, text=True, timeout=120
+        )
+        assert ran.returncode == 0, ran.stderr[:1500]
+        if re.search(r"EVENTS:\s*\[\]", ran.stdout):
+            quiet = ran.stdout.split("TX HASH:")[1].split()[0]
+            break
+    assert quiet, "no run of SetFee left the realm without an event"
+    home.ok("sync")
+    runs = [r for r in home.json("log", "--realm") if r["kind"] == "run"]
+    assert quiet in [r["hash"] for r in runs] and len(runs) == step, runs
+    fees = home.run("query", "fees", "--json")
+    assert fees.exit_code == 0, fees.stderr  # not a liar: the node's word, said
+    document = json.loads(fees.stdout)
+    assert document["fee_ugnot"] == fee + step and document["verified"] is False
+    assert str(runs[0]["height"]) in document["unverified"], document
+    assert home.run("lobby", "--json").exit_code == 0
+    fork = Home(tmp_path / "fork").run(
+        "init", "--fork", gno_node.url, "--realm-path", path,
+        env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )  # fmt: skip
+    assert fork.exit_code != 0 and "node's word" in fork.stderr, fork.stderr

@@ -1,0 +1,141 @@
+"""Which of a proven block's transactions touched the realm, and how: the rows of its
+history (:class:`~c4cli.chain.trust.IndexedTx`) a sync keeps.
+
+A call of the realm, its deployment, and coins sent to its address are read from the
+messages; what reaches it otherwise (code run once, a call through another realm,
+bytes c4 cannot read) from the events its result holds and from the code: a package
+deployed that imports the realm (or a package that does) is remembered, and code run
+once that imports one, or a call of one, may reach the realm with no event at all.
+Such a transaction is kept as what c4 does not replay: from it, the realm's state is
+the node's word.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx
+from c4cli.wire.amino import DecodeError, decode_tx, package_files
+from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
+
+
+def _decode(raw: bytes) -> Tx | None:
+    try:
+        return decode_tx(raw)
+    except (DecodeError, UnicodeDecodeError, ValueError):
+        return None  # bytes the chain took that c4 cannot read: judged by their events
+
+
+class Kept(NamedTuple):
+    """The realm a sync keeps the history of: its path and its address, and the packages
+    deployed that import it (directly or through another), grown as blocks are read."""
+
+    path: str
+    address: str
+    importers: set[str]
+
+
+REACHES = "reaches"  # a message that may reach the realm with no event saying so
+
+
+def _msg_kind(msg: Any, realm: Kept) -> str | None:
+    kind = msg.get("@type")
+    if kind == MSG_CALL and msg.get("pkg_path") == realm.path:
+        return CALL
+    if kind == MSG_CALL and msg.get("pkg_path") in realm.importers:
+        return REACHES  # a realm that imports it may call it
+    if kind == MSG_RUN and _imports(msg, realm):
+        return RUN  # code run once that imports it may call it, events or not
+    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm.path:
+        return DEPLOY
+    if kind == MSG_SEND and msg.get("to_address") == realm.address:
+        return SEND
+    if kind not in (MSG_CALL, MSG_SEND, MSG_ADD_PACKAGE, MSG_RUN) and "amino" in msg:
+        return UNKNOWN
+    return None
+
+
+def _imports(msg: Any, realm: Kept) -> bool:
+    """Whether the package a ``/vm.m_addpkg`` or ``/vm.m_run`` carries names the realm,
+    or a package that imports it, as a string in its code: every import of it does
+    (Go's import paths are string literals), so this never misses one, and what it
+    takes for one more only leaves the realm's state the node's word."""
+    wanted = (realm.path, *realm.importers)
+    try:
+        files = package_files(msg)
+    except (DecodeError, UnicodeDecodeError, ValueError, KeyError):
+        return True  # a package c4 cannot read: it may import the realm
+    for body in files.values():
+        for path in wanted:
+            if f'"{path}"' in body or f"`{path}`" in body:
+                return True
+    return False
+
+
+def realm_row(
+    realm: Kept, height: int, place: int, time: int, text: str, result: Any
+) -> IndexedTx | None:
+    """The index's row of one transaction, or None when it did not touch the realm. A
+    delivered deployment of another package that imports the realm is remembered in
+    ``realm.importers``: a later call of it may reach the realm."""
+    raw = base64.b64decode(text)
+    tx = _decode(raw)
+    msgs = [] if tx is None else tx["msg"]
+    delivered = not (result.get("ResponseBase") or {}).get("Error")
+    for msg in msgs:
+        package: Any = msg.get("package") or {}
+        if msg.get("@type") != MSG_ADD_PACKAGE or package.get("path") == realm.path:
+            continue
+        if delivered and _imports(msg, realm):
+            realm.importers.add(str(package.get("path")))
+    found = [_msg_kind(msg, realm) for msg in msgs]
+    reaches = REACHES in found
+    found = [UNKNOWN if kind == REACHES else kind for kind in found]
+    kinds = [kind for kind in found if kind]
+    touched = _touches(result, realm) or reaches
+    if touched and not kinds:
+        # Code run once, a call through another realm, bytes c4 cannot read: the
+        # realm was reached in a way c4 does not replay.
+        ran = any(msg.get("@type") == MSG_RUN for msg in msgs)
+        kinds = [RUN if ran else UNKNOWN]
+    kinds = [k for k in kinds if k != UNKNOWN or touched]
+    if not kinds:
+        return None
+    base = result.get("ResponseBase") or {}
+    error = str(base.get("Log") or "refused") if base.get("Error") else ""
+    funcs = [str(m.get("func")) for m, kind in zip(msgs, found, strict=True) if kind == CALL]
+    signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
+    try:
+        signer = msg_signer(msgs[0]) if msgs else ""
+    except ValueError:
+        signer = ""
+    kind = _main(kinds)
+    # A call's or a send's fate is its error (proven with the block's results); what is
+    # not replayed keeps its whole result: the events that say it reached the realm.
+    kept = result if kind in (RUN, UNKNOWN) else {}
+    return IndexedTx(
+        height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
+        kind, signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
+        error, raw, kept,
+    )  # fmt: skip
+
+
+def _main(kinds: Sequence[str]) -> str:
+    """A transaction's kind: what is not replayed wins, then a deployment, then a call."""
+    for kind in (UNKNOWN, RUN, DEPLOY, CALL, SEND):
+        if kind in kinds:
+            return kind
+    return kinds[0]
+
+
+def _touches(result: Any, realm: Kept) -> bool:
+    """Whether a result's events come from the realm or move its coins."""
+    base = result.get("ResponseBase") or {}
+    for event in base.get("Events") or []:
+        moved = realm.address in (event.get("from"), event.get("to"))
+        if event.get("pkg_path") == realm.path or moved:
+            return True
+    return False
