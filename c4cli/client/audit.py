@@ -51,17 +51,25 @@ class Books(NamedTuple):
         """What the realm says it holds: its games' stakes and its fees."""
         return self.held + self.pending_fees
 
+    @property
+    def surplus(self) -> int:
+        """What the realm holds beyond what it owes (coins sent to its address, say):
+        solvent, and said; 0 when it holds no more than it owes."""
+        return max(0, self.left - self.owed)
+
     def discrepancies(self) -> list[dict[str, object]]:
+        """What does not add up: the realm holding less than it owes (more is solvent:
+        :attr:`surplus`), or its bank balance not what its books leave."""
         found: list[dict[str, object]] = []
-        if self.left != self.owed:
+        if self.left < self.owed:
             found.append(
                 {
                     "what": "holdings",
                     "books_ugnot": self.left,
                     "realm_ugnot": self.owed,
-                    "text": f"the books leave {self.left} ugnot in the realm, and it holds "
+                    "text": f"the books leave {self.left} ugnot in the realm, and it owes "
                     f"{self.owed} by its own word ({self.held} of stakes, {self.pending_fees} "
-                    "of fees)",
+                    f"of fees): {self.owed - self.left} ugnot short",
                 }
             )
         if self.left != self.balance:

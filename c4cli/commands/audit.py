@@ -81,6 +81,7 @@ def _document(
         "held_ugnot": found.held,
         "pending_fees_ugnot": found.pending_fees,
         "balance_ugnot": found.balance,
+        "surplus_ugnot": found.surplus,
         "balance_source": source,
         "discrepancies": discrepancies,
     }
@@ -94,7 +95,8 @@ def _say(found: Books, source: str, discrepancies: list[dict[str, Any]]) -> None
         f"{gnot(found.pending_fees)} of fees; balance {gnot(found.balance)} ({source})"
     )
     if not discrepancies:
-        echo(printable(f"the realm's books balance: {summary}"))
+        beyond = f"; {gnot(found.surplus)} beyond what it owes" if found.surplus else ""
+        echo(printable(f"the realm's books balance: {summary}{beyond}"))
         return
     echo(printable(f"the realm's books do not balance: {summary}"))
     for item in discrepancies:
