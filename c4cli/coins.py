@@ -18,6 +18,13 @@ _COIN = re.compile(r"^([0-9]+)([a-z][a-z0-9/:._-]{1,127})$")
 _GNOT = re.compile(r"^([0-9]+(?:\.[0-9]*)?|\.[0-9]+)gnot$")
 # Bounded so a typo cannot produce a number no account could ever hold.
 MAX_AMOUNT = 2**63 - 1
+_DIGITS = len(str(MAX_AMOUNT))  # more digits than this is too large, unread
+
+
+def _cut(text: str) -> str:
+    """Typed text as an error line quotes it: its first 40 characters."""
+    return text if len(text) <= 40 else f"{text[:40]}…"
+
 
 Coins = dict[str, int]
 
@@ -40,12 +47,15 @@ def _parsed_coins(text: str) -> tuple[tuple[str, int], ...]:
     for part in text.split(","):
         match = _COIN.match(part)
         if match is None:
-            raise BadInput(f"invalid coins {text!r}: expected <amount><denom>, e.g. 1000000ugnot")
-        amount, denom = int(match.group(1)), match.group(2)
+            raise BadInput(
+                f"invalid coins {_cut(text)!r}: expected <amount><denom>, e.g. 1000000ugnot"
+            )
+        digits, denom = match.group(1), match.group(2)
+        if len(digits.lstrip("0")) > _DIGITS or int(digits) > MAX_AMOUNT:
+            raise BadInput(f"invalid coins {_cut(text)!r}: amount too large")
+        amount = int(digits)
         if denom in coins:
             raise BadInput(f"invalid coins {text!r}: {denom} appears twice")
-        if amount > MAX_AMOUNT:
-            raise BadInput(f"invalid coins {text!r}: amount too large")
         coins[denom] = amount
     return tuple(coins.items())
 
@@ -92,11 +102,11 @@ def parse_amount(text: str) -> Coins:
         part = part.strip()
         match = _GNOT.match(part.lower())
         if not part:
-            raise BadInput(f"invalid amount {text!r}: expected e.g. 10gnot or 1000000ugnot")
+            raise BadInput(f"invalid amount {_cut(text)!r}: expected e.g. 10gnot or 1000000ugnot")
         exponent = _EXPONENT.match(part)
         if exponent is not None:
             raise BadInput(
-                f"invalid amount {text!r}: write the number out "
+                f"invalid amount {_cut(text)!r}: write the number out "
                 f"(e.g. {_written_out(exponent.group(0), part[exponent.end() :])}), "
                 f"not {exponent.group(0)}"
             )
@@ -105,7 +115,7 @@ def parse_amount(text: str) -> Coins:
                 parsed = parse_coins(part)
             except BadInput:
                 raise BadInput(
-                    f"invalid amount {text!r}: {part!r} "
+                    f"invalid amount {_cut(text)!r}: {_cut(part)!r} "
                     + ("has no denomination" if part.isdigit() else "is not <amount><denom>")
                     + " (e.g. 10gnot, 1000000ugnot)"
                 ) from None
@@ -113,15 +123,17 @@ def parse_amount(text: str) -> Coins:
             # Exact, in whole ugnot (the pattern allows digits and one point only).
             whole, _, fraction = match.group(1).partition(".")
             fraction = fraction.rstrip("0")
+            if len(whole.lstrip("0")) > _DIGITS:
+                raise BadInput(f"invalid amount {_cut(text)!r}: amount too large")
             if len(fraction) > 6:
-                raise BadInput(f"invalid amount {text!r}: GNOT has at most 6 decimals")
+                raise BadInput(f"invalid amount {_cut(text)!r}: GNOT has at most 6 decimals")
             ugnot = int(whole or "0") * UGNOT_PER_GNOT + int(fraction.ljust(6, "0"))
             parsed = {UGNOT: ugnot}
         for denom, amount in parsed.items():
             if denom in coins:
-                raise BadInput(f"invalid amount {text!r}: {denom} appears twice")
+                raise BadInput(f"invalid amount {_cut(text)!r}: {denom} appears twice")
             if amount > MAX_AMOUNT:
-                raise BadInput(f"invalid amount {text!r}: amount too large")
+                raise BadInput(f"invalid amount {_cut(text)!r}: amount too large")
             coins[denom] = amount
     return coins
 
@@ -130,7 +142,7 @@ def parse_ugnot(text: str) -> int:
     """An amount that must be ugnot only (a stake, a fee): returns the ugnot count."""
     coins = parse_amount(text)
     if set(coins) - {UGNOT}:
-        raise BadInput(f"invalid amount {text!r}: only ugnot (or gnot) is accepted here")
+        raise BadInput(f"invalid amount {_cut(text)!r}: only ugnot (or gnot) is accepted here")
     return coins.get(UGNOT, 0)
 
 

@@ -1,14 +1,16 @@
-"""Files that hold secrets: created 0600 in 0700 folders, written whole or not at all."""
+"""Files that hold secrets: created 0600 in 0700 folders, written whole or not at all;
+and every file a user hands c4, read within a bound."""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
+import sys
 from pathlib import Path
 
 from c4cli import faults
-from c4cli.errors import HomeDamaged, disk_error, warn_once
+from c4cli.errors import BadInput, HomeDamaged, disk_error, warn_once
 from c4cli.interrupts import deferred
 
 PRIVATE_DIR = 0o700
@@ -124,3 +126,37 @@ def warn_if_exposed(home: Path) -> None:
         )
     elif hasattr(os, "geteuid") and info.st_uid != os.geteuid():
         warn_once(f"warning: {home} belongs to another user (uid {info.st_uid})")
+
+
+KIB, MIB = 1 << 10, 1 << 20
+CHUNK = 64 * KIB  # a read at a time: Ctrl-C is taken between two
+
+
+def read_bounded(given: str, limit: int, what: str) -> bytes:
+    """The bytes of the file ``given`` names ("-": stdin), refused past ``limit`` bytes
+    in one line: a device that never ends (/dev/zero), a FIFO or a file of another kind
+    is read a chunk at a time and stops there, interruptible."""
+    name = "stdin" if given == "-" else given
+    try:
+        handle = sys.stdin.buffer if given == "-" else open(given, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {name}: {exc.strerror or exc}") from None
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while size <= limit:
+            chunk = handle.read(min(CHUNK, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise BadInput(f"cannot read {what} {name}: {exc.strerror or exc}") from None
+    finally:
+        if given != "-":
+            handle.close()
+    raise BadInput(f"{what} {name} is larger than {_size(limit)}: not one c4 reads")
+
+
+def _size(count: int) -> str:
+    return f"{count // MIB} MiB" if count >= MIB else f"{count // KIB} KiB"

@@ -22,14 +22,16 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 from c4cli.errors import BadInput
+from c4cli.files import read_bounded
 
 _TAG = re.compile(r'^\[([A-Za-z]+) ("(?:[^"\\]|\\.)*")\]$')
-_MOVE = re.compile(r"^(\d+)\. ([1-7])(?:  height (\d+))?(?:  (\S+))?$")
+_MOVE = re.compile(r"^(\d{1,2})\. ([1-7])(?:  height (\d{1,18}))?(?:  (\S+))?$")
+RECORD_BYTES = 64 * 1024  # a record of 42 moves and its tags is a few KiB
+SHOWN = 48  # characters of a bad move string an error line quotes
 
 
 class Move(NamedTuple):
@@ -48,6 +50,8 @@ class GameRecord(NamedTuple):
 
     @property
     def move_string(self) -> str:
+        if not self.moves:  # bare digits, or a record of none
+            return self.tags.get("Moves", "")
         return "".join(str(move.column) for move in self.moves)
 
     def text(self) -> str:
@@ -90,14 +94,38 @@ def parsed(text: str, source: str = "the record") -> GameRecord:
 def moves_from(given: str, what: str) -> str:
     """A move string from what a command was given: the digits themselves, or "-"
     (stdin) or a file, holding digits or a text record."""
+    return record_from(given, what).move_string
+
+
+def record_from(given: str, what: str) -> GameRecord:
+    """What a command was given as a game (see :func:`moves_from`), with the record's
+    tags where it was one (none for bare digits)."""
     if re.fullmatch(r"[0-9]*", given):
-        return given
+        return _bare(given)
     source = "stdin" if given == "-" else given
+    if given != "-" and not Path(given).exists():
+        raise BadInput(f"{what} {cut(given)!r}: neither digits 1-7 nor a record file")
     try:
-        text = sys.stdin.read() if given == "-" else Path(given).read_text()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BadInput(f"{what} {given!r}: neither digits 1-7 nor a record file ({exc})") from None
+        text = read_bounded(given, RECORD_BYTES, what).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInput(
+            f"{what} {cut(given)!r}: neither digits 1-7 nor a record file ({exc})"
+        ) from None
     stripped = text.strip()
     if re.fullmatch(r"[0-9]*", stripped):
-        return stripped
-    return parsed(text, source).move_string
+        return _bare(stripped)
+    return parsed(text, source)
+
+
+def _bare(digits: str) -> GameRecord:
+    """Digits alone, as a record without tags (a digit that is no column stays one, for
+    the engine to name)."""
+    return GameRecord({"Moves": digits}, [])
+
+
+def cut(text: str) -> str:
+    """``text`` as an error line quotes it: its first :data:`SHOWN` characters, and how
+    many there were when it is longer."""
+    if len(text) <= SHOWN:
+        return text
+    return f"{text[:SHOWN]}… ({len(text)} characters)"

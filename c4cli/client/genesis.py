@@ -89,6 +89,8 @@ class Loaded(NamedTuple):
     owner: str
     time: int
     accounts: frozenset[str]
+    chain_id: str  # the chain it was dumped from (a fork's: the node's with -fork)
+    impersonation: bool  # whether that chain let an address act without its key
 
 
 def loaded(data: bytes, source: str) -> Loaded:
@@ -96,7 +98,7 @@ def loaded(data: bytes, source: str) -> Loaded:
     state (BadInput, in one line, when it is not one c4 can begin a chain from)."""
     try:
         document = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise BadInput(f"{source} is not JSON: not a state `c4 cheat dump` wrote") from None
     if not isinstance(document, dict) or document.get("c4_state") != genesis_state.FORMAT:
         raise BadInput(f"{source} is not a c4 state document (format {genesis_state.FORMAT})")
@@ -115,6 +117,8 @@ def loaded(data: bytes, source: str) -> Loaded:
         str(realm["owner"]),
         start,
         frozenset(str(account["address"]) for account in document["accounts"]),
+        str(document.get("chain_id") or ""),
+        document.get("impersonation") is True or isinstance(document.get("origin"), dict),
     )
 
 

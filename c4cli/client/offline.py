@@ -21,7 +21,7 @@ from c4cli.chain.interface import Reader
 from c4cli.coins import UGNOT, Coins, format_coins, parse_coins
 from c4cli.errors import BadInput, NoAccountNumbers, Refused
 from c4cli.escape import printable
-from c4cli.files import write_private
+from c4cli.files import MIB, read_bounded, write_private
 from c4cli.gotext import go_json
 from c4cli.wire import crypto, pubkeys, results
 from c4cli.wire.amino import DecodeError, EncodeError, decode_tx, encode_tx
@@ -29,15 +29,14 @@ from c4cli.wire.msgs import MSG_CREATE_SESSION, Signature, msg_signer
 from c4cli.wire.pubkeys import Multisig, PubKey
 from c4cli.wire.tx import Tx, sign_bytes
 
+TX_BYTES = 16 * MIB  # a transaction file: gnoland takes far smaller ones
+
 
 def read_json(path: Path, what: str) -> Any:
-    try:
-        text = path.read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    text = read_bounded(str(path), TX_BYTES, what)
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise BadInput(f"{path} is not JSON: expected {what} (amino JSON)") from None
 
 

@@ -14,7 +14,8 @@ from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import local_chain, resolve
-from c4cli.errors import BadInput, disk_error
+from c4cli.errors import disk_error
+from c4cli.files import MIB, read_bounded
 
 
 @click.group("cheat")
@@ -142,11 +143,9 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
+STATE_BYTES = 256 * MIB  # a state document: some 200,000 games
+
+
 def read_state(file: str) -> bytes:
-    """The bytes of a state document `c4 init --load` names ("-": stdin)."""
-    if file == "-":
-        return sys.stdin.buffer.read()
-    try:
-        return Path(file).read_bytes()
-    except OSError as exc:
-        raise BadInput(f"cannot read --load {file}: {exc.strerror}") from None
+    """The bytes of a state document `c4 init --load` names ("-": stdin), bounded."""
+    return read_bounded(file, STATE_BYTES, "--load")

@@ -14,7 +14,7 @@ from c4cli.commands.views import checked, game_history, load_game, mark_four
 from c4cli.engine import Board, EngineError
 from c4cli.engine.review import BEST, KEPT, Review, Verdict, review
 from c4cli.errors import BadInput
-from c4cli.movetext import moves_from
+from c4cli.movetext import cut, moves_from
 
 SHOWN = (KEPT, BEST)  # verdicts that need no best column named
 
@@ -72,7 +72,7 @@ def review_cmd(game_id: str | None, moves: str | None, home: Path, as_json: bool
     try:
         done = review(moves)
     except EngineError as exc:
-        raise BadInput(f"--moves {moves!r}: {exc}") from None
+        raise BadInput(f"--moves {cut(moves)!r}: {exc}") from None
     if as_json:
         emit_json(_document(done, players, known))
         return

@@ -13,10 +13,11 @@ import click
 from c4cli.client.realm_client import Status
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json, json_option, quiet_option
+from c4cli.commands.params import FloatSeconds
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
 from c4cli.errors import BadInput
-from c4cli.movetext import moves_from
+from c4cli.movetext import cut, moves_from
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -56,7 +57,7 @@ DEFAULT_THINK = 30.0
 def think_option(func: F) -> F:
     return click.option(
         "--think",
-        type=click.FloatRange(min=0.1),
+        type=FloatSeconds(0.1),
         default=DEFAULT_THINK,
         show_default=True,
         metavar="SECONDS",
@@ -90,7 +91,7 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
     try:
         scores = _solver().solve_all(moves)
     except _solver().SolverError as exc:
-        raise BadInput(f"cannot solve {moves!r}: {exc}") from None
+        raise BadInput(f"cannot solve {cut(moves)!r}: {exc}") from None
     score = max(s for s in scores if s is not None)
     best = _solver().best_columns(scores)
     if as_json:
@@ -186,7 +187,7 @@ def _position_hint(moves: str, think: float, as_json: bool) -> None:
     try:
         choice = _solver().solve_within(moves, time.monotonic() + think)
     except _solver().SolverError as exc:
-        raise BadInput(f"cannot solve {moves!r}: {exc}") from None
+        raise BadInput(f"cannot solve {cut(moves)!r}: {exc}") from None
     score = max(s for s in choice.scores if s is not None) if choice.exact else None
     best = _solver().best_columns(choice.scores) if choice.exact else [choice.column]
     if as_json:

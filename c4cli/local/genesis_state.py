@@ -53,7 +53,7 @@ def read(folder: Path, expected: str) -> dict[str, Any]:
         raise HomeDamaged("it is not the state the genesis names: it was altered", file=path)
     try:
         document: dict[str, Any] = json.loads(data)
-    except ValueError:
+    except (ValueError, RecursionError):
         raise HomeDamaged("the state the genesis begins from is not JSON", file=path) from None
     return document
 
@@ -66,3 +66,9 @@ def write(folder: Path, data: bytes | None) -> None:
         path.unlink(missing_ok=True)
         return
     write_private(path, data, consequence="no chain was created")
+
+
+def moves(folder: Path, expected: str) -> dict[int, str]:
+    """Each game's move string in the state a chain's genesis names, by game id."""
+    games = read(folder, expected)["realm"]["games"]
+    return {int(game["id"]): str(game["moves"]) for game in games}

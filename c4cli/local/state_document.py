@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
+from c4cli.local import state_bounds
 from c4cli.local.accounts import Account, coins_from_json
 from c4cli.local.genesis_state import FORMAT
 from c4cli.realm.memory import Game, RealmState, Stats
@@ -23,6 +24,7 @@ def dumped(state: ChainState) -> dict[str, Any]:
     return {
         "c4_state": FORMAT,
         "chain_id": state.genesis.chain_id,
+        "impersonation": state.genesis.impersonation,
         "height": state.height,
         "time": format_time(state.time),
         "account_numbers": state.account_numbers,
@@ -66,6 +68,10 @@ def load_into(state: ChainState, document: dict[str, Any]) -> None:
     state.account_numbers = numbers
     state.gas_collected = coins_from_json(document["gas_collected"])
     state.realm = _realm(document["realm"], state.genesis.realm_path)
+    # Held to what the realm and tm2 could have made, before anything of it is kept.
+    state_bounds.check_accounts(accounts)
+    state_bounds.coins(state.gas_collected, "the gas collected")
+    state_bounds.check_realm(state.realm, {a.address: a.coins for a in accounts})
     state.dirty_games.update(range(1, len(state.realm.games) + 1))
 
 

@@ -87,11 +87,14 @@ def test_a_dumped_state_loaded_in_another_home_reads_alike_and_plays_on(
         assert chain.json(*args) == copy.json(*args), args
     for game in (finished.id, live.id, str(open_offer)):
         assert chain.json("query", "game", game) == copy.json("query", "game", game), game
-        # The realm's GameJSON alike; the order of the moves made before the chain
-        # began is not the state's (the log that made them stayed with the first).
-        shown = copy.json("show", game)
-        assert shown["game"] == chain.json("show", game)["game"]
-        assert shown["moves"] == (None if shown["game"]["moves"] else "")
+        # The realm's GameJSON alike, and the moves made before the chain began: the
+        # state's move string, the record of block 0 (issue 60: they were lost).
+        shown, theirs = copy.json("show", game), chain.json("show", game)
+        assert shown["game"] == theirs["game"] and shown["moves"] == theirs["moves"]
+    record = copy.json("export", finished.id)
+    assert record["tags"]["Known"] == chain.json("export", finished.id)["tags"]["Known"]
+    assert [move["height"] for move in record["move_list"]] == [0] * 7
+    assert copy.run("review", finished.id).exit_code == 0
     for name in ("alice", "bob", "carol", "test1"):
         assert copy.balance(name) == chain.balance(name), name
     assert copy.json("verify")["ok"] is True
@@ -140,3 +143,91 @@ CHEATS = [["mine", "1"], ["set-balance", "alice", "1gnot"], ["next-time", "2030-
 def test_cheats_are_refused_on_a_home_bound_to_a_node(home: Home, cheat: list[str]) -> None:
     refused = home.fails(2, "--remote", "http://127.0.0.1:9", "cheat", *cheat)
     assert refused.stderr.count("\n") == 1 and "c4 cheat" in refused.stderr, refused.stderr
+
+
+def _edited(document: dict[str, object], change: str) -> dict[str, object]:
+    """The dumped ``document`` with one thing in it that does not add up."""
+    doc = json.loads(json.dumps(document))
+    realm, games = doc["realm"], doc["realm"]["games"]
+    live = next(g for g in games if g["status"] == "playing")
+    account = doc["accounts"][0]
+    match change:
+        case "a full column":
+            live["moves"] = "3333333"
+        case "column 9":
+            live["moves"] = "39"
+        case "a million moves":
+            live["moves"] = "34" * 500_000
+        case "a fee of 10^30":
+            realm["fee"] = 10**30
+        case "a fee of -1":
+            realm["fee"] = -1
+        case "a fee above the cap":
+            realm["fee"] = 500_001
+        case "collected -7":
+            realm["collected"] = -7
+        case "a stake of -1 GNOT":
+            next(g for g in games if g["status"] == "open")["stake"] = -1_000_000
+        case "negative stats":
+            realm["stats"][next(iter(realm["stats"]))] = [1, 0, 0, -5]
+        case "a negative sequence":
+            account["sequence"] = -1
+        case "a realm that holds less than it owes":
+            live["stake"] = live["stake"] * 1000
+        case "a won board still playing":
+            live["moves"] = "3434343"
+    return doc
+
+
+STATE_LIES = [
+    "a full column", "column 9", "a million moves", "a fee of 10^30", "a fee of -1",
+    "a fee above the cap", "collected -7", "a stake of -1 GNOT", "negative stats",
+    "a negative sequence", "a realm that holds less than it owes", "a won board still playing",
+]  # fmt: skip
+
+
+def test_a_state_that_does_not_add_up_is_refused_before_anything_is_written(
+    chain: Home, tmp_path: Path
+) -> None:
+    """Every game played again from its moves, every number held to the realm's bounds,
+    the realm's coins to what it owes: a lie is one line, exit 2, and no chain."""
+    start_game(chain, "4545454")
+    start_game(chain, "33", stake="2gnot", creator="carol", acceptor="alice")
+    chain.ok("offer", "--stake", "3gnot", "bob")
+    dumped = tmp_path / "state.json"
+    chain.ok("cheat", "dump", str(dumped))
+    document = json.loads(dumped.read_text())
+    for number, change in enumerate(STATE_LIES):
+        bad = tmp_path / f"lie-{number}.json"
+        bad.write_text(json.dumps(_edited(document, change)))
+        other = Home(tmp_path / f"home-{number}")
+        refused = other.fails(2, "init", "--load", str(bad))
+        assert refused.stderr.count("\n") == 1, (change, refused.stderr)
+        assert len(refused.stderr) < 400, (change, refused.stderr[:400])
+        assert not (other.path / "chain" / "blocks.toml").exists(), change
+
+
+def test_a_file_that_never_ends_is_refused_in_one_line(chain: Home, tmp_path: Path) -> None:
+    """/dev/zero as a move record, a transaction, a state: refused at a bound, at once."""
+    for args in (
+        ("board", "--moves", "/dev/zero"),
+        ("solve", "/dev/zero"),
+        ("review", "--moves", "/dev/zero"),
+        ("broadcast", "/dev/zero"),
+        ("sign", "/dev/zero", "alice"),
+        ("init", "--load", "/dev/zero"),
+    ):
+        refused = chain.run(*args)
+        assert refused.exit_code == 2, (args, refused.output, refused.stderr)
+        assert refused.stderr.count("\n") == 1 and "larger than" in refused.stderr, refused.stderr
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    for args in (("init", "--load", str(deep)), ("broadcast", str(deep))):
+        refused = Home(tmp_path / "deep").run(*args)
+        assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    long = chain.run("board", "--moves", "1" * 1_000_000)
+    assert long.exit_code == 2 and len(long.stderr) < 300, long.stderr[:300]
+    record = tmp_path / "record.txt"
+    record.write_text('[Game "1"]\n' + "9" * 5000 + ". 4  height " + "9" * 5000 + "\n")
+    refused = chain.run("board", "--moves", str(record))
+    assert refused.exit_code == 2 and refused.stderr.count("\n") == 1, refused.stderr

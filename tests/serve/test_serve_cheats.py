@@ -38,6 +38,8 @@ def test_each_cheat_over_rpc_is_the_cli_s(chain: Home, node: Served, tmp_path: P
     for method, params in (
         ("c4_setBalance", {"address": "nobody", "amount": "1gnot"}),
         ("c4_setBalance", {"address": bob, "amount": "lots"}),
+        ("c4_setBalance", {"address": bob, "amount": "9" * 5000 + "ugnot"}),  # issue 60
+        ("c4_loadState", {"state": {"c4_state": 1, "realm": {"fee": -1}}}),
         ("c4_mine", {"blocks": "none"}),
         ("c4_setNextBlockTimestamp", {"time": "2000-01-01T00:00:00Z"}),
         ("c4_loadState", {"state": "not an object"}),
@@ -51,6 +53,14 @@ def test_each_cheat_over_rpc_is_the_cli_s(chain: Home, node: Served, tmp_path: P
     assert dumped["c4_state"] == 1 and len(dumped["realm"]["games"]) == 1
     before = chain.json("query", "game", "1")["game"]
     chain.ok("cancel", "1", "alice")
+    log = chain.log_bytes()
+    for lie in ({"fee": 10**30}, {"collected": -7}):  # refused, the chain as it was (issue 60)
+        hostile = {**dumped, "realm": {**dumped["realm"], **lie}}
+        answer = node.post(
+            {"jsonrpc": "2.0", "id": 1, "method": "c4_loadState", "params": {"state": hostile}}
+        )
+        assert answer["error"]["code"] == -32602, answer
+        assert chain.log_bytes() == log and chain.json("query", "fees")["fee_ugnot"] == 100000
     loaded = node.rpc("c4_loadState", state=dumped)
     assert loaded["height"] == "0" and loaded["time"] == dumped["time"]
     assert chain.json("query", "game", "1")["game"] == before  # the offer is back
