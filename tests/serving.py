@@ -30,7 +30,9 @@ class Served:
         return answer.status, data
 
     def post(self, document: Any) -> Any:
-        status, data = self.raw("POST", "/", json.dumps(document).encode())
+        """``document`` POSTed as the home's owner does: with the server's token."""
+        headers = {"Authorization": f"Bearer {self.server.token}"}
+        status, data = self.raw("POST", "/", json.dumps(document).encode(), headers)
         assert status == 200
         return json.loads(data) if data else None
 

@@ -170,7 +170,7 @@ def bind(
                 would="bind it anew (what it sent stays in its journal)",
             )
         raise HomeInUse(f"a chain already exists in {home}", would="replace it")
-    height, block_hash = _trust_point(trust)
+    height, block_hash = trust_point(trust)
     node = _reader()(NodeSpec(url, realm_path, chain_id))
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
@@ -225,7 +225,7 @@ def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
     return fingerprint
 
 
-def _trust_point(trust: str | None) -> tuple[int, str]:
+def trust_point(trust: str | None) -> tuple[int, str]:
     """``--trust HEIGHT:HASH`` read: a block height and its hash, in 64 hex digits or in
     base64 as the node's RPC gives it (``block_id.hash``); the hash as hex."""
     if trust is None:

@@ -15,9 +15,12 @@ itself), read with ``auth/accounts`` at that height; the document says so.
 
 The state becomes a document `c4 init --load` takes (:mod:`c4cli.local.genesis_state`),
 with an ``origin``: the chain id, the URL without its credentials, the height, and
-the block's hash and time. It is kept in the cache folder by chain id, height and
-block hash, and found again by URL and height: a second fork at the same height
-needs no node.
+the block's hash and time. It is kept in the cache folder by chain id, realm, height
+and block hash, and found again by them once the node's block at that height is
+proven (one request; no sync): a URL names no chain, and another chain behind the
+same host is never given this one's realm. A ``--trust HEIGHT:HASH`` is always
+honoured: it binds the node's home anew at that block, and at the height it names it
+finds the kept document with no request at all (the user vouched for the block).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -46,8 +50,6 @@ from c4cli.node.transport import RpcCall
 from c4cli.realm.memory import RealmState
 from c4cli.wire import pubkeys, results
 
-INDEX = "by-url.json"  # (URL without credentials, realm, height) -> the kept document
-
 
 class Origin(NamedTuple):
     url: str  # as c4 prints one: no credentials, no path
@@ -59,9 +61,14 @@ def parse_origin(text: str) -> Origin:
     credentials hold an ``@`` too)."""
     url, at, height = text.rpartition("@")
     if at and height.isascii() and height.isdigit():
-        if not 0 < int(height) < 2**63:
-            raise BadInput(f"{text!r}: the height after @ is a block of the chain, from 1")
+        if len(height) > 19 or not 0 < int(height) < 2**63:
+            raise BadInput(f"{text[:80]!r}: the height after @ is a block of the chain, from 1")
         return Origin(url, int(height))
+    # ``http://host:26657@abc`` is a height mistyped, not a user "host" and a password
+    # "26657" for a host "abc": credentials hold no port.
+    netloc = url.partition("//")[2]
+    if at and re.fullmatch(r"[^@/:]+:[0-9]{1,5}", netloc) and re.fullmatch(r"\w+", height):
+        raise BadInput(f"{text[:80]!r}: the height after @ is a block of the chain, from 1")
     return Origin(text, None)
 
 
@@ -89,14 +96,23 @@ def forked(
     """The realm's state at block ``height`` (None: the last the node's signed blocks
     prove) of the node at ``url``, as a state document."""
     folder = cache_folder()
-    key = f"{connect.shown_url(url)}|{realm_path}|{height}"
-    if height is not None:
-        kept = _kept(folder, key)
-        if kept is not None:
-            return Forked(kept, json.loads(kept)["origin"], True)
     source = folder / "sources" / hashlib.sha256(f"{url}|{realm_path}".encode()).hexdigest()[:24]
-    if read_remote(source) is None:
-        connect.bind(source, url, realm_path, chain_id=None, force=False, trust=trust)
+    bound = read_remote(source)
+    if trust is not None and bound is not None and height is not None:
+        vouched, block_hash = connect.trust_point(trust)
+        kept = _kept(folder, bound.chain_id, realm_path, height, block_hash)
+        if vouched == height and kept is not None:
+            return Forked(kept, json.loads(kept)["origin"], True)
+    if bound is None or trust is not None:  # --trust, always honoured
+        connect.bind(source, url, realm_path, chain_id=None, force=bound is not None, trust=trust)
+    if height is not None:
+        reader = connect.open_reader(source)
+        assert isinstance(reader, NodeReader) and reader.verifier is not None
+        if height < reader.verifier.latest().height:
+            proven = reader.verifier.at(height)  # the block, proven: which chain, which block
+            kept = _kept(folder, reader.chain_id, realm_path, height, proven.block_hash)
+            if kept is not None:
+                return Forked(kept, json.loads(kept)["origin"], True)
     report, _ = history.synced(
         source, url=None, realm_path=None, chain_id=None, trust_node=False, first=None,
         progress=progress,
@@ -140,7 +156,7 @@ def forked(
         "origin": origin,
     }
     data = genesis_state.encoded(document)
-    _keep(folder, f"{connect.shown_url(url)}|{realm_path}|{at}", chain_id, at, proven, data)
+    _keep(folder, chain_id, realm_path, at, proven.block_hash, data)
     return Forked(data, origin, False)
 
 
@@ -203,7 +219,10 @@ def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dic
 
 def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
     """An account as a state document lists one (its key as the checkpoint keeps it)."""
-    key = None if account.public_key is None else pubkeys.from_json(account.public_key)
+    try:
+        key = None if account.public_key is None else pubkeys.from_json(account.public_key)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise Unreachable(f"the node gave {address} a public key c4 cannot read: {exc}") from None
     return {
         "address": address,
         "number": account.number,
@@ -214,26 +233,37 @@ def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
     }
 
 
-def _kept(folder: Path, key: str) -> bytes | None:
+def _kept_path(folder: Path, chain_id: str, realm_path: str, height: int, block_hash: str) -> Path:
+    """Where a document is kept: by chain id, realm, height and block hash."""
+    name = f"{height}-{block_hash.upper()}.json"
+    return folder / connect.file_name(chain_id) / connect.file_name(realm_path) / name
+
+
+def _kept(
+    folder: Path, chain_id: str, realm_path: str, height: int, block_hash: str
+) -> bytes | None:
+    """The document kept for that block, checked to be of it (None: not kept, or not
+    readable, or not that block's: fetched again)."""
     try:
-        index = json.loads((folder / INDEX).read_text())
-        return (folder / str(index[key])).read_bytes()
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # not kept, or not readable: fetched again
+        data = _kept_path(folder, chain_id, realm_path, height, block_hash).read_bytes()
+        origin = json.loads(data)["origin"]
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None
+    if (origin.get("chain_id"), origin.get("height")) != (chain_id, height):
+        return None
+    if str(origin.get("block_hash")).upper() != block_hash.upper():
+        return None
+    return data
 
 
-def _keep(folder: Path, key: str, chain_id: str, height: int, proven: Any, data: bytes) -> None:
-    """Keep the document by chain id, height and block hash, found again by ``key``; a
-    cache that cannot be written costs the next fork a fetch, nothing more."""
-    name = f"{connect.file_name(chain_id)}/{height}-{proven.block_hash[:16]}.json"
+def _keep(
+    folder: Path, chain_id: str, realm_path: str, height: int, block_hash: str, data: bytes
+) -> None:
+    """Keep the document by chain id, realm, height and block hash; a cache that cannot
+    be written costs the next fork a fetch, nothing more."""
+    path = _kept_path(folder, chain_id, realm_path, height, block_hash)
     with contextlib.suppress(OSError):
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_bytes(data)
-        try:
-            index = json.loads((folder / INDEX).read_text())
-        except (OSError, ValueError):
-            index = {}
-        index[key] = name
-        tmp = folder / f".{INDEX}.{os.getpid()}"
-        tmp.write_text(json.dumps(index, indent=1, sort_keys=True))
-        os.replace(tmp, folder / INDEX)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)

@@ -18,7 +18,7 @@ from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
 from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
-from c4cli.serve.server import Server, run
+from c4cli.serve.server import Server, loopback, run
 
 DEFAULT_LISTEN = "127.0.0.1:26657"
 
@@ -70,9 +70,9 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
     and gno's JS client then see the live realm's games, locally.
 
     Any page may read the chain. What changes it (broadcasts and the cheats) must
-    be POSTed and is refused to a browser's page of another origin; listening
-    beyond 127.0.0.1, the cheats also need the token printed at start
-    (Authorization: Bearer TOKEN).
+    be POSTed and is refused to a browser's page of another origin; the cheats also
+    need the token printed at start (Authorization: Bearer TOKEN), kept while the
+    server runs in HOME/serve.token, which only you can read.
 
     \b
     Example:
@@ -109,7 +109,7 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
             document = {"url": server.url, "chain_id": chain_id, "height": head.height}
             if origin is not None:
                 document["origin"] = origin
-            emit_json({**document, "token": server.token} if server.token else document)
+            emit_json({**document, "token": server.token})
         else:
             if origin is not None:
                 click.echo(
@@ -120,11 +120,11 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
                 f"c4 serve: the chain of {home} (chain {chain_id}, height {head.height}) "
                 f"on {shown_url(server.url)}; Ctrl-C stops it"
             )
-            if server.token:
-                click.echo(
-                    f"c4 serve: cheats need the header: Authorization: Bearer {server.token}"
-                )
-        if server.token:
+            click.echo(
+                f"c4 serve: cheats need the header: Authorization: Bearer {server.token} "
+                f"(also in {server.token_file}, which only you can read)"
+            )
+        if not loopback(host):
             click.echo(
                 f"c4 serve: listening on {host}: any machine that reaches it may read this "
                 "chain and broadcast signed transactions to it; the cheats (c4_revert, c4_mine, "

@@ -7,8 +7,8 @@ or bare words taken as strings; the URI form answers with an empty id.
 
 What changes the chain (a broadcast, and the cheats: ``c4_revert``, ``c4_mine``, …) is refused
 (:class:`Caller`) as a GET, which a page's link or image can send, and to a
-browser's request from another origin; the cheats, on a server reached beyond the
-loopback, need its token too. Every read stays open to any page, as gnoland's.
+browser's request from another origin; the cheats need the server's token too, on
+every address. Every read, and every signed broadcast, stays open, as gnoland's.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ WRITES = CHEATS | {"broadcast_tx_async", "broadcast_tx_sync", "broadcast_tx_comm
 class Caller(NamedTuple):
     """Who a request comes from, as far as changing the chain goes: a browser's page of
     another origin (``foreign``, its Origin), and whether a cheat carries the server's
-    token (or needs none: a loopback server)."""
+    token."""
 
     foreign: str = ""
     authorized: bool = True

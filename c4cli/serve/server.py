@@ -5,8 +5,10 @@ gnoland's ``max_body_bytes`` (1,000,000: its answer to more is its JSON-RPC erro
 and the whole request must arrive within ``READ_TIMEOUT`` (a client that trickles is
 cut off, as Go's server cuts it). A browser's page may read it (CORS, any origin);
 what changes the chain is refused to a page of another origin and as a GET, and
-the cheats (``c4_revert``, ``c4_mine``, ``c4_impersonate``, …) of a server reached beyond the
-loopback need the token it prints (:class:`~c4cli.serve.rpc.Caller`).
+the cheats (``c4_revert``, ``c4_mine``, ``c4_impersonate``, …) need the token it prints,
+on every address (the loopback too: any local user reaches it), kept while it runs in
+the home's ``serve.token``, which its owner alone can read
+(:class:`~c4cli.serve.rpc.Caller`).
 
 Stopping (Ctrl-C, SIGTERM) closes the listening socket, makes the block of what
 waits in the pool (``--block-time``), wakes the idle connections, and waits for
@@ -30,6 +32,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
+from c4cli.files import write_private
 from c4cli.serve import rpc
 from c4cli.serve.methods import Methods
 
@@ -38,6 +41,9 @@ READ_TIMEOUT = 10.0
 BACKLOG = 128  # connections a burst of clients may open before the first is taken
 WRITE_BUFFER = 1 << 16  # bytes of a response gathered into one write
 IDLE_THREADS = 32  # connection threads kept waiting for the next connection
+
+
+TOKEN_FILE = "serve.token"  # the running server's token, 0600 in the home
 
 
 class Server(HTTPServer):
@@ -53,8 +59,11 @@ class Server(HTTPServer):
         super().__init__(address, Handler)
         host, port = str(self.server_address[0]), int(self.server_address[1])
         self.url = f"http://{host}:{port}"
-        # A server other machines may reach: its cheats need this (printed at start).
-        self.token = "" if loopback(host) else secrets.token_hex(16)
+        # The cheats need this (printed at start, and kept for the home's owner alone):
+        # on the loopback too, where any user of the machine reaches the server.
+        self.token = secrets.token_hex(16)
+        self.token_file = home / TOKEN_FILE
+        write_private(self.token_file, self.token.encode() + b"\n", consequence="not served")
         self.methods = Methods(home, f"{host}:{port}", block_time)
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
@@ -123,6 +132,8 @@ class Server(HTTPServer):
         for thread in threads:
             thread.join()
         self.server_close()
+        with contextlib.suppress(OSError):
+            self.token_file.unlink()
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -224,12 +235,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def _caller(self) -> rpc.Caller:
         """The request's page, if a browser names one of another origin, and whether it
-        carries the server's token (a loopback server has none)."""
+        carries the server's token."""
         origin = self.headers.get("Origin") or ""
         token, given = self.server.token, self.headers.get("Authorization") or ""
         return rpc.Caller(
             foreign="" if origin in ("", self.server.url) else origin[:200],
-            authorized=not token or hmac.compare_digest(given.encode(), f"Bearer {token}".encode()),
+            authorized=hmac.compare_digest(given.encode(), f"Bearer {token}".encode()),
         )
 
     def do_OPTIONS(self) -> None:

@@ -2,7 +2,7 @@
 node's realm as its signed blocks make it (every GameJSON, the fee, the owner, the
 leaders) and the accounts the realm names as the node had them; a game live on the
 node is played to its end on the fork with exact books while the node stays as it
-was; a second fork at the same height needs no node."""
+was; a second fork at the same height is found by its block's hash."""
 
 from __future__ import annotations
 
@@ -81,7 +81,10 @@ def realm_reads(home: Home, origin: Origin) -> list[Any]:
 
 
 def _without_now(read: Any) -> Any:
-    return {k: v for k, v in read.items() if k != "now"} if isinstance(read, dict) else read
+    """A read without the chain's time, and without the marks a node home gives it (a
+    fork is a local chain: it has none)."""
+    dropped = ("now", "verified", "unverified", "verified_height", "behind")
+    return {k: v for k, v in read.items() if k not in dropped} if isinstance(read, dict) else read
 
 
 def test_a_fork_is_the_nodes_realm_and_plays_on_while_the_node_stays(
@@ -119,19 +122,33 @@ def test_a_fork_is_the_nodes_realm_and_plays_on_while_the_node_stays(
     assert refused.exit_code == 2 and "is the node's" in refused.stderr, refused.output
 
 
-def test_a_second_fork_at_the_same_height_needs_no_node(
+def test_a_second_fork_at_the_same_height_is_found_by_its_block(
     origin: Origin, gno_node: Any, tmp_path: Path
 ) -> None:
+    """The kept document is found by the chain's id and the proven block's hash, never
+    by a URL (which names no chain): with the node up, one look at the block finds it,
+    no sync; with the node gone, a --trust HEIGHT:HASH vouches for the block and finds
+    it with no request; a --trust that names another block is never taken for it."""
     with proxy_for(gno_node.url) as proxy:
         url = proxy.url
         first, made = forked(origin, tmp_path / "first", url)
-    height = made["origin"]["height"]
-    # The proxy is gone: nothing answers at its URL.
-    second, again = forked(origin, tmp_path / "second", f"{url}@{height}")
-    assert again["state"] == made["state"] and again["origin"] == made["origin"]
+        height, block_hash = made["origin"]["height"], made["origin"]["block_hash"]
+        proxy.seen.clear()
+        second, again = forked(origin, tmp_path / "second", f"{url}@{height}")
+        assert "block_results" not in proxy.seen and "blockchain" not in proxy.seen, proxy.seen
+        assert again["state"] == made["state"] and again["origin"] == made["origin"]
+        forged = Home(tmp_path / "forged").run(
+            "init", "--fork", f"{url}@{height}", "--realm-path", REALM_PATH,
+            "--trust", f"{height}:{'AB' * 32}", env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
+        )  # fmt: skip
+        assert forged.exit_code in (2, 4) and forged.stderr.count("\n") == 1, forged.output
     assert realm_reads(second, origin) == realm_reads(first, origin)
+    # The proxy is gone: nothing answers at its URL.
+    trusted = f"{height}:{block_hash}"
+    _, kept = forked(origin, tmp_path / "third", f"{url}@{height}", "--trust", trusted)
+    assert kept["state"] == made["state"]
     unknown = Home(tmp_path / "unknown").run(
-        "init", "--fork", f"{url}@{height - 1}", "--realm-path", REALM_PATH,
+        "init", "--fork", f"{url}@{height}", "--realm-path", REALM_PATH,
         env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
     )  # fmt: skip
     assert unknown.exit_code == 4 and unknown.stderr.count("\n") == 1, unknown.output
@@ -186,7 +203,7 @@ def test_serve_fork_takes_gnokeys_unsigned_move_of_an_impersonated_player_and_gn
         assert said["chain_id"] == "dev" and first["chain_id"] == "dev-fork"
         live = origin.live
         mover = origin.home.json("keys", "show", live.first)
-        rpc(url, "c4_impersonate", address=mover["address"])
+        rpc(url, "c4_impersonate", first["token"], address=mover["address"])
         gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", url)
         added = subprocess.run(  # its public key only: gnokey holds no private key of it
             [gk.binary, "add", "bech32", "-pubkey", mover["pub_key_bech32"], "-home",
@@ -222,9 +239,10 @@ def test_serve_fork_takes_gnokeys_unsigned_move_of_an_impersonated_player_and_gn
         assert "Traceback" not in err, err
 
 
-def rpc(url: str, method: str, **params: Any) -> Any:
+def rpc(url: str, method: str, token: str = "", **params: Any) -> Any:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-    request = urllib.request.Request(url, body.encode(), {"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+    request = urllib.request.Request(url, body.encode(), headers)
     with urllib.request.urlopen(request, timeout=30) as answer:
         document = json.loads(answer.read())
     assert "error" not in document, document

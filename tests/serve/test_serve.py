@@ -380,9 +380,17 @@ def test_a_web_page_cannot_change_the_chain(chain: Home, node: Served) -> None:
     assert node.rpc("broadcast_tx_commit", tx=signed)["height"] == "2"
 
 
-def test_beyond_the_loopback_the_cheats_need_the_token(chain: Home) -> None:
-    serving = Served(chain.path, "0.0.0.0")
+@pytest.mark.parametrize("host", ["0.0.0.0", "127.0.0.1"], ids=["beyond", "loopback"])
+def test_on_every_address_the_cheats_need_the_token(chain: Home, host: str) -> None:
+    """Any user of the machine reaches a loopback server: its cheats need the token as
+    a public one's do. The token is kept for the home's owner alone while it runs."""
+    import stat
+
+    serving = Served(chain.path, host)
+    kept = chain.path / "serve.token"
     try:
+        assert kept.read_text().strip() == serving.server.token
+        assert stat.S_IMODE(kept.stat().st_mode) == 0o600
         token = serving.server.token
         assert len(token) == 32
         body = json.dumps(
@@ -398,7 +406,7 @@ def test_beyond_the_loopback_the_cheats_need_the_token(chain: Home) -> None:
         assert "result" in json.loads(serving.raw("GET", "/status")[1])
     finally:
         serving.server.stop()
-    assert Served(chain.path).server.token == ""  # the loopback: none
+    assert not kept.exists()  # gone with the server
 
 
 def test_hostile_bodies_are_one_line_errors(
