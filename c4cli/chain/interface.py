@@ -106,6 +106,7 @@ class ListedTx(Messages):
     verified: NotRequired[bool]  # `c4 tx` on a node: its block proven, or not (why)
     proof: NotRequired[dict[str, Any] | None]
     unverified: NotRequired[str]
+    impersonated: NotRequired[bool]  # the local chain: no key signed it (c4 --impersonate)
 
 
 class ListedBlock(TypedDict):

@@ -73,7 +73,7 @@ def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) ->
     """A transaction of the local log, with what the cache says it did."""
     gas_wanted, gas_fee = _fee(entry["tx"])
     said = messages(entry["tx"])
-    return {
+    listed: ListedTx = {
         "hash": entry["hash"],
         "height": height,
         "time": time,
@@ -91,6 +91,9 @@ def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) ->
         "gas_used": 0,
         "gas_fee": gas_fee,
     }
+    if entry.get("impersonated"):
+        listed["impersonated"] = True  # no key signed it: an address acted without one
+    return listed
 
 
 def local_blocks(blocks: list[Block]) -> list[ListedBlock]:

@@ -333,7 +333,7 @@ def _changes(
             "winner_key": names.get(game.winner) if game.winner else None,
             "ending": None if ending is None else ending.value,
             "four": list(game.four()),
-            "deadline": game.deadline if game.status == Status.PLAYING else 0,
+            "deadline": game.deadline if game.status == Status.PLAYING else None,
             "now": now,
             "standstill": still,  # a node that makes no block: the clock waits
         }

@@ -18,6 +18,7 @@ from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
 from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, TxCommand, common_options, key_argument, tx_options
+from c4cli.commands.params import Seconds
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
@@ -238,7 +239,7 @@ def func_name(func: str) -> str:
 @click.option(
     "--wait",
     "wait",
-    type=click.IntRange(min=0, max=3600),
+    type=Seconds(0, 3600),
     default=0,
     metavar="SECONDS",
     help="If the realm says the clock has not run out yet (on a node, the next block's "

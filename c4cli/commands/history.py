@@ -49,6 +49,8 @@ def _named(tx: ListedTx, known: dict[str, str]) -> dict[str, Any]:
 
 def _note(tx: ListedTx) -> str:
     status = tx["tx_status"]
+    if tx.get("impersonated"):
+        return "  (IMPERSONATED: no key signed it)"
     if status == "landed":
         return ""
     if tx.get("error"):
@@ -195,7 +197,8 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     if doc["tx_status"] != "landed":
         click.echo(printable(f"{'status:':<10}{doc['tx_status']}: {doc['error'] or '-'}"))
     if doc["signer"] is not None:
-        click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}")
+        acted = " (IMPERSONATED: it acted without its key)" if doc.get("impersonated") else ""
+        click.echo(f"{'signer:':<10}{who(str(doc['signer']), known)}{acted}")
     click.echo(printable(f"{'call:':<10}{calls_text(doc, known)}"))
     click.echo(printable(f"{'result:':<10}{', '.join(str(v) for v in doc['result']) or '-'}"))
     if doc["gas_used"]:

@@ -184,6 +184,9 @@ def init_local(
                 "and --deployer do not go with --load"
             )
         realm_path = begun.realm_path
+        if fork is None and not chain_id_given and begun.chain_id:
+            chain_id = begun.chain_id  # a dump (a fork's too) stays its chain's
+        impersonation = impersonation or begun.impersonation
     # The input first: a bad one leaves the home as it was (its binding, its journal).
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:

@@ -144,10 +144,14 @@ def list_keys(home: Path, as_json: bool) -> None:
     Example:
       c4 keys list --json
     """
+    if not home.is_dir():
+        raise HomeDamaged(f"no home at {home}: `c4 keys add NAME` or `c4 init` makes one")
     infos = Keyring(home).list()
     if as_json:
         emit_json([info.to_json() for info in infos])
         return
+    if not infos:
+        click.echo(f"no keys in {home}: `c4 keys add NAME` makes one", err=True)
     for number, info in enumerate(infos):
         click.echo(f"{number}. {_describe(info)}")
 

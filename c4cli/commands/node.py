@@ -15,6 +15,7 @@ from c4cli.commands.node_info import binaries
 from c4cli.commands.node_info import devnode_module as _devnode
 from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
+from c4cli.commands.params import Count
 from c4cli.commands.transact import resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
@@ -54,14 +55,14 @@ def node() -> None:
 )
 @click.option(
     "--validators",
-    type=click.IntRange(1, MAX_VALIDATORS),
+    type=Count(1, MAX_VALIDATORS),
     default=None,
     help=f"A new chain of N validators (1-{MAX_VALIDATORS}), one gnoland each.",
 )
 @click.option(
     "--validator",
     "only",
-    type=click.IntRange(0),
+    type=Count(0),
     default=None,
     help="Start this validator of the home's network only (0 is the first).",
 )

@@ -168,7 +168,9 @@ def create(
         if created:  # a refused session leaves no key behind
             keyring.delete(session_key)
         raise
-    if created and not info.encrypted:
+    if created and receipt.simulated:  # nothing sent: no session, so no key for one
+        keyring.delete(session_key)
+    elif created and not info.encrypted:
         notice(UNENCRYPTED_WARNING)
     print_receipt(
         receipt,

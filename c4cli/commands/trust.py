@@ -15,7 +15,7 @@ import click
 from c4cli.client.connect import shown_url, trusted_set
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import local_options
-from c4cli.errors import BadInput
+from c4cli.errors import BadInput, HomeDamaged
 from c4cli.home.config import read_remote
 from c4cli.home.trust import TRUST
 
@@ -36,6 +36,8 @@ def trust(home: Path, as_json: bool) -> None:
       c4 trust --json | jq -r .fingerprint
     """
     remote = read_remote(home)
+    if remote is None and not (home / "chain" / "blocks.toml").exists():
+        raise HomeDamaged(f"no chain in {home}: run `c4 init --remote URL` to bind it to a node")
     if remote is None:
         raise BadInput(
             f"{home} runs its own chain, bound to no node: there is no validator set to "

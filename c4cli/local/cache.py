@@ -241,6 +241,14 @@ class Cache:
         except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, HomeDamaged):
             return None
 
+    def genesis(self) -> Genesis | None:
+        """The genesis of the chain the checkpoint describes (None: no checkpoint)."""
+        try:
+            raw = self._meta("genesis")
+            return None if raw is None else Genesis.from_record(json.loads(raw))
+        except (sqlite3.Error, ValueError, KeyError, TypeError, AttributeError, HomeDamaged):
+            return None
+
     def _row(self, sql: str, args: tuple[Any, ...]) -> tuple[Any, ...] | None:
         """One row for the realm's store: a cache that cannot answer is damage, never "no"."""
         try:

@@ -69,6 +69,7 @@ class LocalChain(LoggedState):
     def __init__(self, home: Path) -> None:
         super().__init__(home)
         self._realm_path: str | None = None
+        self._genesis_games: dict[int, str] | None = None  # a state's move strings, once read
 
     # -- genesis ----------------------------------------------------------------
 
@@ -219,7 +220,8 @@ class LocalChain(LoggedState):
     def game_calls(self, game_id: int) -> list[GameCall]:
         with self.reading():
             rows = self.cache.views.game_txs(game_id)
-        return [
+            begun = self._moves_at_genesis(game_id)
+        return begun + [
             GameCall(
                 height,
                 hash_,
@@ -230,6 +232,18 @@ class LocalChain(LoggedState):
             )
             for height, hash_, outcome in rows
         ]
+
+    def _moves_at_genesis(self, game_id: int) -> list[GameCall]:
+        """A chain begun from a state (a fork, a load) holds games whose moves no block
+        of its log made: the state's move string, as the record of its block 0."""
+        genesis = self.cache.genesis()
+        if genesis is not None and genesis.state and self._genesis_games is None:
+            self._genesis_games = genesis_state.moves(self.log.folder, genesis.state)
+        moves = (self._genesis_games or {}).get(game_id, "")
+        if genesis is None or not moves:
+            return []
+        args = [[str(game_id), column, str(number)] for number, column in enumerate(moves)]
+        return [GameCall(0, "", "", ["Play"] * len(moves), args, genesis.time)]
 
     def listing(self, first: int, last: int | None, tail: int | None) -> list[ListedBlock]:
         if tail is not None:
@@ -290,6 +304,8 @@ class LocalChain(LoggedState):
         with self.log.locked(exclusive=True):
             state = self.current()
             messages = build(_reader_of(state))
+            if signer.impersonated:  # the chain's refusal first: funding would not help
+                cheats.require_impersonation(state.genesis)
             account = state.account(signer.address)
             if account is None:
                 raise UnknownAccount(signer.address)

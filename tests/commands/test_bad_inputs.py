@@ -22,7 +22,11 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["1", "-1", "alice"], 2),
         (["1", "4", "--move", "y", "alice"], 2),
     ],
-    "claim-timeout": [(["x", "alice"], 2), (["1", "--wait", "soon", "alice"], 2)],
+    "claim-timeout": [
+        (["x", "alice"], 2),
+        (["1", "--wait", "soon", "alice"], 2),
+        (["1", "--wait", "2h", "alice"], 2),
+    ],
     "cancel": [(["1.5", "alice"], 2), (["--expired"], 2), (["--expired", "1", "alice"], 2)],
     "games": [(["nobody"], 2), (["alice", "--status", "gone"], 2)],
     "resign": [(["", "alice"], 2)],
@@ -40,7 +44,12 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "watch": [(["x"], 2)],
     "lobby": [(["--remote", UNREACHABLE], 4)],
     "leaders": [(["--home", "{missing}"], 3)],
-    "hint": [(["x"], 2), ([], 2), (["--moves", "4444444"], 2)],
+    "hint": [
+        (["x"], 2),
+        ([], 2),
+        (["--moves", "4444444"], 2),
+        (["--moves", "44", "--think", "2x"], 2),
+    ],
     "bot": [(["1", "nobody"], 2), (["1", "alice", "--think", "never"], 2)],
     "solve": [(["4444444"], 2), (["9"], 2)],
     "review": [([], 2), (["x"], 2), (["--moves", "8"], 2), (["1", "--moves", "44"], 2)],
@@ -68,10 +77,14 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--genesis-time", "noon"], 2),
         (["--force", "--load", "{missing}/state.json"], 2),
         (["--force", "--fork", "http://127.0.0.1:9@0"], 2),
+        (["--force", "--fork", "http://127.0.0.1:26657@abc"], 2),  # a height, not credentials
         (["--force", "--fork", "http://127.0.0.1:9", "--load", "x.json"], 2),
     ],
     "keys add": [(["bad/name"], 2), (["alice"], 2)],
-    "keys list": [(["--home", "{missing}", "--remote", UNREACHABLE], 2)],
+    "keys list": [
+        (["--home", "{missing}", "--remote", UNREACHABLE], 2),
+        (["--home", "{missing}"], 3),
+    ],
     "keys show": [(["nobody"], 2)],
     "keys rotate": [(["nobody"], 2), (["bad/name"], 2)],
     "keys delete": [(["nobody", "--yes"], 2)],
@@ -86,10 +99,11 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "sign": [(["{folder}/none.json", "alice"], 2)],
     "multisign": [(["{folder}/none.json", "alice", "--signature", "{folder}/none.sig"], 2)],
     "broadcast": [(["{folder}/none.json"], 2)],
-    "node start": [(["--validators", "0"], 2)],
+    "node start": [(["--validators", "0"], 2), (["--validators", "abc"], 2)],
     "node stop": [(["--validator", "x"], 2)],
     "node status": [(["--remote", UNREACHABLE], 2)],
-    "trust": [([], 2), (["--remote", UNREACHABLE], 2)],  # a local chain: no set to trust
+    # A local chain: no set to trust; no chain at all: a home to make first.
+    "trust": [([], 2), (["--remote", UNREACHABLE], 2), (["--home", "{missing}"], 3)],
     "sync": [([], 2), (["--from", "0"], 2), (["--remote", UNREACHABLE], 2)],
     "audit": [(["extra"], 2)],  # a local chain: its log holds every block
     "node logs": [([], 2), (["--validator", "-1"], 2)],

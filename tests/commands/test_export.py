@@ -55,3 +55,18 @@ def test_a_record_that_is_not_one_is_refused(chain: Home, tmp_path: Path) -> Non
     offered = chain.json("export", str(open_offer))
     assert offered["moves"] == "" and offered["tags"]["Result"] == "*"
     assert "FirstMover" not in offered["tags"] and json.dumps(offered)
+
+
+def test_a_record_draws_its_game_in_the_games_colours(chain: Home, tmp_path: Path) -> None:
+    """The creator's discs are red in a game's drawing whoever moved first: a record
+    whose FirstMover is the acceptor is drawn so too (issue 60: colours swapped)."""
+    for _ in range(20):  # the draw picks the acceptor half the time
+        started = start_game(chain, "4545454")
+        if started.first == "bob":
+            break
+    assert started.first == "bob", "the draw never picked the acceptor"
+    record = tmp_path / "game.c4"
+    record.write_text(chain.ok("export", started.id).stdout)
+    drawn, game = chain.json("board", "--moves", str(record)), chain.json("board", started.id)
+    assert drawn["board"] == game["board"] and drawn["winner_color"] == game["winner_color"]
+    assert drawn["winner_color"] == "yellow"  # bob, the acceptor, won with yellow discs

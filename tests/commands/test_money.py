@@ -203,6 +203,13 @@ def test_simulate_only_appends_nothing(chain: Home) -> None:
     assert out["simulated"] is True and out["height"] == 0 and out["result"] == [1]
     assert chain.log_bytes() == before
     assert chain.json("query", "active")["games"] == []
+    # A session simulated only leaves no session key behind it (issue 60).
+    made = chain.json(
+        "session", "create", "--session-key", "alice-s", "--allow-paths", "*",
+        "--simulate", "only", "alice",
+    )  # fmt: skip
+    assert made["simulated"] is True and chain.log_bytes() == before
+    assert "alice-s" not in [key["name"] for key in chain.json("keys", "list")]
 
 
 def test_the_receipt_says_what_the_transaction_cost(chain: Home) -> None:
