@@ -44,9 +44,11 @@ def groups(document: dict[str, Any]) -> dict[str, list[int]]:
 
 
 def comparable(document: dict[str, Any]) -> dict[str, Any]:
-    """`c4 games --json` without what differs from chain to chain by design (times)."""
+    """`c4 games --json` without what differs from chain to chain by design (times, and
+    the marks a node home gives what it checked)."""
+    dropped = ("now", "games", "address", "verified", "unverified", "verified_height", "behind")
     return {
-        **{k: v for k, v in document.items() if k not in ("now", "games", "address")},
+        **{k: v for k, v in document.items() if k not in dropped},
         "games": [
             {k: v for k, v in g.items() if k not in ("game", "rival")} for g in document["games"]
         ],

@@ -236,7 +236,7 @@ def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
 def _kept_path(folder: Path, chain_id: str, realm_path: str, height: int, block_hash: str) -> Path:
     """Where a document is kept: by chain id, realm, height and block hash."""
     name = f"{height}-{block_hash.upper()}.json"
-    return folder / connect.file_name(chain_id) / connect.file_name(realm_path) / name
+    return folder / "states" / connect.file_name(chain_id) / connect.file_name(realm_path) / name
 
 
 def _kept(

@@ -127,7 +127,7 @@ class Checker:
         """The value of ``expression`` to show: the mirror's, with ``value``, the node's
         answer, held to it (``again`` asks the node once more); the node's own only
         where the history cannot make it (said in :attr:`unchecked`)."""
-        waited_on = -1
+        waited_on = -1  # the unproven head a look found already waited for
         for _ in range(LOOKS):
             done = self.computed()
             if done.state is None or done.unknown:
@@ -139,6 +139,7 @@ class Checker:
                 return value
             if ours == value:
                 return self._held(expression, value)
+            waited_on = waited_on if waited_on >= 0 else self._caught.waiting or -1
             value = again()  # the node may have moved on since the history was read
             caught = self._caught = self.history.catch_up()
             if not caught.found and not caught.waiting:
@@ -154,9 +155,10 @@ class Checker:
                 break  # a head no later block proves, again: waiting more proves nothing
             waited_on = caught.waiting
         done = self.computed()
-        assert done.state is not None
-        ours = _mirror(done.state, expression, value, self._caught)
-        assert ours is not None  # the mirror made this expression on the first look
+        ours = None if done.state is None else _mirror(done.state, expression, value, self._caught)
+        if ours is None or done.unknown:  # the history grew past what c4 can make
+            self.unchecked[expression] = done.unknown or f"c4's mirror does not make {expression}"
+            return value
         waiting = self._caught.waiting
         self.behind[expression] = (
             f"the node answered for block {waiting}, whose results no later block proves yet"

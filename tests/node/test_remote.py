@@ -333,7 +333,7 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
         ["query", "render", "game/1"],
     ]:
         for _ in range(3):
-            on_node, on_local = node.ok(*view).stdout, local.ok(*view).stdout
+            on_node, on_local = unmarked(node.ok(*view).stdout), local.ok(*view).stdout
             if on_node == on_local:
                 break
             # On a busy machine the proof block after the last transaction can come
@@ -344,6 +344,18 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
             if local.json("time")["unix"] < latest:
                 local.ok("time", "set", datetime.fromtimestamp(latest, UTC).strftime(ISO))
         assert on_node == on_local, view
+
+
+def unmarked(view: str) -> str:
+    """A node home's view without what says how far it was checked (its `verified` line,
+    its JSON marks): the local chain's log is the realm's history, and says none."""
+    marks = ("verified", "unverified", "verified_height", "behind")
+    if view.startswith("{") and '"verified": ' in view:
+        document = json.loads(view)
+        shown = {k: v for k, v in document.items() if k not in marks}
+        return json.dumps(shown, ensure_ascii=False) + "\n"
+    kept = [line for line in view.split("\n") if not line.strip().startswith("verified: ")]
+    return "\n".join(kept)
 
 
 def as_deployed_on_gno_land(name: str, text: str) -> str:
