@@ -11,7 +11,7 @@ from c4cli.commands.options import emit_json, local_group_options, local_options
 from c4cli.commands.transact import passphrase, read_stdin_line, stdin_is_terminal
 from c4cli.errors import BadInput, HomeDamaged, notice
 from c4cli.escape import printable
-from c4cli.files import write_private
+from c4cli.files import KIB, read_bounded, write_private
 from c4cli.home import armor
 from c4cli.home.keys import LOCAL, UNENCRYPTED_WARNING, KeyInfo, Keyring, new_name
 from c4cli.wire import crypto, pubkeys
@@ -324,9 +324,9 @@ def import_(name: str, armor_path: Path, password_stdin: bool, home: Path, as_js
     new_name(name)
     if keyring.exists(name):
         raise BadInput(f"key {name!r} already exists (delete it first)")
-    try:
-        text = armor_path.read_text(encoding="ascii")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # an armored key is some 500 bytes: a file past 64 KiB is none
+        text = read_bounded(str(armor_path), 64 * KIB, "--armor-path").decode("ascii")
+    except UnicodeDecodeError as exc:
         raise BadInput(f"cannot read {armor_path}: {exc}") from None
     private_key = armor.import_key(
         text, lambda: _armor_passphrase("Passphrase of the armor", confirm=False), str(armor_path)
