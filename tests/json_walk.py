@@ -124,7 +124,7 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
     (*_, ended) = c4("watch", str(game))
     assert ended["four"] and ended["status"] == "won", ended
     (*_, judged_live) = c4("watch", str(game), "--review")
-    assert [v["move"] for v in judged_live["verdicts"]] == list(range(1, 8)), judged_live
+    assert [v["number"] for v in judged_live["verdicts"]] == list(range(1, 8)), judged_live
     board = c4("board", str(game))
     assert board["over"] and len(board["four"]) == 4 and board["winner"] == ended["winner"]
     shown = c4("show", str(game))

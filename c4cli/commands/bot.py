@@ -371,7 +371,7 @@ def _judged(seen: _Seen, was: _Seen | None) -> dict[int, dict[str, Any]]:
     new = range(start, seen.upto) if seen.first == 0 else range(0)
     verdicts = [reviewing.judge(seen.moves[:n], int(seen.moves[n])) for n in new]
     return {
-        v.number - 1: {"move": v.number, "column": v.column, "verdict": v.kind,
+        v.number - 1: {"number": v.number, "column": v.column, "verdict": v.kind,
                        "best_columns": list(v.best_columns)}
         for v in verdicts
     }  # fmt: skip

@@ -87,7 +87,7 @@ def _side(side: int, players: tuple[str, str], known: dict[str, str]) -> str:
 def _document(done: Review, players: tuple[str, str], known: dict[str, str]) -> dict[str, Any]:
     def one(verdict: Verdict) -> dict[str, Any]:
         return {
-            "move": verdict.number,
+            "number": verdict.number,  # as a record numbers moves, from 1
             "column": verdict.column,
             "side": ("first", "second")[verdict.side],
             "verdict": verdict.kind,
@@ -126,7 +126,7 @@ def _print(done: Review, players: tuple[str, str], known: dict[str, str]) -> Non
     if done.decided:
         decisive = done.verdicts[done.decided - 1]
         click.echo(
-            f"decided at move {done.decided} ({decisive.kind}, "
+            f"decided by the {_ordinal(done.decided)} move ({decisive.kind}, "
             f"{_side(decisive.side, players, known)}):"
         )
         board = Board.decode(done.moves[: done.decided])
@@ -137,3 +137,11 @@ def _print(done: Review, players: tuple[str, str], known: dict[str, str]) -> Non
         counts = done.summary(n)
         shown = ", ".join(f"{count} {kind}" for kind, count in counts.items() if count)
         click.echo(f"{_side(n, players, known)}: {shown or 'no move'}")
+
+
+def _ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 22nd: a move's number as a record counts it, in words
+    that do not read as the realm's move number (Play's ``move``, from 0)."""
+    if number % 100 in (11, 12, 13):
+        return f"{number}th"
+    return f"{number}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(number % 10, 'th') }"

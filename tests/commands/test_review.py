@@ -19,7 +19,7 @@ def test_a_known_blunder_is_named_and_the_game_decided_there(home: Home) -> None
     assert judged["summary"]["first"]["blunder"] == 1 == judged["summary"]["second"]["blunder"]
     text = home.ok("review", "--moves", "4455").stdout
     assert "3. red: column 5  blunder: a loss to the other's stone 20, where column 4" in text
-    assert "decided at move 4 (blunder, yellow):" in text
+    assert "decided by the 4th move (blunder, yellow):" in text
 
 
 def test_a_perfect_game_by_c4_bot_against_itself_has_no_fault(chain: Home, c4_bin: str) -> None:
