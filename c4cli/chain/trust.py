@@ -102,14 +102,12 @@ class IndexedTx(NamedTuple):
 class Caught(NamedTuple):
     """What bringing a history up to its node's proven head did: the last block it now
     holds, the realm's transactions it found on the way, the head when that holds
-    transactions no later block proves yet (0: none waits), and the times (unix
-    seconds) of the last block held and of the proven head: a node answers a query at
-    a block between the two (0: not known)."""
+    transactions no later block proves yet (0: none waits), and the proven head's time
+    (unix seconds; 0: not known): no node answers a query at a later block."""
 
     height: int
     found: int
     waiting: int
-    time: int = 0
     head_time: int = 0
 
 

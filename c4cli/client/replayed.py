@@ -47,6 +47,9 @@ class Computed(NamedTuple):
     unknown: str
     calls: list[tuple[IndexedTx, int | None]]  # each delivered call, with its game
     flows: list[Flow]  # the coins each moved, in the chain's order
+    # The time of the last block that held a transaction about the realm (0: none): the
+    # realm's state stands from there to the head, so any block between answers it.
+    changed: int = 0
 
 
 def computed(history: RealmHistory, height: int) -> Computed:
@@ -56,7 +59,9 @@ def computed(history: RealmHistory, height: int) -> Computed:
     state: RealmState | None = None
     calls: list[tuple[IndexedTx, int | None]] = []
     flows: list[Flow] = []
+    changed = 0
     for row in history.rows(kinds=ABOUT_GAMES):
+        changed = row.time
         if not row.ok:
             continue
         if row.kind == SEND:
@@ -88,7 +93,7 @@ def computed(history: RealmHistory, height: int) -> Computed:
             flows.append(flow)
     if state is None:
         return Computed(None, height, UNDEPLOYED, calls, flows)
-    return Computed(state, height, "", calls, flows)
+    return Computed(state, height, "", calls, flows, changed)
 
 
 def _sent_to(row: IndexedTx, address: str) -> int:

@@ -8,7 +8,7 @@ the blocks made since), c4's mirror of the realm runs its delivered calls again
 (:mod:`c4cli.client.replayed`, once a run while the history does not grow), and the
 value the mirror makes is the one shown. The node's answer only checks it: it must be
 the mirror's, byte for byte, at the block time it gives (a time between the last block
-the history holds and the proven head's; else the head's). Different is exit 4 naming
+that changed the realm and the proven head's; else the head's). Different is exit 4 naming
 what and both values: a node that lies, or c4's mirror and the GnoVM that differ, must
 be known at once, never shown as the realm's state.
 
@@ -133,7 +133,7 @@ class Checker:
             if done.state is None or done.unknown:
                 self.unchecked[expression] = done.unknown
                 return value
-            ours = _mirror(done.state, expression, value, self._caught)
+            ours = _mirror(done, expression, value, self._caught)
             if ours is None:
                 self.unchecked[expression] = f"c4's mirror does not make {expression}"
                 return value
@@ -145,7 +145,7 @@ class Checker:
             if not caught.found and not caught.waiting:
                 # No transaction of the realm since: its state stands (blocks without
                 # one, empty or not, change nothing of it), and the node's must be it.
-                ours = _mirror(done.state, expression, value, caught)
+                ours = _mirror(done, expression, value, caught)
                 if ours == value:
                     return self._held(expression, value)
                 raise Unverified(_difference(expression, value, str(ours), caught.height))
@@ -155,7 +155,7 @@ class Checker:
                 break  # a head no later block proves, again: waiting more proves nothing
             waited_on = caught.waiting
         done = self.computed()
-        ours = None if done.state is None else _mirror(done.state, expression, value, self._caught)
+        ours = _mirror(done, expression, value, self._caught)
         if ours is None or done.unknown:  # the history grew past what c4 can make
             self.unchecked[expression] = done.unknown or f"c4's mirror does not make {expression}"
             return value
@@ -225,12 +225,15 @@ def verification_of(reader: object, *expressions: str) -> Verification | None:
     return None
 
 
-def _mirror(state: RealmState, expression: str, value: str, caught: Caught) -> str | None:
+def _mirror(done: Computed, expression: str, value: str, caught: Caught) -> str | None:
     """What the mirror answers ``expression`` with; None for an expression it does not
-    make. An accessor's JSON carries the block time it was read at: the one ``value``
-    (the node's answer) gives, when it falls between the times of the last block the
-    history holds and of the proven head (a node answers at its last block); else the
-    proven head's, and a forged time differs."""
+    make (or a state the history cannot make). An accessor's JSON carries the block
+    time it was read at: the one ``value`` (the node's answer) gives, when it falls
+    between the last block that held a transaction about the realm (the state stands
+    from there) and the proven head; else the proven head's, and a forged time differs."""
+    state = done.state
+    if state is None:
+        return None
     if expression in VARIABLES:
         return VARIABLES[expression](state)
     found = _EXPRESSION.match(expression)
@@ -240,7 +243,7 @@ def _mirror(state: RealmState, expression: str, value: str, caught: Caught) -> s
     now = caught.head_time
     try:
         said = json.loads(value).get("now")
-        if type(said) is int and caught.time <= said <= caught.head_time:
+        if type(said) is int and done.changed <= said <= caught.head_time:
             now = said
     except (ValueError, AttributeError, TypeError, RecursionError):
         pass  # not JSON: the mirror's answer will differ, and say so

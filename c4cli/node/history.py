@@ -28,7 +28,7 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
-SCHEMA_VERSION = 3  # 3: the last block's time, and the packages that import the realm
+SCHEMA_VERSION = 3  # 3: the packages that import the realm, kept
 # A row is what the replay and the listings read, in the chain's order (the table is
 # its own index); a transaction's hash is the sha256 of its bytes, made again on reading.
 SCHEMA = """
@@ -51,14 +51,12 @@ CREATE TABLE IF NOT EXISTS txs (
 
 class Synced(NamedTuple):
     """How far the index reaches: blocks ``first`` to ``height`` read, the last one's
-    hash (hex), the realm's deployment when a block held it (0: not seen), and the
-    last block's time (unix seconds; 0 in an index written before it was kept)."""
+    hash (hex), and the realm's deployment when a block held it (0: not seen)."""
 
     first: int
     height: int
     block_hash: str
     deployed: int
-    time: int = 0
 
 
 class RealmIndex:
@@ -130,11 +128,7 @@ class RealmIndex:
         if "height" not in meta:
             return None
         return Synced(
-            int(meta["first"]),
-            int(meta["height"]),
-            meta["block_hash"],
-            int(meta["deployed"]),
-            int(meta.get("time") or 0),
+            int(meta["first"]), int(meta["height"]), meta["block_hash"], int(meta["deployed"])
         )
 
     def importers(self) -> set[str]:

@@ -105,7 +105,7 @@ class NodeHistory:
     def catch_up(self) -> Caught:
         report = self.sync()
         reached = report.reached
-        return Caught(reached.height, report.found, report.waiting, reached.time, report.head.time)
+        return Caught(reached.height, report.found, report.waiting, report.head.time)
 
     def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
         return self.index.txs(kinds=kinds)
@@ -140,9 +140,7 @@ def sync(
             low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
             done = _chunk(reader, verifier, reached, low, high, head, known, importers)
             deployed = next((r.height for r in done.rows if r.kind == DEPLOY and r.ok), 0)
-            reached = Synced(
-                reached.first, high, done.top, reached.deployed or deployed, done.top_time
-            )
+            reached = Synced(reached.first, high, done.top, reached.deployed or deployed)
             index.append(done.rows, reached, importers)
             busy, found = busy + done.busy, found + len(done.rows)
             busy_head = done.busy_above
@@ -205,7 +203,6 @@ class Chunk(NamedTuple):
 
     rows: list[IndexedTx]
     top: str
-    top_time: int
     busy: int
     busy_above: bool
 
@@ -255,8 +252,7 @@ def _chunk(
     busy = [h for h in range(low, high + 1) if answers.int64(headers[h]["num_txs"]) > 0]
     rows = _realm_txs(reader, headers, hashes, busy, importers)
     above = answers.int64(headers[high + 1]["num_txs"]) > 0
-    top_time = answers.unix_time(headers[high]["time"])
-    return Chunk(rows, hashes[high].hex().upper(), top_time, len(busy), above)
+    return Chunk(rows, hashes[high].hex().upper(), len(busy), above)
 
 
 def _hash_chain(
