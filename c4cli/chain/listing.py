@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from c4cli.local.log import TxEntry
 
 LANDED = "landed"
+REFUSED = "refused"
 
 
 def messages(tx: Tx) -> Messages:
@@ -180,7 +181,7 @@ def node_tx(
         "hash": str(found.get("hash")),
         "height": int(found.get("height") or 0),
         "time": time,
-        "tx_status": "refused" if error else LANDED,
+        "tx_status": REFUSED if error else LANDED,
         "ok": not error,
         "error": error or None,
         "signer": None,

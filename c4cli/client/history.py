@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from c4cli.chain.clock import format_time
+from c4cli.chain.listing import LANDED, REFUSED, messages
 from c4cli.chain.trust import IndexedTx
 from c4cli.client import connect
 from c4cli.errors import BadInput
@@ -61,12 +62,15 @@ def synced(
 
 def listed(row: IndexedTx) -> dict[str, Any]:
     """One transaction of the realm's history as `c4 log --realm` lists it: where and
-    when, who signed (and with which session key), what it called, and its fate."""
+    when, who signed (and with which session key), what it called, and its fate; each
+    in the words `c4 log` gives a transaction (``tx_status``, ``func``, ``args``,
+    ``send``, ``to``), beside the history's own (``kind``, ``calls``)."""
     calls: list[dict[str, Any]] = []
     try:
-        msgs = decode_tx(row.tx)["msg"]
+        tx = decode_tx(row.tx)
     except (DecodeError, UnicodeDecodeError):
-        msgs = []
+        tx = {"msg": []}  # type: ignore[typeddict-item]
+    msgs = tx["msg"]
     for msg in msgs:
         kind = msg.get("@type")
         if kind == MSG_CALL:
@@ -86,8 +90,10 @@ def listed(row: IndexedTx) -> dict[str, Any]:
         "time": format_time(row.time),
         "hash": row.hash,
         "kind": row.kind,
+        "tx_status": LANDED if row.ok else REFUSED,
         "signer": row.signer or None,
         "session": row.session or None,
+        **messages(tx),
         "calls": calls,
         "ok": row.ok,
         "error": row.error or None,

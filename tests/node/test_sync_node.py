@@ -70,6 +70,11 @@ def test_a_home_that_played_nothing_lists_every_players_transaction(
     assert [tx["hash"] for tx in history[1:]] == [tx["hash"] for tx in mine]
     assert [tx["height"] for tx in history[1:]] == [tx["height"] for tx in mine]
     assert [tx["signer"] for tx in history[1:]] == [tx["signer"] for tx in mine]
+    # The same kind of row in the same words as `c4 log --json` (issue 60).
+    shared = ("hash", "height", "time", "tx_status", "ok", "signer", "func", "args", "send", "to")
+    assert [{k: tx[k] for k in shared} for tx in history[1:]] == [
+        {k: tx[k] for k in shared} for tx in mine
+    ]
     funcs = [tx["calls"][0]["func"] for tx in history[1:]]
     assert funcs == ["Offer", "Accept", "Reveal", "RevealSeed", *["Play"] * 7, "Offer"]
     assert all(tx["ok"] and tx["kind"] == "call" for tx in history[1:])
@@ -556,6 +561,12 @@ def test_coins_sent_to_the_realm_are_a_surplus_not_a_shortfall(
     books = json.loads(result.stdout)
     assert books["discrepancies"] == [] and books["surplus_ugnot"] == before["surplus_ugnot"] + 1
     assert "beyond what it owes" in home.ok("audit").stdout
+    # A balance is the node's word (issue 63 proves it): said, beside the amount alone.
+    balance = home.run("query", "balance", address)
+    assert balance.stdout.strip() == f"{books['balance_ugnot']}ugnot", balance.stdout
+    assert "the node's word" in balance.stderr, balance.stderr
+    said = json.loads(home.run("query", "balance", address, "--json").stdout)
+    assert said["verified"] is False and "node's word" in said["unverified"], said
 
 
 # Two keys gnokey holds (BIP39 of fixed entropy); c4 never holds them.
