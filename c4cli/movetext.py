@@ -99,7 +99,7 @@ def moves_from(given: str, what: str) -> str:
 
 def record_from(given: str, what: str) -> GameRecord:
     """What a command was given as a game (see :func:`moves_from`), with the record's
-    tags where it was one (none for bare digits)."""
+    tags where it was one (bare digits: their Moves alone)."""
     if re.fullmatch(r"[0-9]*", given):
         return _bare(given)
     source = "stdin" if given == "-" else given
