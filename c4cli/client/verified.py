@@ -225,6 +225,13 @@ def verification_of(reader: object, *expressions: str) -> Verification | None:
     return None
 
 
+def marks_of(reader: object) -> dict[str, object]:
+    """The "verified" marks a view's JSON carries of what it read through ``reader``
+    (none on the local chain, nor with --trust-node)."""
+    verification = verification_of(reader)
+    return {} if verification is None else verification.json()
+
+
 def _mirror(done: Computed, expression: str, value: str, caught: Caught) -> str | None:
     """What the mirror answers ``expression`` with; None for an expression it does not
     make (or a state the history cannot make). An accessor's JSON carries the block

@@ -13,7 +13,7 @@ from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.player import STATUSES, Group, Ledger, Standing, expired_offers, ledger
-from c4cli.client.verified import verification_of
+from c4cli.client.verified import marks_of, verification_of
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.calls import run_call
@@ -72,13 +72,12 @@ def games(key: str, status: str | None, home: Path, as_json: bool) -> None:
     found = ledger(chain, address, landing)
     shown = [s for s in found.standings if status is None or s.group in STATUSES[status]]
     known = names(home)
-    verification = verification_of(chain)
     if as_json:
-        marks = {} if verification is None else verification.json()
-        emit_json({**_document(found, shown, known), **marks})
+        emit_json({**_document(found, shown, known), **marks_of(chain)})
         return
     for line in _text(found, shown, known, landing, chain.exact_clock):
         echo(line)
+    verification = verification_of(chain)
     if verification is not None:
         echo(printable(verification.text()))
 

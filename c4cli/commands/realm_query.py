@@ -15,7 +15,7 @@ from c4cli.chain.interface import ChainReader
 from c4cli.cli.invocation import current
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
-from c4cli.client.verified import verification_of
+from c4cli.client.verified import marks_of, verification_of
 from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.text import game_id_arg
@@ -75,7 +75,7 @@ def answer(
                     "collected_ugnot": fees["collected"],
                     "owner": fees["owner"] or None,
                     "pending_owner": fees["pending_owner"] or None,
-                    **_marks(chain),
+                    **marks_of(chain),
                 }
             )
         else:
@@ -93,7 +93,7 @@ def answer(
         document["won_ugnot"] = document.pop("won")
         document["net_ugnot"] = document.pop("net")
         if as_json:
-            emit_json({**document, **_marks(chain)})
+            emit_json({**document, **marks_of(chain)})
         else:
             for key, value in document.items():
                 if key == "won_ugnot":
@@ -127,12 +127,6 @@ def answer(
 
 def _on_node(home: Path) -> bool:
     return current().remote is not None or read_remote(home) is not None
-
-
-def _marks(chain: ChainReader) -> dict[str, object]:
-    """The "verified" marks of the realm's values read from ``chain`` (none locally)."""
-    verification = verification_of(chain)
-    return {} if verification is None else verification.json()
 
 
 def _say(chain: ChainReader, *, err: bool = False) -> None:

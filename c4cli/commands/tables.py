@@ -15,7 +15,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client.realm_client import RealmClient, Status
-from c4cli.client.verified import Verification, verification_of
+from c4cli.client.verified import Verification, marks_of, verification_of
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.text import names, who
@@ -42,7 +42,7 @@ def lobby(home: Path, as_json: bool) -> None:
         # ActiveJSON as the realm gives it, with the fee for new offers in it whatever
         # the realm's version (the one deployed on gno.land leaves it out).
         document = json.loads(realm.active_json(0, 100))
-        emit_json({"now": document["now"], "fee": lobby.fee, **document, **_marks(realm)})
+        emit_json({"now": document["now"], "fee": lobby.fee, **document, **marks_of(realm.reader)})
         return
     known = names(home)
     landing, exact = next_block_time(home)  # what a call sent now would be judged at
@@ -79,12 +79,6 @@ def lobby(home: Path, as_json: bool) -> None:
     _say_verification(verification_of(realm.reader))
 
 
-def _marks(realm: RealmClient) -> dict[str, object]:
-    """The "verified" marks of what ``realm`` read (none on the local chain)."""
-    verification = verification_of(realm.reader)
-    return {} if verification is None else verification.json()
-
-
 def _say_verification(verification: Verification | None) -> None:
     """The line that says whether a node's tables are what its signed blocks make."""
     if verification is not None:
@@ -107,7 +101,7 @@ def leaders(home: Path, as_json: bool) -> None:
     """
     realm = RealmClient(current().open_chain(home))
     if as_json:
-        emit_json({**json.loads(realm.leaders_json()), **_marks(realm)})
+        emit_json({**json.loads(realm.leaders_json()), **marks_of(realm.reader)})
         return
     wins, won = realm.leaders()
     known = names(home)
