@@ -225,6 +225,17 @@ def verification_of(reader: object, *expressions: str) -> Verification | None:
     return None
 
 
+def game_check_of(reader: object, game_id: int) -> GameCheck | None:
+    """How game ``game_id``, read through ``reader``, stands, as :func:`verification_of`
+    says it of any value, with the game's calls where the history holds them."""
+    checker = checker_of(reader)
+    if checker is not None:
+        return checker.game(game_id)
+    if getattr(reader, "proves", False):
+        return GameCheck(False, NO_HISTORY, 0, None)
+    return None
+
+
 def marks_of(reader: object) -> dict[str, object]:
     """The "verified" marks a view's JSON carries of what it read through ``reader``
     (none on the local chain, nor with --trust-node)."""

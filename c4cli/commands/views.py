@@ -16,7 +16,7 @@ import click
 from c4cli.chain.clock import format_time
 from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
-from c4cli.client.verified import NO_HISTORY, GameCheck
+from c4cli.client.verified import GameCheck, game_check_of
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
@@ -71,13 +71,7 @@ def checked(home: Path, game: GameView) -> GameCheck | None:
     """How the game, as read, stands against the realm's history on a node home (a
     value its signed blocks do not make was exit 4 already); not verified on a node
     home that keeps no history; None on the local chain and with --trust-node."""
-    chain = current().open_chain(home)
-    checker = RealmClient(chain).checker
-    if checker is not None:
-        return checker.game(game.id)
-    if getattr(chain, "proves", False):  # a node home that keeps no history of it
-        return GameCheck(False, NO_HISTORY, 0, None)
-    return None
+    return game_check_of(current().open_chain(home), game.id)
 
 
 STANDSTILL = 30  # seconds without a block after which a node's chain is said to stand still
