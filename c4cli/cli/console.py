@@ -64,11 +64,27 @@ def main() -> None:
             ending.finish(code)
         from c4cli.commands.main import main as run
     except BaseException as stop:
-        signum = getattr(stop, "signum", None)
-        if not isinstance(signum, int):
+        signum = _signum_of(stop)
+        if signum is None:
             raise
         _stopped_early(signum)
     run()
+
+
+def _signum_of(stop: BaseException) -> int | None:
+    """The signal that stopped the start-up, if one did: raised as is, or wrapped by
+    the interpreter (a signal that lands while a class is made, in a module being
+    imported, comes out as RuntimeError "Error calling __set_name__", its cause the
+    signal's exception)."""
+    seen: BaseException | None = stop
+    for _ in range(8):  # a chain this short: no loop through a cycle
+        if seen is None:
+            return None
+        signum = getattr(seen, "signum", None)
+        if isinstance(signum, int):
+            return signum
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _dial_ahead(argv: list[str]) -> None:
