@@ -68,6 +68,11 @@ def claim_port(port: int, url: str) -> None:
             ) from None
 
 
+# The packages of gno's examples that the realm imports (on gno.land they are deployed
+# in its genesis, as they are on a node c4 starts).
+EXAMPLES_IMPORTED = ("gno.land/p/nt/avl/v0",)
+
+
 def gno_sources() -> Path:
     """The rules package and the realm in Gno, as installed with c4 (``c4cli/gno``: in a
     checkout, a link to the repository's ``gno/``; in a wheel, a copy of it)."""
@@ -246,10 +251,19 @@ class DevNode:
         return path.read_text(errors="replace")[-2000:].strip() if path.exists() else ""
 
     def _gnoroot(self) -> None:
-        """A GNOROOT with gno's standard libraries and no example packages: genesis
-        loads every package under ``examples/``, and an empty one starts in a second."""
+        """A GNOROOT with gno's standard libraries and, of its example packages, only
+        those the realm imports: genesis loads every package under ``examples/``, and
+        all of them would take a minute to start where these take a second."""
         root = self.dir / "gnoroot"
         (root / "examples").mkdir(parents=True)
+        for path in EXAMPLES_IMPORTED:  # copied (genesis follows no link), tests aside
+            into = root / "examples" / path
+            into.mkdir(parents=True)
+            for item in (self.gnoroot / "examples" / path).iterdir():
+                if item.name == "gnomod.toml" or item.name.endswith(".gno") and not (
+                    item.name.endswith(("_test.gno", "_filetest.gno"))
+                ):
+                    shutil.copy(item, into / item.name)
         for name in ("gnovm", "tm2"):
             (root / name).symlink_to(self.gnoroot / name)
         genesis = root / "gno.land" / "genesis"

@@ -64,7 +64,7 @@ def test_a_players_games_on_a_node_read_as_on_the_local_chain(
         fields = {"games": "games", "wins": "wins", "draws": "draws", "net": "won_ugnot"}
         for field, ours in fields.items():
             data = node.json(
-                "query", "vm/qeval", "--data", f'{path}.playerStats["{address}"].{field}'
+                "query", "vm/qeval", "--data", f'{path}.playerStats.Get("{address}").(*stats).{field}'
             )["data"]
             assert data.split(" ")[0].lstrip("(") == str(record[ours]), (name, field, data)
 
@@ -76,7 +76,8 @@ def three_hundred_games(name: str, text: str) -> str:
         return text
     games = (
         "\tfor i := 0; i < 300; i++ {\n"
-        f'\t\tgames = append(games, &Game{{id: len(games) + 1, creator: "{TEST1}", '
+        "\t\tgameCount++\n"
+        f'\t\tgames.Set(gameKey(gameCount), &Game{{id: gameCount, creator: "{TEST1}", '
         f'stake: 1000000, fee: 100000, commitment: "{COMMITMENT}", status: statusOpen}})\n'
         "\t}\n"
     )

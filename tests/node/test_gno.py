@@ -8,19 +8,20 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from node.gnonode import ROOT, install_gno, node_available
+from node.gnonode import ROOT, gno_home, install_gno, node_available
 from oracles import missing
 
 pytestmark = pytest.mark.node
 
 
 @pytest.fixture(scope="module")
-def gno() -> tuple[Path, dict[str, str]]:
+def gno(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     reason = node_available()
     if reason is not None:
         missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
     bin_dir, gnoroot = install_gno()
-    return bin_dir / "gno", dict(os.environ, GNOROOT=str(gnoroot))
+    home = gno_home(gnoroot, tmp_path_factory.mktemp("gnohome"))
+    return bin_dir / "gno", dict(os.environ, GNOROOT=str(gnoroot), GNOHOME=str(home))
 
 
 def run(gno: tuple[Path, dict[str, str]], *args: str) -> subprocess.CompletedProcess[str]:
