@@ -109,9 +109,7 @@ class Filler:
                 number = step - 4
                 first = first_mover(passphrase, seed, game, self.players[a], self.players[b])
                 movers = (a, b) if first == CREATOR else (b, a)
-                calls[movers[number % 2]].append(
-                    workflow.play_call(game, MOVES[number], number)
-                )
+                calls[movers[number % 2]].append(workflow.play_call(game, MOVES[number], number))
         for player, made in calls.items():
             if made:
                 self.send(player, made)

@@ -62,7 +62,10 @@ def main() -> None:
         node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
         realms = {"this checkout": ("gno.land/r/c4cli/connect4", gno / "r" / "c4cli" / "connect4")}
         if options.rev:
-            realms[options.rev] = ("gno.land/r/c4cli/before/connect4", realm_at(options.rev, folder))
+            realms[options.rev] = (
+                "gno.land/r/c4cli/before/connect4",
+                realm_at(options.rev, folder),
+            )
         for name, (path, source) in realms.items():
             node.deploy_package(source, path, DEV_MNEMONIC)
             counter = "gameCount" if name == "this checkout" else "len(games)"

@@ -130,6 +130,70 @@ class RealmHistory(Protocol):
         """The history brought up to the node's proven head (Unverified on a forgery)."""
         ...
 
-    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        """Its transactions in the chain's order (of some kinds)."""
+    def rows(self, kinds: Sequence[str] = (), above: int = 0) -> Iterator[IndexedTx]:
+        """Its transactions in the chain's order (of some kinds), of the blocks after
+        ``above``."""
         ...
+
+    def checkpoint(self, code: str) -> ReplayKeep | None:
+        """Where the state its rows make is kept between runs, by ``code`` (what names
+        the code that makes it: another's is not read); None: made each run."""
+        ...
+
+
+class Saved(NamedTuple):
+    """The realm's state as a history's rows make it through block ``height``, kept
+    between runs: the state (``RealmState.snapshot``; None before a deployment), why
+    the rest is the node's word ("" when c4 makes it), the last time a transaction
+    touched the realm, and the coins its calls moved (``Tally`` totals)."""
+
+    height: int
+    state: dict[str, Any] | None
+    unknown: str
+    changed: int
+    tally: tuple[int, ...]
+
+
+class ReplayKeep(Protocol):
+    """A history's checkpoint (:mod:`c4cli.node.checkpoint`): the last :class:`Saved`,
+    and, read one at a time, the settled games and used commitments the state leaves
+    out (what the realm's ``Store`` reads) and each game's calls (where in the history they are).
+    A part that does not hold together raises :class:`CheckpointDamaged`."""
+
+    def load(self, through: int) -> Saved | None:
+        """The kept state, when it stands at or below block ``through``."""
+        ...
+
+    def save(
+        self,
+        saved: Saved,
+        settled: Sequence[tuple[int, dict[str, Any]]],
+        used: Sequence[tuple[str, str]],
+        calls: Sequence[tuple[int, int, int]],
+    ) -> bool:
+        """``saved`` kept, with the games settled, commitments used and calls made
+        (game, height, position) since the last; False when a newer one stands."""
+        ...
+
+    def record(self, game_id: int) -> dict[str, Any]:
+        """A settled game's record (``Game.to_record``), as it was saved."""
+        ...
+
+    def used(self, address: str, commitment: str) -> bool: ...
+
+    def calls_of(self, game_id: int, through: int) -> list[IndexedTx]:
+        """The history's transactions of calls about game ``game_id`` the checkpoint
+        holds, up to block ``through``, in the chain's order."""
+        ...
+
+    def commitments(self) -> list[tuple[str, str]]:
+        """Every used commitment it keeps out of memory (a fork's genesis holds all)."""
+        ...
+
+    def discard(self) -> None:
+        """Forget it all: the next run makes the state again from the rows."""
+        ...
+
+
+class CheckpointDamaged(Exception):
+    """A checkpoint that does not hold together: made again from the history."""

@@ -13,7 +13,6 @@ says so).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import NamedTuple
 
 from c4cli.address import package_address
@@ -21,12 +20,9 @@ from c4cli.chain.controls import LocalControls
 from c4cli.chain.interface import ChainReader
 from c4cli.client.player import live_games
 from c4cli.client.realm_client import RealmClient, Status
-from c4cli.client.replayed import Flow
+from c4cli.client.replayed import Flow, Tally, tally_of
 from c4cli.coins import UGNOT, parse_coins
 from c4cli.wire.paths import BALANCES
-
-REFUNDS = ("Cancel",)  # a call whose payout gives a stake back, whatever it pays
-WITHDRAWALS = ("WithdrawFees",)
 
 
 class Books(NamedTuple):
@@ -85,21 +81,8 @@ class Books(NamedTuple):
         return found
 
 
-def books(chain: ChainReader, flows: Iterable[Flow]) -> Books:
-    """The books of ``flows`` beside what the realm holds and its balance, read now."""
-    taken = sent = paid = refunded = withdrawn = 0
-    for flow in flows:
-        if not flow.func:
-            sent += flow.sent
-            continue
-        taken += flow.sent
-        out = sum(amount for _, amount in flow.transfers)
-        if flow.func in WITHDRAWALS:
-            withdrawn += out
-        elif flow.func in REFUNDS or len(flow.transfers) > 1:
-            refunded += out  # a cancelled offer; a draw or a void game gives both back
-        else:
-            paid += out
+def books(chain: ChainReader, tally: Tally) -> Books:
+    """The books of ``tally`` beside what the realm holds and its balance, read now."""
     held = sum(
         game.stake * (1 if game.status == Status.OPEN else 2)
         for game in live_games(chain)
@@ -109,10 +92,10 @@ def books(chain: ChainReader, flows: Iterable[Flow]) -> Books:
     address = package_address(chain.realm_path)
     coins = chain.query(BALANCES + address).data.strip().strip('"')
     balance = parse_coins(coins).get(UGNOT, 0)
-    return Books(taken, sent, paid, refunded, withdrawn, held, pending, balance)
+    return Books(*tally, held, pending, balance)
 
 
-def local_flows(chain: LocalControls) -> list[Flow]:
+def local_tally(chain: LocalControls) -> Tally:
     """The coins each landed transaction of a local chain moved to and from the realm,
     from its log's listing (the local chain runs only the realm's calls), after what
     the realm held at genesis (a chain begun from a state, or forked, holds stakes)."""
@@ -135,7 +118,7 @@ def local_flows(chain: LocalControls) -> list[Flow]:
                 last = number == len(calls) - 1  # a tx's payouts, on its last call
                 func = funcs[index] if index < len(funcs) else funcs[-1]
                 flows.append(Flow(func, _ugnot(sends[index]), transfers if last else ()))
-    return flows
+    return tally_of(flows)
 
 
 def _ugnot(coins: str | None) -> int:

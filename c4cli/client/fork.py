@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import os
 import re
@@ -37,7 +36,7 @@ from typing import Any, NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.clock import format_time
-from c4cli.chain.trust import Caught, IndexedTx, RealmHistory
+from c4cli.chain.trust import Caught, CheckpointDamaged, IndexedTx, ReplayKeep
 from c4cli.client import connect, history, replayed
 from c4cli.coins import parse_coins
 from c4cli.errors import BadInput, Unreachable
@@ -135,7 +134,16 @@ def forked(
             f"the realm's state at block {at} is not one c4 can compute from its signed "
             f"blocks ({made.unknown}): a fork begins from no node's word for it"
         )
-    accounts = _accounts(reader, sorted(_named(made.state, list(through.rows()))), at)
+    try:
+        named = _named(made.state, through.signers())
+        realm = _realm_record(made.state, through.checkpoint(replayed.mirror_code()))
+    except CheckpointDamaged:  # forgotten, and the state made from the first row
+        through.checkpoint(replayed.mirror_code()).discard()
+        made = replayed.computed(through, at)
+        assert made.state is not None
+        named = _named(made.state, through.signers())
+        realm = _realm_record(made.state, through.checkpoint(replayed.mirror_code()))
+    accounts = _accounts(reader, sorted(named), at)
     origin = {
         "chain_id": chain_id,
         "url": connect.shown_url(url),
@@ -152,7 +160,7 @@ def forked(
         "account_numbers": 1 + max((a["number"] for a in accounts), default=-1),
         "gas_collected": {},
         "accounts": accounts,
-        "realm": state_document.realm_record(made.state),
+        "realm": realm,
         "origin": origin,
     }
     data = genesis_state.encoded(document)
@@ -161,16 +169,15 @@ def forked(
 
 
 class Through:
-    """A realm's history up to block ``height``, read once (a RealmHistory that no
-    longer grows: its state is computed from it, and its addresses named)."""
+    """A realm's history up to block ``height`` (a RealmHistory that no longer grows:
+    its state is computed from it, from its checkpoint when that stands no higher)."""
 
-    def __init__(self, whole: RealmHistory, height: int) -> None:
-        self.height, self._path = height, whole.realm_path
-        self._rows = list(itertools.takewhile(lambda row: row.height <= height, whole.rows()))
+    def __init__(self, whole: NodeHistory, height: int) -> None:
+        self.height, self.whole = height, whole
 
     @property
     def realm_path(self) -> str:
-        return self._path
+        return self.whole.realm_path
 
     @property
     def memo(self) -> dict[str, Any]:
@@ -182,14 +189,29 @@ class Through:
     def catch_up(self) -> Caught:
         return Caught(self.height, 0, 0)
 
-    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        return iter([row for row in self._rows if not kinds or row.kind in kinds])
+    def rows(self, kinds: Sequence[str] = (), above: int = 0) -> Iterator[IndexedTx]:
+        return self.whole.index.txs(kinds=kinds, above=above, through=self.height)
+
+    def checkpoint(self, code: str) -> ReplayKeep:
+        return self.whole.checkpoint(code)
+
+    def signers(self) -> set[str]:
+        return self.whole.index.signers(self.height)
 
 
-def _named(realm: RealmState, rows: list[IndexedTx]) -> set[str]:
+def _realm_record(realm: RealmState, keep: ReplayKeep) -> dict[str, Any]:
+    """The realm's part of a fork's genesis: its games and every commitment used, those
+    the replay's checkpoint keeps out of memory too."""
+    record = state_document.realm_record(realm)
+    pairs = {(a, c) for a, c in record["commitments"]} | set(keep.commitments())
+    record["commitments"] = sorted([a, c] for a, c in pairs)
+    return record
+
+
+def _named(realm: RealmState, signers: set[str]) -> set[str]:
     """Every address the realm's history names: who signed, who played, the owner and
     the one it waits for, and the realm itself."""
-    found = {row.signer for row in rows if row.signer}
+    found = set(signers)
     for game in realm.games.values():
         found.update(a for a in (game.creator, game.opponent, game.acceptor) if a)
     found.update(a for a in (realm.owner, realm.pending_owner) if a)

@@ -13,16 +13,31 @@ and says so.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.interface import GameCall
-from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx, RealmHistory
+from c4cli.chain.trust import (
+    CALL,
+    DEPLOY,
+    RUN,
+    SEND,
+    UNKNOWN,
+    CheckpointDamaged,
+    IndexedTx,
+    RealmHistory,
+    ReplayKeep,
+    Saved,
+)
 from c4cli.coins import UGNOT, parse_coins
 from c4cli.errors import BadInput, Unverified
 from c4cli.local import sources
+from c4cli.local.cache import code_fingerprint
 from c4cli.realm import abi, rules
-from c4cli.realm.memory import Context, RealmPanic, RealmState
+from c4cli.realm.memory import Context, Game, RealmPanic, RealmState
 from c4cli.wire.amino import DecodeError, decode_tx, package_files
 from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_SEND
 
@@ -38,6 +53,41 @@ class Flow(NamedTuple):
     transfers: tuple[tuple[str, int], ...]
 
 
+REFUNDS = ("Cancel",)  # a call whose payout gives a stake back, whatever it pays
+WITHDRAWALS = ("WithdrawFees",)
+
+
+class Tally(NamedTuple):
+    """The coins the realm's calls moved, summed (ugnot): what they sent it, what bank
+    sends gave its address, the payouts of won games, the stakes given back, the fees
+    withdrawn. Kept as sums, so that the books cost the same on any history."""
+
+    taken: int = 0
+    sent: int = 0
+    paid: int = 0
+    refunded: int = 0
+    withdrawn: int = 0
+
+    def plus(self, flow: Flow) -> Tally:
+        if not flow.func:
+            return self._replace(sent=self.sent + flow.sent)
+        out = sum(amount for _, amount in flow.transfers)
+        taken = self.taken + flow.sent
+        if flow.func in WITHDRAWALS:
+            return self._replace(taken=taken, withdrawn=self.withdrawn + out)
+        if flow.func in REFUNDS or len(flow.transfers) > 1:
+            # A cancelled offer; a draw or a void game gives both stakes back.
+            return self._replace(taken=taken, refunded=self.refunded + out)
+        return self._replace(taken=taken, paid=self.paid + out)
+
+
+def tally_of(flows: Iterable[Flow]) -> Tally:
+    tally = Tally()
+    for flow in flows:
+        tally = tally.plus(flow)
+    return tally
+
+
 class Computed(NamedTuple):
     """The realm's state as its history makes it, through the history's last block;
     ``state`` None, or ``unknown`` said, where the history cannot make it (why)."""
@@ -45,55 +95,150 @@ class Computed(NamedTuple):
     state: RealmState | None
     height: int
     unknown: str
-    calls: list[tuple[IndexedTx, int | None]]  # each delivered call, with its game
-    flows: list[Flow]  # the coins each moved, in the chain's order
+    # The delivered calls this run replayed, with their games (the earlier ones are
+    # in the checkpoint, to ``kept`` blocks).
+    calls: list[tuple[IndexedTx, int | None]]
+    tally: Tally  # the coins the delivered calls moved
     # The time of the last block that held a transaction about the realm (0: none): the
     # realm's state stands from there to the head, so any block between answers it.
     changed: int = 0
+    keep: ReplayKeep | None = None
+    kept: int = 0  # the block the checkpoint the run began from stands at
+
+
+REPLAY_VERSION = "1"  # the checkpoint's state, as this module makes and keeps it
+
+
+@lru_cache(maxsize=1)
+def mirror_code() -> str:
+    """What names the code a checkpoint's state was made by (this module's version and
+    the mirror's files): a checkpoint of another is made again, never read."""
+    return f"replay {REPLAY_VERSION} {code_fingerprint()}"
+
+
+class _Cold:
+    """The realm's ``Store`` over a checkpoint: the settled games and used commitments
+    its state leaves out, read back one at a time."""
+
+    def __init__(self, keep: ReplayKeep) -> None:
+        self.keep = keep
+
+    def game(self, game_id: int) -> Game:
+        try:
+            game = Game.from_record(self.keep.record(game_id))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CheckpointDamaged(f"game {game_id}: {exc}") from None
+        if game.id != game_id:
+            raise CheckpointDamaged(f"game {game_id} is kept as game {game.id}")
+        return game
+
+    def used(self, address: str, commitment: str) -> bool:
+        return self.keep.used(address, commitment)
 
 
 def computed(history: RealmHistory, height: int) -> Computed:
     """The state the history's delivered calls make (it holds blocks up to ``height``),
-    run again by the mirror, and the coins they moved."""
+    run again by the mirror from the history's checkpoint (kept between runs, brought
+    forward here by the rows since), and the coins they moved. A checkpoint that does
+    not hold together is forgotten, and the state made from the first row."""
+    keep = history.checkpoint(mirror_code())
+    try:
+        return _computed(history, height, keep)
+    except CheckpointDamaged:
+        if keep is None:
+            raise
+        keep.discard()
+        return _computed(history, height, keep)
+
+
+def _computed(history: RealmHistory, height: int, keep: ReplayKeep | None) -> Computed:
     realm = history.realm_path
+    address = package_address(realm)  # once a run, not once a row
+    saved = None if keep is None else keep.load(height)
+    if keep is not None and saved is None:
+        # None to begin from (or one of other code, or above ``height``): its rows
+        # would answer for games and commitments this run has not made. Made anew.
+        try:
+            keep.discard()
+        except sqlite3.Error:
+            keep = None  # a file that cannot be written: made in memory, each run
     state: RealmState | None = None
+    unknown, changed, tally, above = "", 0, Tally(), 0
+    if saved is not None:
+        if saved.state is not None:
+            assert keep is not None
+            try:
+                state = RealmState.restore(saved.state, _Cold(keep))
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise CheckpointDamaged(f"its state cannot be read: {exc}") from None
+        unknown, changed, tally, above = (
+            saved.unknown,
+            saved.changed,
+            Tally(*saved.tally),
+            saved.height,
+        )
     calls: list[tuple[IndexedTx, int | None]] = []
-    flows: list[Flow] = []
-    changed = 0
-    for row in history.rows(kinds=ABOUT_GAMES):
+    for row in () if unknown else history.rows(kinds=ABOUT_GAMES, above=above):
         changed = row.time
         if not row.ok:
             continue
         if row.kind == SEND:
-            flows.append(Flow("", _sent_to(row, package_address(realm)), ()))
+            tally = tally.plus(Flow("", _sent_to(row, address), ()))
             continue
         if row.kind == DEPLOY:
             if state is not None:
-                again = f"block {row.height} deployed the realm again"
-                return Computed(state, height, again, calls, flows)
-            foreign = _not_mirrored(row, realm)
-            if foreign:
-                return Computed(None, height, foreign, calls, flows)
-            state = RealmState(realm, row.signer)
+                unknown = f"block {row.height} deployed the realm again"
+                break
+            unknown = _not_mirrored(row, realm)
+            if unknown:
+                break
+            state = RealmState(realm, row.signer, None if keep is None else _Cold(keep))
             continue
         if state is None:
-            return Computed(None, height, UNDEPLOYED, calls, flows)
+            unknown = UNDEPLOYED
+            break
         if row.kind in (RUN, UNKNOWN):
             what = "code run once" if row.kind == RUN else "a transaction c4 does not replay"
-            return Computed(
-                state,
-                height,
+            unknown = (
                 f"block {row.height}: {what} ({row.hash}) reached the realm; from there its "
-                "state is the node's word",
-                calls,
-                flows,
+                "state is the node's word"
             )
-        for game, flow in _replay(state, realm, row):
+            break
+        for game, flow in _replay(state, realm, address, row):
             calls.append((row, game))
-            flows.append(flow)
-    if state is None:
-        return Computed(None, height, UNDEPLOYED, calls, flows)
-    return Computed(state, height, "", calls, flows, changed)
+            tally = tally.plus(flow)
+    if keep is not None and (saved is None or saved.height < height):
+        _keep(keep, Saved(height, None, unknown, changed, tuple(tally)), state, calls)
+    if state is None and not unknown:
+        unknown = UNDEPLOYED
+    kept = 0 if saved is None else saved.height
+    return Computed(state, height, unknown, calls, tally, changed, keep, kept)
+
+
+def _keep(
+    keep: ReplayKeep,
+    saved: Saved,
+    state: RealmState | None,
+    calls: list[tuple[IndexedTx, int | None]],
+) -> None:
+    """The run's state kept as the checkpoint (a file that cannot be written only makes
+    the next run replay more): the games it settled and commitments it used go to
+    their rows, and leave memory."""
+    settled = [] if state is None else state.games.settled_in_memory()
+    used = set() if state is None else state.used_commitments.recent()
+    where = [(game, row.height, row.position) for row, game in calls if game is not None]
+    try:
+        done = keep.save(
+            saved._replace(state=None if state is None else state.snapshot()),
+            [(game.id, game.to_record()) for game in settled],
+            sorted(used),
+            where,
+        )
+    except sqlite3.Error:
+        return
+    if done and state is not None:
+        state.games.release(settled)
+        state.used_commitments.release(used)
 
 
 def _sent_to(row: IndexedTx, address: str) -> int:
@@ -137,7 +282,9 @@ UNDEPLOYED = (
 )
 
 
-def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[tuple[int | None, Flow]]:
+def _replay(
+    state: RealmState, realm: str, address: str, row: IndexedTx
+) -> list[tuple[int | None, Flow]]:
     """Run a delivered transaction's calls of the realm; the game each was about, and
     the coins it moved."""
     try:
@@ -160,7 +307,7 @@ def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[tuple[int | N
             send=sent,
             now=row.time,
             height=row.height,
-            realm_address=package_address(realm),
+            realm_address=address,
             session=bool(row.session),
         )
         try:
@@ -176,13 +323,16 @@ def _replay(state: RealmState, realm: str, row: IndexedTx) -> list[tuple[int | N
 
 
 def game_calls(done: Computed, game_id: int) -> list[GameCall]:
-    """The delivered calls about one game, oldest first, as a chain's record gives them."""
+    """The delivered calls about one game, oldest first, as a chain's record gives them:
+    those the checkpoint holds, then those this run replayed."""
+    rows = [] if done.keep is None or not done.kept else done.keep.calls_of(game_id, done.kept)
+    rows += [row for row, game in done.calls if game == game_id]
     found: list[GameCall] = []
-    for row, game in done.calls:
-        if game != game_id or (found and found[-1].hash == row.hash):
+    for row in rows:
+        if found and found[-1].hash == row.hash:
             continue
-        msgs = decode_tx(row.tx)["msg"]
-        funcs = [str(m.get("func")) for m in msgs if m.get("@type") == MSG_CALL]
-        args = [[str(a) for a in m.get("args") or []] for m in msgs if m.get("@type") == MSG_CALL]
+        msgs = [m for m in decode_tx(row.tx)["msg"] if m.get("@type") == MSG_CALL]
+        funcs = [str(m.get("func")) for m in msgs]
+        args = [[str(a) for a in m.get("args") or []] for m in msgs]
         found.append(GameCall(row.height, row.hash, row.signer, funcs, args, row.time))
     return found

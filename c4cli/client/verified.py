@@ -24,14 +24,16 @@ the value is the node's word.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
+import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
-from c4cli.chain.trust import Caught, RealmHistory
-from c4cli.client.replayed import Computed, computed, game_calls
+from c4cli.chain.trust import Caught, CheckpointDamaged, RealmHistory
+from c4cli.client.replayed import Computed, computed, game_calls, mirror_code
 from c4cli.errors import Unverified
 from c4cli.realm import abi
 from c4cli.realm.memory import RealmState
@@ -123,6 +125,22 @@ class Checker:
             self._done = computed(self.history, self._caught.height)
         return self._done
 
+    def _ours(self, expression: str, value: str) -> str | None:
+        """The mirror's answer to ``expression`` (see :func:`_mirror`); a checkpoint
+        found damaged on the way is forgotten, and the state made from the first row."""
+        try:
+            return _mirror(self.computed(), expression, value, self._caught)
+        except CheckpointDamaged:
+            self._forget()
+            return _mirror(self.computed(), expression, value, self._caught)
+
+    def _forget(self) -> None:
+        keep = self.history.checkpoint(mirror_code())
+        if keep is not None:
+            with contextlib.suppress(sqlite3.Error):  # then made in memory, and not kept
+                keep.discard()
+        self._done = None
+
     def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
         """The value of ``expression`` to show: the mirror's, with ``value``, the node's
         answer, held to it (``again`` asks the node once more); the node's own only
@@ -133,7 +151,7 @@ class Checker:
             if done.state is None or done.unknown:
                 self.unchecked[expression] = done.unknown
                 return value
-            ours = _mirror(done, expression, value, self._caught)
+            ours = self._ours(expression, value)
             if ours is None:
                 self.unchecked[expression] = f"c4's mirror does not make {expression}"
                 return value
@@ -145,7 +163,7 @@ class Checker:
             if not caught.found and not caught.waiting:
                 # No transaction of the realm since: its state stands (blocks without
                 # one, empty or not, change nothing of it), and the node's must be it.
-                ours = _mirror(done, expression, value, caught)
+                ours = self._ours(expression, value)
                 if ours == value:
                     return self._held(expression, value)
                 raise Unverified(_difference(expression, value, str(ours), caught.height))
@@ -154,8 +172,8 @@ class Checker:
             elif caught.waiting == waited_on:
                 break  # a head no later block proves, again: waiting more proves nothing
             waited_on = caught.waiting
+        ours = self._ours(expression, value)
         done = self.computed()
-        ours = _mirror(done, expression, value, self._caught)
         if ours is None or done.unknown:  # the history grew past what c4 can make
             self.unchecked[expression] = done.unknown or f"c4's mirror does not make {expression}"
             return value
@@ -193,8 +211,11 @@ class Checker:
         verification = self.verification(f"GameJSON({game_id})")
         if not verification.verified:
             return GameCheck(False, verification.unverified, verification.height, None)
-        done = self.computed()
-        calls = game_calls(done, game_id)
+        try:
+            calls = game_calls(self.computed(), game_id)
+        except CheckpointDamaged:
+            self._forget()
+            calls = game_calls(self.computed(), game_id)
         return GameCheck(True, "", verification.height, calls, verification.behind)
 
 

@@ -10,7 +10,7 @@ import click
 
 from c4cli.address import package_address
 from c4cli.cli.invocation import current
-from c4cli.client.audit import Books, books, local_flows
+from c4cli.client.audit import Books, books, local_tally
 from c4cli.client.verified import checker_of
 from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
@@ -44,7 +44,7 @@ def audit(home: Path, as_json: bool) -> None:
     chain = run.open_chain(home)
     if run.remote is None and read_remote(home) is None:
         local = local_chain(home, "`c4 audit` of a local chain")
-        flows, source, height = local_flows(local), "the local chain", chain.head().height
+        tally, source, height = local_tally(local), "the local chain", chain.head().height
     else:
         brought_up(home, as_json)
         checker = checker_of(chain)
@@ -53,9 +53,9 @@ def audit(home: Path, as_json: bool) -> None:
         done = checker.computed()
         if done.unknown:
             raise Unreachable(f"the realm's books cannot be made: {done.unknown}")
-        flows, height = done.flows, done.height
+        tally, height = done.tally, done.height
         source = "the node's word at its last block"
-    found = books(chain, flows)
+    found = books(chain, tally)
     discrepancies = found.discrepancies()
     if as_json:
         emit_json(_document(found, chain.realm_path, height, source, discrepancies))

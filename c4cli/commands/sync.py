@@ -111,12 +111,8 @@ def realm_log(home: Path, as_json: bool, *, first: int, last: int | None, tail: 
     if read_remote(home) is None and current().remote is None:
         raise BadInput("--realm lists a node's realm: the local chain's c4 log lists every block")
     _, index = brought_up(home, as_json)
-    rows = [
-        listed(row)
-        for row in index.txs()
-        if row.height >= first and (last is None or row.height <= last)
-    ]
-    rows = rows[-tail:] if tail else rows
+    # The rows asked, read by their key: a tail costs what it lists, not the history.
+    rows = [listed(row) for row in index.txs(above=first - 1, through=last, tail=tail or None)]
     known = names(home)
     if as_json:
         emit_json([{**row, "signer_key": known.get(row["signer"] or "")} for row in rows])

@@ -260,9 +260,8 @@ class DevNode:
             into = root / "examples" / path
             into.mkdir(parents=True)
             for item in (self.gnoroot / "examples" / path).iterdir():
-                if item.name == "gnomod.toml" or item.name.endswith(".gno") and not (
-                    item.name.endswith(("_test.gno", "_filetest.gno"))
-                ):
+                test = item.name.endswith(("_test.gno", "_filetest.gno"))
+                if item.name == "gnomod.toml" or (item.suffix == ".gno" and not test):
                     shutil.copy(item, into / item.name)
         for name in ("gnovm", "tm2"):
             (root / name).symlink_to(self.gnoroot / name)

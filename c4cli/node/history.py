@@ -28,6 +28,7 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
+REPLAY_TABLES = ("replay_meta", "replay_settled", "replay_used", "replay_calls")
 SCHEMA_VERSION = 3  # 3: the packages that import the realm, kept
 # A row is what the replay and the listings read, in the chain's order (the table is
 # its own index); a transaction's hash is the sha256 of its bytes, made again on reading.
@@ -82,8 +83,12 @@ class RealmIndex:
             db.execute("PRAGMA journal_mode=WAL")
             (version,) = db.execute("PRAGMA user_version").fetchone()
             if version != SCHEMA_VERSION:
-                # Another version's rows (or none yet): read the blocks again.
-                db.executescript("DROP TABLE IF EXISTS txs; DROP TABLE IF EXISTS meta;")
+                # Another version's rows (or none yet): read the blocks again, and make
+                # the replay's checkpoint (node/checkpoint.py) again from them.
+                db.executescript(
+                    "DROP TABLE IF EXISTS txs; DROP TABLE IF EXISTS meta; "
+                    + "".join(f"DROP TABLE IF EXISTS {t}; " for t in REPLAY_TABLES)
+                )
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             db.executescript(SCHEMA)
             self._check(db)
@@ -177,14 +182,65 @@ class RealmIndex:
 
     # -- reading ------------------------------------------------------------------------
 
-    def txs(self, *, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        """The kept transactions in the chain's order (of some kinds)."""
+    def txs(
+        self,
+        *,
+        kinds: Sequence[str] = (),
+        above: int = 0,
+        through: int | None = None,
+        tail: int | None = None,
+    ) -> Iterator[IndexedTx]:
+        """The kept transactions in the chain's order (of some kinds), of the blocks
+        after ``above`` up to ``through``; only the last ``tail`` of them, when given.
+        The table's key is (height, position): a range is read, never the whole."""
         db = self._connect(create=False)
         if db is None:
             return
-        clause = f" WHERE kind IN ({', '.join('?' for _ in kinds)})" if kinds else ""
-        for row in db.execute(f"SELECT * FROM txs{clause} ORDER BY height, position", kinds):
+        clauses, values = ["height > ?"], [above]
+        if through is not None:
+            clauses.append("height <= ?")
+            values.append(through)
+        if kinds:
+            clauses.append(f"kind IN ({', '.join('?' for _ in kinds)})")
+        where = " AND ".join(clauses)
+        if tail is None:
+            query = f"SELECT * FROM txs WHERE {where} ORDER BY height, position"
+        else:
+            query = (
+                f"SELECT * FROM (SELECT * FROM txs WHERE {where} "
+                "ORDER BY height DESC, position DESC LIMIT ?) ORDER BY height, position"
+            )
+        for row in db.execute(query, [*values, *kinds, *([] if tail is None else [tail])]):
             yield _row(row)
+
+    def at(self, keys: Sequence[tuple[int, int]]) -> list[IndexedTx]:
+        """The kept transactions at (height, position) ``keys``, in the chain's order."""
+        db = self._connect(create=False)
+        if db is None or not keys:
+            return []
+        found = []
+        for height, position in sorted(set(keys)):
+            row = db.execute(
+                "SELECT * FROM txs WHERE height = ? AND position = ?", (height, position)
+            ).fetchone()
+            if row is not None:
+                found.append(_row(row))
+        return found
+
+    def signers(self, through: int) -> set[str]:
+        """Every account that signed a kept transaction up to block ``through``."""
+        db = self._connect(create=False)
+        if db is None:
+            return set()
+        rows = db.execute("SELECT DISTINCT signer FROM txs WHERE height <= ?", (through,))
+        return {str(signer) for (signer,) in rows if signer}
+
+    def connection(self) -> sqlite3.Connection:
+        """The file, open for writing: what the replay's checkpoint keeps beside the
+        rows (:mod:`c4cli.node.checkpoint`) goes in its own tables of it."""
+        db = self._connect(create=True)
+        assert db is not None
+        return db
 
     def count(self) -> int:
         db = self._connect(create=False)

@@ -37,6 +37,7 @@ from c4cli.chain.trust import DEPLOY, Caught, IndexedTx, Proven
 from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.answers import Header
+from c4cli.node.checkpoint import Checkpoint
 from c4cli.node.history import RealmIndex, Synced
 from c4cli.node.light import Unencodable, data_hash, header_hash
 from c4cli.node.reader import METAS, NodeReader
@@ -107,8 +108,14 @@ class NodeHistory:
         reached = report.reached
         return Caught(reached.height, report.found, report.waiting, report.head.time)
 
-    def rows(self, kinds: Sequence[str] = ()) -> Iterator[IndexedTx]:
-        return self.index.txs(kinds=kinds)
+    def rows(self, kinds: Sequence[str] = (), above: int = 0) -> Iterator[IndexedTx]:
+        return self.index.txs(kinds=kinds, above=above)
+
+    def checkpoint(self, code: str) -> Checkpoint:
+        if "checkpoint" not in self._memo:
+            self._memo["checkpoint"] = Checkpoint(self.index, code)
+        found: Checkpoint = self._memo["checkpoint"]
+        return found
 
 
 def sync(

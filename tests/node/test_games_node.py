@@ -64,7 +64,10 @@ def test_a_players_games_on_a_node_read_as_on_the_local_chain(
         fields = {"games": "games", "wins": "wins", "draws": "draws", "net": "won_ugnot"}
         for field, ours in fields.items():
             data = node.json(
-                "query", "vm/qeval", "--data", f'{path}.playerStats.Get("{address}").(*stats).{field}'
+                "query",
+                "vm/qeval",
+                "--data",
+                f'{path}.playerStats.Get("{address}").(*stats).{field}',
             )["data"]
             assert data.split(" ")[0].lstrip("(") == str(record[ours]), (name, field, data)
 
