@@ -3,7 +3,7 @@
 # version c4 is pinned to, into a cache folder that later runs reuse.
 #
 #   scripts/install-gno.sh          install if needed; print the bin folder
-#   scripts/install-gno.sh --env    print shell assignments: GNO_BIN=… GNOROOT=…
+#   scripts/install-gno.sh --env    print shell assignments: GNO_BIN=… GNOROOT=… GNOHOME=…
 #
 # Needs Go >= 1.25.9. The first build takes about two minutes on two cores.
 set -euo pipefail
@@ -35,8 +35,21 @@ if [[ ! -x "$bin/gnoland" || ! -x "$bin/gnokey" || ! -x "$bin/gno" || ! -x "$bin
         "$GNO_MODULE/gnovm/cmd/gno@$GNO_VERSION"
 fi
 
+# A GNOHOME whose package cache holds the packages of gno's examples the realm imports
+# (c4cli/gnoland/devnode.py EXAMPLES_IMPORTED), copied from GNOROOT as `gno` would
+# download them from gno.land, so that `gno test ./gno/...` downloads nothing. The
+# marker is the package's address (gno.land/p/nt/avl/v0's; a test holds it to it).
+gnohome="$cache/gnohome"
+avl="$gnohome/pkg/mod/gno.land/p/nt/avl/v0"
+if [[ ! -f "$gnohome/pkg/mod/.markers/g1zws0kzx0cugf0ajuqhaym7a7zsnqwhq2alnfa4" ]]; then
+    mkdir -p "$avl" "$gnohome/pkg/mod/.markers"
+    cp -R "$gnoroot/examples/gno.land/p/nt/avl/v0/." "$avl/"
+    chmod -R u+w "$avl"
+    touch "$gnohome/pkg/mod/.markers/g1zws0kzx0cugf0ajuqhaym7a7zsnqwhq2alnfa4"
+fi
+
 if [[ "${1:-}" == "--env" ]]; then
-    printf 'GNO_BIN=%q\nGNOROOT=%q\n' "$bin" "$gnoroot"
+    printf 'GNO_BIN=%q\nGNOROOT=%q\nGNOHOME=%q\n' "$bin" "$gnoroot" "$gnohome"
 else
     echo "$bin"
 fi

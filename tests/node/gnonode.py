@@ -49,23 +49,14 @@ def install_gno() -> tuple[Path, Path]:
     return Path(env["GNO_BIN"]), Path(env["GNOROOT"])
 
 
-def gno_home(gnoroot: Path, folder: Path) -> Path:
-    """A GNOHOME whose package cache holds the packages of gno's examples the realm
-    imports, from GNOROOT, as `gno` would download them from gno.land: `gno test` and
-    `gno lint` find them there and download nothing."""
-    from c4cli.address import package_address
-    from c4cli.gnoland.devnode import EXAMPLES_IMPORTED
-
-    cache = folder / "pkg" / "mod"
-    (cache / ".markers").mkdir(parents=True, exist_ok=True)
-    for path in EXAMPLES_IMPORTED:
-        target = cache / path
-        if not target.exists():
-            shutil.copytree(gnoroot / "examples" / path, target)
-            for item in [target, *target.rglob("*")]:
-                item.chmod(0o755 if item.is_dir() else 0o644)  # the module cache's are read-only
-        (cache / ".markers" / package_address(path)).touch()
-    return folder
+def gno_home() -> Path:
+    """The GNOHOME the install script prepares: its package cache holds the packages of
+    gno's examples the realm imports, so `gno test` and `gno lint` download nothing."""
+    proc = subprocess.run(
+        ["bash", str(INSTALL), "--env"], capture_output=True, text=True, timeout=1200
+    )
+    env = dict(line.split("=", 1) for line in proc.stdout.split())
+    return Path(env["GNOHOME"])
 
 
 def gnokey_with_test1(folder: Path) -> tuple[str, str, str]:

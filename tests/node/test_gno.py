@@ -15,12 +15,12 @@ pytestmark = pytest.mark.node
 
 
 @pytest.fixture(scope="module")
-def gno(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+def gno() -> tuple[Path, dict[str, str]]:
     reason = node_available()
     if reason is not None:
         missing("go", reason + " (scripts/install-gno.sh installs gnoland, gnokey and gno)")
     bin_dir, gnoroot = install_gno()
-    home = gno_home(gnoroot, tmp_path_factory.mktemp("gnohome"))
+    home = gno_home()
     return bin_dir / "gno", dict(os.environ, GNOROOT=str(gnoroot), GNOHOME=str(home))
 
 
@@ -48,3 +48,14 @@ def test_gno_code_is_formatted_and_lint_clean(gno: tuple[Path, dict[str, str]]) 
     assert fmt.returncode == 0 and not fmt.stdout.strip(), fmt.stdout + fmt.stderr
     lint = run(gno, "lint", "./gno/...")
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_the_install_scripts_package_cache_is_marked_as_gno_marks_it() -> None:
+    """gno finds a package in its cache by a marker named by the package's address:
+    the one scripts/install-gno.sh writes is the address c4 derives for each package."""
+    from c4cli.address import package_address
+    from c4cli.gnoland.devnode import EXAMPLES_IMPORTED
+
+    script = (ROOT / "scripts" / "install-gno.sh").read_text()
+    for path in EXAMPLES_IMPORTED:
+        assert f".markers/{package_address(path)}" in script and path in script

@@ -1,0 +1,110 @@
+"""A verified read against the realm's history: `c4 show`, `lobby` and `audit` on a
+node home at a few sizes of history, beside the same command with --trust-node.
+
+    python bench/verified_reads.py [--at 500,5000,20000] [--rounds 5]
+
+Starts a gnoland v1.7.1 (scripts/install-gno.sh), deploys the realm, and fills it
+with whole games, one call a transaction (bench/fill.py). At each size a home that
+took part in nothing is synced once, its first command (which makes the
+checkpoint) is timed, then each command runs ``--rounds`` times in turns with its
+--trust-node twin, and the medians are printed. A second home, synced at the first
+size and left, catches up at the last one: the time of its first `c4 show`.
+
+Issue 61's targets: at 20,000 realm transactions a verified `c4 show` and `lobby`
+within 1.3x of --trust-node and within 1.2x of the same at 500; `c4 audit` within 2x
+of `c4 show`; a home away for 15,000 transactions catches up at most 1 ms each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE))
+
+from fill import FUNDS, Filler, addresses  # noqa: E402
+from node.gnonode import GnoNode, install_gno  # noqa: E402
+
+from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
+
+REALM_PATH = "gno.land/r/c4cli/connect4"
+PACKAGE_PATH = "gno.land/p/c4cli/gno4"
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
+C4 = str(Path(sys.executable).with_name("c4"))
+CALLS_A_GAME = 11
+
+
+def timed(home: Path, *args: str) -> float:
+    env = dict(os.environ, C4_HOME=str(home), C4_PASSWORD="", C4_QUIET="1")
+    began = time.perf_counter()
+    run = subprocess.run([C4, *args], env=env, capture_output=True, text=True, timeout=900)
+    took = time.perf_counter() - began
+    assert run.returncode in (0, 1), (args, run.stdout, run.stderr)
+    return took * 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--at", default="500,5000,20000", help="Realm transactions.")
+    parser.add_argument("--rounds", type=int, default=5)
+    options = parser.parse_args()
+    sizes = sorted({int(n) for n in options.at.split(",")})
+    bin_dir, gnoroot = install_gno()
+    folder = Path(tempfile.mkdtemp(prefix="c4-verified-reads-"))
+    node = GnoNode(bin_dir, gnoroot, folder / "node")
+    node.create({address: FUNDS for address in addresses()} | {TEST1: FUNDS})
+    node.configure({"consensus.timeout_commit": "20ms", "consensus.timeout_propose": "200ms"})
+    node.launch()
+    try:
+        gno = HERE.parent / "gno"
+        node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
+        node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
+        filler = Filler(node, REALM_PATH)
+        away = folder / "away"
+        for size in sizes:
+            filler.games(max(size // CALLS_A_GAME - filler.made, 0), per_tx=1)
+            measure(node, folder / f"at-{size}", size, options.rounds)
+            if size == sizes[0]:
+                timed_init(away, node.url)
+                timed(away, "sync")
+        took = timed(away, "show", "1")
+        print(f"a home synced at {sizes[0]} and back at {sizes[-1]}: first `c4 show` {took:.0f} ms")
+    finally:
+        node.stop()
+
+
+def timed_init(home: Path, url: str) -> None:
+    timed(home, "init", "--remote", url, "--realm-path", REALM_PATH)
+
+
+def measure(node: GnoNode, home: Path, size: int, rounds: int) -> None:
+    timed_init(home, node.url)
+    synced = timed(home, "sync")
+    first = timed(home, "show", "1")
+    commands = {"show": ["show", "1"], "lobby": ["lobby"], "audit": ["audit"]}
+    found: dict[str, list[float]] = {}
+    for _ in range(rounds):
+        for name, args in commands.items():
+            found.setdefault(name, []).append(timed(home, *args))
+            if name != "audit":
+                found.setdefault(f"{name} --trust-node", []).append(
+                    timed(home, "--trust-node", *args)
+                )
+    load = os.getloadavg()[0]
+    medians = {name: statistics.median(times) for name, times in found.items()}
+    print(f"{size} realm transactions (load {load:.2f}): sync {synced:.0f} ms, first show "
+          f"{first:.0f} ms")  # fmt: skip
+    for name, value in medians.items():
+        print(f"  {name:<20} {value:7.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
