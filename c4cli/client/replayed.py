@@ -147,7 +147,10 @@ def computed(history: RealmHistory, height: int) -> Computed:
     except CheckpointDamaged:
         if keep is None:
             raise
-        keep.discard()
+        try:
+            keep.discard()
+        except sqlite3.Error:  # a file that cannot be written: made in memory, each run
+            return _computed(history, height, None)
         return _computed(history, height, keep)
 
 
@@ -165,18 +168,14 @@ def _computed(history: RealmHistory, height: int, keep: ReplayKeep | None) -> Co
     state: RealmState | None = None
     unknown, changed, tally, above = "", 0, Tally(), 0
     if saved is not None:
-        if saved.state is not None:
-            assert keep is not None
-            try:
+        assert keep is not None
+        try:
+            if saved.state is not None:
                 state = RealmState.restore(saved.state, _Cold(keep))
-            except (KeyError, TypeError, ValueError, AttributeError) as exc:
-                raise CheckpointDamaged(f"its state cannot be read: {exc}") from None
-        unknown, changed, tally, above = (
-            saved.unknown,
-            saved.changed,
-            Tally(*saved.tally),
-            saved.height,
-        )
+            tally = Tally(*saved.tally)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise CheckpointDamaged(f"its state cannot be read: {exc}") from None
+        unknown, changed, above = saved.unknown, saved.changed, saved.height
     calls: list[tuple[IndexedTx, int | None]] = []
     for row in () if unknown else history.rows(kinds=ABOUT_GAMES, above=above):
         changed = row.time
