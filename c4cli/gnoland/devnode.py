@@ -279,9 +279,18 @@ class DevNode:
 
     # -- deploying ---------------------------------------------------------------------
 
-    def deploy(self, pkgdir: Path, pkgpath: str, mnemonic: str) -> None:
+    def deploy(
+        self,
+        pkgdir: Path,
+        pkgpath: str,
+        mnemonic: str,
+        max_deposit: str = "",
+        gas_wanted: int = 200_000_000,
+    ) -> None:
         """``gnokey maketx addpkg`` a package folder, signed by ``mnemonic``'s key (the
-        deployer, who owns a realm)."""
+        deployer, who owns a realm); its storage deposit bounded by ``max_deposit`` (""
+        for the chain's default bound), its gas by ``gas_wanted`` (paid at 0.05 ugnot
+        a unit)."""
         keyhome = self.dir / "gnokey"
         if not (keyhome / "data").exists():
             self._gnokey(["add", "deployer", "--recover"], f"{mnemonic}\n\n\n")
@@ -294,9 +303,10 @@ class DevNode:
                 "-pkgdir",
                 str(pkgdir),
                 "-gas-fee",
-                "10000000ugnot",
+                f"{gas_wanted // 20}ugnot",
                 "-gas-wanted",
-                "200000000",
+                str(gas_wanted),
+                *(["-max-deposit", max_deposit] if max_deposit else []),
                 "-broadcast",
                 "-chainid",
                 CHAIN_ID,

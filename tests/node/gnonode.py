@@ -108,9 +108,16 @@ class GnoNode(DevNode):
             self.stopped_at = self.latest_height()
         super().stop()
 
-    def deploy(self, pkgdir: Path, pkgpath: str, mnemonic: str) -> None:
+    def deploy(
+        self,
+        pkgdir: Path,
+        pkgpath: str,
+        mnemonic: str,
+        max_deposit: str = "",
+        gas_wanted: int = 200_000_000,
+    ) -> None:
         try:
-            super().deploy(pkgdir, pkgpath, mnemonic)
+            super().deploy(pkgdir, pkgpath, mnemonic, max_deposit, gas_wanted)
         except Unreachable as exc:
             raise NodeError(str(exc)) from None
 

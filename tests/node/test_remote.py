@@ -46,7 +46,9 @@ def deploy_copy(gno_node: Any, path: str, folder: Path, patch: Patch = unchanged
             text = source.read_text()
             (package / source.name).write_text(patch(source.name, text))
     (package / "gnomod.toml").write_text(f'module = "{path}"\ngno = "0.9"\n')
-    gno_node.deploy(package, path, DEV_MNEMONIC)
+    # A patched realm may start with many games: its storage deposit and gas bounded
+    # above the chain's default (300 games in trees lock some 116 GNOT, and burn 232 M).
+    gno_node.deploy(package, path, DEV_MNEMONIC, "1000000000ugnot", 600_000_000)
 
 
 def home_with_keys(gno_node: Any, folder: Path) -> Home:
