@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from c4cli.errors import BadInput, Unreachable
+from c4cli.gnoland.binaries import GNO_VERSION
 
 CHAIN_ID = "dev"
 NODE_DIR = "node"
@@ -257,9 +258,14 @@ class DevNode:
         root = self.dir / "gnoroot"
         (root / "examples").mkdir(parents=True)
         for path in EXAMPLES_IMPORTED:  # copied (genesis follows no link), tests aside
-            into = root / "examples" / path
+            into, source = root / "examples" / path, self.gnoroot / "examples" / path
+            if not source.is_dir():
+                raise NodeFailed(
+                    f"{source} is missing: the realm imports {path}, which gno's sources "
+                    f"hold (GNOROOT {self.gnoroot} is not a whole gno {GNO_VERSION} checkout)"
+                )
             into.mkdir(parents=True)
-            for item in (self.gnoroot / "examples" / path).iterdir():
+            for item in source.iterdir():
                 test = item.name.endswith(("_test.gno", "_filetest.gno"))
                 if item.name == "gnomod.toml" or (item.suffix == ".gno" and not test):
                     shutil.copy(item, into / item.name)
