@@ -137,15 +137,24 @@ class Filler:
     def count(self) -> int:
         return int(self.node.qeval(self.realm, self.counter).split(" ")[0].lstrip("("))
 
-    def settle(self, timeout: float = 1800) -> None:
-        """Wait until every transaction sent is in a block, then check that each game
-        was made and none is left open or in play."""
+    def resync(self) -> None:
+        """The keys' sequences read again, after others signed for them (c4 itself)."""
+        self.settle_sent()
+        self.sequences = [self.node.account(address)[1] for address in self.players]
+
+    def settle_sent(self, timeout: float = 1800) -> None:
+        """Wait until every transaction sent is in a block."""
         deadline = time.monotonic() + timeout
         for player, address in enumerate(self.players):
             while self.node.account(address)[1] < self.sequences[player]:
                 if time.monotonic() > deadline:
                     raise RuntimeError("the node did not take every transaction in time")
                 time.sleep(0.2)
+
+    def settle(self, timeout: float = 1800) -> None:
+        """Wait until every transaction sent is in a block, then check that each game
+        was made and none is left open or in play."""
+        self.settle_sent(timeout)
         counted = self.count()
         live = self.node.query("vm/qeval", f"{self.realm}.ActiveJSON(0, 100)")[0]
         if counted != self.made or '"games":[]' not in live.replace('\\"', '"'):

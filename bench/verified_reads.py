@@ -10,7 +10,10 @@ checkpoint) is timed, then each command runs ``--rounds`` times in turns with it
 --trust-node twin, and the medians are printed. A second home, synced at the first
 size and left, catches up at the last one: the time of its first `c4 show`.
 
-Issue 61's targets: at 20,000 realm transactions a verified `c4 show` and `lobby`
+`c4 play` is timed in a game of the filler's first two keys, added to the home: a
+real move each time, verified and with --trust-node in turns.
+
+Issue 61's targets: at 20,000 realm transactions a verified `c4 show`, `lobby` and `play`
 within 1.3x of --trust-node and within 1.2x of the same at 500; `c4 audit` within 2x
 of `c4 show`; a home away for 15,000 transactions catches up at most 1 ms each.
 """
@@ -30,10 +33,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
-from fill import FUNDS, Filler, addresses  # noqa: E402
+from fill import FUNDS, STAKE, Filler, addresses, key_of  # noqa: E402
 from node.gnonode import GnoNode, install_gno  # noqa: E402
 
-from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
+from c4cli.client import workflow  # noqa: E402
+from c4cli.commitment import commitment_of  # noqa: E402
+from c4cli.home.keys import DEV_MNEMONIC, Keyring  # noqa: E402
+from c4cli.realm.memory import first_mover  # noqa: E402
+from c4cli.realm.rules import CREATOR  # noqa: E402
 
 REALM_PATH = "gno.land/r/c4cli/connect4"
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
@@ -71,7 +78,7 @@ def main() -> None:
         away = folder / "away"
         for size in sizes:
             filler.games(max(size // CALLS_A_GAME - filler.made, 0), per_tx=1)
-            measure(node, folder / f"at-{size}", size, options.rounds)
+            measure(node, filler, folder / f"at-{size}", size, options.rounds)
             if size == sizes[0]:
                 timed_init(away, node.url)
                 timed(away, "sync")
@@ -85,12 +92,44 @@ def timed_init(home: Path, url: str) -> None:
     timed(home, "init", "--remote", url, "--realm-path", REALM_PATH)
 
 
-def measure(node: GnoNode, home: Path, size: int, rounds: int) -> None:
+def plays(filler: Filler, home: Path, rounds: int) -> dict[str, list[float]]:
+    """`c4 play` verified and with --trust-node, in turns, in one more game of players 0
+    and 1 (their keys added to ``home``): each a real move, sent and landed; the game
+    then won, untimed, and the filler's sequences read again."""
+    game = filler.made + 1
+    filler.made += 1
+    passphrase, seed = f"bench-{game}", f"bench-seed-{game}"
+    a, b = 0, 1
+    filler.send(a, [workflow.offer_call(STAKE, commitment_of(passphrase), valid_for=60,
+                                        max_fee=500_000)])  # fmt: skip
+    filler.send(b, [workflow.accept_call(game, commitment_of(seed), STAKE)])
+    filler.send(a, [workflow.reveal_call(game, passphrase, acceptor=False)])
+    filler.send(b, [workflow.reveal_call(game, seed, acceptor=True)])
+    filler.settle_sent()
+    keyring = Keyring(home)
+    for n in (a, b):
+        keyring.add(f"p{n}", key_of(n), "")
+    first = first_mover(passphrase, seed, game, filler.players[a], filler.players[b])
+    movers = ("p0", "p1") if first == CREATOR else ("p1", "p0")
+    found: dict[str, list[float]] = {"play": [], "play --trust-node": []}
+    for number in range(min(2 * rounds, 6)):  # columns 4 and 5 in turns: no four yet
+        trusting = ["--trust-node"] if number % 2 else []
+        name = "play --trust-node" if trusting else "play"
+        found[name].append(timed(home, *trusting, "play", str(game), "45"[number % 2],
+                                 movers[number % 2]))  # fmt: skip
+    for number in range(len(found["play"]) * 2, 7):  # on to the win: no game left live
+        timed(home, "play", str(game), "45"[number % 2], movers[number % 2])
+    filler.resync()
+    return found
+
+
+def measure(node: GnoNode, filler: Filler, home: Path, size: int, rounds: int) -> None:
     timed_init(home, node.url)
     synced = timed(home, "sync")
     first = timed(home, "show", "1")
     commands = {"show": ["show", "1"], "lobby": ["lobby"], "audit": ["audit"]}
     found: dict[str, list[float]] = {}
+    found.update(plays(filler, home, rounds))
     for _ in range(rounds):
         for name, args in commands.items():
             found.setdefault(name, []).append(timed(home, *args))
