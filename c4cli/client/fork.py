@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.clock import format_time
-from c4cli.chain.trust import Caught, CheckpointDamaged, IndexedTx, ReplayKeep
+from c4cli.chain.trust import Caught, IndexedTx, ReplayKeep
 from c4cli.client import connect, history, replayed
 from c4cli.coins import parse_coins
 from c4cli.errors import BadInput, Unreachable
@@ -128,21 +128,17 @@ def forked(
     chain_id = reader.chain_id
     kept_history = NodeHistory(reader, connect.history_path(source, chain_id, realm_path), chain_id)
     through = Through(kept_history, at)
-    made = replayed.computed(through, at)
-    if made.state is None or made.unknown:
-        raise BadInput(
-            f"the realm's state at block {at} is not one c4 can compute from its signed "
-            f"blocks ({made.unknown}): a fork begins from no node's word for it"
-        )
-    try:
-        named = _named(made.state, through.signers())
-        realm = _realm_record(made.state, through.checkpoint(replayed.mirror_code()))
-    except CheckpointDamaged:  # forgotten, and the state made from the first row
-        through.checkpoint(replayed.mirror_code()).discard()
-        made = replayed.computed(through, at)
-        assert made.state is not None
-        named = _named(made.state, through.signers())
-        realm = _realm_record(made.state, through.checkpoint(replayed.mirror_code()))
+
+    def read(made: replayed.Computed) -> tuple[set[str], dict[str, Any]]:
+        if made.state is None or made.unknown:
+            raise BadInput(
+                f"the realm's state at block {at} is not one c4 can compute from its signed "
+                f"blocks ({made.unknown}): a fork begins from no node's word for it"
+            )
+        keep = through.checkpoint(replayed.mirror_code())
+        return _named(made.state, through.signers()), _realm_record(made.state, keep)
+
+    named, realm = replayed.read_made(through, at, read)
     accounts = _accounts(reader, sorted(named), at)
     origin = {
         "chain_id": chain_id,

@@ -14,9 +14,9 @@ and says so.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from c4cli.address import package_address
 from c4cli.chain.interface import GameCall
@@ -42,6 +42,7 @@ from c4cli.wire.amino import DecodeError, decode_tx, package_files
 from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_SEND
 
 ABOUT_GAMES = (DEPLOY, CALL, SEND, RUN, UNKNOWN)
+T = TypeVar("T")
 
 
 class Flow(NamedTuple):
@@ -152,6 +153,20 @@ def computed(history: RealmHistory, height: int) -> Computed:
         except sqlite3.Error:  # a file that cannot be written: made in memory, each run
             return _computed(history, height, None)
         return _computed(history, height, keep)
+
+
+def read_made(history: RealmHistory, height: int, read: Callable[[Computed], T]) -> T:
+    """``read`` of the state the history makes (:func:`computed`); a checkpoint found
+    damaged while it reads (a settled game, a game's calls) is forgotten, and the state
+    made again from the first row for a second read."""
+    try:
+        return read(computed(history, height))
+    except CheckpointDamaged:
+        keep = history.checkpoint(mirror_code())
+        if keep is None:
+            raise
+        keep.discard()
+        return read(computed(history, height))
 
 
 def _computed(history: RealmHistory, height: int, keep: ReplayKeep | None) -> Computed:
