@@ -11,8 +11,8 @@ checkpoint) is timed, then each command runs ``--rounds`` times in turns with it
 --trust-node twin, and the medians are printed. A second home, synced at the first
 size and left, catches up at the last one: the time of its first `c4 show`.
 
-`c4 play` is timed in a game of the filler's first two keys, added to the home: a
-real move each time, verified and with --trust-node in turns.
+`c4 play` is timed in a game of the filler's first two keys, added to the home: the
+41 moves of a drawn game before its last, verified and with --trust-node in turns.
 
 Issue 61's targets: at 20,000 realm transactions a verified `c4 show`, `lobby` and `play`
 within 1.3x of --trust-node and within 1.2x of the same at 500; `c4 audit` within 2x
@@ -48,6 +48,7 @@ PACKAGE_PATH = "gno.land/p/c4cli/gno4"
 TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 C4 = str(Path(sys.executable).with_name("c4"))
 CALLS_A_GAME = 11
+DRAWN = "315117645176335765636674142222472457245331"  # 42 moves, nobody wins
 
 
 def timed(home: Path, *args: str) -> float:
@@ -97,10 +98,10 @@ def timed_init(home: Path, url: str) -> None:
     timed(home, "init", "--remote", url, "--realm-path", REALM_PATH)
 
 
-def plays(filler: Filler, home: Path, rounds: int) -> dict[str, list[float]]:
+def plays(filler: Filler, home: Path) -> dict[str, list[float]]:
     """`c4 play` verified and with --trust-node, in turns, in one more game of players 0
-    and 1 (their keys added to ``home``): each a real move, sent and landed; the game
-    then won, untimed, and the filler's sequences read again."""
+    and 1 (their keys added to ``home``): each a real move, sent and landed, the 41
+    moves of a drawn game before its last; then the filler's sequences read again."""
     game = filler.made + 1
     filler.made += 1
     passphrase, seed = f"bench-{game}", f"bench-seed-{game}"
@@ -117,13 +118,12 @@ def plays(filler: Filler, home: Path, rounds: int) -> dict[str, list[float]]:
     first = first_mover(passphrase, seed, game, filler.players[a], filler.players[b])
     movers = ("p0", "p1") if first == CREATOR else ("p1", "p0")
     found: dict[str, list[float]] = {"play": [], "play --trust-node": []}
-    for number in range(min(2 * rounds, 6)):  # columns 4 and 5 in turns: no four yet
+    for number, column in enumerate(DRAWN):  # 41 moves timed, in turns; the 42nd draws
         trusting = ["--trust-node"] if number % 2 else []
         name = "play --trust-node" if trusting else "play"
-        found[name].append(timed(home, *trusting, "play", str(game), "45"[number % 2],
-                                 movers[number % 2]))  # fmt: skip
-    for number in range(len(found["play"]) * 2, 7):  # on to the win: no game left live
-        timed(home, "play", str(game), "45"[number % 2], movers[number % 2])
+        took = timed(home, *trusting, "play", str(game), column, movers[number % 2])
+        if number < len(DRAWN) - 1:
+            found[name].append(took)
     filler.resync()
     return found
 
@@ -134,7 +134,7 @@ def measure(node: GnoNode, filler: Filler, home: Path, size: int, rounds: int) -
     first = timed(home, "show", "1")
     commands = {"show": ["show", "1"], "lobby": ["lobby"], "audit": ["audit"]}
     found: dict[str, list[float]] = {}
-    found.update(plays(filler, home, rounds))
+    found.update(plays(filler, home))
     for _ in range(rounds):
         for name, args in commands.items():
             found.setdefault(name, []).append(timed(home, *args))

@@ -159,3 +159,24 @@ def test_a_read_killed_at_any_point_leaves_what_the_next_one_uses(
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
         assert home.json("show", "1") == shown, delay
+
+
+def test_a_sync_killed_at_any_point_leaves_what_the_next_command_uses(
+    player: Home, gno_node: Any, tmp_path: Path, c4_bin: str
+) -> None:
+    whole = stranger(gno_node, tmp_path / "whole")
+    whole.ok("sync")
+    shown = whole.json("show", "1")
+    for number, delay in enumerate((0.05, 0.2, 0.4, 0.7, 1.0)):
+        home = stranger(gno_node, tmp_path / str(number))
+        env = dict(os.environ, C4_HOME=str(home.path), C4_PASSWORD="")
+        proc = subprocess.Popen(
+            [c4_bin, "sync"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+        home.ok("sync")  # carries on from what the killed one kept whole
+        again = home.json("show", "1")
+        assert again["verified"] is True, (delay, again)
+        assert (again["game"], again["moves"]) == (shown["game"], shown["moves"]), delay

@@ -532,6 +532,27 @@ def test_a_node_that_forges_its_time_is_caught(player: Home, gno_node: Any, tmp_
     assert "978307200" in result.stderr and result.stderr.count("\n") == 1, result.stderr
 
 
+def test_a_node_answering_after_its_proven_head_is_shown_as_of_that_head(
+    player: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """A `now` later than the last block the validators' signatures prove (a node a
+    block ahead of them, on a chain that makes a block every 20 ms; or a forged one)
+    is never shown: the game as of the proven head is, and said so (issue 61's bench
+    met it as an exit 4 of `c4 audit`)."""
+    home = stranger(gno_node, tmp_path)
+    home.ok("sync")
+    game = first_game(player)
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged_game(
+            lambda text: re.sub(r'\\"now\\":\d+', '\\\\"now\\\\":4102444800', text)
+        )
+        result = home.run("--remote", proxy.url, "show", game, "--json")
+    assert result.exit_code == 0, (result.stdout, result.stderr)
+    shown = json.loads(result.stdout)
+    assert shown["verified"] is True and "later than the last block" in shown["behind"]
+    assert "4102444800" not in result.stdout and shown["game"]["status"] == "won"
+
+
 def test_a_history_begun_at_a_later_block_follows_an_honest_node(
     player: Home, gno_node: Any, tmp_path: Path
 ) -> None:
