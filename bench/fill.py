@@ -114,9 +114,9 @@ class Filler:
             if made:
                 self.send(player, made)
 
-    def send(self, player: int, calls: list[workflow.Call]) -> None:
-        """One transaction of ``player``'s calls, sent unawaited (refused: an error)."""
-        wanted = min(GAS_A_CALL * len(calls), BLOCK_GAS)
+    def signed(self, player: int, calls: list[workflow.Call], wanted: int) -> str:
+        """``player``'s calls in one transaction at its next sequence, ``wanted`` gas
+        paid at 0.1 ugnot a unit: its bytes, base64, as the RPC takes them."""
         number, _ = self.accounts[player]
         tx = signed_tx(
             [call.msg(self.players[player], self.realm) for call in calls],
@@ -127,11 +127,16 @@ class Filler:
             account_number=number,
             sequence=self.sequences[player],
         )
-        answer = self.node.rpc("broadcast_tx_sync", tx=base64.b64encode(encode_tx(tx)).decode())
+        self.sequences[player] += 1
+        return base64.b64encode(encode_tx(tx)).decode()
+
+    def send(self, player: int, calls: list[workflow.Call]) -> None:
+        """One transaction of ``player``'s calls, sent unawaited (refused: an error)."""
+        tx = self.signed(player, calls, min(GAS_A_CALL * len(calls), BLOCK_GAS))
+        answer = self.node.rpc("broadcast_tx_sync", tx=tx)
         error = answer.get("error")
         if error:
             raise RuntimeError(f"the node refused a transaction: {answer.get('log') or error}")
-        self.sequences[player] += 1
         self.sent += 1
 
     def count(self) -> int:

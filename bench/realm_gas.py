@@ -17,7 +17,6 @@ Issue 61's targets: ``Offer`` and ``Accept`` at game 1,000 within 1.35x of game 
 from __future__ import annotations
 
 import argparse
-import base64
 import subprocess
 import sys
 import tempfile
@@ -28,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
-from fill import FUNDS, STAKE, Filler, addresses, key_of  # noqa: E402
+from fill import FUNDS, STAKE, Filler, addresses  # noqa: E402
 from node.gnonode import GnoNode, install_gno  # noqa: E402
 
 from c4cli.client import workflow  # noqa: E402
@@ -36,9 +35,7 @@ from c4cli.commitment import commitment_of  # noqa: E402
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 from c4cli.realm.memory import first_mover  # noqa: E402
 from c4cli.realm.rules import CREATOR  # noqa: E402
-from c4cli.wire.amino import encode_tx  # noqa: E402
 from c4cli.wire.results import storage_moved  # noqa: E402
-from c4cli.wire.tx import fee, signed_tx  # noqa: E402
 
 PACKAGE_PATH = "gno.land/p/c4cli/gno4"
 TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys
@@ -128,19 +125,7 @@ def probe(node: GnoNode, filler: Filler) -> list[str]:
 
 
 def commit(node: GnoNode, filler: Filler, player: int, call: workflow.Call) -> Any:
-    number, _ = filler.accounts[player]
-    wanted = 2_000_000_000
-    tx = signed_tx(
-        [call.msg(filler.players[player], filler.realm)],
-        fee(wanted, f"{wanted // 10}ugnot"),
-        "",
-        private_key=key_of(player),
-        chain_id=filler.chain_id,
-        account_number=number,
-        sequence=filler.sequences[player],
-    )
-    result = node.rpc("broadcast_tx_commit", tx=base64.b64encode(encode_tx(tx)).decode())
-    filler.sequences[player] += 1
+    result = node.rpc("broadcast_tx_commit", tx=filler.signed(player, [call], 2_000_000_000))
     base = result["deliver_tx"]["ResponseBase"]
     if base.get("Error") or result["check_tx"]["ResponseBase"].get("Error"):
         raise RuntimeError(f"{call.func} failed: {base.get('Log') or result['check_tx']}")
