@@ -157,8 +157,8 @@ class Saved(NamedTuple):
 class ReplayKeep(Protocol):
     """A history's checkpoint (:mod:`c4cli.node.checkpoint`): the last :class:`Saved`,
     and, read one at a time, the settled games and used commitments the state leaves
-    out (what the realm's ``Store`` reads) and each game's calls (where in the history they are).
-    A part that does not hold together raises :class:`CheckpointDamaged`."""
+    out (what the realm's ``Store`` reads) and each game's calls. A part that does not
+    hold together raises :class:`CheckpointDamaged`."""
 
     def load(self, through: int) -> Saved | None:
         """The kept state, when it stands at or below block ``through``."""
