@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
+from pathlib import Path
 from typing import Any
 
 from c4cli.client import workflow
@@ -38,6 +39,33 @@ MOVES = "4545454"  # the first mover wins on its fourth disc
 GAS_A_CALL = 60_000_000  # what a transaction may burn per call it holds
 BLOCK_GAS = 3_000_000_000  # gnoland's block limit: no transaction may want more
 FUNDS = 10**13  # ugnot each key is given in genesis
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys
+PACKAGE_PATH = "gno.land/p/c4cli/gno4"
+GNO = Path(__file__).resolve().parents[1] / "gno"  # the rules package and the realm
+
+
+def fast_node(folder: Path, *, empty_blocks: bool = False) -> Any:
+    """A gnoland in ``folder`` (tests/node/gnonode.py's GnoNode, gno's binaries from
+    scripts/install-gno.sh) that makes a block 20 ms after the last (with
+    ``empty_blocks``, whether or not a transaction came), whose genesis funds the
+    sixteen players and test1, with the rules package deployed; the caller stops it."""
+    from node.gnonode import GnoNode, install_gno
+
+    from c4cli.home.keys import DEV_MNEMONIC
+
+    bin_dir, gnoroot = install_gno()
+    node = GnoNode(bin_dir, gnoroot, folder / "node")
+    node.create(
+        {address: FUNDS for address in addresses()} | {TEST1: FUNDS}, empty_blocks=empty_blocks
+    )
+    node.configure({"consensus.timeout_commit": "20ms", "consensus.timeout_propose": "200ms"})
+    node.launch()
+    try:
+        node.deploy(GNO / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
+    except BaseException:
+        node.stop()
+        raise
+    return node
 
 
 def key_of(n: int) -> bytes:

@@ -27,8 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
-from fill import FUNDS, STAKE, Filler, addresses  # noqa: E402
-from node.gnonode import GnoNode, install_gno  # noqa: E402
+from fill import GNO, STAKE, Filler, fast_node  # noqa: E402
+from node.gnonode import GnoNode  # noqa: E402
 
 from c4cli.client import workflow  # noqa: E402
 from c4cli.commitment import commitment_of  # noqa: E402
@@ -37,8 +37,6 @@ from c4cli.realm.memory import first_mover  # noqa: E402
 from c4cli.realm.rules import CREATOR  # noqa: E402
 from c4cli.wire.results import storage_moved  # noqa: E402
 
-PACKAGE_PATH = "gno.land/p/c4cli/gno4"
-TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys
 STEPS = ("Offer", "Accept", "Reveal", "RevealSeed", "Play", "Play (win)")
 
 
@@ -48,16 +46,10 @@ def main() -> None:
     parser.add_argument("--rev", default="", help="A git revision whose realm to measure too.")
     options = parser.parse_args()
     marks = sorted({int(n) for n in options.at.split(",")})
-    bin_dir, gnoroot = install_gno()
     folder = Path(tempfile.mkdtemp(prefix="c4-realm-gas-"))
-    node = GnoNode(bin_dir, gnoroot, folder / "node")
-    node.create({address: FUNDS for address in addresses()} | {TEST1: FUNDS})
-    node.configure({"consensus.timeout_commit": "20ms", "consensus.timeout_propose": "200ms"})
-    node.launch()
+    node = fast_node(folder)
     try:
-        gno = HERE.parent / "gno"
-        node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
-        realms = {"this checkout": ("gno.land/r/c4cli/connect4", gno / "r" / "c4cli" / "connect4")}
+        realms = {"this checkout": ("gno.land/r/c4cli/connect4", GNO / "r" / "c4cli" / "connect4")}
         if options.rev:
             realms[options.rev] = (
                 "gno.land/r/c4cli/before/connect4",

@@ -34,8 +34,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
-from fill import FUNDS, STAKE, Filler, addresses, key_of  # noqa: E402
-from node.gnonode import GnoNode, install_gno  # noqa: E402
+from fill import GNO, STAKE, Filler, fast_node, key_of  # noqa: E402
+from node.gnonode import GnoNode  # noqa: E402
 
 from c4cli.client import workflow  # noqa: E402
 from c4cli.commitment import commitment_of  # noqa: E402
@@ -44,8 +44,6 @@ from c4cli.realm.memory import first_mover  # noqa: E402
 from c4cli.realm.rules import CREATOR  # noqa: E402
 
 REALM_PATH = "gno.land/r/c4cli/connect4"
-PACKAGE_PATH = "gno.land/p/c4cli/gno4"
-TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
 C4 = str(Path(sys.executable).with_name("c4"))
 CALLS_A_GAME = 11
 DRAWN = "315117645176335765636674142222472457245331"  # 42 moves, nobody wins
@@ -66,20 +64,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     options = parser.parse_args()
     sizes = sorted({int(n) for n in options.at.split(",")})
-    bin_dir, gnoroot = install_gno()
     folder = Path(tempfile.mkdtemp(prefix="c4-verified-reads-"))
-    node = GnoNode(bin_dir, gnoroot, folder / "node")
     # A block every 20 ms, with transactions or without, as on a chain in use: the block
     # that proves a transaction's result comes at once (with blocks only for
     # transactions, tm2 makes it a second later, and a verified command right after a
     # move waits for it: the light client's price, not the history's).
-    node.create({address: FUNDS for address in addresses()} | {TEST1: FUNDS}, empty_blocks=True)
-    node.configure({"consensus.timeout_commit": "20ms", "consensus.timeout_propose": "200ms"})
-    node.launch()
+    node = fast_node(folder, empty_blocks=True)
     try:
-        gno = HERE.parent / "gno"
-        node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
-        node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
+        node.deploy(GNO / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
         filler = Filler(node, REALM_PATH)
         away = folder / "away"
         for size in sizes:

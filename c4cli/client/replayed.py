@@ -13,6 +13,7 @@ and says so.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Callable, Iterable
 from functools import lru_cache
@@ -162,11 +163,17 @@ def read_made(history: RealmHistory, height: int, read: Callable[[Computed], T])
     try:
         return read(computed(history, height))
     except CheckpointDamaged:
-        keep = history.checkpoint(mirror_code())
-        if keep is None:
-            raise
-        keep.discard()
+        forget(history)
         return read(computed(history, height))
+
+
+def forget(history: RealmHistory) -> None:
+    """The history's checkpoint forgotten: the next :func:`computed` makes the state from
+    the first row (a file that cannot be written keeps it, and is found damaged again)."""
+    keep = history.checkpoint(mirror_code())
+    if keep is not None:
+        with contextlib.suppress(sqlite3.Error):
+            keep.discard()
 
 
 def _computed(history: RealmHistory, height: int, keep: ReplayKeep | None) -> Computed:

@@ -24,16 +24,14 @@ the value is the node's word.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import sqlite3
 from collections.abc import Callable
 from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
 from c4cli.chain.trust import Caught, CheckpointDamaged, RealmHistory
-from c4cli.client.replayed import Computed, computed, game_calls, mirror_code
+from c4cli.client.replayed import Computed, computed, forget, game_calls
 from c4cli.errors import Unverified
 from c4cli.realm import abi
 from c4cli.realm.memory import RealmState
@@ -135,10 +133,7 @@ class Checker:
             return _mirror(self.computed(), expression, value, self._caught)
 
     def _forget(self) -> None:
-        keep = self.history.checkpoint(mirror_code())
-        if keep is not None:
-            with contextlib.suppress(sqlite3.Error):  # then made in memory, and not kept
-                keep.discard()
+        forget(self.history)
         self._done = None
 
     def check(self, expression: str, value: str, again: Callable[[], str]) -> str:

@@ -55,6 +55,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _counts(db: sqlite3.Connection) -> list[int]:
+    """The rows of each table beside the document, as the document counts them."""
+    return [int(db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]) for t in TABLES[1:]]
+
+
 class Checkpoint:
     """The checkpoint of one history (a :class:`~c4cli.chain.trust.ReplayKeep`)."""
 
@@ -88,11 +93,7 @@ class Checkpoint:
             document = self._document()
             if document is None or int(document["height"]) > through:
                 return None
-            db = self._db()
-            counts = [
-                int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-                for table in TABLES[1:]
-            ]
+            counts = _counts(self._db())
             if counts != document["counts"]:
                 raise CheckpointDamaged(f"it holds {counts} rows, its document says "
                                         f"{document['counts']}")  # fmt: skip
@@ -133,10 +134,7 @@ class Checkpoint:
             )
             db.executemany("INSERT OR IGNORE INTO replay_used VALUES (?, ?)", used)
             db.executemany("INSERT OR IGNORE INTO replay_calls VALUES (?, ?, ?)", calls)
-            counts = [
-                int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-                for table in TABLES[1:]
-            ]
+            counts = _counts(db)
             document = json.dumps(
                 {
                     "code": self.code,

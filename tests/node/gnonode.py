@@ -35,8 +35,8 @@ class NodeError(Unreachable):
     """The node did something a test did not expect (not a realm refusal)."""
 
 
-def install_gno() -> tuple[Path, Path]:
-    """Run the install script; the folder of gno's binaries and the GNOROOT they use."""
+def installed() -> dict[str, str]:
+    """Run the install script: what it prints with --env (GNO_BIN, GNOROOT, GNOHOME)."""
     from oracles import building
 
     with building("gno"):
@@ -45,18 +45,19 @@ def install_gno() -> tuple[Path, Path]:
         )
     if proc.returncode != 0:
         raise NodeError(f"{INSTALL.name} failed: {proc.stderr.strip()}")
-    env = dict(line.split("=", 1) for line in proc.stdout.split())
+    return dict(line.split("=", 1) for line in proc.stdout.split())
+
+
+def install_gno() -> tuple[Path, Path]:
+    """The folder of gno's binaries and the GNOROOT they use, installed if need be."""
+    env = installed()
     return Path(env["GNO_BIN"]), Path(env["GNOROOT"])
 
 
 def gno_home() -> Path:
     """The GNOHOME the install script prepares: its package cache holds the packages of
     gno's examples the realm imports, so `gno test` and `gno lint` download nothing."""
-    proc = subprocess.run(
-        ["bash", str(INSTALL), "--env"], capture_output=True, text=True, timeout=1200
-    )
-    env = dict(line.split("=", 1) for line in proc.stdout.split())
-    return Path(env["GNOHOME"])
+    return Path(installed()["GNOHOME"])
 
 
 def gnokey_with_test1(folder: Path) -> tuple[str, str, str]:
