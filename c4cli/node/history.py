@@ -28,6 +28,7 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 
+INT64_MAX = 2**63 - 1  # SQLite's largest integer
 REPLAY_TABLES = ("replay_meta", "replay_settled", "replay_used", "replay_calls")
 SCHEMA_VERSION = 3  # 3: the packages that import the realm, kept
 # A row is what the replay and the listings read, in the chain's order (the table is
@@ -196,6 +197,10 @@ class RealmIndex:
         db = self._connect(create=False)
         if db is None:
             return
+        # A bound as a person typed it may pass SQLite's integers: past them, no row is.
+        above = min(above, INT64_MAX)
+        through = None if through is None else min(through, INT64_MAX)
+        tail = None if tail is None else min(tail, INT64_MAX)
         clauses, values = ["height > ?"], [above]
         if through is not None:
             clauses.append("height <= ?")

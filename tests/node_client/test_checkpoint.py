@@ -102,3 +102,13 @@ def test_discarded_it_is_gone_and_the_history_stays(tmp_path: Path) -> None:
     keep.discard()
     assert keep.load(5) is None and keep.commitments() == []
     assert index.count() == 3
+
+
+def test_the_history_takes_bounds_past_sqlites_integers(tmp_path: Path) -> None:
+    """`c4 log --realm --tail N` (and --from, --to) as a person may type them: a bound
+    past SQLite's integers reads as "all", never an OverflowError."""
+    index = index_with_rows(tmp_path / "h.sqlite")
+    huge = 10**23
+    assert [row.height for row in index.txs(tail=huge)] == [3, 4, 5]
+    assert [row.height for row in index.txs(through=huge, tail=2)] == [4, 5]
+    assert list(index.txs(above=huge)) == []
