@@ -7,7 +7,6 @@ its exit code in one place and never guesses from a message.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
 import sys
 from contextvars import ContextVar
@@ -230,8 +229,8 @@ class Notes:
 
     __slots__ = ("quiet", "said")
 
-    def __init__(self) -> None:
-        self.quiet = os.environ.get("C4_QUIET", "") not in ("", "0")  # until --quiet
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet  # $C4_QUIET, until --quiet says so
         self.said: set[str] = set()
 
 

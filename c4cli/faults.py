@@ -23,6 +23,8 @@ import os
 import signal
 import time
 
+from c4cli import settings
+
 PAUSE = 0.4  # seconds: wide enough for a test to send its signal inside the window
 
 BLOCK_MARK_LEN = len(b"\n[[block]]\n")  # the block log's mark: a shorter cut leaves no block
@@ -30,7 +32,7 @@ BLOCK_MARK_LEN = len(b"\n[[block]]\n")  # the block log's mark: a shorter cut le
 
 def check(point: str) -> None:
     """Raise the OSError $C4_FAULT names for ``point``, if it names it."""
-    fault = os.environ.get("C4_FAULT", "")
+    fault = settings.current().fault
     name, _, code = fault.partition(":")
     if name == point and code:
         number = getattr(errno, code, None)
@@ -42,7 +44,7 @@ def check(point: str) -> None:
 def reached(moment: str) -> None:
     """At a named moment of an append (``before-append``, ``after-append``): die there,
     or pause there, if $C4_FAULT says so."""
-    fault = os.environ.get("C4_FAULT")
+    fault = settings.current().fault
     if fault == moment:
         _die()
     elif fault == f"pause-{moment}":
@@ -54,7 +56,7 @@ def writing(fd: int, data: bytes) -> bytes:
     write once $C4_FAULT has done its part (``mid-append``: write a random part of the
     block and die; ``pause-mid-append``: write half and pause; ``append-write:ERRNO``:
     write half and fail as a full disk would)."""
-    fault = os.environ.get("C4_FAULT")
+    fault = settings.current().fault
     if not fault:
         return data
     if fault == "mid-append":

@@ -122,4 +122,4 @@ def _a_run_of_its_own() -> None:
     line is: a command body a test calls directly sees no earlier test's state."""
     from c4cli.cli.invocation import Invocation
 
-    Invocation([]).begin()
+    Invocation([]).begin().end()  # its own notes and outbox; the environment as it is

@@ -22,8 +22,20 @@ from c4cli.chain.interface import SendPolicy
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
 from c4cli.node.http import Target
+from c4cli.wire.abci import AbciError, ResponseDeliverTx, ResponseQuery
 from c4cli.wire.amino import decode_tx
+from c4cli.wire.blocks import Block, BlockID, BlockMeta, Commit, Header, Time
 from c4cli.wire.crypto import address_of, public_key
+from c4cli.wire.events import TransferEvent
+from c4cli.wire.rpc import (
+    ResultABCIQuery,
+    ResultBlock,
+    ResultBlockchain,
+    ResultBlockResults,
+    ResultBroadcastTxCommit,
+    ResultStatus,
+    ResultTx,
+)
 from c4cli.wire.tx import fee, signature_error
 
 CHAIN_ID = "dev"
@@ -32,10 +44,8 @@ FEE = fee(2_000_000, "2000ugnot")
 START = 1_767_225_600  # 2026-01-01, the first block's time
 
 
-def _time(height: int) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(START + height, UTC).strftime("%Y-%m-%dT%H:%M:%S.000000000Z")
+def _time(height: int) -> Time:
+    return Time(START + height)
 
 
 def _b64(data: bytes) -> str:
@@ -94,25 +104,18 @@ class FakeNode:
             return {"jsonrpc": "2.0", "id": call["id"], "error": error}
         return {"jsonrpc": "2.0", "id": call["id"], "result": result}
 
-    # -- tm2's methods ---------------------------------------------------------------
+    # -- tm2's methods, answered with the wire's values ---------------------------------
 
     def rpc_status(self, params: dict[str, Any]) -> Any:
         height = self.ledger.height
-        return {
-            "node_info": {"network": self.chain_id},
-            "sync_info": {
-                "latest_block_height": str(height),
-                "latest_block_time": _time(height),
-                "catching_up": False,
-            },
-        }
+        return ResultStatus(self.chain_id, height, _time(height), False).to_json()
 
     def rpc_abci_query(self, params: dict[str, Any]) -> Any:
-        path = params["path"]
-        base: dict[str, Any] = {"Error": None, "Data": None, "Log": ""}
+        path, height = params["path"], self.ledger.height
         if path.startswith("auth/accounts/"):
             address = path.removeprefix("auth/accounts/")
             account = self.ledger.accounts.get(address)
+            document: Any = None
             if account is not None:
                 number, sequence, coins = account
                 document = {
@@ -123,91 +126,77 @@ class FakeNode:
                         "sequence": str(sequence),
                     }
                 }
-                base["Data"] = _b64(json.dumps(document).encode())
-            else:
-                base["Data"] = _b64(b"null")
+            response = ResponseQuery(data=json.dumps(document).encode(), height=height)
         elif path == "auth/gasprice":
             price = {"gas": 1000, "price": "1ugnot"}
-            base["Data"] = _b64(json.dumps(price).encode())
+            response = ResponseQuery(data=json.dumps(price).encode(), height=height)
         else:
-            base["Error"] = {"@type": "/std.UnknownRequestError", "value": {}}
-            base["Log"] = f"unknown query path {path}"
-        return {"response": {"ResponseBase": base, "Height": str(self.ledger.height)}}
+            error = AbciError("/std.UnknownRequestError")
+            response = ResponseQuery(error, log=f"unknown query path {path}", height=height)
+        return ResultABCIQuery(response).to_json()
 
     def rpc_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
         raw = base64.b64decode(params["tx"])
-        tx_id = tx_hash(raw)
+        digest = hashlib.sha256(raw).digest()
         if any(raw_of == raw for raw_of in self.ledger.all_txs()):
             raise LookupError("tx already exists in cache")
         refusal = self.ledger.check(raw, self.chain_id)
         if refusal is not None:
-            check = {
-                "ResponseBase": {
-                    "Error": {"@type": "/std.UnauthorizedError", "value": {}},
-                    "Log": refusal,
-                }
-            }
-            return {"check_tx": check, "deliver_tx": {}, "hash": tx_id, "height": "0"}
+            check = ResponseDeliverTx(AbciError("/std.UnauthorizedError"), log=refusal)
+            return ResultBroadcastTxCommit(check, ResponseDeliverTx(), digest, 0).to_json()
         height, result = self.ledger.commit(raw)
-        return {
-            "check_tx": {"ResponseBase": {"Error": None}},
-            "deliver_tx": result,
-            "hash": tx_id,
-            "height": str(height),
-        }
+        return ResultBroadcastTxCommit(ResponseDeliverTx(), result, digest, height).to_json()
 
     def rpc_tx(self, params: dict[str, Any]) -> Any:
         wanted = params["hash"]
         for height, txs in enumerate(self.ledger.blocks, start=1):
             for index, raw in enumerate(txs):
                 if tx_hash(raw) == wanted:
-                    return {
-                        "hash": wanted,
-                        "height": str(height),
-                        "index": index,
-                        "tx_result": self.ledger.results[height - 1][index],
-                        "tx": _b64(raw),
-                    }
+                    result = self.ledger.results[height - 1][index]
+                    digest = hashlib.sha256(raw).digest()
+                    return ResultTx(digest, height, index, result, raw).to_json()
         raise LookupError(f"tx ({wanted}) not found")
 
     def rpc_block(self, params: dict[str, Any]) -> Any:
         height = int(params.get("height") or self.ledger.height)
         if not 1 <= height <= self.ledger.height:
             raise LookupError(f"height {height} must be less than or equal to the current")
-        txs = self.ledger.blocks[height - 1]
+        txs = tuple(self.ledger.blocks[height - 1])
         header = self._header(height)
-        return {"block": {"header": header, "data": {"txs": [_b64(raw) for raw in txs] or None}}}
+        block = Block(header, txs, Commit(BlockID(), ()))
+        return ResultBlock(BlockMeta(BlockID(), header), block).to_json()
 
-    def _header(self, height: int) -> dict[str, Any]:
-        """Block ``height``'s header as tm2's JSON gives one (no validators: a fake
-        node proves nothing, and c4 takes its word only with --trust-node)."""
+    def _header(self, height: int) -> Header:
+        """Block ``height``'s header (no validators: a fake node proves nothing, and c4
+        takes its word only with --trust-node)."""
         blocks = self.ledger.blocks
-        return {
-            "version": "v1.0.0-rc.0",
-            "chain_id": self.chain_id,
-            "height": str(height),
-            "time": _time(height),
-            "num_txs": str(len(blocks[height - 1])),
-            "total_txs": str(sum(len(block) for block in blocks[:height])),
-            "app_version": "",
-            "last_block_id": {"hash": None, "parts": {"total": "0", "hash": None}},
-            "data_hash": None,
-            "validators_hash": None,
-            "proposer_address": "g1" + "q" * 38,
-        }
+        return Header(
+            version="v1.0.0-rc.0",
+            chain_id=self.chain_id,
+            height=height,
+            time=_time(height),
+            num_txs=len(blocks[height - 1]),
+            total_txs=sum(len(block) for block in blocks[:height]),
+            app_version="",
+            last_block_id=BlockID(),
+            last_commit_hash=b"",
+            data_hash=b"",
+            validators_hash=b"",
+            next_validators_hash=b"",
+            consensus_hash=b"",
+            app_hash=b"",
+            last_results_hash=b"",
+            proposer_address="g1" + "q" * 38,
+        )
 
     def rpc_block_results(self, params: dict[str, Any]) -> Any:
         height = int(params["height"])
-        return {"height": str(height), "results": {"deliver_tx": self.ledger.results[height - 1]}}
+        return ResultBlockResults(height, tuple(self.ledger.results[height - 1])).to_json()
 
     def rpc_blockchain(self, params: dict[str, Any]) -> Any:
         low, high = int(params["minHeight"]), min(int(params["maxHeight"]), self.ledger.height)
-        metas = [
-            {"block_id": {"hash": None, "parts": {"total": "0", "hash": None}},
-             "header": self._header(h)}
-            for h in range(high, low - 1, -1)
-        ]  # fmt: skip
-        return {"last_height": str(self.ledger.height), "block_metas": metas}
+        metas = tuple(BlockMeta(BlockID(), self._header(h)) for h in range(high, low - 1, -1))
+        return ResultBlockchain(self.ledger.height, metas).to_json()
 
 
 class Ledger:
@@ -219,7 +208,7 @@ class Ledger:
             for number, (address, coins) in enumerate(accounts.items(), start=1)
         }
         self.blocks: list[list[bytes]] = [[]]  # block 1: the genesis, empty
-        self.results: list[list[Any]] = [[]]
+        self.results: list[list[ResponseDeliverTx]] = [[]]
 
     @property
     def height(self) -> int:
@@ -244,7 +233,7 @@ class Ledger:
             return "signature verification failed; verify correct account, sequence, and chain-id"
         return None
 
-    def commit(self, raw: bytes) -> tuple[int, Any]:
+    def commit(self, raw: bytes) -> tuple[int, ResponseDeliverTx]:
         """Deliver a checked transaction in a block of its own: its height and result."""
         tx = decode_tx(raw)
         msg = tx["msg"][0]
@@ -254,12 +243,10 @@ class Ledger:
         self.accounts[signer] = (number, sequence + 1, coins - amount)
         other = self.accounts.get(to, (len(self.accounts) + 1, 0, 0))
         self.accounts[to] = (other[0], other[1], other[2] + amount)
-        event = {"@type": "/bank.TransferEvent", "from": signer, "to": to, "coins": msg["amount"]}
-        result = {
-            "ResponseBase": {"Error": None, "Data": None, "Events": [event], "Log": "", "Info": ""},
-            "GasWanted": tx["fee"]["gas_wanted"],
-            "GasUsed": "50000",
-        }
+        event = TransferEvent(signer, to, msg["amount"])
+        result = ResponseDeliverTx(
+            events=(event,), gas_wanted=int(tx["fee"]["gas_wanted"]), gas_used=50000
+        )
         self.blocks.append([raw])
         self.results.append([result])
         return self.height, result

@@ -38,16 +38,14 @@ time and hash holding the pending and dropped ones.
 
 from __future__ import annotations
 
-import contextlib
 from typing import TYPE_CHECKING, Any, cast
 
 from c4cli.chain.interface import ListedBlock, ListedTx, Messages
 from c4cli.chain.trust import Proven
-from c4cli.wire.msgs import Tx, msg_names, msg_signer
-from c4cli.wire.results import TxAnswer
+from c4cli.wire.msgs import Tx, msg_names
 
 if TYPE_CHECKING:
-    from c4cli.local.blocks import Block
+    from c4cli.local.blocks import LoggedBlock
     from c4cli.local.log import TxEntry
 
 LANDED = "landed"
@@ -65,14 +63,14 @@ def messages(tx: Tx) -> Messages:
     }
 
 
-def _fee(tx: Tx) -> tuple[int, str]:
+def fee_of(tx: Tx) -> tuple[int, str]:
     fee = tx.get("fee") or {}
     return int(fee.get("gas_wanted") or 0), str(fee.get("gas_fee") or "") or "0ugnot"
 
 
 def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) -> ListedTx:
     """A transaction of the local log, with what the cache says it did."""
-    gas_wanted, gas_fee = _fee(entry["tx"])
+    gas_wanted, gas_fee = fee_of(entry["tx"])
     said = messages(entry["tx"])
     listed: ListedTx = {
         "hash": entry["hash"],
@@ -97,7 +95,7 @@ def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) ->
     return listed
 
 
-def local_blocks(blocks: list[Block]) -> list[ListedBlock]:
+def local_blocks(blocks: list[LoggedBlock]) -> list[ListedBlock]:
     """Blocks of the local log in the listing's shape."""
     shown: list[ListedBlock] = []
     for block in blocks:
@@ -117,7 +115,7 @@ def journal_tx(entry: dict[str, Any]) -> ListedTx:
     status = str(entry.get("status", LANDED))
     height = entry.get("height") if isinstance(entry.get("height"), int) else None
     signed = entry.get("signed")
-    gas_wanted, fee = _fee(cast(Tx, signed)) if isinstance(signed, dict) else (0, "")
+    gas_wanted, fee = fee_of(cast(Tx, signed)) if isinstance(signed, dict) else (0, "")
     error = entry.get("error") or entry.get("reason")
     return {
         "hash": entry["hash"],
@@ -163,51 +161,6 @@ def journal_blocks(
     if unplaced:
         shown.append({"height": None, "time": None, "hash": None, "txs": unplaced})
     return shown
-
-
-def node_tx(
-    found: TxAnswer,
-    time: str,
-    outcome: tuple[list[str], list[tuple[str, int]], str],
-    tx: Tx | None,
-) -> ListedTx:
-    """A transaction as a node's ``tx`` answer gives it (``found``: its results, its
-    payouts and its refusal's words, "" if none, in ``outcome``), its signer and
-    calls read from the transaction itself (``tx``, decoded from its bytes; None when
-    they do not decode)."""
-    result = found.get("tx_result") or {}
-    values, transfers, error = outcome
-    doc: ListedTx = {
-        "hash": str(found.get("hash")),
-        "height": int(found.get("height") or 0),
-        "time": time,
-        "tx_status": REFUSED if error else LANDED,
-        "ok": not error,
-        "error": error or None,
-        "signer": None,
-        "func": None,
-        "args": None,
-        "send": None,
-        "to": None,
-        "result": values,
-        "transfers": [{"to": to, "amount": f"{amount}ugnot"} for to, amount in transfers],
-        "gas_wanted": int(result.get("GasWanted") or 0),
-        "gas_used": int(result.get("GasUsed") or 0),
-        "gas_fee": None,
-    }
-    if tx is not None and tx["msg"]:
-        said = messages(tx)
-        doc["func"], doc["args"], doc["send"], doc["to"] = (
-            said["func"],
-            said["args"],
-            said["send"],
-            said["to"],
-        )
-        doc["gas_fee"] = _fee(tx)[1]
-        # A message kind c4 does not send (addpkg, run) keeps its signer in its bytes.
-        with contextlib.suppress(ValueError):
-            doc["signer"] = msg_signer(tx["msg"][0])
-    return doc
 
 
 def proof_fields(proven: Proven | None, unproven: str) -> dict[str, Any]:

@@ -10,18 +10,10 @@ sync`, :mod:`c4cli.node.history`), each an :class:`IndexedTx`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple, Protocol, TypedDict
+from typing import Any, NamedTuple, Protocol
 
-PubKeyJSON = TypedDict("PubKeyJSON", {"@type": str, "value": str})
-
-
-class Validator(TypedDict):
-    """A validator as tm2's ``validators`` lists one (its power as text, as tm2's JSON
-    writes an int64), and as c4 keeps one."""
-
-    address: str
-    pub_key: PubKeyJSON
-    voting_power: str
+# A validator as tm2 lists one, and as c4 keeps one.
+from c4cli.wire.blocks import Validator as Validator
 
 
 class Proven(NamedTuple):

@@ -19,17 +19,19 @@ from __future__ import annotations
 import os
 
 from c4cli.node import early
+from c4cli.settings import Settings
 
 CONFIG = "config.toml"
 
 
-def dial(argv: list[str], home_from_env: str, remote_from_env: str | None) -> None:
+def dial(argv: list[str]) -> None:
     """Dial the node of the home ``argv`` names (its ``--home H`` or ``--home=H``, else
-    ``home_from_env``: $C4_HOME, else ./state, as the invocation reads it), or
-    ``remote_from_env`` ($C4_REMOTE); nothing for a home bound to none."""
-    url = remote_from_env
+    $C4_HOME, else ./state, as the invocation reads it), or $C4_REMOTE's; nothing for a
+    home bound to none."""
+    env = Settings.read()
+    url = env.remote
     if url is None:
-        home = home_from_env
+        home = env.home or "state"
         for index, arg in enumerate(argv):
             if arg == "--home" and index + 1 < len(argv):
                 home = argv[index + 1]

@@ -94,7 +94,7 @@ def _dial_ahead(argv: list[str]) -> None:
     if argv[:1] in (["query"], ["play"]):
         from c4cli.cli import ahead
 
-        ahead.dial(argv, os.environ.get("C4_HOME") or "state", os.environ.get("C4_REMOTE"))
+        ahead.dial(argv)
 
 
 def _fast_lane(argv: list[str]) -> int | None:

@@ -15,14 +15,13 @@ sets (:meth:`Invocation.begin`), so a thread or a test outside any run notes not
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from c4cli import errors, outbox
+from c4cli import errors, outbox, settings
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader
@@ -42,18 +41,18 @@ def json_asked(argv: Sequence[str]) -> bool:
 class Invocation:
     """What one command line says (home, output, target, trust) and what it owns."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
-        env = os.environ
+    def __init__(self, argv: Sequence[str], env: settings.Settings | None = None) -> None:
+        self.settings = env = settings.Settings.read() if env is None else env
         self.argv = list(argv)
-        self.home = Path(env.get("C4_HOME") or "state")
+        self.home = Path(env.home or "state")
         self.json = False
-        self.remote: str | None = env.get("C4_REMOTE") or None
-        self.realm_path: str | None = env.get("C4_REALM_PATH") or None
-        self.chain_id: str | None = env.get("C4_CHAIN_ID") or None
-        self.trust_node = env.get("C4_TRUST_NODE", "") not in ("", "0")
+        self.remote: str | None = env.remote
+        self.realm_path: str | None = env.realm_path
+        self.chain_id: str | None = env.chain_id
+        self.trust_node = env.trust_node
         self.impersonate: str | None = None  # c4 --impersonate ADDR: the address that acts
         self.outbox = outbox.Outbox()
-        self.notes = errors.Notes()  # quiet as $C4_QUIET says, until --quiet says so
+        self.notes = errors.Notes(env.quiet)  # quiet as $C4_QUIET says, until --quiet
         self.given: set[str] = set()  # the options given on the command line (by name)
         self.failing = False  # its failure's line is being written
         self._opened: dict[tuple[object, ...], Chain] = {}
@@ -64,11 +63,17 @@ class Invocation:
         ``transacting``: the command may sign or append, so a signal from now on says
         whether anything was recorded."""
         _CURRENT.set(self)
+        settings.use(self.settings)
         outbox.CURRENT.set(self.outbox)
         errors.NOTES.set(self.notes)
         if transacting:
             self.outbox.transacting = True
         return self
+
+    def end(self) -> None:
+        """The run's command returned: its settings stand no more for the environment
+        (a test's next part, in the same process, reads the environment as it is)."""
+        settings.use(None)
 
     @property
     def json_failure(self) -> bool:
@@ -102,6 +107,7 @@ class Invocation:
             realm_path=self.realm_path,
             chain_id=self.chain_id,
             trust_node=self.trust_node,
+            deadlines=self.settings.deadlines(),
         )
 
     def open_chain(self, home: Path, *, chain_id: str | None = None) -> Chain:
@@ -126,7 +132,7 @@ class Invocation:
             return self._opened[key]
         chain = connect.open_chain(
             home, url=self.remote, realm_path=self.realm_path, chain_id=wanted,
-            trust_node=self.trust_node,
+            trust_node=self.trust_node, deadlines=self.settings.deadlines(),
         )  # fmt: skip
         self._opened[key] = chain
         return chain

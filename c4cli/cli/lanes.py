@@ -89,6 +89,8 @@ def run(argv: list[str], form: Plain, body: Callable[[Invocation, Path], None]) 
             settle(exc)
         except SystemExit as ended:
             return exit_code(ended)
+    finally:
+        invocation.end()
     return 0
 
 

@@ -19,6 +19,7 @@ from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, war
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.node.spec import Historian, NodeSpec, Prover
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
+from c4cli.settings import DEFAULT_DEADLINES, Deadlines
 from c4cli.wire.paths import QFUNCS
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def open_chain(
     realm_path: str | None = None,
     chain_id: str | None = None,
     trust_node: bool = False,
+    deadlines: Deadlines = DEFAULT_DEADLINES,
 ) -> Chain:
     """The chain a command line uses: the node ``url`` names (a node this home is bound
     to when it names none), else the home's own log; a home with neither is exit 3.
@@ -53,8 +55,9 @@ def open_chain(
     ``chain_id`` given.
     """
     return _open(
-        _sender, home, url=url, realm_path=realm_path, chain_id=chain_id, trust_node=trust_node
-    )
+        _sender, home, url=url, realm_path=realm_path, chain_id=chain_id,
+        trust_node=trust_node, deadlines=deadlines,
+    )  # fmt: skip
 
 
 def open_reader(
@@ -64,24 +67,28 @@ def open_reader(
     realm_path: str | None = None,
     chain_id: str | None = None,
     trust_node: bool = False,
+    deadlines: Deadlines = DEFAULT_DEADLINES,
 ) -> ChainReader:
     """The chain as :func:`open_chain` opens it, for a command that only asks (`c4
     query`): a node's client comes without its sending half, so nothing that signs,
     simulates or delivers is loaded; every check of the chain and its answers is the
     same."""
     return _open(
-        _reader, home, url=url, realm_path=realm_path, chain_id=chain_id, trust_node=trust_node
-    )
+        _reader, home, url=url, realm_path=realm_path, chain_id=chain_id,
+        trust_node=trust_node, deadlines=deadlines,
+    )  # fmt: skip
 
 
-def idle_reader(home: Path, *, url: str | None = None) -> ChainReader | None:
+def idle_reader(
+    home: Path, *, url: str | None = None, deadlines: Deadlines = DEFAULT_DEADLINES
+) -> ChainReader | None:
     """The chain for a shell's completion, which may read and must write nothing: a
     local chain only while its cache answers as the log stands (else None: a replay
     would save it), a node as a query opens it."""
     if url is None and read_remote(home) is None:
         chain = _local_chain(home)
         return chain if chain.answers_from_cache() else None
-    return open_reader(home, url=url)
+    return open_reader(home, url=url, deadlines=deadlines)
 
 
 def local_chain(home: Path, what: str, *, url: str | None = None) -> LocalControls:
@@ -155,6 +162,7 @@ def bind(
     force: bool,
     trust: str | None = None,
     trust_node: bool = False,
+    deadlines: Deadlines = DEFAULT_DEADLINES,
 ) -> Binding:
     """`c4 init --remote URL`: bind the home to a node once it has answered, is the chain
     ``chain_id`` (when given) and holds the realm, and trust its validator set: the one
@@ -171,14 +179,14 @@ def bind(
             )
         raise HomeInUse(f"a chain already exists in {home}", would="replace it")
     height, block_hash = trust_point(trust)
-    node = _reader()(NodeSpec(url, realm_path, chain_id))
+    node = _reader()(NodeSpec(url, realm_path, chain_id, deadlines=deadlines))
     head = node.head()  # the node answers, or exit 4 and nothing is written
     if chain_id is not None and node.chain_id != chain_id:
         raise BadInput(f"the node at {url} is not chain {chain_id!r}")
     urls = node.transport.urls
     for other in urls:  # several URLs: every one answers, for this chain
         if other != node.transport.url:
-            _reader()(NodeSpec(other, realm_path, node.chain_id)).head()
+            _reader()(NodeSpec(other, realm_path, node.chain_id, deadlines=deadlines)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
     from c4cli.home import journals
 
@@ -214,12 +222,15 @@ def trusted_set(home: Path) -> tuple[TrustedSet, str] | None:
     return trusted, verify.fingerprint(trusted)
 
 
-def trust_own_node(home: Path, validators: list[dict[str, Any]]) -> str:
+def trust_own_node(
+    home: Path, validators: list[dict[str, Any]], deadlines: Deadlines = DEFAULT_DEADLINES
+) -> str:
     """`c4 node start`: the home trusts the validators of the genesis c4 wrote, once its
     node's last block verifies with them; the set's fingerprint."""
     remote = read_remote(home)
     assert remote is not None, "bound first"
-    node = _reader()(NodeSpec(remote.url, remote.realm_path, remote.chain_id))
+    spec = NodeSpec(remote.url, remote.realm_path, remote.chain_id, deadlines=deadlines)
+    node = _reader()(spec)
     trusted, fingerprint = _trust_anew(node, validators=validators, source="c4 node start")
     _trust_file(home).save(trusted)
     return fingerprint
@@ -320,6 +331,7 @@ def _open(
     realm_path: str | None,
     chain_id: str | None,
     trust_node: bool = False,
+    deadlines: Deadlines = DEFAULT_DEADLINES,
 ) -> Client | LocalControls:
     """The node's client of ``kind`` (imported only if a node is named), else the
     home's own chain; a home with neither is exit 3."""
@@ -330,7 +342,8 @@ def _open(
         return chain
     if config is None:
         _dial(str(url))
-        return kind()(NodeSpec(str(url), realm_path or DEFAULT_REALM_PATH, chain_id, unbound=True))
+        path = realm_path or DEFAULT_REALM_PATH
+        return kind()(NodeSpec(str(url), path, chain_id, unbound=True, deadlines=deadlines))
     if realm_path is not None and realm_path != config.realm_path:
         raise BoundElsewhere(
             f"this home is bound to the realm {config.realm_path}", "realm_path", realm_path
@@ -358,6 +371,7 @@ def _open(
             prover=None if trust_node else _prover(home),
             unproven=TRUST_NODE_WORD if trust_node else "",
             historian=_historian(home, config.chain_id, config.realm_path),
+            deadlines=deadlines,
         )
     )
 

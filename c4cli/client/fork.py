@@ -34,6 +34,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from c4cli import settings
 from c4cli.address import package_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.trust import Caught, IndexedTx, ReplayKeep
@@ -43,9 +44,9 @@ from c4cli.errors import BadInput, Unreachable
 from c4cli.home.config import read_remote
 from c4cli.local import genesis_state, state_document
 from c4cli.local.accounts import stored_key
-from c4cli.node.reader import CALLS, NodeReader, abci_params
+from c4cli.node import rpc
+from c4cli.node.reader import CALLS, NodeReader
 from c4cli.node.sync import NodeHistory, Progress
-from c4cli.node.transport import RpcCall
 from c4cli.realm.memory import RealmState
 from c4cli.wire import pubkeys, results
 
@@ -73,7 +74,7 @@ def parse_origin(text: str) -> Origin:
 
 def cache_folder() -> Path:
     """Where forks keep what they fetched: the user's cache folder, as gno's builds."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "c4cli" / "forks"
+    return settings.current().cache_home / "c4cli" / "forks"
 
 
 class Forked(NamedTuple):
@@ -221,13 +222,10 @@ def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dic
     listed: list[dict[str, Any]] = []
     for part in range(0, len(addresses), CALLS):
         asked = addresses[part : part + CALLS]
-        calls = [
-            RpcCall("abci_query", abci_params(results.account_path(a), b"", height)) for a in asked
-        ]
-        for address, answer in zip(asked, reader.transport.calls(calls), strict=True):
-            if isinstance(answer, Unreachable):
-                raise answer
-            text = reader.answer(results.account_path(address), answer).data
+        calls = [rpc.abci_query(results.account_path(a), b"", height) for a in asked]
+        found = reader.rpc.batch(calls)
+        for address, call in zip(asked, calls, strict=True):
+            text = reader.answer(results.account_path(address), found[call]).data
             account = results.tm2_account(json.loads(text) if text.strip() else None)
             if account is None:
                 continue

@@ -10,13 +10,13 @@ completes nothing rather than print an error into the user's command line.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 from click.shell_completion import CompletionItem, get_completion_class
 
+from c4cli import settings
 from c4cli.address import is_address
 from c4cli.cli.invocation import current
 from c4cli.client import connect
@@ -25,6 +25,7 @@ from c4cli.coins import gnot
 from c4cli.errors import C4Error
 from c4cli.escape import printable
 from c4cli.home.keys import LOCAL, Keyring
+from c4cli.settings import Deadlines
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import ChainReader
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 # Commands whose GAME is a game being played; accept's is an open offer, cancel's an
 # offer of the home's keys; the views take any live game.
 PLAYING = {"play", "bot", "hint", "resign", "claim-timeout", "reveal"}
-DEADLINE = "1"  # seconds a node has to answer a completion ($C4_TIMEOUT's form)
+DEADLINE = 1.0  # seconds a node has to answer a completion, unless $C4_TIMEOUT says
 
 
 def home_of(ctx: click.Context) -> Path:
@@ -152,8 +153,9 @@ def _live_games(home: Path) -> list[GameView]:
 def _reader(home: Path) -> ChainReader | None:
     """The home's chain as a completion may read it (a short deadline on a node; None
     for a local chain whose cache is stale)."""
-    os.environ.setdefault("C4_TIMEOUT", DEADLINE)
-    return connect.idle_reader(home, url=os.environ.get("C4_REMOTE") or None)
+    env = settings.current()
+    read = env.deadlines().read if env.timeout else DEADLINE
+    return connect.idle_reader(home, url=env.remote, deadlines=Deadlines(read))
 
 
 def _about(game: GameView, known: dict[str, str]) -> str:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from c4cli import outbox
+from c4cli import outbox, settings
 from c4cli.cli.invocation import current
 from c4cli.errors import (
     BadInput,
@@ -219,7 +219,7 @@ def settle(exc: BaseException) -> NoReturn:
         # The home (or a file named on the command line) cannot be read or written.
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}", 3, json_mode=json_mode)
-    if isinstance(exc, Exception) and not os.environ.get("C4_DEBUG"):
+    if isinstance(exc, Exception) and not settings.current().debug:
         # A bug, not a user error: still one line and a non-zero exit; C4_DEBUG shows it.
         fail(f"internal error: {type(exc).__name__}: {exc}", 1, json_mode=json_mode)
     raise exc

@@ -304,6 +304,7 @@ def _init_remote(
         force=force,
         trust=trust,
         trust_node=taking,
+        deadlines=current().settings.deadlines(),
     )
     remote, head, trusted = bound.remote, bound.head, bound.trusted
     shown = connect.shown_url(remote.url)

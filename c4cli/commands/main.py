@@ -141,6 +141,12 @@ class C4Group(click.Group):
     ) -> None:
         argv = list(sys.argv[1:] if args is None else args)
         try:
+            self._main(argv, prog_name, **extra)
+        finally:
+            current().end()
+
+    def _main(self, argv: list[str], prog_name: str | None, **extra: Any) -> None:
+        try:
             # A signal while the run is being built is acted on once it has begun, so
             # its line is the run's (JSON or not; "nothing was recorded").
             with deferred():

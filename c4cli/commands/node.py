@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from c4cli.chain.interface import Reader
+from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis
 from c4cli.commands import node_info
 from c4cli.commands.node_info import binaries
@@ -126,7 +127,7 @@ def start(
             realm_path = bound.realm_path
         running.launch(detach=True)  # on its RPC port of before: a saved URL still serves
         write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
-        connect.trust_own_node(home, running.genesis_validators())
+        connect.trust_own_node(home, running.genesis_validators(), current().settings.deadlines())
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
     if not realm_path.startswith("gno.land/r/"):
@@ -163,7 +164,7 @@ def start(
     left = previous.chain_id if previous else "unbound"
     connect.kept_aside(journals.leave(home, left), left)
     write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
-    connect.trust_own_node(home, nodes[0].genesis_validators())
+    connect.trust_own_node(home, nodes[0].genesis_validators(), current().settings.deadlines())
     owner = DEV_KEY
     if deployer != DEV_KEY:
         _hand_over(home, deployer)
@@ -196,7 +197,9 @@ def _start_network_again(
     bound = read_remote(home)
     realm_path = bound.realm_path if bound is not None else DEFAULT_REALM_PATH
     write_remote(home, Remote(",".join(network.urls), _devnode().CHAIN_ID, realm_path))
-    connect.trust_own_node(home, network.nodes[0].genesis_validators())
+    connect.trust_own_node(
+        home, network.nodes[0].genesis_validators(), current().settings.deadlines()
+    )
     started = [network.nodes[i] for i in wanted if i not in already]
     _report(home, realm_path, started, fresh=False, owner=DEV_KEY, as_json=as_json, network=network)
 

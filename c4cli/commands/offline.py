@@ -9,7 +9,6 @@ files gnokey reads and writes.
 
 from __future__ import annotations
 
-import os
 import sys
 import time as wallclock
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import click
 
-from c4cli import outbox
+from c4cli import outbox, settings
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
 from c4cli.cli.invocation import current
 from c4cli.client import offline
@@ -235,7 +234,7 @@ def _within_caps(
     given, the question to confirm it with ("" when none is needed)."""
     fee_cap_text, send_cap_text = caps
     _fee_capped(tx, home, fee_cap_text, ("signs for", "signed", "sign"))
-    text = send_cap_text if send_cap_text is not None else os.environ.get("C4_SEND_CAP")
+    text = send_cap_text if send_cap_text is not None else settings.current().send_cap
     # What no cap in ugnot bounds: only a person at a terminal may take it on.
     if out.unbounded:
         takes, unbound = f"without bound ({out.unbounded})", "no send cap bounds that"

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
-from c4cli import outbox
+from c4cli import outbox, settings
 from c4cli.address import canonical
 from c4cli.chain.clock import format_time
 from c4cli.chain.controls import LocalControls
@@ -63,9 +62,9 @@ def passphrase(
     """--password-stdin, else ``$variable`` (even empty), else a prompt on a terminal."""
     if password_stdin:
         return read_stdin_line()
-    env = os.environ.get(variable)
-    if env is not None:
-        return env
+    given = settings.current().passwords.get(variable)
+    if given is not None:
+        return given
     if not stdin_is_terminal():
         how = (
             f"set ${variable}"
@@ -234,7 +233,7 @@ def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
 
 def fee_cap(home: Path, given: str | None) -> int:
     """--fee-cap, else $C4_FEE_CAP, else the home's config.toml, else the default."""
-    text = given if given is not None else os.environ.get("C4_FEE_CAP")
+    text = given if given is not None else settings.current().fee_cap
     where = "--fee-cap" if given is not None else "$C4_FEE_CAP"
     if text is None:
         text, where = read_fee_cap(home), "config.toml's fee_cap"

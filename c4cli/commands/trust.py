@@ -64,9 +64,9 @@ def trust(home: Path, as_json: bool) -> None:
             source=trusted.source,
             validators=[
                 {
-                    "address": v["address"],
-                    "pub_key": v["pub_key"]["value"],
-                    "power": int(v["voting_power"]),
+                    "address": v.address,
+                    "pub_key": v.pub_key.to_json()["value"],
+                    "power": v.voting_power,
                 }
                 for v in trusted.validators
             ],

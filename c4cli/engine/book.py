@@ -32,6 +32,8 @@ import mmap
 import os
 from pathlib import Path
 
+from c4cli import settings
+
 PLY = 12  # the book holds positions with this many stones
 RECORD = 5  # bytes per entry: a 4-byte code and a 1-byte value
 ASSET = ("assets", "book_12ply_distances.dat")
@@ -116,7 +118,7 @@ class Book:
 
 def locate() -> Path | None:
     """The book's file: $C4_BOOK, else the installed package's, else none."""
-    named = os.environ.get("C4_BOOK")
+    named = settings.current().book
     if named == "off":
         return None
     if named:

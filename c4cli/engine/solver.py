@@ -17,12 +17,12 @@ Pure Python; the same answers, faster, come from the optional native core.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterable
 from mmap import mmap
 from typing import NamedTuple, Protocol
 
+from c4cli import settings
 from c4cli.engine import book
 from c4cli.engine.board import COLS, ROWS, Board
 from c4cli.engine.book import Book
@@ -135,7 +135,7 @@ class _Core(Protocol):
 
 def _load_native() -> _Core | None:
     """The C core, if this install built it and $C4_SOLVER does not ask for Python."""
-    if os.environ.get("C4_SOLVER") == "python":
+    if settings.current().solver == "python":
         return None
     try:
         from c4cli.engine import _native  # type: ignore[attr-defined]

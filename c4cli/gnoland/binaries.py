@@ -8,11 +8,11 @@ a checkout (a wheel, pipx) is told the ``go install`` that script runs.
 from __future__ import annotations
 
 import mmap
-import os
 import re
 import shutil
 from pathlib import Path
 
+from c4cli import settings
 from c4cli.errors import BadInput, warn_once
 
 GNO_VERSION = "v1.7.1"  # as scripts/install-gno.sh builds it
@@ -63,9 +63,10 @@ def find_gno() -> tuple[Path, Path]:
     ``$GNO_BIN`` and ``$GNOROOT`` first; else the install script's cache and Go's
     module cache; else ``$PATH``.
     """
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    env = settings.current()
+    cache = env.cache_home
     candidates = [
-        os.environ.get("GNO_BIN", ""),
+        env.gno_bin,
         str(cache / "c4cli" / f"gno-{GNO_VERSION}" / "bin"),
     ]
     found = shutil.which("gnoland")
@@ -83,9 +84,7 @@ def find_gno() -> tuple[Path, Path]:
         raise BadInput(
             f"gnoland and gnokey not found: {INSTALL_HINT}, or set GNO_BIN to their folder"
         )
-    roots = [os.environ.get("GNOROOT", "")]
-    gopath = os.environ.get("GOMODCACHE") or str(Path.home() / "go" / "pkg" / "mod")
-    roots.append(str(Path(gopath) / f"{GNO_MODULE}@{GNO_VERSION}"))
+    roots = [env.gnoroot, str(Path(env.gomodcache) / f"{GNO_MODULE}@{GNO_VERSION}")]
     gnoroot = next((Path(r) for r in roots if r and (Path(r) / "gnovm" / "stdlibs").is_dir()), None)
     if gnoroot is None:
         raise BadInput(

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from c4cli.errors import BadInput, Unreachable
 from c4cli.gnoland.binaries import GNO_VERSION
+from c4cli.wire.rpc import Method, ResultStatus
 
 CHAIN_ID = "dev"
 NODE_DIR = "node"
@@ -202,10 +203,8 @@ class DevNode:
             if self.proc is not None and self.proc.poll() is not None:
                 raise NodeFailed(f"gnoland exited with {self.proc.returncode}: {self.tail()}")
             with contextlib.suppress(OSError, Unreachable, KeyError, ValueError, TypeError):
-                sync = self.rpc("status")["sync_info"]
-                if int(sync["latest_block_height"]) >= at_least and not (
-                    synced and sync["catching_up"]
-                ):
+                status = ResultStatus.from_json(self.rpc(Method.STATUS))
+                if status.latest_block_height >= at_least and not (synced and status.catching_up):
                     return
             time.sleep(0.2)
         self.stop()
@@ -358,6 +357,7 @@ class DevNode:
     # -- JSON-RPC ----------------------------------------------------------------------
 
     def rpc(self, method: str, *, timeout: float = 60, **params: Any) -> Any:
+        """One JSON-RPC call's result (its error, or no answer, is Unreachable)."""
         self._id += 1
         body = json.dumps({"jsonrpc": "2.0", "id": self._id, "method": method, "params": params})
         request = urllib.request.Request(
@@ -373,7 +373,8 @@ class DevNode:
         return document["result"]
 
     def latest_height(self, *, timeout: float = 60) -> int:
-        return int(self.rpc("status", timeout=timeout)["sync_info"]["latest_block_height"])
+        answer = self.rpc(Method.STATUS, timeout=timeout)
+        return ResultStatus.from_json(answer).latest_block_height
 
 
 def running_pid(folder: Path) -> int | None:

@@ -36,6 +36,7 @@ import tomli_w
 from c4cli.chain.trust import TrustedSet, Validator
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
+from c4cli.wire.blocks import PubKey, b64, raw
 
 TRUST = "trust.toml"
 LOCK = ".trust.lock"
@@ -85,7 +86,7 @@ class TrustFile:
             if (
                 kept is not None
                 and kept.chain_id == trusted.chain_id
-                and _members(kept) == _members(trusted)
+                and kept.validators == trusted.validators
                 and kept.height < trusted.height
             ):
                 self._write(trusted._replace(source=kept.source))
@@ -112,10 +113,10 @@ class TrustFile:
             "source": trusted.source,
             "validators": [
                 {
-                    "address": str(v["address"]),
-                    "pub_key_type": str(v["pub_key"]["@type"]),
-                    "pub_key": str(v["pub_key"]["value"]),
-                    "power": int(v["voting_power"]),
+                    "address": v.address,
+                    "pub_key_type": v.pub_key.type_url,
+                    "pub_key": b64(v.pub_key.value) or "",
+                    "power": v.voting_power,
                 }
                 for v in trusted.validators
             ],
@@ -136,19 +137,6 @@ class TrustFile:
         self.path.unlink(missing_ok=True)
 
 
-def _members(trusted: TrustedSet) -> list[tuple[str, str, str, int]]:
-    """A set's validators as the file keeps each: address, key type, key, power."""
-    return [
-        (
-            str(v["address"]),
-            str(v["pub_key"]["@type"]),
-            str(v["pub_key"]["value"]),
-            int(v["voting_power"]),
-        )
-        for v in trusted.validators
-    ]
-
-
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError("not text")
@@ -156,12 +144,9 @@ def _text(value: Any) -> str:
 
 
 def _validator(row: Any) -> Validator:
-    """A validator of the file, in the shape tm2's ``validators`` answers."""
+    """A validator of the file."""
     power = row["power"]
     if not isinstance(power, int) or isinstance(power, bool) or power <= 0:
         raise ValueError("a validator's power is a positive integer")
-    return Validator(
-        address=_text(row["address"]),
-        pub_key={"@type": _text(row["pub_key_type"]), "value": _text(row["pub_key"])},
-        voting_power=str(power),
-    )
+    key = PubKey(_text(row["pub_key_type"]), raw(_text(row["pub_key"])))
+    return Validator(_text(row["address"]), key, power)

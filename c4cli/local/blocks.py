@@ -127,7 +127,7 @@ class BlockContext(NamedTuple):
     time: int
 
 
-class Block(NamedTuple):
+class LoggedBlock(NamedTuple):
     """A block as the log has it, and what each of its transactions did."""
 
     record: BlockRecord

@@ -45,7 +45,7 @@ from c4cli.errors import (
     UnknownAccount,
 )
 from c4cli.local import cheats, genesis_state, pooled, snapshots
-from c4cli.local.blocks import Block, new_record, tx_entry
+from c4cli.local.blocks import LoggedBlock, new_record, tx_entry
 from c4cli.local.cache import Mark
 from c4cli.local.loading import LoggedState
 from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
@@ -57,7 +57,7 @@ from c4cli.wire.msgs import Fee, runs_locally
 from c4cli.wire.tx import signed_tx
 
 if TYPE_CHECKING:
-    from c4cli.local.blocks import Block, Genesis
+    from c4cli.local.blocks import Genesis
     from c4cli.local.execute import TxResult
     from c4cli.local.state import ChainState
     from c4cli.wire.tx import Tx
@@ -191,7 +191,7 @@ class LocalChain(LoggedState):
                 raise BadInput(f"height {height} is not on this chain (its last block is {top})")
             return self.replay(data=data[:end])
 
-    def blocks(self, first: int, last: int | None) -> list[Block]:
+    def blocks(self, first: int, last: int | None) -> list[LoggedBlock]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying
         (the cache, rebuilt if need be, describes this very log: its outcomes are theirs)."""
         with self.reading():
@@ -210,7 +210,7 @@ class LocalChain(LoggedState):
                     if found is None:  # cannot happen with a cache this code wrote
                         raise HomeDamaged(f"{self.cache.path}: incomplete; delete it")
                     outcomes.append(found[1])
-                out.append(Block(record, outcomes))
+                out.append(LoggedBlock(record, outcomes))
             return out
 
     def transactions_through(self, height: int) -> int:

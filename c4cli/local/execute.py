@@ -28,6 +28,7 @@ from c4cli.realm.memory import Context, RealmPanic
 from c4cli.records import Record
 from c4cli.wire import crypto, pubkeys
 from c4cli.wire.amino import EncodeError
+from c4cli.wire.events import event_from_json, gnokey_events
 from c4cli.wire.msgs import (
     AUTH_MSGS,
     MSG_CALL,
@@ -40,7 +41,7 @@ from c4cli.wire.msgs import (
     msg_signer,
 )
 from c4cli.wire.pubkeys import PubKey
-from c4cli.wire.results import UNAUTHORIZED, gnokey_events
+from c4cli.wire.results import UNAUTHORIZED
 from c4cli.wire.tx import SIG_FAILED, signature_error, tx_hash
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ class TxResult(Record):
             time=time,
             result=self.delivered(),
             simulated=simulated,
-            events=gnokey_events(list(self.events)),
+            events=gnokey_events([event_from_json(event) for event in self.events]),
             event_types=tuple(event["@type"] for event in self.events),
         )
 

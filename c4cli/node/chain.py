@@ -153,4 +153,5 @@ class NodeChain:
 def open_node(spec: NodeSpec, link: Link | None = None) -> NodeChain:
     """The whole client of the node ``spec`` names: reads, signing, delivery."""
     reader = open_reader(spec, link)
-    return NodeChain(reader, Sender(reader, Delivery(reader, spec.journal)), spec.journal)
+    delivery = Delivery(reader, spec.journal, block_deadline=spec.deadlines.block)
+    return NodeChain(reader, Sender(reader, delivery), spec.journal)

@@ -16,21 +16,26 @@ from __future__ import annotations
 
 import base64
 import time as wallclock
-from typing import Any, NamedTuple, NoReturn
+from typing import NamedTuple, NoReturn, TypeVar
 
 from c4cli import outbox
 from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.errors import Refused, Unreachable, warn_once
-from c4cli.node import answers
+from c4cli.node import answers, rpc
 from c4cli.node.lookup import transaction, transaction_or_none
 from c4cli.node.proof import BlockFate, account_and_head, fate_from_blocks
 from c4cli.node.reader import NodeReader, read_calls
-from c4cli.node.receipts import Landed, Landing, RefusedInBlock, height_of, reads_after
+from c4cli.node.receipts import Landed, Landing, RefusedInBlock, reads_after
 from c4cli.node.recheck import recheck
-from c4cli.node.transport import NodeSaid, RpcCall, block_timeout
+from c4cli.node.rpc import Malformed
+from c4cli.node.transport import AlreadyHeld, MempoolRefused
+from c4cli.settings import BLOCK_DEADLINE
+from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.amino import encode_tx, tx_hash
 from c4cli.wire.msgs import Tx
-from c4cli.wire.results import TxAnswer
+from c4cli.wire.rpc import ResultBroadcastTxCommit, ResultTx
+
+T = TypeVar("T")
 
 
 class Superseded(Refused):
@@ -69,10 +74,13 @@ class Submission:
 class Delivery:
     """Sending signed bytes to a node and learning their fate, journaled all along."""
 
-    def __init__(self, reader: NodeReader, journal: SentLog | None) -> None:
+    def __init__(
+        self, reader: NodeReader, journal: SentLog | None, *, block_deadline: float = BLOCK_DEADLINE
+    ) -> None:
         self.reader = reader
         self.journal = journal
         self.receipts = Landed(reader, journal)
+        self.block_deadline = block_deadline  # seconds a broadcast waits for its block
 
     @property
     def redacted(self) -> str:
@@ -112,10 +120,9 @@ class Delivery:
         try:
             answer, landing = self._commit(sent.raw, sent.tx_id, reads)
         except Unreachable as lost:
-            kind = lost.kind if isinstance(lost, NodeSaid) else ""
-            if again and kind in ("held", "mempool"):
+            if again and isinstance(lost, AlreadyHeld | MempoolRefused):
                 raise InMempool(str(lost)) from None
-            if kind == "held":
+            if isinstance(lost, AlreadyHeld):
                 # These very bytes reached the node before this command's: signed at the
                 # same moment by another client of the key. Not this command's to report.
                 raise Duplicate(
@@ -127,18 +134,12 @@ class Delivery:
             # The node may have the transaction even though its answer never came:
             # find it by hash before saying anything, and never send it again.
             return self._find_or_pending(sent, str(lost), then_read)
-        try:
-            check = answer["check_tx"].get("ResponseBase", answer["check_tx"])
-            refusal = answers.refusal(check) if check.get("Error") else None
-            deliver = answer["deliver_tx"]
-            height = int(answer["height"])
-            answered_hash = answers.hash_text(answer.get("hash"))
-        except (KeyError, TypeError, AttributeError, ValueError):
-            return self._find_or_pending(
-                sent,
-                f"{self.redacted} answered broadcast_tx_commit in a shape it never has",
-                then_read,
-            )
+        if isinstance(answer, Unreachable):  # an answer in a shape it never has
+            return self._find_or_pending(sent, str(answer), then_read)
+        check = answer.check_tx
+        refusal = answers.refusal(check.error, check.log) if check.refused else None
+        height = answer.height
+        answered_hash = tx_id_of(answer.hash)
         if answered_hash != sent.tx_id or (refusal is None and height <= 0):
             # Not this transaction's answer (a proxy's invention, another tx's): ask
             # the node about ours instead of believing it.
@@ -154,14 +155,14 @@ class Delivery:
             sent.signer,
             sent.tx,
             sent.tx_id,
-            {"tx_result": deliver},
+            answer.deliver_tx,
             height,
             landing=landing,
             then_read=then_read,
         )
 
     def _refused_before_block(
-        self, sent: Sent, refusal: str, check: dict[str, Any], then_read: ThenRead | None
+        self, sent: Sent, refusal: str, check: ResponseDeliverTx, then_read: ThenRead | None
     ) -> Receipt:
         """The node's refusal of this transaction before a block (its CheckTx). Believed
         while the account's sequence is still this transaction's: whatever the node
@@ -182,11 +183,11 @@ class Delivery:
         outbox.denied(sent.tx_id)
         if self.journal is not None:
             self.journal.dropped(sent.tx_id, f"refused before a block: {refusal}", unproven=True)
-        raise Refused(refusal, kind=answers.error_type(check))
+        raise Refused(refusal, kind=check.error.type_url if check.error is not None else "")
 
     def _commit(
         self, raw: bytes, tx_id: str, reads: list[tuple[str, str]]
-    ) -> tuple[Any, Landing | None]:
+    ) -> tuple[ResultBroadcastTxCommit | Unreachable, Landing | None]:
         """broadcast_tx_commit's answer, and what came with it in its request; or
         Unreachable, as the call alone would raise.
 
@@ -200,31 +201,29 @@ class Delivery:
         read it). They ride after the broadcast, never before: the chain was checked
         already, and the bytes go to this one node, once.
         """
-        params = {"tx": base64.b64encode(raw).decode()}
         verified = self.reader.verifier is not None
-        found = self.reader.transport.send(
-            [
-                RpcCall("broadcast_tx_commit", params),
-                RpcCall("block", {}),
-                # Where blocks are verified, the last block's commit (its validators'
-                # signatures) rides along instead of the status: the proven header is
-                # the height, and no request more is made for the proof.
-                RpcCall("commit", {}) if verified else RpcCall("status", {}),
-                *read_calls(reads),
-            ],
-            timeout=block_timeout(),
+        broadcast, block, commit, status = (
+            rpc.broadcast_tx_commit(raw),
+            rpc.block(0),
+            rpc.commit(),
+            rpc.status(),
         )
-        answer = found[0]
-        if isinstance(answer, Unreachable):
+        calls = read_calls(reads)
+        # Where blocks are verified, the last block's commit (its validators' signatures)
+        # rides along instead of the status: the proven header is the height, and no
+        # request more is made for the proof.
+        asked = [broadcast, block, commit if verified else status, *calls]
+        found = self.reader.rpc.send(asked, timeout=self.block_deadline)
+        answer = found.get(broadcast)
+        if isinstance(answer, Unreachable) and not isinstance(answer, Malformed):
             raise answer
         if len(found) == 1:
             return answer, None
-        _, block, third, *read = found
-        block = None if isinstance(block, Unreachable) else block
+        came, read = _or_none(found.get(block)), [found.get(c) for c in calls]
         if verified:
-            commit = None if isinstance(third, Unreachable) else third
-            return answer, Landing(tx_id, block, reads, read, 0, commit)
-        return answer, Landing(tx_id, block, reads, read, height_of(third))
+            return answer, Landing(tx_id, came, reads, read, 0, _or_none(found.get(commit)))
+        head = _or_none(found.get(status))
+        return answer, Landing(tx_id, came, reads, read, head.latest_block_height if head else 0)
 
     def _find_or_pending(self, sent: Sent, why: str, then_read: ThenRead | None) -> Receipt:
         found = self._look_up(sent)
@@ -234,17 +233,11 @@ class Delivery:
                 f"yet seen in a block: `c4 tx {sent.tx_id}` tells, `c4 log` settles it once it "
                 "lands, and the next transaction of this account settles it first"
             )
-        try:
-            height = int(found["height"])
-        except (KeyError, TypeError, ValueError):
-            raise Unreachable(
-                f"{self.redacted} answered tx {sent.tx_id} without a height"
-            ) from None
         return self.receipts.landed(
-            sent.signer, sent.tx, sent.tx_id, found, height, then_read=then_read
+            sent.signer, sent.tx, sent.tx_id, found.tx_result, found.height, then_read=then_read
         )
 
-    def _look_up(self, sent: Sent) -> TxAnswer | None:
+    def _look_up(self, sent: Sent) -> ResultTx | None:
         """The transaction as a node has it, asked until the deadline ($C4_TIMEOUT)
         passes; None while nothing proves its fate.
 
@@ -361,12 +354,9 @@ class Delivery:
                 return None  # its sequence is free: the new transaction takes it
             receipt = self._resend(sent)
         else:
-            try:
-                receipt = self.receipts.landed(
-                    sent.signer, sent.tx, tx_id, found, int(found["height"])
-                )
-            except (KeyError, TypeError, ValueError):
-                raise Unreachable(f"{self.redacted} answered tx {tx_id} without a height") from None
+            receipt = self.receipts.landed(
+                sent.signer, sent.tx, tx_id, found.tx_result, found.height
+            )
             if own:
                 return receipt
             if refused:
@@ -392,14 +382,12 @@ class Delivery:
                     continue
                 signer = Signer(entry.signer, b"", entry.session)
                 receipt = self.receipts.landed(
-                    signer, entry.signed, tx_id, found, int(found["height"])
+                    signer, entry.signed, tx_id, found.tx_result, found.height
                 )
             except Unreachable:
                 return  # no node answers now: pending it stays
             except RefusedInBlock as refused:
                 warn_once(f"note: transaction {tx_id}, sent earlier, {refused}")
-            except (KeyError, TypeError, ValueError):
-                continue
             else:
                 warn_once(
                     f"note: transaction {tx_id}, sent earlier, landed at height {receipt.height}"
@@ -418,3 +406,13 @@ class Delivery:
                 f"transaction {sent.tx_id}, sent earlier, is still not in a block and nothing "
                 f"new was signed ({exc}); try again later"
             ) from None
+
+
+def tx_id_of(raw: bytes) -> str:
+    """A transaction's hash as c4 names it: base64, as a node's JSON gives it."""
+    return base64.b64encode(raw).decode() if raw else ""
+
+
+def _or_none(found: T | Unreachable) -> T | None:
+    """A ride's answer, or None where it failed (it is asked again when needed)."""
+    return None if isinstance(found, Unreachable) else found

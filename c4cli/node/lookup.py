@@ -8,45 +8,43 @@ read from the bank's transfer events.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple, cast
+from typing import NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import ListedTx
-from c4cli.chain.listing import node_tx, proof_fields
+from c4cli.chain.listing import LANDED, REFUSED, fee_of, messages, proof_fields
 from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable, Unverified
-from c4cli.node import answers
+from c4cli.node import answers, rpc
 from c4cli.node.reader import NodeReader, Query
-from c4cli.node.transport import NodeSaid, RpcCall
+from c4cli.node.transport import UnknownTx
 from c4cli.wire import results
+from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.amino import DecodeError, decode_tx
-from c4cli.wire.msgs import Tx
-from c4cli.wire.results import TxAnswer
+from c4cli.wire.events import Event, TransferEvent
+from c4cli.wire.msgs import Tx, msg_signer
+from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit, ResultTx
 
 
-def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None) -> TxAnswer | None:
+def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None) -> ResultTx | None:
     """A transaction by hash, as the node's ``tx`` gives it; None if it has none. With
     several URLs, every node is asked before saying none has it (a broadcast whose
     answer was lost may have reached another node first)."""
-    call = RpcCall("tx", {"hash": tx_id})
+    ask = rpc.tx(tx_id)
     try:
-        found = reader.transport.call(call.method, call.params, timeout=timeout)
-    except NodeSaid as said:
-        if said.kind != "unknown tx":
-            raise
-        found = reader.transport.elsewhere(call, timeout)
-        if found is None:
-            return None
-    if not isinstance(found, dict):
-        raise Unreachable(f"{reader.redacted} answered tx {tx_id} in a shape it never has")
-    return cast(TxAnswer, found)  # an object: its fields are read under a guard
+        return reader.rpc.ask(ask, timeout=timeout)
+    except UnknownTx:
+        pass
+    found = reader.transport.elsewhere(ask.call, timeout)
+    return None if found is None else ask.value(reader.redacted, found)
 
 
-def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> TxAnswer | None:
+def transaction_or_none(reader: NodeReader, tx_id: str, timeout: float) -> ResultTx | None:
     """:func:`transaction`, with a failed look-up as no answer (it proves nothing)."""
     try:
         return transaction(reader, tx_id, timeout=max(timeout, 0.1))
@@ -60,19 +58,12 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
     found = transaction(reader, tx_hash)
     if found is None:
         return None
-    try:
-        raw = base64.b64decode(str(found["tx"]), validate=True)
-        height = answers.int64(found["height"])
-        base, data, events = answers.delivered(found)
-    except (KeyError, TypeError, AttributeError, ValueError):
-        raise Unreachable(
-            f"{reader.redacted} answered tx {tx_hash} in a shape it never has"
-        ) from None
+    raw, height, result = found.tx, found.height, found.tx_result
     if base64.b64encode(hashlib.sha256(raw).digest()).decode() != tx_hash:
         raise Unreachable(f"{reader.redacted} answered tx {tx_hash} with another transaction")
-    error = answers.refusal(base) if base.get("Error") else ""
-    values = [value for value, _ in results.call_values(data)]
-    paid = [] if error else transfers(reader.realm_path, events)
+    error = answers.refusal(result.error, result.log) if result.refused else ""
+    values = [value for value, _ in results.call_values(result.data.decode("utf-8", "replace"))]
+    paid = [] if error else transfers(reader.realm_path, result.events)
     try:
         tx: Tx | None = decode_tx(raw)
     except (DecodeError, UnicodeDecodeError):
@@ -81,16 +72,58 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
         try:
             held = block_holding(reader, height, raw)
             assert held.proven is not None
-            proven = reader.verifier.result(held.proven, held.place, found["tx_result"])
+            proven = reader.verifier.result(held.proven, held.place, result)
         except Unverified as unverified:
             raise Unverified(f"{unverified}: transaction {tx_hash} is not believed") from None
         moment = proven.time
     else:
         proven, moment = None, reader.block_time(height)
-    doc = node_tx(found, format_time(moment), (values, paid, error), tx)
-    doc["hash"], doc["height"], doc["tx"] = tx_hash, height, tx
+    doc = node_tx(tx_hash, height, format_time(moment), result, (values, paid, error), tx)
     doc.update(proof_fields(proven, reader.unproven))  # type: ignore[typeddict-item]
     return doc, raw
+
+
+def node_tx(
+    tx_hash: str,
+    height: int,
+    time: str,
+    result: ResponseDeliverTx,
+    outcome: tuple[list[str], list[tuple[str, int]], str],
+    tx: Tx | None,
+) -> ListedTx:
+    """A transaction as a node's ``tx`` answer gives it (its ``result``; its call's
+    values, its payouts and its refusal's words, "" if none, in ``outcome``), its
+    signer and calls read from the transaction itself (``tx``, decoded from its bytes;
+    None when they do not decode)."""
+    values, paid, error = outcome
+    doc: ListedTx = {
+        "hash": tx_hash,
+        "height": height,
+        "time": time,
+        "tx_status": REFUSED if error else LANDED,
+        "ok": not error,
+        "error": error or None,
+        "signer": None,
+        "func": None,
+        "args": None,
+        "send": None,
+        "to": None,
+        "result": values,
+        "transfers": [{"to": to, "amount": f"{amount}ugnot"} for to, amount in paid],
+        "gas_wanted": result.gas_wanted,
+        "gas_used": result.gas_used,
+        "gas_fee": None,
+    }
+    doc["tx"] = tx
+    if tx is not None and tx["msg"]:
+        said = messages(tx)
+        doc["func"], doc["args"] = said["func"], said["args"]
+        doc["send"], doc["to"] = said["send"], said["to"]
+        doc["gas_fee"] = fee_of(tx)[1]
+        # A message kind c4 does not send (addpkg, run) keeps its signer in its bytes.
+        with contextlib.suppress(ValueError):
+            doc["signer"] = msg_signer(tx["msg"][0])
+    return doc
 
 
 class Held(NamedTuple):
@@ -98,7 +131,7 @@ class Held(NamedTuple):
     it, and its header's proof (None where the node's word is taken)."""
 
     time: int
-    found: list[Any]
+    found: list[ResultABCIQuery | Unreachable]
     proven: Proven | None
     place: int  # the transaction's index in the block
 
@@ -108,8 +141,8 @@ def block_holding(
     height: int,
     raw: bytes,
     reads: Sequence[Query] = (),
-    block: Any = None,
-    commit: Any = None,
+    block: ResultBlock | None = None,
+    commit: ResultCommit | None = None,
 ) -> Held:
     """Block ``height``, once it is seen to hold ``raw`` (a broadcast's answer is believed
     only if the block it names has the transaction in it) and, where blocks are
@@ -118,35 +151,30 @@ def block_holding(
     ``block`` (and ``commit``) are that block's answers if they came already; else
     they are asked for, with ``reads`` (queries as (path, data)) at the last block in
     the same request."""
-    found: list[Any] = []
+    found: list[ResultABCIQuery | Unreachable] = []
     if block is None:
         block, commit, found = reader.block_with(height, reads)
-    txs = answers.field(reader.redacted, block, "block", "data", "txs")
-    mine = base64.b64encode(raw).decode()
-    if not isinstance(txs, list) or mine not in txs:
+    txs = block.block.txs
+    if raw not in txs:
         raise Unreachable(
             f"{reader.redacted} said the transaction is in block {height}, "
             "but that block does not hold it"
         )
-    if str(answers.field(reader.redacted, block, "block", "header", "height")) != str(height):
+    header = block.block.header
+    if header.height != height:
         raise Unreachable(f"{reader.redacted} answered block {height} with another block")
     if reader.verifier is not None:
         proven = reader.verifier.block(block, commit)
-        return Held(proven.time, found, proven, txs.index(mine))
-    moment = answers.unix_time(
-        str(answers.field(reader.redacted, block, "block", "header", "time"))
-    )
-    return Held(moment, found, None, txs.index(mine))
+        return Held(proven.time, found, proven, txs.index(raw))
+    return Held(header.time.seconds, found, None, txs.index(raw))
 
 
-def transfers(realm_path: str, events: list[Any]) -> list[tuple[str, int]]:
+def transfers(realm_path: str, events: Sequence[Event]) -> list[tuple[str, int]]:
     """Who was paid what, from the bank's transfer events: everything but the coins sent
     into the realm (stakes), as the local chain's receipts list payouts."""
     realm = package_address(realm_path)
     return [
-        (str(event.get("to")), ugnot_in(str(event.get("coins", ""))))
+        (event.receiver, ugnot_in(event.coins))
         for event in events
-        if isinstance(event, dict)
-        and event.get("@type") == "/bank.TransferEvent"
-        and event.get("to") != realm
+        if isinstance(event, TransferEvent) and event.receiver != realm
     ]

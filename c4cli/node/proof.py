@@ -25,17 +25,17 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from typing import Any, NamedTuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
-from c4cli.node import answers
-from c4cli.node.reader import CALLS, METAS, NodeReader, abci_params, account_path, by_height
-from c4cli.node.transport import RpcCall
+from c4cli.node import rpc
+from c4cli.node.reader import CALLS, METAS, NodeReader, account_path
 from c4cli.wire import results
 from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.msgs import first_signature, msg_signer
-from c4cli.wire.results import TxAnswer
+from c4cli.wire.rpc import ResultBlock, ResultTx
 from c4cli.wire.tx import signature_error
 
 SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
@@ -45,7 +45,7 @@ class BlockFate(NamedTuple):
     """What the blocks say of a transaction: ``found`` (as ``tx`` answers it) when it
     landed; else the height and hash of the one that took its sequence ("" unknown)."""
 
-    found: TxAnswer | None
+    found: ResultTx | None
     taker: str = ""
     height: int = 0
 
@@ -54,20 +54,17 @@ def account_and_head(reader: NodeReader, signer: Signer) -> tuple[int, int, int]
     """(account number, sequence, the node's height) from one node in one request,
     the account read first: the height is at least the state's the sequence comes from."""
     path = account_path(signer)
-    found = reader.transport.calls(
-        [RpcCall("abci_query", abci_params(path, b"", 0)), RpcCall("status", {})]
-    )
-    for answer in found:
-        if isinstance(answer, Unreachable):
-            raise answer
-    data = answers.query(reader.redacted, path, found[0]).data
+    account, status = rpc.abci_query(path), rpc.status()
+    found = reader.rpc.batch([account, status])
+    data = found[account].response.data
+    head = found[status].latest_block_height
     try:
         numbers = results.account_numbers(json.loads(data or b"null"))
     except ValueError:
         raise Unreachable(f"{reader.redacted} answered {path} in a shape it never has") from None
     if numbers is None:
         raise Unreachable(f"{reader.redacted} has no account {signer.address} now")
-    return numbers[0], numbers[1], answers.status(reader.redacted, found[1]).height
+    return numbers[0], numbers[1], head
 
 
 def fate_from_blocks(
@@ -90,11 +87,11 @@ def fate_from_blocks(
             f"blocks {first} to {head} would have to be read to prove where it went (more "
             f"than {SCAN_LIMIT})"
         )
-    mine = base64.b64encode(raw).decode()
     taker: tuple[str, int] | None = None
-    for height, txs, block in _blocks_with_txs(reader, first, head):
-        if mine in txs:
-            return BlockFate(_result(reader, height, txs.index(mine), mine), "", height)
+    for height, block in _blocks_with_txs(reader, first, head):
+        txs = block.block.txs
+        if raw in txs:
+            return BlockFate(_result(reader, height, txs.index(raw), raw), "", height)
         if taker is None:
             taker = _taker(reader, signer, txs, number, sequence, height)
             if taker is not None and reader.verifier is not None:
@@ -110,62 +107,55 @@ def fate_from_blocks(
     return BlockFate(None, tx_hash, height)
 
 
-def _blocks_with_txs(reader: NodeReader, first: int, last: int) -> Any:
-    """Each block from ``first`` to ``last`` that holds transactions, as (height, its
-    transactions in base64, the block's answer), every height of the range accounted
-    for."""
+def _blocks_with_txs(
+    reader: NodeReader, first: int, last: int
+) -> Iterator[tuple[int, ResultBlock]]:
+    """Each block from ``first`` to ``last`` that holds transactions, as (height, the
+    block's answer), every height of the range accounted for."""
     for start in range(first, last + 1, METAS * CALLS):
         ranges = [
             (low, min(low + METAS - 1, last))
             for low in range(start, min(start + METAS * CALLS, last + 1), METAS)
         ]
-        metas = reader.transport.calls(
-            [
-                RpcCall("blockchain", {"minHeight": str(lo), "maxHeight": str(hi)})
-                for lo, hi in ranges
-            ]
-        )
+        metas = [rpc.blockchain(lo, hi) for lo, hi in ranges]
+        listed = reader.rpc.batch(metas)
         busy = []
-        for (lo, hi), answer in zip(ranges, metas, strict=True):
-            counts = _tx_counts(reader, answer)
+        for (lo, hi), ask in zip(ranges, metas, strict=True):
+            counts = {m.header.height: m.header.num_txs for m in listed[ask].block_metas}
             if set(counts) != set(range(lo, hi + 1)):
                 raise Unreachable(f"{reader.redacted} did not list blocks {lo} to {hi}")
             busy += [height for height, count in sorted(counts.items()) if count > 0]
-        for height, block in by_height(reader, "block", busy):
-            txs = answers.block(reader.redacted, block).txs
-            if not txs:
-                raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
-            yield height, txs, block
+        for part in range(0, len(busy), CALLS):
+            blocks = [(height, rpc.block(height)) for height in busy[part : part + CALLS]]
+            found = reader.rpc.batch([asked for _, asked in blocks])
+            for height, asked in blocks:
+                block = found[asked]
+                if not block.block.txs:
+                    raise Unreachable(f"{reader.redacted} answered block {height} without its txs")
+                yield height, block
 
 
-def _tx_counts(reader: NodeReader, answer: Any) -> dict[int, int]:
-    if isinstance(answer, Unreachable):
-        raise answer
-    return {
-        int(meta.header["height"]): int(meta.header["num_txs"])
-        for meta in answers.block_metas(reader.redacted, answer)
-    }
-
-
-def _result(reader: NodeReader, height: int, index: int, mine: str) -> TxAnswer:
+def _result(reader: NodeReader, height: int, index: int, raw: bytes) -> ResultTx:
     """Our transaction's answer as ``tx`` would give it, from its block's results."""
-    answer = reader.transport.call("block_results", {"height": str(height)})
-    results = answers.block_results(reader.redacted, height, answer)
+    results = reader.rpc.block_results(height).deliver_tx
     if not 0 <= index < len(results):
         raise Unreachable(
             f"{reader.redacted} answered block_results {height} in a shape it never has"
         )
-    tx_hash = base64.b64encode(hashlib.sha256(base64.b64decode(mine)).digest()).decode()
-    return {"hash": tx_hash, "height": str(height), "index": index, "tx_result": results[index]}
+    return ResultTx(hashlib.sha256(raw).digest(), height, index, results[index], raw)
 
 
 def _taker(
-    reader: NodeReader, signer: Signer, txs: list[str], number: int, sequence: int, height: int
+    reader: NodeReader,
+    signer: Signer,
+    txs: tuple[bytes, ...],
+    number: int,
+    sequence: int,
+    height: int,
 ) -> tuple[str, int] | None:
     """The transaction of this block signed by the account for ``sequence``, if one is."""
-    for text in txs:
+    for raw in txs:
         try:
-            raw = base64.b64decode(text, validate=True)
             tx = decode_tx(raw)
             signature = first_signature(tx)
             if signature.get("session_addr", None) != signer.session_addr or not any(

@@ -9,19 +9,21 @@ build travels in an :class:`Ahead`, a value of that one transaction.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
-from c4cli.node import answers
+from c4cli.node import answers, rpc
+from c4cli.node.rpc import Ask, Replies, Rpc
 from c4cli.node.spec import Historian, NodeSpec, Prover
-from c4cli.node.transport import Link, RpcCall, Transport
+from c4cli.node.transport import Link, Transport
 from c4cli.wire import results
+from c4cli.wire.blocks import int64
 from c4cli.wire.paths import GASPRICE, SIMULATE
+from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 
 if TYPE_CHECKING:
     from c4cli.chain.trust import RealmHistory
@@ -40,6 +42,7 @@ def open_reader(spec: NodeSpec, link: Link | None = None) -> NodeReader:
     transport = Transport(
         spec.url,
         chain_id=spec.chain_id,
+        timeout=spec.deadlines.read,
         seen_height=spec.seen_height,
         unbound=spec.unbound,
         down_hint=spec.down_hint,
@@ -60,6 +63,7 @@ class NodeReader:
         historian: Historian | None = None,
     ) -> None:
         self.transport = transport
+        self.rpc = Rpc(transport)
         self._realm_path = realm_path
         self._prover = prover
         self._verifier: Verifier | None = None
@@ -120,7 +124,7 @@ class NodeReader:
             proven = self.verifier.latest()
             return Head(proven.height, proven.time)
         status = self.transport.status()
-        return Head(status.height, answers.unix_time(status.time))
+        return Head(status.latest_block_height, status.latest_block_time.seconds)
 
     def next_block_time(self, wall_clock: float) -> int:
         """A node stamps its next block about now, and always after its last one."""
@@ -134,29 +138,31 @@ class NodeReader:
             raise BadInput(f"invalid height {height}: a block height is 0 (the last) or more")
         # The height the node says it answered at, as gnokey shows it (gno.land's query
         # handlers answer 0 for a past height).
-        result = self.transport.call("abci_query", abci_params(path, data.encode(), height))
+        result = self.rpc.ask(rpc.abci_query(path, data.encode(), height))
         return self.answer(path, result)
 
     def raw_query(self, path: str, data: bytes) -> bytes:
         """A query whose data is bytes (a simulation's transaction): the value's bytes."""
-        result = self.transport.call("abci_query", abci_params(path, data, 0))
-        return decoded(self.redacted, path, result)[0]
+        return decoded(path, self.rpc.ask(rpc.abci_query(path, data)))[0]
 
     def queries(self, asked: Sequence[Query]) -> list[Answer]:
         """Several queries at the last block, in one request (one each where the node
         takes no batch); the first refusal or failure among them is raised."""
-        found = self.transport.calls(read_calls(asked))
-        return [self.answer(path, result) for (path, _), result in zip(asked, found, strict=True)]
+        calls = read_calls(asked)
+        found = self.rpc.batch(calls)
+        return [self.answer(path, found[ask]) for (path, _), ask in zip(asked, calls, strict=True)]
 
-    def answer(self, path: str, result: Any) -> Answer:
+    def answer(self, path: str, result: ResultABCIQuery | Unreachable) -> Answer:
         """The Answer in an ``abci_query`` result (or the refusal or failure it carries)."""
-        value, height = decoded(self.redacted, path, result)
+        value, height = decoded(path, result)
         return Answer(height, value.decode("utf-8", "replace"))
 
-    def block(self, height: int) -> Any:
-        return self.transport.call("block", {"height": str(height)})
+    def block(self, height: int) -> ResultBlock:
+        return self.rpc.block(height)
 
-    def block_with(self, height: int, reads: Sequence[Query]) -> tuple[Any, Any, list[Any]]:
+    def block_with(
+        self, height: int, reads: Sequence[Query]
+    ) -> tuple[ResultBlock, ResultCommit | None, list[ResultABCIQuery | Unreachable]]:
         """``block`` at ``height``, its ``commit`` when blocks are verified (else None),
         and ``reads`` asked at the last block, all in one request (each read's answer a
         result, or the Unreachable it made). The node answers a batch's calls in
@@ -165,32 +171,26 @@ class NodeReader:
         The reads are a saving, never a condition: when the request fails (a read
         held it past the timeout) or the block did not come with it, the block (and
         its commit) are asked again without them."""
-        asked = [RpcCall("block", {"height": str(height)})]
-        if self.verifier is not None:
-            asked.append(RpcCall("commit", {"height": str(height)}))
+        block, commit = rpc.block(height), rpc.commit(height)
+        asked: list[Ask[object]] = [block, commit] if self.verifier is not None else [block]
         if reads:
+            calls = read_calls(reads)
             try:
-                found = self.transport.calls([*asked, *read_calls(reads)])
+                found: Replies | None = self.rpc.batch([*asked, *calls])
             except Unreachable:
-                found = []
-            if found and not isinstance(found[0], Unreachable):
-                commit = found[1] if self.verifier is not None else None
-                return found[0], _result(commit), found[len(asked) :]
+                found = None
+            if found is not None and not isinstance(found.get(block), Unreachable):
+                return found[block], _value(found, commit, asked), [found.get(c) for c in calls]
         if len(asked) == 1:
             return self.block(height), None, []
-        block, commit = self.transport.calls(asked)
-        if isinstance(block, Unreachable):
-            raise block
-        return block, _result(commit), []
+        replies = self.rpc.batch(asked)
+        return replies[block], _value(replies, commit, asked), []
 
     def block_time(self, height: int) -> int:
         """Block ``height``'s time: its proven header's where blocks are verified."""
         if self.verifier is not None:
             return self.verifier.at(height).time
-        block = self.block(height)
-        return answers.unix_time(
-            str(answers.field(self.redacted, block, "block", "header", "time"))
-        )
+        return self.block(height).block.header.time.seconds
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""
@@ -232,7 +232,7 @@ class NodeReader:
                 amount = int(price.removesuffix("ugnot") or 0) if price.endswith("ugnot") else 0
             else:
                 amount = int(price.get("amount") or 0) if price.get("denom") == "ugnot" else 0
-            gas = answers.int64(document.get("gas") or 1)
+            gas = int64(document.get("gas") or 1)
             if amount < 0 or gas < 0 or amount >= 2**63:
                 raise ValueError("negative")
         except (ValueError, TypeError, AttributeError):
@@ -262,15 +262,15 @@ class Ahead:
             return self.reader.query(path, data, height=height)
         extra = [p for p in self._waiting if p != path or data]
         self._waiting = []
-        asked = [(path, data), *((p, "") for p in extra)]
-        found = self.reader.transport.calls(read_calls(asked))
-        self._keep(extra, found[1:])
-        answer = self.reader.answer(path, found[0])
+        asked = read_calls([(path, data), *((p, "") for p in extra)])
+        found = self.reader.rpc.batch(asked)
+        self._keep(extra, [found.get(ask) for ask in asked[1:]])
+        answer = self.reader.answer(path, found.get(asked[0]))
         if not data:
             self._kept.setdefault(path, answer)
         return answer
 
-    def _keep(self, paths: Sequence[str], found: Sequence[Any]) -> None:
+    def _keep(self, paths: Sequence[str], found: Sequence[ResultABCIQuery | Unreachable]) -> None:
         for path, result in zip(paths, found, strict=True):
             # A refusal or a failure is not kept: the sender asks again, and words it.
             with contextlib.suppress(Refused, Unreachable):
@@ -281,26 +281,20 @@ class Ahead:
         that read nothing: every path still waiting is asked now, in one request."""
         if path in self._waiting:
             waiting, self._waiting = self._waiting, []
-            found = self.reader.transport.calls(read_calls([(p, "") for p in waiting]))
-            self._keep(waiting, found)
+            asked = read_calls([(p, "") for p in waiting])
+            found = self.reader.rpc.batch(asked)
+            self._keep(waiting, [found.get(ask) for ask in asked])
         return self._kept.pop(path, None)
 
 
-def by_height(reader: NodeReader, method: str, heights: Sequence[int]) -> Iterator[tuple[int, Any]]:
-    """``method``'s answer (``block``, ``block_results``) for each of ``heights``, in
-    order, :data:`CALLS` a request; a failed answer is raised."""
-    for part in range(0, len(heights), CALLS):
-        asked = heights[part : part + CALLS]
-        found = reader.transport.calls([RpcCall(method, {"height": str(h)}) for h in asked])
-        for height, answer in zip(asked, found, strict=True):
-            if isinstance(answer, Unreachable):
-                raise answer
-            yield height, answer
-
-
-def _result(answer: Any) -> Any:
-    """A batch's answer as a value: None for one that failed (it is asked again)."""
-    return None if isinstance(answer, Unreachable) else answer
+def _value(
+    replies: Replies, commit: Ask[ResultCommit], asked: Sequence[object]
+) -> ResultCommit | None:
+    """The commit that came in a batch, if it was asked and came (else it is asked again)."""
+    if commit not in asked:
+        return None
+    found = replies.get(commit)
+    return None if isinstance(found, Unreachable) else found
 
 
 def account_path(signer: Signer) -> str:
@@ -308,28 +302,19 @@ def account_path(signer: Signer) -> str:
     return results.account_path(signer.address, signer.session_addr)
 
 
-def decoded(node: str, path: str, result: Any) -> tuple[bytes, int]:
+def decoded(path: str, result: ResultABCIQuery | Unreachable) -> tuple[bytes, int]:
     """An abci_query's value and height, or the refusal or failure it carries."""
     if isinstance(result, Unreachable):
         raise result
-    found = answers.query(node, path, result)
+    found = result.response
     if found.refused:
-        raise Refused(answers.refusal(found.base), kind=answers.error_type(found.base))
+        kind = found.error.type_url if found.error is not None else ""
+        raise Refused(answers.refusal(found.error, found.log), kind=kind)
     # A query's answer is its Data, which gnokey prints; a simulation may answer in
     # Value (never shown: c4 reads its gas from it).
     return (found.data or found.value if path == SIMULATE else found.data), found.height
 
 
-def read_calls(reads: Sequence[Query]) -> list[RpcCall]:
+def read_calls(reads: Sequence[Query]) -> list[Ask[ResultABCIQuery]]:
     """Queries as (path, data), as the ``abci_query`` calls that ask them at the last block."""
-    return [RpcCall("abci_query", abci_params(path, data.encode(), 0)) for path, data in reads]
-
-
-def abci_params(path: str, data: bytes, height: int) -> dict[str, Any]:
-    """``abci_query``'s parameters for a query of ``path`` with ``data`` at ``height``."""
-    return {
-        "path": path,
-        "data": base64.b64encode(data).decode(),
-        "height": str(height),
-        "prove": False,
-    }
+    return [rpc.abci_query(path, data.encode()) for path, data in reads]

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx
+from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.amino import DecodeError, decode_tx, package_files
+from c4cli.wire.events import GnoEvent, OtherEvent, StorageEvent, TransferEvent
 from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
 
 
@@ -76,15 +78,14 @@ def _imports(msg: Any, realm: Kept) -> bool:
 
 
 def realm_row(
-    realm: Kept, height: int, place: int, time: int, text: str, result: Any
+    realm: Kept, height: int, place: int, time: int, raw: bytes, result: ResponseDeliverTx
 ) -> IndexedTx | None:
     """The index's row of one transaction, or None when it did not touch the realm. A
     delivered deployment of another package that imports the realm is remembered in
     ``realm.importers``: a later call of it may reach the realm."""
-    raw = base64.b64decode(text)
     tx = _decode(raw)
     msgs = [] if tx is None else tx["msg"]
-    delivered = not (result.get("ResponseBase") or {}).get("Error")
+    delivered = not result.refused
     for msg in msgs:
         package: Any = msg.get("package") or {}
         if msg.get("@type") != MSG_ADD_PACKAGE or package.get("path") == realm.path:
@@ -104,8 +105,7 @@ def realm_row(
     kinds = [k for k in kinds if k != UNKNOWN or touched]
     if not kinds:
         return None
-    base = result.get("ResponseBase") or {}
-    error = str(base.get("Log") or "refused") if base.get("Error") else ""
+    error = (result.log or "refused") if result.refused else ""
     funcs = [str(m.get("func")) for m, kind in zip(msgs, found, strict=True) if kind == CALL]
     signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
     try:
@@ -115,7 +115,7 @@ def realm_row(
     kind = _main(kinds)
     # A call's or a send's fate is its error (proven with the block's results); what is
     # not replayed keeps its whole result: the events that say it reached the realm.
-    kept = result if kind in (RUN, UNKNOWN) else {}
+    kept = result.to_json() if kind in (RUN, UNKNOWN) else {}
     return IndexedTx(
         height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
         kind, signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
@@ -131,11 +131,19 @@ def _main(kinds: Sequence[str]) -> str:
     return kinds[0]
 
 
-def _touches(result: Any, realm: Kept) -> bool:
+def _touches(result: ResponseDeliverTx, realm: Kept) -> bool:
     """Whether a result's events come from the realm or move its coins."""
-    base = result.get("ResponseBase") or {}
-    for event in base.get("Events") or []:
-        moved = realm.address in (event.get("from"), event.get("to"))
-        if event.get("pkg_path") == realm.path or moved:
+    for event in result.events:
+        if isinstance(event, TransferEvent):
+            touched = realm.address in (event.sender, event.receiver)
+        elif isinstance(event, GnoEvent | StorageEvent):
+            touched = event.pkg_path == realm.path
+        elif isinstance(event, OtherEvent):
+            fields = event.fields
+            touched = fields.get("pkg_path") == realm.path or realm.address in (
+                fields.get("from"),
+                fields.get("to"),
+            )
+        if touched:
             return True
     return False

@@ -9,7 +9,7 @@ in the receipt (``Receipt.read_back``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli import outbox
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
@@ -17,10 +17,13 @@ from c4cli.errors import NoValidators, Refused, Unreachable, Unverified
 from c4cli.node import answers
 from c4cli.node.lookup import block_holding, transfers
 from c4cli.node.reader import NodeReader, Query
+from c4cli.node.rpc import Malformed
 from c4cli.wire import results
+from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.amino import encode_tx
+from c4cli.wire.events import gnokey_events, storage_moved
 from c4cli.wire.msgs import Tx, msg_names
-from c4cli.wire.results import TxAnswer
+from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 
 # Seconds a refusal in a block waits for the next block, whose header commits the
 # results: gno.land makes one a second or so; a chain that makes blocks only with
@@ -38,11 +41,11 @@ class Landing(NamedTuple):
     status after (0 if that did not come)."""
 
     tx_id: str
-    block: Any
+    block: ResultBlock | None
     reads: list[Query]
-    found: list[Any]
+    found: list[ResultABCIQuery | Unreachable]
     head: int
-    commit: Any = None  # the last block's commit, where blocks are verified
+    commit: ResultCommit | None = None  # the last block's commit, where blocks are verified
 
 
 class Landed:
@@ -57,7 +60,7 @@ class Landed:
         signer: Signer,
         tx: Tx,
         tx_id: str,
-        found: TxAnswer,
+        found: ResponseDeliverTx,
         height: int,
         *,
         landing: Landing | None = None,
@@ -94,7 +97,10 @@ class Landed:
         a forged one far ahead would otherwise raise this home's seen height and make
         every honest node look rolled back."""
         if head < height:
-            head = height_of(self.reader.transport.call("status", {}))
+            try:
+                head = self.reader.rpc.status().latest_block_height
+            except Malformed:
+                head = 0
         if head < height:
             raise Unreachable(
                 f"{self.reader.redacted} said the transaction is in block {height}, but its own "
@@ -106,21 +112,15 @@ class Landed:
         signer: Signer,
         tx: Tx,
         tx_id: str,
-        found: TxAnswer,
+        found: ResponseDeliverTx,
         height: int,
         landing: Landing | None,
         then_read: ThenRead | None,
     ) -> tuple[Receipt, str]:
         """The receipt of a transaction found in a block, and the refusal's words if the
         realm or the VM refused it there ("" if not)."""
-        try:
-            base, data, events = answers.delivered(found)
-            gas_used = answers.int64(found["tx_result"].get("GasUsed") or 0)
-        except (KeyError, TypeError, AttributeError, ValueError):
-            raise Unreachable(
-                f"{self.reader.redacted} answered with a transaction in a shape it never has"
-            ) from None
-        error = answers.refusal(base) if base.get("Error") else ""
+        data, events = found.data.decode("utf-8", "replace"), found.events
+        error = answers.refusal(found.error, found.log) if found.refused else ""
         result = TxOutcome(
             tx,
             tx_id,
@@ -142,18 +142,16 @@ class Landed:
             # block's results, waited for; a landing found later, if that block is
             # there. A success's result rides unproven: the move waits for no block more.
             wait = RESULT_WAIT if error else 0.0
-            proven = self.reader.verifier.result(proven, held.place, found["tx_result"], wait=wait)
+            proven = self.reader.verifier.result(proven, held.place, found, wait=wait)
         receipt = Receipt(
             height=height,
             time=held.time,
             result=result,
-            gas_used=gas_used,
-            events=results.gnokey_events(events),
-            storage=results.storage_moved(events),
-            event_types=tuple(
-                str(event.get("@type") or "") if isinstance(event, dict) else "" for event in events
-            ),
-            info=str(base.get("Info") or ""),
+            gas_used=found.gas_used,
+            events=gnokey_events(events),
+            storage=storage_moved(events),
+            event_types=tuple(event.type_url for event in events),
+            info=found.info,
             read_back=kept,
             proven=proven,
             unproven="" if proven is not None else self.reader.unproven,
@@ -163,16 +161,15 @@ class Landed:
 
 def _block_came(
     landing: Landing | None, tx_id: str, height: int
-) -> tuple[Any, Any, list[tuple[Query, Any]]]:
+) -> tuple[
+    ResultBlock | None, ResultCommit | None, list[tuple[Query, ResultABCIQuery | Unreachable]]
+]:
     """Block ``height`` and its commit if they came with the answer to the broadcast of
     ``tx_id`` (the last block then), and the reads that came with it when they ran
     after that block; None when another block came (or none): it is asked for."""
     if landing is None or landing.tx_id != tx_id or landing.block is None:
         return None, None, []
-    try:
-        came = int(landing.block["block"]["header"]["height"])
-    except (KeyError, TypeError, ValueError):
-        return None, None, []
+    came = landing.block.block.header.height
     # The reads ran after the transaction's block was committed: they show it.
     reads = [] if came < height else list(zip(landing.reads, landing.found, strict=False))
     if came != height:
@@ -181,7 +178,7 @@ def _block_came(
 
 
 def _answers(
-    reader: NodeReader, pairs: list[tuple[Query, Any]]
+    reader: NodeReader, pairs: list[tuple[Query, ResultABCIQuery | Unreachable]]
 ) -> tuple[tuple[Query, Answer], ...]:
     """The reads' answers as a receipt carries them: (query, Answer) for each that came."""
     out = []
@@ -202,13 +199,3 @@ def reads_after(reader: NodeReader, then_read: ThenRead | None, result: TxOutcom
         return then_read(reader, result)
     except (ValueError, TypeError, KeyError, IndexError, AttributeError):
         return []
-
-
-def height_of(status: Any) -> int:
-    """The height a status answer gives (0 for one that gives none)."""
-    if isinstance(status, Unreachable):
-        return 0
-    try:
-        return answers.status("", status).height
-    except Unreachable:
-        return 0

@@ -75,12 +75,10 @@ class Sender:
 
     def simulate(self, tx_bytes: bytes) -> int:
         """The gas a transaction would use (``.app/simulate``); a refusal raises Refused."""
-        result = answers.decode_result(self.reader.raw_query(SIMULATE, tx_bytes))
-        if result.get("error"):
-            raise Refused(
-                str(result.get("log") or "the simulation failed"), kind=str(result.get("kind", ""))
-            )
-        return int(result.get("gas_used", 0))
+        result = answers.simulated(self.reader.raw_query(SIMULATE, tx_bytes))
+        if result.refusal is not None:
+            raise result.refusal
+        return result.gas_used
 
     def submit(
         self,

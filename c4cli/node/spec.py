@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
+from c4cli.settings import Deadlines
+
 if TYPE_CHECKING:
     from c4cli.chain.interface import SentLog
     from c4cli.chain.trust import RealmHistory
@@ -27,8 +29,9 @@ class NodeSpec(NamedTuple):
     named), what to say when the node refuses the connection, and what holds its
     blocks to the validator set the home trusts (``prover``, which makes the
     verifier at its first use; None: believed on the node's word, for the reason
-    ``unproven`` gives), and what opens the home's history of the realm
-    (``historian``; None: a home that keeps none)."""
+    ``unproven`` gives), what opens the home's history of the realm (``historian``;
+    None: a home that keeps none), and how long the node has to answer (the run's
+    ``deadlines``)."""
 
     url: str
     realm_path: str
@@ -40,3 +43,4 @@ class NodeSpec(NamedTuple):
     prover: Prover | None = None
     unproven: str = "a node this home is not bound to: no validator set is trusted for it"
     historian: Historian | None = None
+    deadlines: Deadlines = Deadlines()

@@ -26,7 +26,6 @@ before the node's proven head: a block's results are proven by the header after 
 
 from __future__ import annotations
 
-import base64
 import time as wallclock
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -35,15 +34,16 @@ from typing import Any, NamedTuple
 from c4cli.address import package_address
 from c4cli.chain.trust import DEPLOY, Caught, IndexedTx, Proven
 from c4cli.errors import BadInput, Unreachable, Unverified
-from c4cli.node import answers
-from c4cli.node.answers import Header
+from c4cli.node import rpc
 from c4cli.node.checkpoint import Checkpoint
 from c4cli.node.history import RealmIndex, Synced
-from c4cli.node.light import Unencodable, data_hash, header_hash
 from c4cli.node.reader import METAS, NodeReader
 from c4cli.node.realm_rows import Kept, realm_row
-from c4cli.node.transport import RpcCall
-from c4cli.node.verify import Verifier, results_committed, signed_of
+from c4cli.node.rpc import Malformed
+from c4cli.node.verify import Verifier, results_committed
+from c4cli.wire.abci import Unencodable
+from c4cli.wire.blocks import Header
+from c4cli.wire.rpc import ResultBlock, ResultBlockResults
 
 # A sync's requests are longer than a command's (tm2 takes 1000 calls a batch by
 # default; a node that takes fewer says so, and is asked in shorter ones).
@@ -142,7 +142,7 @@ def sync(
         head, known = _head(reader, verifier, reached.height + 1 if was.height else 0)
         busy_head: bool | None = None  # whether the head holds transactions, once known
         if head.height in known:
-            busy_head = answers.int64(known[head.height]["num_txs"]) > 0
+            busy_head = known[head.height].num_txs > 0
         while reached.height < head.height - 1:
             low, high = reached.height + 1, min(reached.height + CHUNK, head.height - 1)
             done = _chunk(reader, verifier, reached, low, high, head, known, importers)
@@ -168,17 +168,16 @@ def _head(reader: NodeReader, verifier: Verifier, low: int) -> tuple[Proven, dic
     the blocks made since the last sync, often all of them, at no round trip more."""
     if not low:
         return verifier.latest(), {}
-    asked = [
-        RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(a + METAS - 1)})
-        for a in range(low, low + RIDE * METAS, METAS)
-    ]
+    asked = [rpc.blockchain(a, a + METAS - 1) for a in range(low, low + RIDE * METAS, METAS)]
     head, rode = verifier.latest_with(asked)
     known: dict[int, Header] = {}
-    for answer in rode:
-        if isinstance(answer, Unreachable):
+    for ask in asked:
+        found = rode.get(ask)
+        if isinstance(found, Malformed):
+            raise found
+        if isinstance(found, Unreachable):
             break  # blocks past the node's last (tm2 refuses a minimum above it)
-        for meta in answers.block_metas(reader.redacted, answer):
-            known[answers.int64(meta.header["height"])] = meta.header
+        known.update((meta.header.height, meta.header) for meta in found.block_metas)
     return head, known
 
 
@@ -187,11 +186,8 @@ def _holds_txs(reader: NodeReader, height: int) -> bool:
     taken only to know whether the next block is worth waiting for."""
     if height < 1:
         return False
-    answer = reader.transport.call(
-        "blockchain", {"minHeight": str(height), "maxHeight": str(height)}
-    )
-    metas = answers.block_metas(reader.redacted, answer)
-    return any(answers.int64(meta.header["num_txs"]) > 0 for meta in metas)
+    metas = reader.rpc.blockchain(height, height).block_metas
+    return any(meta.header.num_txs > 0 for meta in metas)
 
 
 def _newer(verifier: Verifier, height: int, deadline: float) -> bool:
@@ -237,23 +233,23 @@ def _chunk(
     wanted = range(low, high + 2)
     on_head = head.height == high + 1
     headers = {h: known[h] for h in wanted if h in known}
-    found: list[Any] = []
+    top = head
     if not on_head or len(headers) < len(wanted):
         ranges = [(lo, min(lo + METAS - 1, high + 1)) for lo in range(low, high + 2, METAS)]
-        found = reader.transport.calls(
-            [RpcCall("blockchain", {"minHeight": str(a), "maxHeight": str(b)}) for a, b in ranges]
-            + ([] if on_head else [RpcCall("commit", {"height": str(high + 1)})])
-        )
-        for answer in found:
-            if isinstance(answer, Unreachable):
-                raise answer
-        headers = {}
-        for answer in found[: len(ranges)]:
-            for meta in answers.block_metas(node, answer):
-                headers[answers.int64(meta.header["height"])] = meta.header
+        metas = [rpc.blockchain(a, b) for a, b in ranges]
+        commit = rpc.commit(high + 1)
+        found = reader.rpc.batch([*metas, *([] if on_head else [commit])])
+        headers = {
+            meta.header.height: meta.header for ask in metas for meta in found[ask].block_metas
+        }
+        if not on_head:
+            try:
+                signed = found[commit]
+            except Malformed as wrong:
+                raise Unverified(str(wrong)) from None
+            top = verifier.header(signed.header, signed.commit)
     if not set(wanted) <= set(headers):
         raise Unreachable(f"{node} did not list blocks {low} to {high + 1}")
-    top = head if on_head else verifier.header(*signed_of(node, found[-1]))
     hashes, before = _hash_chain(headers, low, high, bytes.fromhex(top.block_hash))
     # A history begun at block ``--from`` holds no block below it to follow.
     if below.block_hash and before != bytes.fromhex(below.block_hash):
@@ -261,9 +257,9 @@ def _chunk(
             f"block {low} as {node} gave it does not follow block {below.height} as this "
             "home's history holds it: the node's chain is not the one synced before"
         )
-    busy = [h for h in range(low, high + 1) if answers.int64(headers[h]["num_txs"]) > 0]
+    busy = [h for h in range(low, high + 1) if headers[h].num_txs > 0]
     rows = _realm_txs(reader, headers, hashes, busy, importers)
-    above = answers.int64(headers[high + 1]["num_txs"]) > 0
+    above = headers[high + 1].num_txs > 0
     return Chunk(rows, hashes[high].hex().upper(), len(busy), above)
 
 
@@ -277,12 +273,12 @@ def _hash_chain(
     expected = top
     for height in range(high + 1, low - 1, -1):
         header = headers[height]
-        got = header_hash(header)
-        if got != expected:
+        got = header.hash()
+        if got is None or got != expected:
             said = "the validators signed" if height == high + 1 else f"block {height + 1} follows"
             raise Unverified(f"block {height}: its header is not the one {said}")
         hashes[height] = got
-        expected = _b64((header.get("last_block_id") or {}).get("hash"))
+        expected = header.last_block_id.hash
     return hashes, expected
 
 
@@ -304,17 +300,13 @@ def _realm_txs(
     step = BATCH // 2
     for part in range(0, len(busy), step):
         heights = busy[part : part + step]
-        asked = [
-            RpcCall(m, {"height": str(h)}) for h in heights for m in ("block", "block_results")
-        ]
-        found = reader.transport.calls(asked)
-        for answer in found:
-            if isinstance(answer, Unreachable):
-                raise answer
-        for at, height in enumerate(heights):
-            block, results = found[2 * at], found[2 * at + 1]
+        asked = [(rpc.block(h), rpc.block_results(h)) for h in heights]
+        found = reader.rpc.batch([ask for pair in asked for ask in pair])
+        for height, (block, results) in zip(heights, asked, strict=True):
             rows.extend(
-                _block_rows(reader.redacted, realm, headers, hashes, height, block, results)
+                _block_rows(
+                    reader.redacted, realm, headers, hashes, height, found[block], found[results]
+                )
             )
     return rows
 
@@ -325,34 +317,30 @@ def _block_rows(
     headers: dict[int, Header],
     hashes: dict[int, bytes],
     height: int,
-    block_answer: Any,
-    results_answer: Any,
+    block_answer: ResultBlock,
+    results_answer: ResultBlockResults,
 ) -> Iterator[IndexedTx]:
     """Block ``height``'s transactions that touched the realm, the block held to its
     proven header and its data hash, its results to the next header."""
-    block = answers.block(node, block_answer)
-    if header_hash(block.header) != hashes[height]:
+    block = block_answer.block
+    if block.header.hash() != hashes[height]:
         raise Unverified(f"block {height} as {node} gave it is not the block proven")
-    if data_hash(block.txs) != _b64(headers[height].get("data_hash")):
+    if block.data_hash() != (headers[height].data_hash or None):
         raise Unverified(f"block {height}: its transactions do not hash to its data hash")
-    results = answers.block_results(node, height, results_answer)
+    results = results_answer.deliver_tx
     if len(results) != len(block.txs):
         raise Unverified(
             f"block {height}: {node} gave {len(results)} results for {len(block.txs)} txs"
         )
     try:
-        results_committed(node, height, results, headers[height + 1])
+        results_committed(height, results, headers[height + 1])
     except Unencodable as unknown:
         raise Unreachable(
             f"block {height}: its results hold {unknown}, which c4 cannot hold to the "
             "next header: nothing after it is proven"
         ) from None
-    time = answers.unix_time(headers[height]["time"])
-    for place, text in enumerate(block.txs):
-        row = realm_row(realm, height, place, time, text, results[place])
+    time = headers[height].time.seconds
+    for place, raw in enumerate(block.txs):
+        row = realm_row(realm, height, place, time, raw, results[place])
         if row is not None:
             yield row
-
-
-def _b64(value: Any) -> bytes:
-    return base64.b64decode(value) if value else b""

@@ -12,20 +12,19 @@ is believed only if it is the JSON-RPC answer to that very call.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time as wallclock
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
-from c4cli.errors import BadInput, Unreachable
+from c4cli.errors import Unreachable
 from c4cli.escape import printable
-from c4cli.node import answers
+from c4cli.node.answers import first_line
 from c4cli.node.http import Connection, Exchange, Target
+from c4cli.settings import READ_DEADLINE
+from c4cli.wire.rpc import Method, ResultStatus
 
 T = TypeVar("T")
-TIMEOUT = 10.0  # seconds for a whole answer to a read ($C4_TIMEOUT overrides)
-BLOCK_TIMEOUT = 60.0  # seconds a broadcast waits for its block ($C4_BLOCK_TIMEOUT overrides)
 STATUS_FRESH = 0.5  # seconds a status answer stands for the head
 LAG_WAIT = 3.0  # seconds a node behind this home's last transaction is waited for
 
@@ -36,19 +35,28 @@ Link = Callable[[Target, str], Exchange]
 class RpcCall(NamedTuple):
     """One JSON-RPC call: a batch is a list of them, answered in order."""
 
-    method: str
+    method: Method
     params: dict[str, Any]
 
 
 class NodeSaid(Unreachable):
-    """A node's JSON-RPC error, with what it means where c4 acts on it (``kind``:
-    ``unknown tx`` for a hash it has no transaction for, ``held`` for bytes its
-    mempool has already, ``mempool`` for bytes its mempool will not take, ``no method``
-    for a method it does not serve; "" else)."""
+    """A node's JSON-RPC error; where c4 acts on what it means, one of the kinds below."""
 
-    def __init__(self, message: str, kind: str = "") -> None:
-        super().__init__(message)
-        self.kind = kind
+
+class UnknownTx(NodeSaid):
+    """The node has no transaction of the hash asked (or its index has not reached it)."""
+
+
+class AlreadyHeld(NodeSaid):
+    """The node's mempool holds these very bytes already."""
+
+
+class MempoolRefused(NodeSaid):
+    """The node's mempool will not take the bytes (it is full, or holds them)."""
+
+
+class NoMethod(NodeSaid):
+    """The node does not serve the method asked."""
 
 
 class OtherChain(Unreachable):
@@ -81,24 +89,35 @@ def split_urls(text: str) -> list[str]:
 # tm2's refusal of a batch longer than its max_batch_requests (1000 by default)
 TOO_LONG = re.compile(r"batch of \d+ requests exceeds the limit of (\d+)")
 METHOD_NOT_FOUND = -32601  # JSON-RPC 2.0's code for a method the server does not have
-NO_METHOD = "no method"
 
 
 def _code(error: Any) -> object:
     return error.get("code") if isinstance(error, dict) else None
 
 
-def _error_kind(message: str) -> str:
+def _said(message: str, code: object) -> type[NodeSaid]:
     """What a node's JSON-RPC error means where c4 acts on it: tm2 gives these errors
     no code of their own, so their words are read here, at the edge, and nowhere else."""
     lowered = message.lower()
+    if code == METHOD_NOT_FOUND:
+        return NoMethod
     if "could not find tx" in lowered or "not found" in lowered:
-        return "unknown tx"
+        return UnknownTx
     if "already exists in cache" in lowered:
-        return "held"
+        return AlreadyHeld
     if "in the mempool" in lowered or "mempool is full" in lowered:
-        return "mempool"
-    return ""
+        return MempoolRefused
+    return NodeSaid
+
+
+def read_status(node: str, answer: object) -> ResultStatus:
+    """A ``status`` answer read, or Unreachable naming the node."""
+    if isinstance(answer, Unreachable):
+        raise answer
+    try:
+        return ResultStatus.from_json(answer)
+    except (KeyError, TypeError, ValueError):
+        raise Unreachable(f"{node} answered status in a shape it never has") from None
 
 
 class Transport:
@@ -125,7 +144,7 @@ class Transport:
         self._at = 0
         self._tried: list[Unreachable] = []  # why the URLs left behind were left
         self._node = self._link(self._targets[0], down_hint)
-        self.timeout = timeout if timeout is not None else rpc_timeout()
+        self.timeout = READ_DEADLINE if timeout is None else timeout
         self._id = 0
         self.chain_id = chain_id
         self.seen_height = seen_height
@@ -138,7 +157,7 @@ class Transport:
             else "this home's config.toml says"
         )
         self.checked = False
-        self._status: answers.NodeStatus | None = None  # the last status, and when it came
+        self._status: ResultStatus | None = None  # the last status, and when it came
         self._status_at = 0.0
         self.takes_batches = False  # whether the node answered a batch as one
         self.batch_limit = 0  # the most calls a node took in one batch, once it refused more
@@ -159,7 +178,7 @@ class Transport:
 
     # -- calls --------------------------------------------------------------------------
 
-    def call(self, method: str, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+    def call(self, method: Method, params: dict[str, Any], *, timeout: float | None = None) -> Any:
         """One read; its ``result``. The command's first rides with the chain's check."""
 
         def attempt() -> Any:
@@ -215,7 +234,7 @@ class Transport:
             except OtherChain:
                 raise
             except Unreachable as problem:
-                if len(self.urls) == 1 or getattr(problem, "kind", "") == "unknown tx":
+                if len(self.urls) == 1 or isinstance(problem, UnknownTx):
                     raise
                 self._tried.append(problem)
                 if len(self._tried) >= len(self.urls):
@@ -230,7 +249,7 @@ class Transport:
 
     def _calls(self, calls: list[RpcCall], timeout: float | None) -> list[Any]:
         check = not self.checked
-        asked = [RpcCall("status", {})] if check else []
+        asked = [RpcCall(Method.STATUS, {})] if check else []
         try:
             if self.batch_limit and len(asked + calls) > self.batch_limit:
                 raise TooLong(self.batch_limit)
@@ -315,7 +334,7 @@ class Transport:
                 out.append(problem)
         return out
 
-    def _result(self, method: str, document: Any, wanted: int, shown: str | None = None) -> Any:
+    def _result(self, method: Method, document: Any, wanted: int, shown: str | None = None) -> Any:
         """The ``result`` of the answer to call ``wanted``, or Unreachable in one line."""
         node = shown or self.redacted
         if not isinstance(document, dict) or document.get("id") != wanted:
@@ -326,8 +345,7 @@ class Transport:
                 error.get("data") or error.get("message") if isinstance(error, dict) else error
             )
             text = str(message)
-            kind = NO_METHOD if _code(error) == METHOD_NOT_FOUND else _error_kind(text)
-            raise NodeSaid(f"{node}: {method}: {answers.first_line(text)[:300]}", kind)
+            raise _said(text, _code(error))(f"{node}: {method}: {first_line(text)[:300]}")
         if "result" not in document:
             raise Unreachable(f"{node} answered {method} without a result")
         return document["result"]
@@ -342,11 +360,9 @@ class Transport:
         self.checked = True
         waited = False
         try:
-            if isinstance(status, Unreachable):
-                raise status
             if status is None:
-                status = self._one(RpcCall("status", {}), None, replayable=True)
-            said = answers.status(self.redacted, status)
+                status = self._one(RpcCall(Method.STATUS, {}), None, replayable=True)
+            said = read_status(self.redacted, status)
         except Unreachable:
             self.checked = False
             raise
@@ -360,10 +376,10 @@ class Transport:
             self.checked = False
             raise Unusable(
                 f"{self.redacted} is still catching up with the chain (at height "
-                f"{said.height}): its answers would be old"
+                f"{said.latest_block_height}): its answers would be old"
             )
-        height = said.height
-        if said.height < self.seen_height:
+        height = said.latest_block_height
+        if height < self.seen_height:
             said = self._caught_up(said)
             waited = True
         self.chain_id = said.network
@@ -372,18 +388,19 @@ class Transport:
         self.first_height = self.first_height or height
         return waited
 
-    def _caught_up(self, said: answers.NodeStatus) -> answers.NodeStatus:
+    def _caught_up(self, said: ResultStatus) -> ResultStatus:
         """A node's status once it reached this home's last transaction's block."""
         deadline = wallclock.monotonic() + min(LAG_WAIT, self.timeout)
-        while said.height < self.seen_height and wallclock.monotonic() < deadline:
+        while said.latest_block_height < self.seen_height and wallclock.monotonic() < deadline:
             wallclock.sleep(0.25)
-            said = answers.status(
-                self.redacted, self._one(RpcCall("status", {}), None, replayable=True)
+            said = read_status(
+                self.redacted, self._one(RpcCall(Method.STATUS, {}), None, replayable=True)
             )
-        if said.height < self.seen_height:
+        if said.latest_block_height < self.seen_height:
             self.checked = False
             raise Unusable(
-                f"{self.redacted} is at height {said.height}, below height {self.seen_height} "
+                f"{self.redacted} is at height {said.latest_block_height}, below height "
+                f"{self.seen_height} "
                 "where this home saw a transaction land: the node is behind (or the chain was "
                 "rolled back or replaced); refused"
             )
@@ -401,16 +418,16 @@ class Transport:
         if height <= self.seen_height:
             return
         self.seen_height = height
-        known = self._status.height if self._status is not None else 0
+        known = self._status.latest_block_height if self._status is not None else 0
         if known < height:
             self.checked = False
 
-    def status(self) -> answers.NodeStatus:
+    def status(self) -> ResultStatus:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""
         self.ensure_checked()
         if self._status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
-            self._status = answers.status(self.redacted, self.call("status", {}))
+            self._status = read_status(self.redacted, self.call(Method.STATUS, {}))
             self._status_at = wallclock.monotonic()
         return self._status
 
@@ -425,26 +442,3 @@ def _connection(target: Target, down_hint: str) -> Exchange:
     connection = Connection(target)
     connection.down_hint = down_hint
     return connection
-
-
-def rpc_timeout() -> float:
-    """$C4_TIMEOUT: the seconds any one answer of a node may take."""
-    return _seconds("C4_TIMEOUT", TIMEOUT)
-
-
-def block_timeout() -> float:
-    """$C4_BLOCK_TIMEOUT: the seconds a broadcast waits for the block that holds it. Past
-    it the transaction is reported sent and pending (and its hash looked up for at most
-    $C4_TIMEOUT more), and the next transaction of the account settles it."""
-    return _seconds("C4_BLOCK_TIMEOUT", BLOCK_TIMEOUT)
-
-
-def _seconds(variable: str, default: float) -> float:
-    text = os.environ.get(variable, "")
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        raise BadInput(f"invalid ${variable} {text!r}: a number of seconds") from None
-    if not 0 < value <= 3600:
-        raise BadInput(f"invalid ${variable} {text!r}: from a fraction of a second to 3600")
-    return value

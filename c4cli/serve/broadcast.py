@@ -11,29 +11,32 @@ read in the block, as on a node.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import threading
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli.chain.interface import Receipt
 from c4cli.errors import C4Error, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.serve import shapes
+from c4cli.wire.abci import AbciError, ResponseDeliverTx
 from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
 from c4cli.wire.msgs import Tx, tx_signer
 
 COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
+TX_DECODE_ERROR = "/std.TxDecodeError"
 
 
 class Delivered(NamedTuple):
     """A broadcast's answer: its hash, its check result, its deliver result (None when it
     was refused, or is still waiting for its block) and its height (0: none)."""
 
-    tx_id: str
-    check: dict[str, Any]
-    deliver: dict[str, Any] | None
+    tx_hash: bytes
+    check: ResponseDeliverTx
+    deliver: ResponseDeliverTx | None
     height: int
 
 
@@ -62,12 +65,11 @@ class Broadcaster:
     def deliver(self, raw: bytes, *, wait: bool) -> Delivered:
         """One transaction's bytes: checked and appended (or pooled); with ``wait``, its
         block's answer."""
-        tx_id = shapes.b64(hashlib.sha256(raw).digest()) or ""
+        digest = hashlib.sha256(raw).digest()
+        tx_id = base64.b64encode(digest).decode()
         tx = _decoded(raw)
         if tx is None:
-            result = shapes.empty_result()
-            result["ResponseBase"]["Error"] = {"@type": "/std.TxDecodeError"}
-            return Delivered(tx_id, result, None, 0)
+            return Delivered(digest, ResponseDeliverTx(AbciError(TX_DECODE_ERROR)), None, 0)
         with self.lock:
             chain = LocalChain(self.home)
             chain.require()
@@ -84,7 +86,7 @@ class Broadcaster:
             with self.pool_lock:
                 self.pool.append(waiting)
         if not wait:
-            return Delivered(tx_id, _checked(tx), None, 0)
+            return Delivered(digest, shapes.checked(tx), None, 0)
         if not waiting.done.wait(COMMIT_TIMEOUT + self.block_time) or waiting.outcome is None:
             raise TimedOut()
         return _answer(tx_id, tx, waiting.outcome)
@@ -150,9 +152,13 @@ def _answer(tx_id: str, tx: Tx, outcome: Receipt | Refused) -> Delivered:
     deliver data and events the log's outcome keeps)."""
     if isinstance(outcome, Refused):
         refused = shapes.refused(str(outcome), outcome.kind, tx["fee"]["gas_wanted"])
-        return Delivered(tx_id, refused, None, 0)
+        return Delivered(_raw_hash(tx_id), refused, None, 0)
     deliver = shapes.delivered_now(tx, outcome.result)
-    return Delivered(tx_id, _checked(tx), deliver, outcome.height)
+    return Delivered(_raw_hash(tx_id), shapes.checked(tx), deliver, outcome.height)
+
+
+def _raw_hash(tx_id: str) -> bytes:
+    return base64.b64decode(tx_id)
 
 
 def _decoded(raw: bytes) -> Tx | None:
@@ -164,11 +170,3 @@ def _decoded(raw: bytes) -> Tx | None:
         return tx if encode_tx(tx) == raw else None
     except (DecodeError, ValueError):
         return None
-
-
-def _checked(tx: Tx) -> dict[str, Any]:
-    return {
-        "ResponseBase": shapes.base(),
-        "GasWanted": str(tx["fee"]["gas_wanted"]),
-        "GasUsed": "0",
-    }

@@ -26,7 +26,7 @@ from c4cli.chain.clock import parse_time
 from c4cli.coins import parse_amount
 from c4cli.errors import BadInput
 from c4cli.local.cheats import require_impersonation
-from c4cli.serve import shapes
+from c4cli.wire.blocks import Time
 
 if TYPE_CHECKING:
     from c4cli.serve.methods import Methods
@@ -73,18 +73,18 @@ def set_balance(methods: Methods, params: dict[str, Any]) -> Any:
     address = _address(params)
     coins = {d: n for d, n in parse_amount(str(params.get("amount") or "")).items() if n}
     head = methods.chain().set_balance(address, coins)
-    return {"height": str(head.height), "time": shapes.amino_time(head.time)}
+    return {"height": str(head.height), "time": Time(head.time).to_json()}
 
 
 def mine(methods: Methods, params: dict[str, Any]) -> Any:
     head = methods.chain().mine(_number(params, "blocks"))
-    return {"height": str(head.height), "time": shapes.amino_time(head.time)}
+    return {"height": str(head.height), "time": Time(head.time).to_json()}
 
 
 def set_next_time(methods: Methods, params: dict[str, Any]) -> Any:
     given = params.get("time")
     unix = _number(params, "time") if str(given).isdigit() else parse_time(str(given or ""))
-    return {"time": shapes.amino_time(methods.chain().set_next_time(unix))}
+    return {"time": Time(methods.chain().set_next_time(unix)).to_json()}
 
 
 def dump_state(methods: Methods, params: dict[str, Any]) -> Any:
@@ -96,7 +96,7 @@ def load_state(methods: Methods, params: dict[str, Any]) -> Any:
     if not isinstance(state, dict):
         raise BadInput("state: the document c4_dumpState gave (a JSON object)")
     head = methods.chain().load(json.dumps(state).encode())
-    return {"height": str(head.height), "time": shapes.amino_time(head.time)}
+    return {"height": str(head.height), "time": Time(head.time).to_json()}
 
 
 METHODS: dict[str, Callable[[Methods, dict[str, Any]], Any]] = {

@@ -24,8 +24,20 @@ from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.local.log import BlockRecord
 from c4cli.serve import cheats, shapes
-from c4cli.serve.broadcast import Broadcaster, Delivered, Exists, TimedOut
+from c4cli.serve.broadcast import TX_DECODE_ERROR, Broadcaster, Delivered, Exists, TimedOut
+from c4cli.wire.abci import AbciError, ResponseDeliverTx, ResponseQuery
 from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
+from c4cli.wire.blocks import Time
+from c4cli.wire.rpc import (
+    ResultABCIQuery,
+    ResultBlock,
+    ResultBlockchain,
+    ResultBlockResults,
+    ResultBroadcastTx,
+    ResultBroadcastTxCommit,
+    ResultStatus,
+    ResultTx,
+)
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"
@@ -152,37 +164,24 @@ class Methods:
     def m_status(self, params: dict[str, Any]) -> Any:
         chain = self.chain()
         head, last = chain.head(), chain.snapshot()
-        return {
-            "node_info": {
-                "version_set": None,
-                "net_address": "",
-                "network": chain.chain_id,
-                "software": "c4 serve",
-                "version": __version__,
-                "channels": None,
-                "moniker": "c4",
-                "other": {"tx_index": "on", "rpc_address": f"tcp://{self.listen}"},
-            },
-            "sync_info": {
-                "latest_block_hash": shapes.b64(bytes.fromhex(last.hash)) if head.height else None,
-                "latest_app_hash": None,
-                "latest_block_height": str(head.height),
-                "latest_block_time": shapes.amino_time(head.time),
-                "catching_up": False,
-            },
-            "validator_info": {
-                "address": shapes.ZERO_ADDRESS,
-                "pub_key": None,
-                "voting_power": "0",
-            },
-            "build_version": __version__,
-        }
+        return ResultStatus(
+            network=chain.chain_id,
+            latest_block_height=head.height,
+            latest_block_time=Time(head.time),
+            catching_up=False,
+            latest_block_hash=bytes.fromhex(last.hash) if head.height else b"",
+            software="c4 serve",
+            version=__version__,
+            moniker="c4",
+            rpc_address=f"tcp://{self.listen}",
+            validator_address=shapes.ZERO_ADDRESS,
+        ).to_json()
 
     def m_abci_info(self, params: dict[str, Any]) -> Any:
         chain = self.chain()
         return {
             "response": {
-                "ResponseBase": shapes.base(data="c4"),
+                "ResponseBase": ResponseDeliverTx(data=b"c4").base_json(),
                 "ABCIVersion": "",
                 "AppVersion": "",
                 "LastBlockHeight": str(chain.head().height),
@@ -248,7 +247,7 @@ class Methods:
         chain = self.chain()
         height = self._height(chain, params)
         ((record, total),) = self._records(chain, height, height)
-        return shapes.block(record, chain.chain_id, total)
+        return ResultBlock(*shapes.block(record, chain.chain_id, total)).to_json()
 
     def m_blockchain(self, params: dict[str, Any]) -> Any:
         chain = self.chain()
@@ -259,34 +258,21 @@ class Methods:
         if low > high:
             raise internal(f"min height {low} can't be greater than max height {high}")
         low = max(low, high - BLOCKCHAIN_LIMIT + 1)
-        metas = [
+        metas = tuple(
             shapes.block_meta(record, chain.chain_id, total)
             for record, total in reversed(self._records(chain, low, high))
-        ]
-        return {"last_height": str(top), "block_metas": metas}
+        )
+        return ResultBlockchain(top, metas).to_json()
 
     def m_block_results(self, params: dict[str, Any]) -> Any:
         chain = self.chain()
         height = self._height(chain, params)
         (block,) = chain.blocks(height, height)
-        results = [
+        results = tuple(
             shapes.delivered(entry["tx"], outcome)
             for entry, outcome in zip(block.record.get("txs", []), block.outcomes, strict=True)
-        ]
-        empty = shapes.base()
-        return {
-            "height": str(height),
-            "results": {
-                "deliver_tx": results or None,
-                "end_block": {
-                    "ResponseBase": empty,
-                    "ValidatorUpdates": None,
-                    "ConsensusParams": None,
-                    "Events": None,
-                },
-                "begin_block": {"ResponseBase": empty},
-            },
-        }
+        )
+        return ResultBlockResults(height, results).to_json()
 
     def m_tx(self, params: dict[str, Any]) -> Any:
         wanted = param_bytes(params, "hash")
@@ -295,14 +281,9 @@ class Methods:
         if found is None:
             raise internal(f"Could not find tx result for hash #{wanted.hex().upper()}")
         record, index, outcome = found
-        entry = record["txs"][index]
-        return {
-            "hash": text,
-            "height": str(record["height"]),
-            "index": index,
-            "tx_result": shapes.delivered(entry["tx"], outcome),
-            "tx": shapes.b64(encode_tx(entry["tx"])),
-        }
+        tx = record["txs"][index]["tx"]
+        result = shapes.delivered(tx, outcome)
+        return ResultTx(wanted, int(record["height"]), index, result, encode_tx(tx)).to_json()
 
     # -- queries ----------------------------------------------------------------------
 
@@ -310,37 +291,29 @@ class Methods:
         path = str(params.get("path") or "")
         data = param_bytes(params, "data")
         height = param_int(params, "height")
-        response: dict[str, Any] = {
-            "ResponseBase": shapes.base(),
-            "Key": None,
-            "Value": None,
-            "Proof": None,
-            "Height": str(height),
-        }
         chain = self.chain()
         if path == GAS_PRICE:
-            response["ResponseBase"] = shapes.base(data=GAS_PRICE_JSON)
-            return {"response": response}
-        if path == APP_SIMULATE:
-            response["Value"] = shapes.b64(shapes.deliver_binary(self._simulate(chain, data)))
-            return {"response": response}
-        try:
-            answer = chain.query(path, data.decode("utf-8", "replace"), height=height)
-        except NodeOnly as exc:
-            error = {"@type": "/std.UnknownRequestError"}
-            response["ResponseBase"] = shapes.base(error=error, log=str(exc))
-        except (Refused, BadInput) as exc:
-            error = shapes.refusal_error(str(exc), getattr(exc, "kind", ""))
-            response["ResponseBase"] = shapes.base(error=error, log=str(exc))
+            response = ResponseQuery(data=GAS_PRICE_JSON.encode(), height=height)
+        elif path == APP_SIMULATE:
+            response = ResponseQuery(value=self._simulate(chain, data).amino(), height=height)
         else:
-            response["ResponseBase"] = shapes.base(data=answer.data)
-        return {"response": response}
+            try:
+                answer = chain.query(path, data.decode("utf-8", "replace"), height=height)
+            except NodeOnly as exc:
+                error = AbciError("/std.UnknownRequestError")
+                response = ResponseQuery(error, log=str(exc), height=height)
+            except (Refused, BadInput) as exc:
+                error = shapes.refusal_error(str(exc), getattr(exc, "kind", ""))
+                response = ResponseQuery(error, log=str(exc), height=height)
+            else:
+                response = ResponseQuery(data=answer.data.encode(), height=height)
+        return ResultABCIQuery(response).to_json()
 
-    def _simulate(self, chain: LocalChain, raw: bytes) -> dict[str, Any]:
+    def _simulate(self, chain: LocalChain, raw: bytes) -> ResponseDeliverTx:
         try:
             tx = decode_tx(raw)
         except DecodeError:
-            return {"ResponseBase": shapes.base(error={"@type": "/std.TxDecodeError"})}
+            return ResponseDeliverTx(AbciError(TX_DECODE_ERROR))
         try:
             receipt = chain.broadcast(tx, unsigned=True)
         except Refused as exc:
@@ -358,18 +331,14 @@ class Methods:
             raise internal("timed out waiting for tx to be included in a block") from None
 
     def m_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
-        tx_id, check, deliver, height = self._deliver(params, wait=True)
-        return {
-            "check_tx": check,
-            "deliver_tx": deliver or shapes.empty_result(),
-            "hash": tx_id,
-            "height": str(height),
-        }
+        tx_hash, check, deliver, height = self._deliver(params, wait=True)
+        return ResultBroadcastTxCommit(
+            check, deliver or ResponseDeliverTx(), tx_hash, height
+        ).to_json()
 
     def m_broadcast_tx_sync(self, params: dict[str, Any]) -> Any:
-        tx_id, check, _, _ = self._deliver(params, wait=False)
-        said = check["ResponseBase"]
-        return {"error": said["Error"], "data": said["Data"], "log": said["Log"], "hash": tx_id}
+        tx_hash, check, _, _ = self._deliver(params, wait=False)
+        return ResultBroadcastTx(check, tx_hash).to_json()
 
     def m_broadcast_tx_async(self, params: dict[str, Any]) -> Any:
         return self.m_broadcast_tx_sync(params)
@@ -398,4 +367,4 @@ class Methods:
     def m_c4_advanceTime(self, params: dict[str, Any]) -> Any:
         seconds = param_int(params, "seconds")
         head = self.chain().advance(seconds)
-        return {"height": str(head.height), "time": shapes.amino_time(head.time)}
+        return {"height": str(head.height), "time": Time(head.time).to_json()}

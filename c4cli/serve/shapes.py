@@ -1,9 +1,9 @@
-"""tm2 v1.7.1's JSON (and, for a simulation, amino binary) shapes, filled from the log.
+"""tm2 v1.7.1's values filled from the log: what ``c4 serve`` answers.
 
-Every answer of `c4 serve` is built here from what the local chain records, in the
-field order and encodings gnoland writes: int64 as decimal strings, bytes as base64,
-times as amino writes them (RFC 3339, nanoseconds with trailing zeros trimmed by
-threes), empty slices as ``null``.
+Every answer of `c4 serve` is one of the wire's values (:mod:`c4cli.wire.blocks`,
+:mod:`c4cli.wire.abci`, :mod:`c4cli.wire.rpc`), built here from what the local chain
+records and written by the value itself in the field order and encodings gnoland
+writes: the node client reads the same values from the same JSON.
 
 What a chain in a folder does not have is left empty in tm2's own zero values, never
 made up: no validators, so no commit (``last_commit_hash``, ``validators_hash`` and
@@ -15,40 +15,30 @@ simple Merkle root of the block's transactions' hashes.
 
 from __future__ import annotations
 
-import base64
-from datetime import UTC, datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from c4cli.address import encode_address
 from c4cli.chain.clock import parse_time
 from c4cli.chain.interface import TxOutcome
 from c4cli.local.log import BlockRecord
+from c4cli.wire.abci import STRING_ERROR, AbciError, ResponseDeliverTx
 from c4cli.wire.amino import encode_tx
+from c4cli.wire.blocks import Block, BlockID, BlockMeta, Commit, Header, Time
+from c4cli.wire.events import event_from_json
 from c4cli.wire.merkle import txs_root
 from c4cli.wire.msgs import Tx
-from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key, zigzag
 
 TM2_VERSION = "v1.0.0-rc.0"  # the block protocol version gnoland v1.7.1 reports
 ZERO_ADDRESS = encode_address(bytes(20))
-ZERO_PARTS = {"total": "0", "hash": None}
-STRING_ERROR = "/abci.StringError"
 
 
-def b64(data: bytes | None) -> str | None:
-    return base64.b64encode(data).decode() if data else None
+def record_time(record: BlockRecord) -> Time:
+    return Time(parse_time(str(record["time"])))
 
 
-def amino_time(unix: int) -> str:
-    """A block time as amino JSON writes it: whole seconds carry no fraction."""
-    return datetime.fromtimestamp(unix, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def record_time(record: BlockRecord) -> int:
-    return parse_time(str(record["time"]))
-
-
-def block_id(hash_hex: str | None) -> dict[str, Any]:
-    return {"hash": b64(bytes.fromhex(hash_hex)) if hash_hex else None, "parts": ZERO_PARTS}
+def block_id(hash_hex: str | None) -> BlockID:
+    return BlockID(bytes.fromhex(hash_hex) if hash_hex else b"")
 
 
 def tx_bytes(record: BlockRecord) -> list[bytes]:
@@ -56,146 +46,77 @@ def tx_bytes(record: BlockRecord) -> list[bytes]:
 
 
 def header(
-    record: BlockRecord, chain_id: str, total_txs: int, raw: list[bytes] | None = None
-) -> dict[str, Any]:
+    record: BlockRecord, chain_id: str, total_txs: int, raw: Sequence[bytes] | None = None
+) -> Header:
     """A block's header; ``total_txs`` counts the transactions up to and with it, ``raw``
     is the block's transactions' bytes when the caller has them already."""
     raw = tx_bytes(record) if raw is None else raw
     height = int(record["height"])
-    return {
-        "version": TM2_VERSION,
-        "chain_id": chain_id,
-        "height": str(height),
-        "time": amino_time(record_time(record)),
-        "num_txs": str(len(raw)),
-        "total_txs": str(total_txs),
-        "app_version": "",
-        "last_block_id": block_id(str(record["prev_hash"]) if height > 1 else None),
-        "last_commit_hash": None,
-        "data_hash": b64(txs_root(raw)),
-        "validators_hash": None,
-        "next_validators_hash": None,
-        "consensus_hash": None,
-        "app_hash": None,
-        "last_results_hash": None,
-        "proposer_address": ZERO_ADDRESS,
-    }
+    return Header(
+        version=TM2_VERSION,
+        chain_id=chain_id,
+        height=height,
+        time=record_time(record),
+        num_txs=len(raw),
+        total_txs=total_txs,
+        app_version="",
+        last_block_id=block_id(str(record["prev_hash"]) if height > 1 else None),
+        last_commit_hash=b"",
+        data_hash=txs_root(list(raw)) or b"",
+        validators_hash=b"",
+        next_validators_hash=b"",
+        consensus_hash=b"",
+        app_hash=b"",
+        last_results_hash=b"",
+        proposer_address=ZERO_ADDRESS,
+    )
 
 
 def block_meta(
-    record: BlockRecord, chain_id: str, total_txs: int, raw: list[bytes] | None = None
-) -> dict[str, Any]:
-    return {
-        "block_id": block_id(str(record["hash"])),
-        "header": header(record, chain_id, total_txs, raw),
-    }
+    record: BlockRecord, chain_id: str, total_txs: int, raw: Sequence[bytes] | None = None
+) -> BlockMeta:
+    return BlockMeta(block_id(str(record["hash"])), header(record, chain_id, total_txs, raw))
 
 
-def block(record: BlockRecord, chain_id: str, total_txs: int) -> dict[str, Any]:
-    """The ``block`` method's result."""
+def block(record: BlockRecord, chain_id: str, total_txs: int) -> tuple[BlockMeta, Block]:
+    """The ``block`` method's meta and block."""
     raw = tx_bytes(record)
     meta = block_meta(record, chain_id, total_txs, raw)
-    data = [b64(tx) for tx in raw]
-    empty_commit = {"block_id": block_id(None), "precommits": None}
-    return {
-        "block_meta": meta,
-        "block": {
-            "header": meta["header"],
-            "data": {"txs": data or None},
-            "last_commit": empty_commit,
-        },
-    }
+    return meta, Block(meta.header, tuple(raw), Commit(BlockID(), ()))
 
 
-def base(
-    *, error: Any = None, data: str = "", events: list[Any] | None = None, log: str = ""
-) -> dict[str, Any]:
-    return {
-        "Error": error,
-        "Data": b64(data.encode()),
-        "Events": events or None,
-        "Log": log,
-        "Info": "",
-    }
-
-
-def delivered(tx: Tx, outcome: dict[str, Any]) -> dict[str, Any]:
-    """A landed transaction's deliver result (``deliver_tx``, ``tx_result``)."""
+def delivered(tx: Tx, outcome: Mapping[str, Any]) -> ResponseDeliverTx:
+    """A landed transaction's deliver result (``deliver_tx``, ``tx_result``) from the
+    outcome the log keeps (its data, and its events in amino JSON)."""
     logs = "\n".join(f"msg:{i},success:true,log:,events:[]" for i in range(len(tx["msg"])))
-    return {
-        "ResponseBase": base(
-            data=str(outcome.get("data", "")), events=list(outcome.get("events", [])), log=logs
-        ),
-        "GasWanted": str(tx["fee"]["gas_wanted"]),
-        "GasUsed": "0",
-    }
+    return ResponseDeliverTx(
+        data=str(outcome.get("data", "")).encode(),
+        events=tuple(event_from_json(event) for event in outcome.get("events", [])),
+        log=logs,
+        gas_wanted=int(tx["fee"]["gas_wanted"]),
+    )
 
 
-def delivered_now(tx: Tx, outcome: TxOutcome) -> dict[str, Any]:
+def delivered_now(tx: Tx, outcome: TxOutcome) -> ResponseDeliverTx:
     """The deliver result of a transaction just run, from its receipt's outcome (the
     same data and events the log's outcome keeps)."""
     return delivered(tx, {"data": outcome.data, "events": list(outcome.events)})
 
 
-def refusal_error(text: str, kind: str) -> dict[str, Any]:
-    """A refusal's ``Error`` as tm2 types it: the kind the chain gave it where it has
-    one (a signature, an unknown account, funds, a package path), else the realm's
-    panic text."""
-    if kind:
-        return {"@type": kind}  # tm2's error structs are empty: the words are in Log
-    return {"@type": STRING_ERROR, "value": text}
+def refusal_error(text: str, kind: str) -> AbciError:
+    """A refusal's error as tm2 types it: the kind the chain gave it where it has one (a
+    signature, an unknown account, funds, a package path; tm2's error structs are
+    empty: the words are in the log), else the realm's panic text."""
+    return AbciError(kind) if kind else AbciError(STRING_ERROR, text)
 
 
-def refused(text: str, kind: str, gas_wanted: object = 0) -> dict[str, Any]:
+def refused(text: str, kind: str, gas_wanted: object = 0) -> ResponseDeliverTx:
     """The result of a transaction the local chain refused (and never appended)."""
-    return {
-        "ResponseBase": base(error=refusal_error(text, kind), log=text),
-        "GasWanted": str(gas_wanted),
-        "GasUsed": "0",
-    }
-
-
-def empty_result() -> dict[str, Any]:
-    return {"ResponseBase": base(), "GasWanted": "0", "GasUsed": "0"}
-
-
-# -- amino binary: a simulation's ResponseDeliverTx, as ``.app/simulate`` returns it -----
-
-
-def deliver_binary(result: dict[str, Any]) -> bytes:
-    """The amino binary of a deliver result given in this module's JSON shape."""
-    body = result["ResponseBase"]
-    inner = b""
-    error = body.get("Error")
-    if error is not None:
-        kind = str(error["@type"])
-        value = error.get("value")  # tm2's error structs have none
-        payload = bytes_field(1, value.encode()) if isinstance(value, str) and value else b""
-        inner += bytes_field(1, _any(kind, payload))
-    if body.get("Data"):
-        inner += bytes_field(2, base64.b64decode(body["Data"]))
-    for event in body.get("Events") or []:
-        inner += bytes_field(3, _event_binary(event))
-    if body.get("Log"):
-        inner += bytes_field(4, str(body["Log"]).encode())
-    out = bytes_field(1, inner) if inner else b""
-    for number, name in ((2, "GasWanted"), (3, "GasUsed")):
-        value = int(result.get(name) or 0)
-        if value:
-            out += field_key(number, VARINT) + encode_varint(zigzag(value))
-    return out
-
-
-def _event_binary(event: dict[str, Any]) -> bytes:
-    """A bank transfer event as an amino ``Any`` (from 1, to 2, coins 3: strings)."""
-    fields = b"".join(
-        bytes_field(number, str(event[name]).encode())
-        for number, name in ((1, "from"), (2, "to"), (3, "coins"))
-        if event.get(name)
+    return ResponseDeliverTx(
+        error=refusal_error(text, kind), log=text, gas_wanted=int(str(gas_wanted))
     )
-    return _any(str(event["@type"]), fields)
 
 
-def _any(type_url: str, value: bytes) -> bytes:
-    """An amino ``Any``; an empty value (an error struct without fields) left out."""
-    return bytes_field(1, type_url.encode()) + (bytes_field(2, value) if value else b"")
+def checked(tx: Tx) -> ResponseDeliverTx:
+    """A transaction's check, passed (the local chain runs it in its block)."""
+    return ResponseDeliverTx(gas_wanted=int(tx["fee"]["gas_wanted"]))

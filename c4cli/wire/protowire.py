@@ -61,8 +61,9 @@ def bytes_field(number: int, data: bytes) -> bytes:
 
 
 def any_value(type_url: str, value: bytes) -> bytes:
-    """An amino ``Any``: its type URL, then its value's own encoding."""
-    return bytes_field(1, type_url.encode()) + bytes_field(2, value)
+    """An amino ``Any``: its type URL, then its value's own encoding (none when empty, as
+    gno writes an error struct without fields)."""
+    return bytes_field(1, type_url.encode()) + (bytes_field(2, value) if value else b"")
 
 
 class DecodeError(ValueError):

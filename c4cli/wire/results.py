@@ -1,29 +1,16 @@
-"""gno.land's results and accounts as both backends write and read them.
+"""gno.land's accounts and a call's results as both backends write and read them.
 
-An account's ``auth/accounts`` document, a transaction's ``tx`` answer, the events a
-deliver result carries and how gnokey prints them, a call's results as the VM prints
-them: the local chain writes these shapes, a node's client reads them, and commands
-read them from either. Nothing here trusts a shape: a field missing or of another
+An account's ``auth/accounts`` document and a call's results as the VM prints them:
+the local chain writes these shapes, a node's client reads them, and commands read
+them from either. Nothing here trusts a shape: a field missing or of another
 kind is a ValueError or an empty reading, never a guess.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple, TypedDict
+from typing import Any, NamedTuple
 
-from c4cli.gotext import go_json, parse_result
-
-
-class TxAnswer(TypedDict, total=False):
-    """tm2's answer to ``tx`` (its ``ResultTx``), or a transaction's result read from its
-    block's results in that shape: as untrusted as any answer, read under a guard."""
-
-    hash: str
-    height: str
-    index: int
-    tx_result: dict[str, Any]  # the ``ResponseDeliverTx``
-    tx: str  # the transaction's bytes, base64
+from c4cli.gotext import parse_result
 
 
 def account_path(address: str, session: str | None = None) -> str:
@@ -98,96 +85,3 @@ def call_values(data: str) -> list[tuple[str, str]]:
             except ValueError:
                 continue
     return values
-
-
-# Each event's fields as gno's Go structs order them, and how each is typed there.
-_EVENT_FIELDS: dict[str, tuple[tuple[str, str], ...]] = {
-    "/bank.TransferEvent": (("from", "str"), ("to", "str"), ("coins", "coins")),
-    "/tm.Event": (("type", "str"), ("attrs", "list"), ("pkg_path", "str")),
-    "/tm.StorageDepositEvent": (("bytes_delta", "int"), ("fee_delta", "coin"), ("pkg_path", "str")),
-    "/tm.StorageUnlockEvent": (
-        ("bytes_delta", "int"),
-        ("fee_refund", "coin"),
-        ("pkg_path", "str"),
-        ("refund_withheld", "bool"),
-    ),
-}
-_COIN = re.compile(r"^(-?[0-9]+)([a-z][a-z0-9/:._-]*)$")
-
-
-def gnokey_events(events: list[Any]) -> str:
-    """A deliver result's events as gnokey prints them (``EncodeEvents``: Go's JSON of
-    each event's struct), from the amino JSON a node's ``tx`` answer carries: no
-    ``@type``, int64 values as numbers, a coin as ``{"denom", "amount"}``.
-
-    >>> gnokey_events([{"@type": "/bank.TransferEvent", "from": "a", "to": "b", "coins": "5ugnot"}])
-    '[{"from":"a","to":"b","coins":[{"denom":"ugnot","amount":5}]}]'
-    >>> gnokey_events([])
-    '[]'
-    """
-    if not events:
-        return "[]"
-    return go_json([_plain_event(event) for event in events])
-
-
-def _plain_event(event: Any) -> Any:
-    if not isinstance(event, dict):
-        return event
-    fields = _EVENT_FIELDS.get(str(event.get("@type")))
-    if fields is None:  # a kind gno.land v1.7.1 does not emit: as given, less its type
-        return {key: value for key, value in event.items() if key != "@type"}
-    plain: dict[str, Any] = {}
-    for name, kind in fields:
-        value = event.get(name)
-        if kind == "int":
-            plain[name] = _number(value)
-        elif kind == "coin":
-            plain[name] = _coin(str(value or ""))
-        elif kind == "coins":
-            text = str(value or "")
-            plain[name] = [_coin(part) for part in text.split(",")] if text else None
-        elif kind == "bool":
-            plain[name] = bool(value)
-        elif kind == "list":
-            plain[name] = value if value else None
-        else:
-            plain[name] = "" if value is None else str(value)
-    return plain
-
-
-def _coin(text: str) -> dict[str, Any]:
-    found = _COIN.match(text)
-    if found is None:
-        return {"denom": "", "amount": 0}
-    return {"denom": found.group(2), "amount": int(found.group(1))}
-
-
-def storage_moved(events: list[Any]) -> tuple[int, int] | None:
-    """(bytes, ugnot) the storage deposits of a node's events moved (amino JSON), as
-    gnokey adds them up for STORAGE DELTA and STORAGE FEE: a refund withheld is not
-    the signer's. None when no deposit moved."""
-    moved: tuple[int, int] | None = None
-    for event in events:
-        kind = event.get("@type") if isinstance(event, dict) else None
-        if kind == "/tm.StorageDepositEvent":
-            delta = (
-                _number(event.get("bytes_delta")),
-                _coin(str(event.get("fee_delta")))["amount"],
-            )
-        elif kind == "/tm.StorageUnlockEvent":
-            refund = (
-                0 if event.get("refund_withheld") else _coin(str(event.get("fee_refund")))["amount"]
-            )
-            delta = (_number(event.get("bytes_delta")), -int(refund))
-        else:
-            continue
-        moved = delta if moved is None else (moved[0] + delta[0], moved[1] + delta[1])
-    return moved
-
-
-def _number(value: Any) -> int:
-    """A number of a node's event, 0 when it is not one (it is shown, never paid)."""
-    try:
-        return int(str(value or 0))
-    except ValueError:
-        return 0

@@ -15,25 +15,34 @@ import pytest
 from node.gnonode import GAS_FEE, GAS_WANTED
 from node.twin import PLAYERS, address_of_key
 
-from c4cli.node.light import (
-    Unverified,
-    header_hash,
-    results_hash,
-    validators_hash,
-    verify_commit,
-)
+from c4cli.errors import Unverified
+from c4cli.node.light import verify_commit
+from c4cli.wire.abci import ResponseDeliverTx, results_hash
 from c4cli.wire.amino import encode_tx
+from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
 from c4cli.wire.merkle import merkle_root
+from c4cli.wire.rpc import ResultBlock, ResultBlockResults, ResultCommit, ResultValidators
 from c4cli.wire.tx import call_msg, fee, send_msg, signed_tx
 
 pytestmark = pytest.mark.node
 
 
 def signed(gno_node: Any, height: int) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
-    """Block ``height``'s header and commit, and the validator set at that height."""
+    """Block ``height``'s header and commit, and the validator set at that height, as
+    the node's JSON gives them."""
     result = gno_node.rpc("commit", height=str(height))["signed_header"]
     validators = gno_node.rpc("validators", height=str(height))["validators"]
     return result["header"], result["commit"], validators
+
+
+def typed(
+    header: dict[str, Any], commit: dict[str, Any], validators: list[Any]
+) -> tuple[Header, Commit, list[Validator]]:
+    return (
+        Header.from_json(header),
+        Commit.from_json(commit),
+        [Validator.from_json(v) for v in validators],
+    )
 
 
 def b64(value: str) -> bytes:
@@ -85,12 +94,31 @@ def several_in_one_block(gno_node: Any) -> int:
 def test_gnolands_headers_commits_and_validators_verify(gno_node: Any) -> None:
     top = int(gno_node.rpc("status")["sync_info"]["latest_block_height"])
     for height in range(2, min(top, 12)):
-        header, commit, validators = signed(gno_node, height)
-        assert header_hash(header) == b64(commit["block_id"]["hash"]), height
-        assert validators_hash(validators) == b64(header["validators_hash"]), height
+        header, commit, validators = typed(*signed(gno_node, height))
+        assert header.hash() == commit.block_id.hash, height
+        assert validators_hash(validators) == header.validators_hash, height
         assert verify_commit("dev", header, commit, validators) == sum(
-            int(v["voting_power"]) for v in validators
+            v.voting_power for v in validators
         )
+
+
+def test_gnolands_answers_are_written_back_as_gnoland_wrote_them(gno_node: Any) -> None:
+    """The wire's values read a real gnoland's amino JSON and write it back the same, to
+    the byte: what c4 serve (and a gateway) answers is what gnoland would."""
+    top = int(gno_node.rpc("status")["sync_info"]["latest_block_height"])
+    for height in range(2, min(top, 8)):
+        for method, kind in (
+            ("commit", ResultCommit),
+            ("validators", ResultValidators),
+            ("block", ResultBlock),
+            ("block_results", ResultBlockResults),
+        ):
+            answer = gno_node.rpc(method, height=str(height))
+            written = kind.from_json(answer).to_json()  # type: ignore[attr-defined]
+            if method == "block_results":  # only the deliver results are c4's to read
+                answer = answer["results"]["deliver_tx"] or None
+                written = written["results"]["deliver_tx"]
+            assert written == answer, (method, height)
 
 
 def test_a_block_of_several_transactions_is_held_by_its_data_hash(gno_node: Any) -> None:
@@ -100,8 +128,7 @@ def test_a_block_of_several_transactions_is_held_by_its_data_hash(gno_node: Any)
     assert len(txs) > 1
     root = merkle_root([hashlib.sha256(tx).digest() for tx in txs])
     assert root == b64(block["header"]["data_hash"])
-    header, commit, validators = signed(gno_node, height)
-    assert verify_commit("dev", header, commit, validators) > 0
+    assert verify_commit("dev", *typed(*signed(gno_node, height))) > 0
 
 
 @pytest.mark.parametrize(
@@ -119,9 +146,9 @@ def test_each_forgery_is_named(gno_node: Any, forge: Any, words: str) -> None:
     header, commit, validators = (copy.deepcopy(x) for x in signed(gno_node, 3))
     forge(header, commit, validators)
     with pytest.raises(Unverified, match=words):
-        verify_commit("dev", header, commit, validators)
+        verify_commit("dev", *typed(header, commit, validators))
     with pytest.raises(Unverified):
-        verify_commit("another-chain", *signed(gno_node, 3))
+        verify_commit("another-chain", *typed(*signed(gno_node, 3)))
 
 
 def _flip(vote: dict[str, Any]) -> str:
@@ -165,7 +192,8 @@ def test_block_results_hash_to_the_next_headers_last_results_hash(
         results = gno_node.rpc("block_results", height=str(height))["results"]["deliver_tx"] or []
         following = gno_node.rpc("block", height=str(height + 1))["block"]["header"]
         want = following["last_results_hash"]
-        assert results_hash(results) == (b64(want) if want else None), height
+        typed_results = [ResponseDeliverTx.from_json(r) for r in results]
+        assert results_hash(typed_results) == (b64(want) if want else None), height
         for deliver in results:
             base = deliver["ResponseBase"]
             kinds |= {str(e["@type"]) for e in base.get("Events") or []}

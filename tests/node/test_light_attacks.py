@@ -21,17 +21,30 @@ from node.test_light_follow import CHAIN, KEYS, Chain, Key, b64, in_order, verif
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import Unverified
 from c4cli.home.trust import TrustFile
-from c4cli.node import verify
-from c4cli.node.light import (
-    header_hash,
-    trusted_power,
-    verify_commit,
-    vote_sign_bytes,
-)
+from c4cli.node import light, verify
 from c4cli.node.verify import Verifier, establish
+from c4cli.wire.abci import ResponseDeliverTx
+from c4cli.wire.blocks import Commit, Header, Validator, Vote
 
 A = in_order(KEYS[0:4])
 STOLEN = A[2]  # one validator of four: a quarter of the power
+
+
+def verify_commit(chain_id: str, header: Any, commit: Any, rows: Any) -> int:
+    """c4's check of a header and commit as a node's JSON gives them."""
+    return light.verify_commit(
+        chain_id, Header.from_json(header), Commit.from_json(commit), _set(rows)
+    )
+
+
+def trusted_power(chain_id: str, header: Any, commit: Any, rows: Any) -> int:
+    return light.trusted_power(
+        chain_id, Header.from_json(header), Commit.from_json(commit), _set(rows)
+    )
+
+
+def _set(rows: Any) -> list[Validator]:
+    return [Validator.from_json(row) for row in rows]
 
 
 def success() -> dict[str, Any]:
@@ -53,14 +66,16 @@ def test_the_commit_of_another_block_does_not_prove_a_transactions_result() -> N
     chain = Chain({1: A}, 12, results={3: [success()], 7: [refusal()]})
     check, _ = verifier(chain)
     landed = check.at(3)
-    honest = check.result(landed, 0, success())
+    honest = check.result(landed, 0, ResponseDeliverTx.from_json(success()))
     assert honest.result_unproven == ""
     with pytest.raises(Unverified, match="the transaction's result is not the one committed"):
-        check.result(landed, 0, refusal())  # the honest node's results are not a refusal
+        check.result(
+            landed, 0, ResponseDeliverTx.from_json(refusal())
+        )  # the honest node's results are not a refusal
 
     answer = chain.call
 
-    def another_block(method: str, params: dict[str, Any]) -> Any:
+    def another_block(method: str, params: dict[str, Any], timeout: object = None) -> Any:
         height = int(params.get("height") or chain.head)
         if method == "commit" and height == 4:
             return answer(method, {"height": "8"})
@@ -70,7 +85,7 @@ def test_the_commit_of_another_block_does_not_prove_a_transactions_result() -> N
 
     chain.call = another_block  # type: ignore[method-assign]
     with pytest.raises(Unverified, match="answered the commit of block 8 when asked for block 4"):
-        check.result(landed, 0, refusal())
+        check.result(landed, 0, ResponseDeliverTx.from_json(refusal()))
 
 
 def test_a_next_header_that_does_not_follow_the_block_proves_nothing() -> None:
@@ -82,7 +97,7 @@ def test_a_next_header_that_does_not_follow_the_block_proves_nothing() -> None:
     landed = check.at(3)
     answer = chain.call
 
-    def forked(method: str, params: dict[str, Any]) -> Any:
+    def forked(method: str, params: dict[str, Any], timeout: object = None) -> Any:
         height = int(params.get("height") or chain.head)
         if (method == "commit" and height == 4) or method == "block_results":
             return fork.call(method, params)
@@ -90,7 +105,7 @@ def test_a_next_header_that_does_not_follow_the_block_proves_nothing() -> None:
 
     chain.call = forked  # type: ignore[method-assign]
     with pytest.raises(Unverified, match="block 4 as synthetic gave it does not follow block 3"):
-        check.result(landed, 0, refusal())
+        check.result(landed, 0, ResponseDeliverTx.from_json(refusal()))
 
 
 # -- 2: one validator counts once --------------------------------------------------------
@@ -173,7 +188,7 @@ def test_an_older_signed_header_never_lowers_the_head(
     assert Verifier(chain, trust).latest().height == 40  # type: ignore[arg-type]
     kept = trust.load()
     assert kept is not None and (kept.height, kept.source) == (40, "test")
-    assert kept.block_hash == (header_hash(chain.blocks[40][0]) or b"").hex().upper()
+    assert kept.block_hash == (Header.from_json(chain.blocks[40][0]).hash() or b"").hex().upper()
 
     chain.head = 10  # the node (or a proxy) shows block 10 as its last
     with pytest.raises(Unverified, match="shows block 10 as its last, below block 40"):
@@ -192,7 +207,7 @@ def test_a_kept_head_never_replaces_a_followed_set(tmp_path: Path) -> None:
     trust = TrustFile(tmp_path)
     first = establish(chain, CHAIN, height=1, source="test")  # type: ignore[arg-type]
     trust.save(first)
-    others = tuple(k.row for k in in_order(KEYS[4:8]))
+    others = tuple(_set(k.row for k in in_order(KEYS[4:8])))
     trust.save(TrustedSet(CHAIN, 30, "AB" * 32, "", others, "f"))
     followed = trust.load()
     assert followed is not None
@@ -213,6 +228,6 @@ def test_a_stolen_key_cannot_sign_a_vote_for_its_fellows() -> None:
     header, commit = copy.deepcopy(chain.blocks[2])
     victim = next(i for i, k in enumerate(A) if k is not STOLEN)
     vote = commit["precommits"][victim]
-    vote["signature"] = b64(STOLEN.private.sign(vote_sign_bytes(CHAIN, vote)))
+    vote["signature"] = b64(STOLEN.private.sign(Vote.from_json(vote).sign_bytes(CHAIN)))
     with pytest.raises(Unverified, match=f"precommit {victim}'s signature is forged"):
         verify_commit(CHAIN, header, commit, chain.rows(2))

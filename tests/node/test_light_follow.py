@@ -23,13 +23,9 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from c4cli.address import encode_address
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import Unverified
-from c4cli.node.light import (
-    header_hash,
-    results_hash,
-    validators_hash,
-    vote_sign_bytes,
-)
-from c4cli.node.verify import Verifier, establish, validator_set
+from c4cli.node.verify import Verifier, establish
+from c4cli.wire.abci import ResponseDeliverTx, results_hash
+from c4cli.wire.blocks import Header, Validator, Vote, validators_hash
 
 CHAIN = "follow"
 
@@ -74,7 +70,7 @@ class Chain:
         previous = b""
         for height in range(1, last + 1):
             header = self._header(height, previous)
-            block_hash = header_hash(header)
+            block_hash = Header.from_json(header).hash()
             assert block_hash is not None
             self.blocks[height] = header, self._commit(height, block_hash)
             previous = block_hash
@@ -87,6 +83,9 @@ class Chain:
 
     def rows(self, height: int) -> list[dict[str, Any]]:
         return [k.row for k in self.keys(height)]
+
+    def set_at(self, height: int) -> list[Validator]:
+        return [Validator.from_json(row) for row in self.rows(height)]
 
     def _header(self, height: int, previous: bytes) -> dict[str, Any]:
         return {
@@ -103,11 +102,13 @@ class Chain:
             },
             "last_commit_hash": None,
             "data_hash": None,
-            "validators_hash": b64(validators_hash(self.rows(height))),
-            "next_validators_hash": b64(validators_hash(self.rows(height + 1))),
+            "validators_hash": b64(validators_hash(self.set_at(height))),
+            "next_validators_hash": b64(validators_hash(self.set_at(height + 1))),
             "consensus_hash": b64(b"\x01" * 32),
             "app_hash": b64(hashlib.sha256(self.salt + b"%d" % height).digest()),
-            "last_results_hash": b64(results_hash(self.results.get(height - 1, [])))
+            "last_results_hash": b64(
+                results_hash([ResponseDeliverTx.from_json(r) for r in self.results[height - 1]])
+            )
             if self.results.get(height - 1)
             else None,
             "proposer_address": self.keys(height)[0].address,
@@ -126,7 +127,8 @@ class Chain:
                 "validator_address": key.address,
                 "validator_index": str(index),
             }
-            vote["signature"] = b64(key.private.sign(vote_sign_bytes(CHAIN, vote)))
+            signed = Vote.from_json(vote).sign_bytes(CHAIN)
+            vote["signature"] = b64(key.private.sign(signed))
             precommits.append(vote)
         return {"block_id": block_id, "precommits": precommits}
 
@@ -142,7 +144,7 @@ class Chain:
     def checked_chain_id(self) -> str:
         return CHAIN
 
-    def call(self, method: str, params: dict[str, Any]) -> Any:
+    def call(self, method: str, params: dict[str, Any], timeout: float | None = None) -> Any:
         height = int(params.get("height") or self.head)
         self.asked.append((method, height))
         if method == "commit":
@@ -193,7 +195,7 @@ def test_a_set_changed_in_part_is_followed_in_one_skip() -> None:
     assert (proven.height, proven.signed, proven.total) == (30, 40, 40)
     (saved,) = store.saved
     assert saved.height == 30 and saved.source == "followed from height 1"
-    assert [v["address"] for v in saved.validators] == [k.address for k in B]
+    assert [v.address for v in saved.validators] == [k.address for k in B]
     assert ("validators", 30) in chain.asked
 
 
@@ -203,7 +205,7 @@ def test_a_set_replaced_whole_is_followed_by_bisection() -> None:
     assert check.at(40).height == 40
     # B adopted on A's word half way, then C at block 21, which block 20 named next.
     assert [s.height for s in store.saved] == [20, 21]
-    assert store.saved[-1].validators == tuple(validator_set("", {"validators": chain.rows(21)}))
+    assert store.saved[-1].validators == tuple(chain.set_at(21))
     assert check.at(35).total == 40  # under C now: no more following
 
 

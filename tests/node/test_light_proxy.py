@@ -30,8 +30,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from node.proxy import proxy_for
 from node.test_proof_node import status_of, stranger
 from node.test_remote import bound_home
+from node.tm2json import header_hash, validators_hash, vote_sign_bytes
 
-from c4cli.node.light import header_hash, validators_hash, vote_sign_bytes
 from c4cli.wire.merkle import merkle_root
 from support import Home
 

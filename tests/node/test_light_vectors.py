@@ -1,4 +1,4 @@
-"""tm2's results hash (c4cli/node/light.py ``results_hash``) against bytes gno v1.7.1
+"""tm2's results hash (c4cli/wire/abci.py ``results_hash``) against bytes gno v1.7.1
 itself made: the ABCIResult of each ``deliver_tx`` below, as ``types.NewResults(...)``
 marshals it, and their Merkle root, printed by a Go program built against
 github.com/gnolang/gno v1.7.1 (amino.UnmarshalJSON of this very JSON, then
@@ -10,15 +10,18 @@ test_light.py checks the common ones against a real gnoland's headers."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 
 import pytest
 
-from c4cli.node.light import Unencodable, result_bytes, results_hash
+from c4cli.wire.abci import ResponseDeliverTx, Unencodable, results_hash
 
 
-def deliver(error: object = None, data: str | None = None, events: object = None) -> object:
+def deliver(
+    error: object = None, data: str | None = None, events: object = None
+) -> ResponseDeliverTx:
     base = {"Error": error, "Data": data, "Events": events, "Log": "", "Info": ""}
-    return {"ResponseBase": base, "GasWanted": "1", "GasUsed": "1"}
+    return ResponseDeliverTx.from_json({"ResponseBase": base, "GasWanted": "1", "GasUsed": "1"})
 
 
 UNLOCK = "/tm.StorageUnlockEvent"
@@ -68,16 +71,25 @@ GO_HASH = "dGtquIXUgJTW/1wbOr/OwBsJ6s972/MaJSH6ZeidIco="
 
 @pytest.mark.parametrize("index", range(len(RESULTS)))
 def test_each_result_is_the_bytes_gno_makes(index: int) -> None:
-    assert base64.b64encode(result_bytes(RESULTS[index])).decode() == GO_BYTES[index]  # type: ignore[arg-type]
+    assert base64.b64encode(RESULTS[index].result_bytes()).decode() == GO_BYTES[index]
+
+
+def test_each_result_reads_back_from_the_amino_it_writes() -> None:
+    """A simulation's answer is read from the amino binary a result writes (log and gas
+    beside the hashed part): the same value, both ways."""
+    for result in RESULTS:
+        assert ResponseDeliverTx.from_amino(result.amino()) == result
+        said = dataclasses.replace(result, log="msg:0,success:false", info="i", gas_used=7)
+        assert ResponseDeliverTx.from_amino(said.amino()) == said
 
 
 def test_the_results_hash_is_gnos() -> None:
-    assert base64.b64encode(results_hash(RESULTS) or b"").decode() == GO_HASH  # type: ignore[arg-type]
+    assert base64.b64encode(results_hash(RESULTS) or b"").decode() == GO_HASH
     assert results_hash([]) is None  # a block without transactions: an empty hash
 
 
 def test_a_type_c4_cannot_encode_is_said() -> None:
     with pytest.raises(Unencodable, match=r"an event of type /x\.NewEvent"):
-        results_hash([deliver(events=[{"@type": "/x.NewEvent"}])])  # type: ignore[list-item]
+        results_hash([deliver(events=[{"@type": "/x.NewEvent"}])])
     with pytest.raises(Unencodable, match=r"an error of type /x\.Rich with fields"):
-        results_hash([deliver(error={"@type": "/x.Rich", "value": {"code": 7}})])  # type: ignore[list-item]
+        results_hash([deliver(error={"@type": "/x.Rich", "value": {"code": 7}})])

@@ -29,12 +29,12 @@ from node.gnokey_game import Gnokey, play, start
 from node.gnonode import install_gno
 from node.proxy import answer, proxy_for
 from node.test_remote import staked_game
+from node.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from node.twin import player_key
 
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
 from c4cli.local.blocks import DEFAULT_REALM_PATH
-from c4cli.node.light import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from c4cli.wire import crypto
 from support import Home, start_game
 

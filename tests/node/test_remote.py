@@ -699,10 +699,10 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     node and renders its events and storage lines: they are gnokey's, byte for byte."""
     import subprocess
 
-    from c4cli.node import answers, lookup
+    from c4cli.node import lookup
     from c4cli.node.reader import open_reader
     from c4cli.node.spec import NodeSpec
-    from c4cli.wire import results
+    from c4cli.wire.events import gnokey_events, storage_moved
 
     gnokey, keys, _ = gnokey_with_test1(tmp_path / "gnokey")
     call = subprocess.run(
@@ -727,10 +727,10 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     node = open_reader(NodeSpec(gno_node.url, REALM_PATH))
     found = lookup.transaction(node, printed["TX HASH"].strip())
     assert found is not None
-    _, _, events = answers.delivered(found)
-    assert results.gnokey_events(events) == printed["EVENTS"].strip(), printed
+    events = found.tx_result.events
+    assert gnokey_events(events) == printed["EVENTS"].strip(), printed
     assert "fee_delta" in printed["EVENTS"]  # a deposit, in Go's JSON of the event
-    moved = results.storage_moved(events)
+    moved = storage_moved(events)
     assert moved is not None
     assert printed["STORAGE DELTA"].strip() == f"{moved[0]} bytes"
     assert printed["STORAGE FEE"].strip() == f"{moved[1]}ugnot"

@@ -22,6 +22,7 @@ from c4cli.home.journal import Journal
 from c4cli.node.chain import open_node
 from c4cli.node.http import Connection, Target
 from c4cli.node.spec import NodeSpec
+from c4cli.settings import Settings
 from c4cli.wire.tx import send_msg
 
 
@@ -103,7 +104,9 @@ def server(ledger: Ledger) -> Iterator[Server]:
 
 
 def _send(url: str, home: Path, ugnot: int = 5) -> int:
-    chain = open_node(NodeSpec(url, "gno.land/r/c4cli/connect4", "dev", Journal(home)))
+    deadlines = Settings.read().deadlines()  # as a run reads $C4_TIMEOUT
+    spec = NodeSpec(url, "gno.land/r/c4cli/connect4", "dev", Journal(home), deadlines=deadlines)
+    chain = open_node(spec)
     build = lambda reader: [send_msg(ALICE, BOB, f"{ugnot}ugnot")]  # noqa: E731
     receipt = chain.submit(Signer(ALICE, ALICE_KEY), build, FEE, "", policy=SKIP)
     for _ in range(3):  # polls after it, as `c4 watch` makes them

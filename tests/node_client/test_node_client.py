@@ -31,6 +31,7 @@ from c4cli.node.chain import NodeChain, open_node
 from c4cli.node.delivery import Submission, Superseded
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import OtherChain, Unusable
+from c4cli.settings import Settings
 from c4cli.wire.amino import encode_tx
 from c4cli.wire.tx import Tx, send_msg, signed_tx
 
@@ -49,8 +50,9 @@ class World:
 
     def client(self) -> NodeChain:
         spec = NodeSpec(
-            self.urls, "gno.land/r/c4cli/connect4", self.chain_id, self.journal, self.seen
-        )
+            self.urls, "gno.land/r/c4cli/connect4", self.chain_id, self.journal, self.seen,
+            deadlines=Settings.read().deadlines(),  # as a run reads $C4_TIMEOUT
+        )  # fmt: skip
         return open_node(spec, self.link)
 
     def send(self, ugnot: int, chain: NodeChain | None = None) -> Receipt:
@@ -259,34 +261,36 @@ def test_a_nodes_answers_are_typed_once_and_a_shape_it_never_sends_is_one_line()
     values; anything else (a height that is no int64, a hash that is no text, a vote
     that is no object) is refused there, never read further."""
     from c4cli.errors import Unreachable
-    from c4cli.node import answers
+    from c4cli.node.transport import read_status
+    from c4cli.wire.blocks import BlockID, Commit, Header, Time
 
-    said = answers.status(
+    said = read_status(
         "node",
         {"node_info": {"network": "dev"},
-         "sync_info": {"latest_block_height": "7", "latest_block_time": "t", "catching_up": False}},
+         "sync_info": {"latest_block_height": "7", "latest_block_time": "2026-01-01T00:00:07Z",
+                       "catching_up": False}},
     )  # fmt: skip
-    assert said == answers.NodeStatus("dev", 7, "t", False)
+    assert (said.network, said.latest_block_height, said.catching_up) == ("dev", 7, False)
+    assert said.latest_block_time == Time(1767225607)
     sync = {"latest_block_height": "7"}
     for bad in (
         {},
         {"node_info": {"network": 5}, "sync_info": sync},
         {"node_info": {"network": "dev"}, "sync_info": {"latest_block_height": "-1"}},
+        {"node_info": {"network": "dev"}, "sync_info": {**sync, "latest_block_time": "t"}},
     ):
         with pytest.raises(Unreachable, match=r"^node answered status in a shape it never has$"):
-            answers.status("node", bad)
+            read_status("node", bad)
     header = {
         "version": "v1", "chain_id": "dev", "height": "3", "time": "2026-01-01T00:00:00Z",
         "num_txs": "0", "total_txs": "1", "app_version": "", "data_hash": None,
     }  # fmt: skip
-    typed = answers.header(header)
-    assert typed["height"] == "3" and typed["last_block_id"] == {
-        "hash": None,
-        "parts": {"total": 0, "hash": None},
-    }
-    assert typed["validators_hash"] is None  # left out by the node: None, as tm2 reads it
+    typed = Header.from_json(header)
+    assert typed.height == 3 and typed.last_block_id == BlockID()
+    assert typed.validators_hash == b""  # left out by the node: empty, as tm2 reads it
+    assert typed.hash() is None  # a header without validators has no hash, as tm2's
     for field, value in (("height", True), ("height", "x"), ("data_hash", 5), ("time", None)):
         with pytest.raises((TypeError, ValueError)):
-            answers.header({**header, field: value})
+            Header.from_json({**header, field: value})
     with pytest.raises(TypeError):
-        answers.commit({"block_id": {}, "precommits": ["not a vote"]})
+        Commit.from_json({"block_id": {}, "precommits": ["not a vote"]})

@@ -304,8 +304,9 @@ def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home)
 def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     """A node's transaction from another tool (here an addpkg): decoded as far as c4
     knows (its creator, its package's name and path), its message kept as bytes."""
-    from c4cli.chain.listing import node_tx
+    from c4cli.node.lookup import node_tx
     from c4cli.wire import amino
+    from c4cli.wire.abci import ResponseDeliverTx
     from c4cli.wire.protowire import any_value, bytes_field
 
     package = bytes_field(1, b"hello") + bytes_field(2, b"gno.land/r/demo/hello")
@@ -321,5 +322,5 @@ def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
         }
     ]
     assert tx["memo"] == "hi" and tx["signatures"] == []
-    shown = node_tx({"hash": "h", "height": "3", "tx_result": {}}, "t", ([], [], ""), tx)
+    shown = node_tx("h", 3, "t", ResponseDeliverTx(), ([], [], ""), tx)
     assert (shown["func"], shown["signer"]) == ("addpkg", "g1creator")
