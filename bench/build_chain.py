@@ -33,6 +33,7 @@ from c4cli.local.log import render_block
 from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH
 from c4cli.wire import crypto
+from c4cli.wire.msgs import Msg
 from c4cli.wire.tx import fee, signed_tx
 
 PLAYERS = 16
@@ -44,7 +45,7 @@ def key_of(n: int) -> bytes:
     return hashlib.sha256(f"c4 bench player {n}".encode()).digest()
 
 
-def game_txs(game: int, addresses: list[str], moves: str) -> list[tuple[int, dict[str, Any]]]:
+def game_txs(game: int, addresses: list[str], moves: str) -> list[tuple[int, Msg]]:
     """One game's transactions: offer, accept, both reveals, then ``moves`` (columns 1-7).
 
     The players are a pair of the sixteen keys; the first mover is the realm's
@@ -72,9 +73,9 @@ def game_txs(game: int, addresses: list[str], moves: str) -> list[tuple[int, dic
     return [(player, call.msg(addresses[player], DEFAULT_PATH)) for player, call in calls]
 
 
-def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
+def plan(total: int, addresses: list[str]) -> list[tuple[int, Msg]]:
     """``total`` transactions of games won in seven moves (columns 4 and 5), in order."""
-    txs: list[tuple[int, dict[str, Any]]] = []
+    txs: list[tuple[int, Msg]] = []
     game = 0
     while len(txs) < total:
         game += 1
@@ -83,7 +84,7 @@ def plan(total: int, addresses: list[str]) -> list[tuple[int, dict[str, Any]]]:
 
 
 def sign_range(
-    args: tuple[list[tuple[int, dict[str, Any], int, int]], str],
+    args: tuple[list[tuple[int, Msg, int, int]], str],
 ) -> list[dict[str, Any]]:
     work, chain_id = args
     out = []
@@ -111,7 +112,7 @@ def keys(home: Path) -> list[str]:
     return [keyring.info(f"p{n}").address for n in range(PLAYERS)]
 
 
-def build(home: Path, planned: list[tuple[int, dict[str, Any]]], workers: int) -> None:
+def build(home: Path, planned: list[tuple[int, Msg]], workers: int) -> None:
     """A chain at ``home`` (holding :func:`keys`) made of the planned transactions."""
     addresses = [Keyring(home).info(f"p{n}").address for n in range(PLAYERS)]
     genesis = Genesis(

@@ -30,7 +30,7 @@ from c4cli.commitment import commitment_of
 from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import CREATOR
 from c4cli.wire import crypto
-from c4cli.wire.amino import encode_tx
+from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import fee, signed_tx
 
 PLAYERS = 16

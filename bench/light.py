@@ -43,6 +43,7 @@ from node.wan import Link  # noqa: E402
 
 from c4cli.home.keys import Keyring  # noqa: E402
 from c4cli.home.trust import TrustFile  # noqa: E402
+from c4cli.node.rpc import Rpc  # noqa: E402
 from c4cli.node.transport import Transport  # noqa: E402
 from c4cli.node.verify import Verifier  # noqa: E402
 
@@ -107,16 +108,14 @@ def measure(
         trusting.append((wall, cpu))
     transport = Transport(urls[0], chain_id="dev")
     check = Verifier(transport, TrustFile(home))
-    fetched = [
-        (transport.call("block", {"height": str(h)}), transport.call("commit", {"height": str(h)}))
-        for h in heights
-    ]
+    rpc = Rpc(transport)
+    fetched = [(rpc.block(h), rpc.commit(h)) for h in heights]
     check.block(*fetched[0])  # the trust loaded, the code warm
     blocks = cpu_each(
         lambda b=b, c=c: check.block(b, c) for b, c in fetched for _ in range(options.repeat)
     )
     headers = cpu_each(
-        lambda c=c: check.header(c["signed_header"]["header"], c["signed_header"]["commit"])
+        lambda c=c: check.header(c.header, c.commit)
         for _, c in fetched
         for _ in range(options.repeat)
     )

@@ -35,7 +35,7 @@ from c4cli.commitment import commitment_of  # noqa: E402
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 from c4cli.realm.memory import first_mover  # noqa: E402
 from c4cli.realm.rules import CREATOR  # noqa: E402
-from c4cli.wire.results import storage_moved  # noqa: E402
+from c4cli.wire.events import event_from_json, storage_moved  # noqa: E402
 
 STEPS = ("Offer", "Accept", "Reveal", "RevealSeed", "Play", "Play (win)")
 
@@ -107,7 +107,7 @@ def probe(node: GnoNode, filler: Filler) -> list[str]:
         result = commit(node, filler, player, call)
         gas = int(result["deliver_tx"]["GasUsed"])
         events = result["deliver_tx"]["ResponseBase"].get("Events") or []
-        moved = storage_moved(events)
+        moved = storage_moved([event_from_json(event) for event in events])
         text = f"{gas / 1e6:.2f} M / {moved[0] if moved else 0:+d} B"
         name = call.func if number < len(steps) - 1 else "Play (win)"
         if name == "Play" and number != 4 + 2:

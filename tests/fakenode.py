@@ -23,10 +23,10 @@ from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
 from c4cli.node.http import Target
 from c4cli.wire.abci import AbciError, ResponseDeliverTx, ResponseQuery
-from c4cli.wire.amino import decode_tx
 from c4cli.wire.blocks import Block, BlockID, BlockMeta, Commit, Header, Time
 from c4cli.wire.crypto import address_of, public_key
 from c4cli.wire.events import TransferEvent
+from c4cli.wire.msgs import MsgSend
 from c4cli.wire.rpc import (
     ResultABCIQuery,
     ResultBlock,
@@ -36,6 +36,7 @@ from c4cli.wire.rpc import (
     ResultStatus,
     ResultTx,
 )
+from c4cli.wire.std import decode_tx
 from c4cli.wire.tx import fee, signature_error
 
 CHAIN_ID = "dev"
@@ -224,7 +225,7 @@ class Ledger:
     def check(self, raw: bytes, chain_id: str) -> str | None:
         """Why gno.land's ante handler refuses these bytes now, or None."""
         tx = decode_tx(raw)
-        signer = tx["msg"][0]["from_address"]
+        signer = tx.signer
         number, sequence, _ = self.accounts[signer]
         problem = signature_error(
             tx, chain_id=chain_id, account_number=number, sequence=sequence, key_address=signer
@@ -236,17 +237,16 @@ class Ledger:
     def commit(self, raw: bytes) -> tuple[int, ResponseDeliverTx]:
         """Deliver a checked transaction in a block of its own: its height and result."""
         tx = decode_tx(raw)
-        msg = tx["msg"][0]
-        signer, to = msg["from_address"], msg["to_address"]
-        amount = ugnot_in(msg["amount"])
+        msg = tx.msgs[0]
+        assert isinstance(msg, MsgSend)  # the fake node moves coins, nothing else
+        signer, to = msg.from_address, msg.to_address
+        amount = ugnot_in(msg.amount)
         number, sequence, coins = self.accounts[signer]
         self.accounts[signer] = (number, sequence + 1, coins - amount)
         other = self.accounts.get(to, (len(self.accounts) + 1, 0, 0))
         self.accounts[to] = (other[0], other[1], other[2] + amount)
-        event = TransferEvent(signer, to, msg["amount"])
-        result = ResponseDeliverTx(
-            events=(event,), gas_wanted=int(tx["fee"]["gas_wanted"]), gas_used=50000
-        )
+        event = TransferEvent(signer, to, msg.amount)
+        result = ResponseDeliverTx(events=(event,), gas_wanted=tx.fee.gas_wanted, gas_used=50000)
         self.blocks.append([raw])
         self.results.append([result])
         return self.height, result

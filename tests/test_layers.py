@@ -198,6 +198,7 @@ def test_commands_open_a_chain_only_through_the_door() -> None:
 def test_the_interface_stands_above_its_implementations() -> None:
     # chain/trust.py is the interface's part about proofs (types only), kept apart for size.
     allowed = {"c4cli.local.blocks", "c4cli.wire.tx", "c4cli.chain.trust", "c4cli.errors"}
+    allowed.add("c4cli.wire.pubkeys")  # the public key a transaction's simulation carries
     assert imports(PACKAGE / "chain" / "interface.py") <= allowed
     # Its validators are the wire's (tm2's own value, c4cli.wire.blocks): nothing else.
     assert imports(PACKAGE / "chain" / "trust.py") <= {"c4cli.wire.blocks"}
@@ -586,6 +587,23 @@ def test_no_rpc_method_is_named_as_a_string_outside_the_wire() -> None:
     assert named == []
 
 
+def keys_read(path: Path) -> list[tuple[int, object]]:
+    """Every constant key a module reads by subscript or ``.get``: (line, key)."""
+    found: list[tuple[int, object]] = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            found.append((node.lineno, node.slice.value))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            found.append((node.lineno, node.args[0].value))
+    return found
+
+
 def test_the_node_client_reads_no_rpc_answer_by_its_keys() -> None:
     """Issue 62: a node's answers are read once, into the wire's values: no module of the
     node client reads a tm2 answer's field by its JSON name."""
@@ -597,20 +615,7 @@ def test_the_node_client_reads_no_rpc_answer_by_its_keys() -> None:
     }  # fmt: skip
     found = []
     for path in sorted((PACKAGE / "node").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            key = None
-            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-                key = node.slice.value
-            elif (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "get"
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-            ):
-                key = node.args[0].value
-            if key in fields:
-                found.append(f"{path.name}:{node.lineno} {key}")
+        found += [f"{path.name}:{line} {key}" for line, key in keys_read(path) if key in fields]
     assert found == []
 
 
@@ -629,3 +634,19 @@ def test_one_any_one_result_encoder() -> None:
                 encoders.append(f"{path.relative_to(PACKAGE).as_posix()} {node.name}")
     assert anys == ["wire/protowire.py"]
     assert sorted(encoders) == ["wire/abci.py result_bytes", "wire/abci.py results_hash"]
+
+
+def test_a_transaction_is_read_by_its_fields_not_its_json_keys() -> None:
+    """Issue 62: tm2's messages and transactions are typed values (c4cli/wire/msgs.py,
+    c4cli/wire/std.py): outside the wire no module reads one by its amino JSON keys."""
+    keys = {
+        "msg", "signatures", "memo", "caller", "max_deposit", "from_address", "to_address",
+        "session_key", "session_addr",
+    }  # fmt: skip
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        where = path.relative_to(PACKAGE).as_posix()
+        if where.startswith("wire/"):
+            continue
+        found += [f"{where}:{line} {key}" for line, key in keys_read(path) if key in keys]
+    assert found == []

@@ -22,6 +22,7 @@ from c4cli.errors import Unreachable
 
 if TYPE_CHECKING:
     from c4cli.chain.trust import Proven, RealmHistory
+    from c4cli.wire.pubkeys import PubKey
     from c4cli.wire.tx import Fee, Msg, Tx
 
 
@@ -102,7 +103,7 @@ class ListedTx(Messages):
     gas_wanted: int
     gas_used: int
     gas_fee: str | None
-    tx: NotRequired[Tx | None]  # `c4 tx`: the transaction itself, as amino JSON
+    tx: NotRequired[dict[str, Any] | None]  # `c4 tx`: the transaction itself, as amino JSON
     verified: NotRequired[bool]  # `c4 tx` on a node: its block proven, or not (why)
     proof: NotRequired[dict[str, Any] | None]
     unverified: NotRequired[str]
@@ -367,7 +368,7 @@ class Chain(ChainReader, Protocol):
         msgs: list[Msg],
         fee: Fee,
         memo: str,
-        pub_key: dict[str, Any],
+        pub_key: PubKey,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Fee:

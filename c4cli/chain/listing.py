@@ -38,11 +38,12 @@ time and hash holding the pending and dropped ones.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.interface import ListedBlock, ListedTx, Messages
 from c4cli.chain.trust import Proven
-from c4cli.wire.msgs import Tx, msg_names
+from c4cli.wire.msgs import Msg, MsgCall, MsgSend
+from c4cli.wire.std import Tx
 
 if TYPE_CHECKING:
     from c4cli.local.blocks import LoggedBlock
@@ -54,24 +55,28 @@ REFUSED = "refused"
 
 def messages(tx: Tx) -> Messages:
     """What a tx's messages are: function names, arguments, coins sent, recipients."""
-    msgs = tx.get("msg", [])
+    msgs = tx.msgs
     return {
-        "func": ",".join(msg_names(tx)),
-        "args": [list(m.get("args") or []) for m in msgs],
-        "send": [m.get("send") or m.get("amount") or "" for m in msgs],
-        "to": [m.get("to_address") for m in msgs],
+        "func": ",".join(tx.names()),
+        "args": [list(m.args) if isinstance(m, MsgCall) else [] for m in msgs],
+        "send": [_sent(m) for m in msgs],
+        "to": [m.to_address if isinstance(m, MsgSend) else None for m in msgs],
     }
 
 
+def _sent(msg: Msg) -> str:
+    return msg.send if isinstance(msg, MsgCall) else msg.amount if isinstance(msg, MsgSend) else ""
+
+
 def fee_of(tx: Tx) -> tuple[int, str]:
-    fee = tx.get("fee") or {}
-    return int(fee.get("gas_wanted") or 0), str(fee.get("gas_fee") or "") or "0ugnot"
+    return tx.fee.gas_wanted, tx.fee.gas_fee or "0ugnot"
 
 
 def local_tx(entry: TxEntry, outcome: dict[str, Any], height: int, time: str) -> ListedTx:
     """A transaction of the local log, with what the cache says it did."""
-    gas_wanted, gas_fee = fee_of(entry["tx"])
-    said = messages(entry["tx"])
+    tx = Tx.from_json(entry["tx"])
+    gas_wanted, gas_fee = fee_of(tx)
+    said = messages(tx)
     listed: ListedTx = {
         "hash": entry["hash"],
         "height": height,
@@ -114,8 +119,10 @@ def journal_tx(entry: dict[str, Any]) -> ListedTx:
     """A transaction of a node home's journal (see :mod:`c4cli.home.journal`)."""
     status = str(entry.get("status", LANDED))
     height = entry.get("height") if isinstance(entry.get("height"), int) else None
-    signed = entry.get("signed")
-    gas_wanted, fee = fee_of(cast(Tx, signed)) if isinstance(signed, dict) else (0, "")
+    try:
+        gas_wanted, fee = fee_of(Tx.from_json(entry["signed"]))
+    except (KeyError, ValueError):
+        gas_wanted, fee = 0, ""
     error = entry.get("error") or entry.get("reason")
     return {
         "hash": entry["hash"],

@@ -20,8 +20,8 @@ from c4cli.home.config import read_remote
 from c4cli.node.history import RealmIndex
 from c4cli.node.reader import NodeReader
 from c4cli.node.sync import NodeHistory, Progress, SyncReport
-from c4cli.wire.amino import DecodeError, decode_tx
-from c4cli.wire.msgs import MSG_CALL, MSG_SEND
+from c4cli.wire.msgs import Msg, MsgCall, MsgPackage, MsgSend
+from c4cli.wire.std import DecodeError, Fee, Tx, decode_tx
 
 Done = tuple[SyncReport, RealmIndex]  # what a sync did, and the index it grew
 
@@ -67,23 +67,20 @@ def listed(row: IndexedTx) -> dict[str, Any]:
     ``send``, ``to``), beside the history's own (``kind``, ``calls``)."""
     calls: list[dict[str, Any]] = []
     try:
-        tx = decode_tx(row.tx)
+        msgs: tuple[Msg, ...] = decode_tx(row.tx).msgs
     except (DecodeError, UnicodeDecodeError):
-        tx = {"msg": []}  # type: ignore[typeddict-item]
-    msgs = tx["msg"]
+        msgs = ()
     for msg in msgs:
-        kind = msg.get("@type")
-        if kind == MSG_CALL:
+        if isinstance(msg, MsgCall):
             calls.append(
-                {"func": msg.get("func"), "args": msg.get("args", []), "send": msg.get("send", ""),
-                 "pkg_path": msg.get("pkg_path")}
+                {"func": msg.func, "args": list(msg.args), "send": msg.send,
+                 "pkg_path": msg.pkg_path}
             )  # fmt: skip
-        elif kind == MSG_SEND:
-            calls.append({"send": msg.get("amount", ""), "to": msg.get("to_address")})
+        elif isinstance(msg, MsgSend):
+            calls.append({"send": msg.amount, "to": msg.to_address})
         else:
-            package = msg.get("package")
-            path = package.get("path") if isinstance(package, dict) else None
-            calls.append({"type": kind, "package": path})
+            path = msg.package_path if isinstance(msg, MsgPackage) else None
+            calls.append({"type": msg.type_url, "package": path})
     return {
         "height": row.height,
         "position": row.position,
@@ -93,7 +90,7 @@ def listed(row: IndexedTx) -> dict[str, Any]:
         "tx_status": LANDED if row.ok else REFUSED,
         "signer": row.signer or None,
         "session": row.session or None,
-        **messages(tx),
+        **messages(Tx(msgs, Fee(0))),
         "calls": calls,
         "ok": row.ok,
         "error": row.error or None,

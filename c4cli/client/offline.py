@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Reader
@@ -24,9 +25,9 @@ from c4cli.escape import printable
 from c4cli.files import MIB, read_bounded, write_private
 from c4cli.gotext import go_json
 from c4cli.wire import crypto, pubkeys, results
-from c4cli.wire.amino import DecodeError, EncodeError, decode_tx, encode_tx
-from c4cli.wire.msgs import MSG_CREATE_SESSION, Signature, msg_signer
+from c4cli.wire.msgs import MsgCall, MsgCreateSession, MsgOther, MsgPackage, MsgSend
 from c4cli.wire.pubkeys import Multisig, PubKey
+from c4cli.wire.std import DecodeError, EncodeError, Signature, decode_tx, encode_tx
 from c4cli.wire.tx import Tx, sign_bytes
 
 TX_BYTES = 16 * MIB  # a transaction file: gnoland takes far smaller ones
@@ -46,33 +47,33 @@ def read_tx(path: Path) -> Tx:
     document = read_json(path, "a transaction")
     if not isinstance(document, dict):
         raise BadInput(f"{path} is not a transaction: expected msg, fee, signatures, memo")
-    document = {**document, "signatures": document.get("signatures") or []}
     try:  # the bytes decide: what encodes and decodes back is a transaction
-        tx = decode_tx(encode_tx(cast(Tx, document)))
-    except (EncodeError, DecodeError) as exc:
+        tx = decode_tx(encode_tx(Tx.from_json(document)))
+    except (EncodeError, DecodeError, UnicodeDecodeError) as exc:
         raise BadInput(f"{path} is not a transaction c4 can sign or send: {exc}") from None
-    if not tx["msg"]:
+    if not tx.msgs:
         raise BadInput(f"{path} holds a transaction without messages")
-    if any("amino" in msg for msg in tx["msg"]):
+    if any(isinstance(msg, MsgPackage | MsgOther) for msg in tx.msgs):
         raise BadInput(f"{path} holds a message kind c4 does not send: sign it with gnokey")
     return tx
 
 
 def signer_of(tx: Tx) -> str:
     """The account the transaction acts for (its first message's signer)."""
-    return msg_signer(tx["msg"][0])
+    return tx.signer
 
 
 def write_tx(path: Path, tx: Tx) -> None:
     """The file as gnokey writes it: amino JSON, no space, no newline at the end; an
     unsigned transaction's signatures are ``null``."""
-    document = {**tx, "signatures": tx["signatures"] or None}
+    document = tx.to_json(unsigned_as_null=True)
     write_private(path, go_json(document).encode(), consequence=f"{path} was not written")
 
 
 def write_signature(path: Path, entry: Signature) -> None:
     """A signature document, as gnokey's ``sign -output-document`` writes it."""
-    write_private(path, go_json(entry).encode(), consequence=f"{path} was not written")
+    document = entry.to_json()
+    write_private(path, go_json(document).encode(), consequence=f"{path} was not written")
 
 
 def account_numbers(reader: Reader, address: str, session: str | None = None) -> tuple[int, int]:
@@ -103,27 +104,22 @@ def signature(
 ) -> Signature:
     """One key's signature document over the transaction, as gnokey's ``sign`` makes it
     (a session key's names its session, as ``sign -session`` does)."""
-    doc = sign_bytes(chain_id, account_number, sequence, tx["fee"], tx["msg"], tx["memo"])
-    entry: Signature = {
-        "pub_key": pubkeys.to_json(crypto.public_key(private_key)),
-        "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
-    }
-    if session_addr:
-        entry["session_addr"] = session_addr
-    return entry
+    doc = sign_bytes(chain_id, account_number, sequence, tx.fee, tx.msgs, tx.memo)
+    key, signed = crypto.public_key(private_key), crypto.sign(private_key, doc)
+    return Signature(key, signed, session_addr or None)
 
 
 def with_signature(tx: Tx, entry: Signature) -> Tx:
     """The transaction with ``entry`` added, or put in place of the signature by the
     same public key (as gnokey does: signing twice replaces)."""
-    signatures = list(tx["signatures"] or [])
+    signatures = list(tx.signatures)
     for index, existing in enumerate(signatures):
-        if existing.get("pub_key") == entry["pub_key"]:
+        if existing.pub_key == entry.pub_key:
             signatures[index] = entry
             break
     else:
         signatures.append(entry)
-    return {**tx, "signatures": signatures}
+    return replace(tx, signatures=tuple(signatures))
 
 
 def read_signature(path: Path) -> tuple[PubKey, bytes]:
@@ -162,10 +158,7 @@ def combine(multisig: Multisig, documents: list[Path], docs: tuple[bytes, ...]) 
             f"{len(signed)} member(s) signed; this multisig needs {multisig.threshold} of "
             f"{len(multisig.keys)}"
         )
-    return {
-        "pub_key": pubkeys.to_json(multisig),
-        "signature": base64.b64encode(pubkeys.multisignature(len(multisig.keys), signed)).decode(),
-    }
+    return Signature(multisig, pubkeys.multisignature(len(multisig.keys), signed))
 
 
 # tm2's MaxSessionDuration: a session's expiry is at most this long after its block.
@@ -190,11 +183,14 @@ def outflow(tx: Tx, now: int | None) -> Outflow:
     tm2's longest session before its expiry)."""
     taken: Coins = {}
     unbounded = ""
-    for msg in tx["msg"]:
-        for field in ("send", "max_deposit", "amount"):
-            _add(taken, _coins(msg.get(field)))
-        if msg.get("@type") == MSG_CREATE_SESSION:
-            limit = _coins(msg.get("spend_limit"))
+    for msg in tx.msgs:
+        if isinstance(msg, MsgCall):
+            _add(taken, _coins(msg.send))
+            _add(taken, _coins(msg.max_deposit))
+        elif isinstance(msg, MsgSend):
+            _add(taken, _coins(msg.amount))
+        elif isinstance(msg, MsgCreateSession):
+            limit = _coins(msg.spend_limit)
             windows = _windows(msg, now)
             if windows is None and limit:
                 unbounded = f"a session key whose {format_coins(limit)} limit renews forever"
@@ -207,16 +203,14 @@ def renews(tx: Tx) -> bool:
     """Whether the transaction creates a session key whose spend limit renews until an
     expiry (what it may spend then depends on the chain's time)."""
     return any(
-        msg.get("@type") == MSG_CREATE_SESSION
-        and _int(msg.get("spend_period")) > 0
-        and _int(msg.get("expires_at")) > 0
-        for msg in tx["msg"]
+        isinstance(msg, MsgCreateSession) and msg.spend_period > 0 and msg.expires_at > 0
+        for msg in tx.msgs
     )
 
 
-def _windows(msg: Any, now: int | None) -> int | None:
+def _windows(msg: MsgCreateSession, now: int | None) -> int | None:
     """How many spend periods a new session key lives through (None: without end)."""
-    period, expires = _int(msg.get("spend_period")), _int(msg.get("expires_at"))
+    period, expires = msg.spend_period, msg.expires_at
     if period <= 0:
         return 1  # a lifetime cap
     if expires <= 0:
@@ -225,11 +219,11 @@ def _windows(msg: Any, now: int | None) -> int | None:
     return max(1, -(-life // period))
 
 
-def _coins(text: Any) -> Coins:
+def _coins(text: str) -> Coins:
     try:
-        return parse_coins(str(text or ""))
+        return parse_coins(text)
     except BadInput:
-        raise BadInput(f"the transaction's amount {printable(str(text))!r} is not coins") from None
+        raise BadInput(f"the transaction's amount {printable(text)!r} is not coins") from None
 
 
 def _add(total: Coins, more: Coins) -> None:
@@ -237,50 +231,38 @@ def _add(total: Coins, more: Coins) -> None:
         total[denom] = total.get(denom, 0) + amount
 
 
-def _int(value: Any) -> int:
-    text = str(value or "0")
-    return int(text) if text.lstrip("-").isdigit() and len(text) <= 20 else 0
-
-
 def described(tx: Tx) -> list[str]:
     """One line per message, as a person checks it before signing (the file's text
     escaped: it may come from anyone)."""
     lines = []
-    for msg in tx["msg"]:
-        kind = msg.get("@type")
-        if kind == "/vm.m_call":
-            args = ", ".join(
-                json.dumps(str(arg), ensure_ascii=False) for arg in msg.get("args") or []
-            )
-            line = f"call {msg.get('pkg_path')}.{msg.get('func')}({args})"
+    for msg in tx.msgs:
+        if isinstance(msg, MsgCall):
+            args = ", ".join(json.dumps(arg, ensure_ascii=False) for arg in msg.args)
+            line = f"call {msg.pkg_path}.{msg.func}({args})"
             for amount, what in (
-                (msg.get("send"), "sending"),
-                (msg.get("max_deposit"), "storage deposit up to"),
+                (msg.send, "sending"),
+                (msg.max_deposit, "storage deposit up to"),
             ):
                 if amount:
                     line += f" {what} {amount}"
-        elif kind == "/bank.MsgSend":
-            line = f"send {msg.get('amount')} to {msg.get('to_address')}"
-        elif kind == MSG_CREATE_SESSION:
+        elif isinstance(msg, MsgSend):
+            line = f"send {msg.amount} to {msg.to_address}"
+        elif isinstance(msg, MsgCreateSession):
             line = _session(msg)
         else:
-            line = str(kind).removeprefix("/")
+            line = msg.type_url.removeprefix("/")
         lines.append(printable(line))
     return lines
 
 
-def _session(msg: Any) -> str:
+def _session(msg: MsgCreateSession) -> str:
     """A new session key as a person weighs it: the key, how long it lives, where it may
     call, and what it may spend (once, or again each period)."""
-    try:
-        key = pubkeys.address(pubkeys.from_json(msg.get("session_key")))
-    except (BadInput, KeyError, TypeError, ValueError):
-        key = "(a key c4 cannot read)"
-    expires = _int(msg.get("expires_at"))
+    key = pubkeys.address(msg.session_key)
+    expires = msg.expires_at
     until = format_time(expires) if 0 < expires < 2**40 else "never (until revoked)"
-    paths = ", ".join(str(p) for p in msg.get("allow_paths") or []) or "none"
-    limit = str(msg.get("spend_limit") or "")
-    period = _int(msg.get("spend_period"))
+    paths = ", ".join(msg.allow_paths) or "none"
+    limit, period = msg.spend_limit, msg.spend_period
     if not limit:
         spends = "spending nothing"
     elif period <= 0:

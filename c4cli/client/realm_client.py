@@ -24,6 +24,7 @@ from c4cli.realm import rules
 from c4cli.realm.rules import ACCEPTOR, CREATOR, Ending
 from c4cli.realm.rules import Status as Status  # GameJSON's statuses, for the commands
 from c4cli.records import Record
+from c4cli.wire.msgs import MsgCall
 from c4cli.wire.paths import QEVAL, QFUNCS, QRENDER
 
 if TYPE_CHECKING:
@@ -198,9 +199,9 @@ def game_of(result: TxOutcome) -> int | None:
     None: what the client knows of the realm's calls, not what the chain recorded."""
     game = None
     results = [value for value, _ in result.values]
-    for msg in result.tx.get("msg", []):
-        if msg.get("@type") == "/vm.m_call":
-            found = rules.game_of_call(str(msg["func"]), list(msg.get("args") or []), results)
+    for msg in result.tx.msgs:
+        if isinstance(msg, MsgCall):
+            found = rules.game_of_call(msg.func, list(msg.args), results)
             game = found if found is not None else game
     return game
 

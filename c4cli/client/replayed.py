@@ -39,8 +39,8 @@ from c4cli.local import sources
 from c4cli.local.cache import code_fingerprint
 from c4cli.realm import abi, rules
 from c4cli.realm.memory import Context, Game, RealmPanic, RealmState
-from c4cli.wire.amino import DecodeError, decode_tx, package_files
-from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_SEND
+from c4cli.wire.msgs import MSG_ADD_PACKAGE, MsgCall, MsgPackage, MsgSend
+from c4cli.wire.std import DecodeError, decode_tx
 
 ABOUT_GAMES = (DEPLOY, CALL, SEND, RUN, UNKNOWN)
 T = TypeVar("T")
@@ -265,9 +265,9 @@ def _keep(
 def _sent_to(row: IndexedTx, address: str) -> int:
     """The ugnot a delivered bank send gave the realm's address."""
     total = 0
-    for msg in decode_tx(row.tx)["msg"]:
-        if msg.get("@type") == MSG_SEND and msg.get("to_address") == address:
-            total += parse_coins(str(msg.get("amount") or "")).get(UGNOT, 0)
+    for msg in decode_tx(row.tx).msgs:
+        if isinstance(msg, MsgSend) and msg.to_address == address:
+            total += parse_coins(msg.amount).get(UGNOT, 0)
     return total
 
 
@@ -277,16 +277,19 @@ def _not_mirrored(row: IndexedTx, realm: str) -> str:
     changed by hand) is the node's word, said, never held to a mirror of other code."""
     mine = {name: sources.file_text(name, realm) for name in sources.source_files()}
     try:
-        msgs = decode_tx(row.tx)["msg"]
+        msgs = decode_tx(row.tx).msgs
     except (DecodeError, UnicodeDecodeError, ValueError):
-        msgs = []
+        msgs = ()
     for msg in msgs:
-        package = msg.get("package")
-        if msg.get("@type") != MSG_ADD_PACKAGE or not isinstance(package, dict):
+        if not isinstance(msg, MsgPackage) or msg.type_url != MSG_ADD_PACKAGE:
             continue
-        if package.get("path") != realm:
+        if msg.package_path != realm:
             continue
-        theirs = {name: body for name, body in package_files(msg).items() if name in mine}
+        try:
+            files = msg.files()
+        except (DecodeError, UnicodeDecodeError):
+            break
+        theirs = {name: body for name, body in files.items() if name in mine}
         differs = sorted(n for n in mine if n != sources.GNOMOD and theirs.get(n) != mine[n])
         if not differs:
             return ""
@@ -309,22 +312,22 @@ def _replay(
     """Run a delivered transaction's calls of the realm; the game each was about, and
     the coins it moved."""
     try:
-        msgs = decode_tx(row.tx)["msg"]
+        msgs = decode_tx(row.tx).msgs
     except (DecodeError, UnicodeDecodeError) as exc:
         raise Unverified(
             f"block {row.height}: transaction {row.hash} cannot be read: {exc}"
         ) from None
     games: list[tuple[int | None, Flow]] = []
     for msg in msgs:
-        if msg.get("@type") != MSG_CALL or msg.get("pkg_path") != realm:
+        if not isinstance(msg, MsgCall) or msg.pkg_path != realm:
             continue
-        func, args = str(msg.get("func")), [str(arg) for arg in msg.get("args") or []]
+        func, args = msg.func, list(msg.args)
         try:
-            sent = parse_coins(str(msg.get("send") or ""))
+            sent = parse_coins(msg.send)
         except BadInput as exc:
             raise Unverified(f"block {row.height}: {row.hash} sent {exc}") from None
         ctx = Context(
-            caller=str(msg.get("caller")),
+            caller=msg.caller,
             send=sent,
             now=row.time,
             height=row.height,
@@ -352,8 +355,8 @@ def game_calls(done: Computed, game_id: int) -> list[GameCall]:
     for row in rows:
         if found and found[-1].hash == row.hash:
             continue
-        msgs = [m for m in decode_tx(row.tx)["msg"] if m.get("@type") == MSG_CALL]
-        funcs = [str(m.get("func")) for m in msgs]
-        args = [[str(a) for a in m.get("args") or []] for m in msgs]
+        msgs = [m for m in decode_tx(row.tx).msgs if isinstance(m, MsgCall)]
+        funcs = [m.func for m in msgs]
+        args = [list(m.args) for m in msgs]
         found.append(GameCall(row.height, row.hash, row.signer, funcs, args, row.time))
     return found

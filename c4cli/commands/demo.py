@@ -23,6 +23,7 @@ from c4cli.home.keys import DEV_KEY, Keyring
 from c4cli.home.secrets import SecretStore
 from c4cli.local.blocks import DEFAULT_REALM_PATH
 from c4cli.wire import crypto
+from c4cli.wire.msgs import MsgCall
 
 STAKE = 10_000_000
 GENESIS_TIME = "2026-01-01T00:00:00Z"
@@ -100,10 +101,11 @@ def _play(home: Path, as_json: bool) -> None:
     table = workflow.Table(chain, SecretStore(home))
 
     def shown(who: Signer, receipt: Receipt) -> Receipt:
-        msg = receipt.result.tx["msg"][0]
+        msg = receipt.result.tx.msgs[0]
+        args = list(msg.args) if isinstance(msg, MsgCall) else []
         say(
             f"  height {receipt.height:>2}  {format_time(receipt.time)}  "
-            f"{names[who.address]:<5} {call_text(msg['func'], msg.get('args') or [], short=True)}"
+            f"{names[who.address]:<5} {call_text(msg.name, args, short=True)}"
         )
         return receipt
 

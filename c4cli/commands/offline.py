@@ -28,9 +28,8 @@ from c4cli.commands.transact import fee_cap, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
 from c4cli.home.keys import MULTI
-from c4cli.wire.amino import tx_hash
-from c4cli.wire.msgs import first_signature
 from c4cli.wire.results import UNAUTHORIZED
+from c4cli.wire.std import tx_hash
 from c4cli.wire.tx import Tx, accepted_sign_bytes, signature_error
 
 _FILE = click.Path(dir_okay=False, path_type=Path)
@@ -151,8 +150,8 @@ def sign(
                 "account_number": account_number,
                 "sequence": account_sequence,
                 "messages": summary["messages"],
-                "gas_wanted": int(tx["fee"]["gas_wanted"] or 0),
-                "gas_fee": str(tx["fee"]["gas_fee"] or "0ugnot"),  # "" is how 0 is signed
+                "gas_wanted": tx.fee.gas_wanted,
+                "gas_fee": tx.fee.gas_fee or "0ugnot",  # "" is how 0 is signed
                 "sends_out": f"{out.ugnot}ugnot",
                 "sends_out_other": out.others,
                 "sends_out_unbounded": out.unbounded,
@@ -166,15 +165,15 @@ def sign(
 def _summary(tx: Tx, signer: str, chain_id: str, number: int, sequence: int) -> dict[str, Any]:
     """What is about to be signed, for a person (stderr) and a script (--json)."""
     messages = offline.described(tx)
-    fee = tx["fee"]
+    fee = tx.fee
     lines = [
         f"signing on chain {printable(chain_id)} for {signer} "
         f"(account number {number}, sequence {sequence}):",
         *(f"  {line}" for line in messages),
-        f"  fee: {printable(str(fee['gas_fee'] or '0ugnot'))} for {fee['gas_wanted']} gas",
+        f"  fee: {printable(fee.gas_fee or '0ugnot')} for {fee.gas_wanted} gas",
     ]
-    if tx.get("memo"):
-        lines.append(f"  memo: {printable(str(tx['memo']))}")
+    if tx.memo:
+        lines.append(f"  memo: {printable(tx.memo)}")
     return {"lines": lines, "messages": messages}
 
 
@@ -211,7 +210,7 @@ def _fee_capped(tx: Tx, home: Path, given: str | None, words: tuple[str, str, st
     done); ``words``: what c4 does with the file, as "sends", "sent", "send"."""
     does, done, do = words
     cap = fee_cap(home, given)
-    asked = ugnot_in(str(tx["fee"]["gas_fee"] or "0ugnot"))
+    asked = ugnot_in(tx.fee.gas_fee or "0ugnot")
     if asked > cap:
         raise BadInput(
             f"the transaction pays a gas fee of {gnot(asked)}, above the {gnot(cap)} c4 {does} "
@@ -372,7 +371,7 @@ def broadcast(
       c4 broadcast fee.json
     """
     tx = offline.read_tx(tx_file)
-    if not tx["signatures"]:
+    if not tx.signatures:
         raise BadInput(f"{tx_file} is not signed: c4 sign (or c4 multisign) it first")
     chain = current().open_chain(home, chain_id=chain_id)
     cap = _fee_capped(tx, home, fee_cap_text, ("sends", "sent", "send"))
@@ -396,8 +395,7 @@ def _used_sequence(chain: Chain, tx: Tx) -> int | None:
     """The sequence below the account's own that the file's signature was made for, if
     it was made for one of the last hundred (the file, broadcast before)."""
     try:
-        entry = first_signature(tx)
-        session = entry.get("session_addr") or None
+        session = tx.signature.session_addr or None
         signer = offline.signer_of(tx)
         number, sequence = offline.account_numbers(chain, signer, session)
         for earlier in range(sequence - 1, max(sequence - 100, 0) - 1, -1):

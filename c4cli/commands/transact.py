@@ -38,8 +38,8 @@ from c4cli.files import warn_if_exposed
 from c4cli.gotext import go_json
 from c4cli.home.config import read_fee_cap
 from c4cli.wire import pubkeys, results
-from c4cli.wire.msgs import Fee
 from c4cli.wire.paths import ACCOUNTS
+from c4cli.wire.std import Fee, Tx
 from c4cli.wire.tx import DEFAULT_GAS_WANTED, fee
 
 
@@ -131,8 +131,8 @@ def tx_fee(gas_fee: str | None, gas_wanted: int | None, *, remote: bool = False)
         raise BadInput(f"invalid --gas-wanted {gas_wanted}: from 0 to {2**63 - 1} (an int64)")
     if remote and (gas_wanted is None or not coins):
         # What is not given, the node client fills in: the gas by simulation, the fee
-        # from the node's gas price (for the gas given, if it was).
-        return {"gas_wanted": "" if gas_wanted is None else str(gas_wanted), "gas_fee": coins}
+        # from the node's gas price (for the gas given, if it was); no gas is 0.
+        return Fee(gas_wanted or 0, coins)
     return fee(DEFAULT_GAS_WANTED if gas_wanted is None else gas_wanted, coins or "0ugnot")
 
 
@@ -196,23 +196,23 @@ def generate_only(home: Path, key_name: str, chain: Chain, build: Build, tx: TxO
         raise BadInput("--generate-only on a node: give --gas-fee with --gas-wanted, or neither")
     msgs = build(chain)
     fee = tx_fee(tx.gas_fee, tx.gas_wanted, remote=chain.fills_in_fee)
-    if chain.fills_in_fee and not fee["gas_wanted"]:
+    if chain.fills_in_fee and not fee.gas_wanted:
         policy = SendPolicy(fee_cap=fee_cap(home, tx.fee_cap))
         fee = chain.unsigned_fee(
             msgs, fee, tx.memo, _public_key(home, key_name, chain), policy=policy
         )
-    unsigned = {"msg": msgs, "fee": fee, "signatures": None, "memo": tx.memo}
+    unsigned = Tx(tuple(msgs), fee, (), tx.memo).to_json(unsigned_as_null=True)
     text = go_json(unsigned)
     outbox.sending("unsigned " + hashlib.sha256(text.encode()).hexdigest())
     echo(text)
     sys.exit(0)
 
 
-def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
-    """The signer's public key (amino JSON) for a simulation: a key of this home's (a
+def _public_key(home: Path, key_name: str, chain: Chain) -> pubkeys.PubKey:
+    """The signer's public key for a simulation: a key of this home's (a
     multisig's, a public key only), else the one its account shows on the chain."""
     try:
-        return pubkeys.to_json(current().keyring(home).find(key_name).pub_key)
+        return current().keyring(home).find(key_name).pub_key
     except BadInput:
         address = canonical(key_name)
         if address is None:
@@ -221,7 +221,7 @@ def _public_key(home: Path, key_name: str, chain: Chain) -> dict[str, Any]:
         account = results.tm2_account(json.loads(chain.query(ACCOUNTS + address).data))
         known = None if account is None else account.public_key
         if known:
-            return pubkeys.to_json(pubkeys.from_json(known))
+            return pubkeys.from_json(known)
     except (ValueError, AttributeError, pubkeys.NotAKey):
         pass
     raise BadInput(
@@ -259,12 +259,12 @@ def typed_events(receipt: Receipt) -> list[Any]:
 
 def gas_wanted(receipt: Receipt) -> int:
     """The gas the transaction asked for, as it was signed."""
-    return int(receipt.result.tx["fee"]["gas_wanted"])
+    return receipt.result.tx.fee.gas_wanted
 
 
 def gas_fee_ugnot(receipt: Receipt) -> int:
     """The gas fee the transaction was signed with, in ugnot."""
-    return ugnot_in(str(receipt.result.tx["fee"]["gas_fee"]))
+    return ugnot_in(receipt.result.tx.fee.gas_fee)
 
 
 def total_cost(receipt: Receipt) -> int:
@@ -322,7 +322,7 @@ def receipt_json(
             {"to": to, "amount": f"{amount}ugnot"} for to, amount in receipt.result.transfers
         ],
         "gas_wanted": gas_wanted(receipt),
-        "gas_fee": receipt.result.tx["fee"]["gas_fee"] or "0ugnot",  # "" is how 0 is signed
+        "gas_fee": receipt.result.tx.fee.gas_fee or "0ugnot",  # "" is how 0 is signed
         "gas_used": receipt.gas_used,
         "total_cost_ugnot": total_cost(receipt),
         "events": typed_events(receipt),

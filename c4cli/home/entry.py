@@ -13,7 +13,7 @@ import base64
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import Unsettled
-from c4cli.wire.msgs import Tx
+from c4cli.wire.std import Tx
 
 PENDING = "pending"
 LANDED = "landed"
@@ -59,6 +59,11 @@ class Entry(NamedTuple):
         written so. Fields c4 does not know are left out."""
         given = {name: document[name] for name in cls._fields if name in document}
         given.setdefault("status", LANDED)  # lines written before statuses existed
+        if given.get("signed") is not None:
+            try:
+                given["signed"] = Tx.from_json(given["signed"])
+            except ValueError:
+                raise ValueError("signed") from None
         for name, value in given.items():
             # c4 writes None for one field only: the session of a key that is none.
             if (value is None and name != "session") or not (value is None or _KINDS[name](value)):
@@ -75,7 +80,9 @@ class Entry(NamedTuple):
     def to_json(self) -> dict[str, Any]:
         """The line that says this entry: its fields that are set."""
         return {
-            name: value for name, value in zip(self._fields, self, strict=True) if value is not None
+            name: value.to_json() if isinstance(value, Tx) else value
+            for name, value in zip(self._fields, self, strict=True)
+            if value is not None
         }
 
     def merged(self, later: Entry) -> Entry:
@@ -137,7 +144,7 @@ _KINDS: dict[str, Any] = {
     "send": _texts,
     "to": lambda v: _texts(v, or_none=True),
     "tx": _text,
-    "signed": lambda v: isinstance(v, dict),
+    "signed": lambda v: isinstance(v, Tx),
     "height": _whole,
     "time": _text,
     "result": _texts,

@@ -34,7 +34,7 @@ from c4cli.chain.listing import messages
 from c4cli.errors import DiskError, HomeDamaged, notice
 from c4cli.home.entry import DROPPED, LANDED, PENDING, REFUSED, Entry
 from c4cli.interrupts import deferred
-from c4cli.wire.msgs import Tx
+from c4cli.wire.std import Tx
 
 JOURNAL = "journal.jsonl"
 LOCKS = "locks"  # one lock file per account a command of this home signs for
@@ -126,7 +126,7 @@ class Journal:
             **messages(result.tx),
             result=[value for value, _ in result.values],
             transfers=[{"to": to, "amount": f"{a}ugnot"} for to, a in result.transfers],
-            gas_wanted=int(result.tx.get("fee", {}).get("gas_wanted") or 0),
+            gas_wanted=result.tx.fee.gas_wanted,
             gas_used=receipt.gas_used,
             gas_fee=fee,
             error=error or None,

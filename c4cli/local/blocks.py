@@ -85,7 +85,7 @@ def tx_entry(tx: Tx, account_number: int, sequence: int, *, impersonated: bool =
         "account_number": account_number,
         "sequence": sequence,
         "hash": tx_hash(tx),
-        "tx": tx,
+        "tx": tx.to_json(),
     }
     if impersonated:
         entry["impersonated"] = True

@@ -52,15 +52,15 @@ from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
 from c4cli.local.projection import TxRow
 from c4cli.local.queries import from_cache
 from c4cli.local.replay import keep_outcomes
-from c4cli.wire.amino import encode_tx
-from c4cli.wire.msgs import Fee, runs_locally
+from c4cli.wire.msgs import Msg
+from c4cli.wire.pubkeys import PubKey
+from c4cli.wire.std import Fee, Tx, encode_tx, runs_locally
 from c4cli.wire.tx import signed_tx
 
 if TYPE_CHECKING:
     from c4cli.local.blocks import Genesis
     from c4cli.local.execute import TxResult
     from c4cli.local.state import ChainState
-    from c4cli.wire.tx import Tx
 
 
 class LocalChain(LoggedState):
@@ -259,7 +259,7 @@ class LocalChain(LoggedState):
         entry = record["txs"][index]
         doc = local_tx(entry, outcome, record["height"], record["time"])
         doc["tx"] = entry["tx"]
-        return doc, encode_tx(entry["tx"])
+        return doc, encode_tx(Tx.from_json(entry["tx"]))
 
     def find_tx(self, tx_hash: str) -> tuple[BlockRecord, int, dict[str, Any]] | None:
         """A transaction by hash: its block, its index there and its outcome."""
@@ -334,10 +334,10 @@ class LocalChain(LoggedState):
 
     def unsigned_fee(
         self,
-        msgs: list[Any],
+        msgs: list[Msg],
         fee: Fee,
         memo: str,
-        pub_key: dict[str, Any],
+        pub_key: PubKey,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Fee:

@@ -26,8 +26,8 @@ from c4cli.coins import Coins, format_coins
 from c4cli.errors import BadInput, disk_error
 from c4cli.local import genesis_state, state_document
 from c4cli.local.blocks import new_record
-from c4cli.wire import pubkeys
-from c4cli.wire.msgs import Fee, Msg, Tx
+from c4cli.wire.msgs import Msg
+from c4cli.wire.std import Fee, Tx
 from c4cli.wire.tx import impersonated_tx
 
 if TYPE_CHECKING:
@@ -136,10 +136,9 @@ def impersonated(state: ChainState, msgs: list[Msg], fee: Fee, memo: str, accoun
     """The transaction an address sends without its key (`c4 --impersonate`), where
     the genesis allows it: a fork's does, and a chain made to allow it."""
     require_impersonation(state.genesis)
-    key = None if account.pub_key is None else pubkeys.to_json(account.pub_key)
     return impersonated_tx(
         msgs, fee, memo, chain_id=state.genesis.chain_id, account_number=account.number,
-        sequence=account.sequence, pub_key=key,
+        sequence=account.sequence, pub_key=account.pub_key,
     )  # fmt: skip
 
 

@@ -8,8 +8,6 @@ session's creation or revocation. A refusal leaves the state as it was.
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import copy
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -26,22 +24,20 @@ from c4cli.local.blocks import BlockContext
 from c4cli.realm import abi, rules
 from c4cli.realm.memory import Context, RealmPanic
 from c4cli.records import Record
-from c4cli.wire import crypto, pubkeys
-from c4cli.wire.amino import EncodeError
+from c4cli.wire import crypto
 from c4cli.wire.events import event_from_json, gnokey_events
 from c4cli.wire.msgs import (
     AUTH_MSGS,
-    MSG_CALL,
-    MSG_CREATE_SESSION,
-    MSG_REVOKE_ALL_SESSIONS,
-    MSG_REVOKE_SESSION,
-    MSG_SEND,
     Msg,
-    Tx,
-    msg_signer,
+    MsgCall,
+    MsgCreateSession,
+    MsgRevokeAllSessions,
+    MsgRevokeSession,
+    MsgSend,
 )
 from c4cli.wire.pubkeys import PubKey
 from c4cli.wire.results import UNAUTHORIZED
+from c4cli.wire.std import EncodeError, Signature, Tx
 from c4cli.wire.tx import SIG_FAILED, signature_error, tx_hash
 
 if TYPE_CHECKING:
@@ -129,7 +125,9 @@ class TxResult(Record):
             "events": self.events,
         }
         if self.game_id is not None:
-            outcome["args"] = [list(msg.get("args") or []) for msg in self.tx["msg"]]
+            outcome["args"] = [
+                list(msg.args) if isinstance(msg, MsgCall) else [] for msg in self.tx.msgs
+            ]
         return outcome
 
 
@@ -141,10 +139,12 @@ class Executor:
 
     def signing_account(self, tx: Tx) -> Account:
         """The account whose number and sequence a transaction must be signed for."""
-        msgs = tx.get("msg")
-        if not isinstance(msgs, list) or not msgs:
+        if not tx.msgs:
             raise Refused("invalid transaction: no messages")
-        signer = msg_signer(msgs[0])
+        try:
+            signer = tx.signer
+        except ValueError as exc:
+            raise Refused(f"invalid transaction: {exc}") from None
         account = self.state.accounts.get(signer)
         if account is None:
             raise UnknownAccount(signer)
@@ -172,7 +172,7 @@ class Executor:
         # Every message checks before it moves a coin, and _verify has checked the
         # signer can pay the fee and every send, so a one-message transaction
         # never fails half-done. Several messages are atomic through a snapshot.
-        msgs = tx["msg"]
+        msgs = tx.msgs
         snapshot = (
             copy.deepcopy((self.state.accounts, self.state.realm, self.state.gas_collected))
             if len(msgs) > 1
@@ -215,23 +215,20 @@ class Executor:
     def _verify(
         self, tx: Tx, account_number: int, sequence: int, time: int, signature_checked: bool
     ) -> Checked:
-        msgs = tx.get("msg")
-        fee = tx.get("fee")
-        sigs = tx.get("signatures")
-        memo = tx.get("memo", "")
-        if not isinstance(msgs, list) or not msgs or not all(isinstance(m, dict) for m in msgs):
+        msgs, fee, sigs = tx.msgs, tx.fee, tx.signatures
+        if not msgs:
             raise Refused("invalid transaction: no messages")
-        if not isinstance(fee, dict) or not isinstance(memo, str) or len(memo) > MAX_MEMO:
+        if len(tx.memo) > MAX_MEMO:
             raise Refused("invalid transaction: bad fee or memo")
         try:
-            signers = {msg_signer(m) for m in msgs}
+            signers = {m.signer for m in msgs}
         except ValueError as exc:
             raise Refused(f"invalid transaction: {exc}") from None
         if len(signers) != 1:
             raise Refused("invalid transaction: every message must have the same signer")
-        if signature_checked and sigs == []:
-            sigs = [{}]  # impersonated, as gnokey sends a tx it never signed: no signature
-        if not isinstance(sigs, list) or len(sigs) != 1 or not isinstance(sigs[0], dict):
+        if signature_checked and not sigs:
+            sigs = (Signature(None, b""),)  # impersonated, as gnokey sends a tx never signed
+        if len(sigs) != 1:
             raise Refused("invalid transaction: wrong number of signatures")
         signer = signers.pop()
         account = self.state.accounts.get(signer)
@@ -239,12 +236,12 @@ class Executor:
             raise UnknownAccount(signer)
         try:
             # An impersonated tx names the key the chain knows, or none (signature_checked).
-            given = sigs[0].get("pub_key") if signature_checked else sigs[0]["pub_key"]
-            pub_key = None if given is None else pubkeys.from_json(given)
-            fee_coins = parse_coins(str(fee["gas_fee"]))
-            int(str(fee["gas_wanted"]))
-            session_addr = str(sigs[0].get("session_addr") or "")
-        except (KeyError, TypeError, ValueError, BadInput) as exc:  # NotAKey is a ValueError
+            pub_key = sigs[0].pub_key
+            if pub_key is None and not signature_checked:
+                raise KeyError("pub_key")
+            fee_coins = parse_coins(fee.gas_fee)
+            session_addr = sigs[0].session_addr or ""
+        except (KeyError, BadInput) as exc:
             raise Refused(f"invalid transaction: {exc}") from None
         coins = tuple(_msg_coins(msg) for msg in msgs)
         sends = fee_coins.copy()
@@ -277,7 +274,7 @@ class Executor:
         return Checked(signer, pub_key, fee_coins, session_addr or None, sends, new_period, coins)
 
     def _session_for(
-        self, account: Account, session_addr: str, msgs: list[Any], spend: Coins, time: int
+        self, account: Account, session_addr: str, msgs: tuple[Msg, ...], spend: Coins, time: int
     ) -> tuple[Session, bool]:
         """The session a tx names (and whether a new spend period starts), or a refusal."""
         session = account.sessions.get(session_addr)
@@ -286,10 +283,9 @@ class Executor:
         if session.expires_at and time >= session.expires_at:
             raise Refused(f"session {session_addr} has expired")
         for msg in msgs:
-            kind = msg.get("@type")
-            if kind in AUTH_MSGS:
+            if msg.type_url in AUTH_MSGS:
                 raise Refused("a session key cannot send auth messages")
-            path = f"vm/exec:{msg.get('pkg_path')}" if kind == MSG_CALL else "bank/send"
+            path = f"vm/exec:{msg.pkg_path}" if isinstance(msg, MsgCall) else "bank/send"
             if not session.allows(path):
                 raise Refused(f"session {session_addr} is not allowed to use {path}")
         spent = session.spent
@@ -305,43 +301,36 @@ class Executor:
 
     def _run_msg(self, msg: Msg, coins: Coins, delivery: Passage) -> None:
         signer, result = delivery.signer, delivery.result
-        kind = msg.get("@type")
-        if kind == MSG_SEND:
-            to = canonical(str(msg.get("to_address", "")))
+        if isinstance(msg, MsgSend):
+            to = canonical(msg.to_address)
             if to is None:
-                raise Refused(f"invalid address {msg.get('to_address')!r}")
+                raise Refused(f"invalid address {msg.to_address!r}")
             self.state.debit(signer, coins)
             self.state.credit(to, coins)
             result.funcs.append("send")
             result.transfers.append((to, coins.get(UGNOT, 0)))
             result.moved(signer, to, coins)
-        elif kind == MSG_CALL:
+        elif isinstance(msg, MsgCall):
             self._run_call(msg, coins, delivery)
-        elif kind == MSG_CREATE_SESSION:
+        elif isinstance(msg, MsgCreateSession):
             self._create_session(msg, signer, delivery.block.time)
             result.funcs.append("create_session")
-        elif kind == MSG_REVOKE_SESSION:
+        elif isinstance(msg, MsgRevokeSession):
             session_addr = crypto.address_of(_session_key(msg))
             if self.state.accounts[signer].sessions.pop(session_addr, None) is None:
                 raise SessionNotFound(session_addr, signer)
             result.funcs.append("revoke_session")
-        elif kind == MSG_REVOKE_ALL_SESSIONS:
+        elif isinstance(msg, MsgRevokeAllSessions):
             self.state.accounts[signer].sessions.clear()
             result.funcs.append("revoke_all_sessions")
         else:
-            raise Refused(f"unknown message type {kind!r}")
+            raise Refused(f"unknown message type {msg.type_url!r}")
 
-    def _run_call(self, msg: Msg, sent: Coins, delivery: Passage) -> None:
+    def _run_call(self, msg: MsgCall, sent: Coins, delivery: Passage) -> None:
         signer, result = delivery.signer, delivery.result
-        pkg_path = msg.get("pkg_path")
-        func = msg.get("func")
-        args = msg.get("args", [])
-        if pkg_path != self.state.genesis.realm_path:
-            raise PackageNotFound(pkg_path)
-        if not isinstance(func, str) or not isinstance(args, list):
-            raise Refused("invalid transaction: bad func or args")
-        if not all(isinstance(a, str) for a in args):
-            raise Refused("invalid transaction: every argument must be a string")
+        func, args = msg.func, list(msg.args)
+        if msg.pkg_path != self.state.genesis.realm_path:
+            raise PackageNotFound(msg.pkg_path)
         ctx = Context(
             caller=signer,
             send=sent,
@@ -370,14 +359,12 @@ class Executor:
         if game_arg is not None:
             result.game_id = game_arg
 
-    def _create_session(self, msg: Msg, signer: str, time: int) -> None:
+    def _create_session(self, msg: MsgCreateSession, signer: str, time: int) -> None:
         pub_key = _session_key(msg)
+        expires_at, allow_paths, spend_period = msg.expires_at, msg.allow_paths, msg.spend_period
         try:
-            expires_at = int(str(msg.get("expires_at", "0")))
-            allow_paths = tuple(str(p) for p in msg.get("allow_paths") or [])
-            spend_limit = parse_coins(str(msg.get("spend_limit", "")))
-            spend_period = int(str(msg.get("spend_period", "0")))
-        except (KeyError, TypeError, ValueError, BadInput) as exc:
+            spend_limit = parse_coins(msg.spend_limit)
+        except BadInput as exc:
             raise Refused(f"invalid session: {exc}") from None
         address = crypto.address_of(pub_key)
         if address == signer:
@@ -407,16 +394,11 @@ class Executor:
         )
 
 
-def _session_key(msg: Msg) -> bytes:
+def _session_key(msg: MsgCreateSession | MsgRevokeSession) -> bytes:
     """The session public key a session message names (33 compressed bytes)."""
-    key = msg.get("session_key")
-    pub_key = b""
-    if isinstance(key, dict) and key.get("@type") == crypto.PUBKEY_TYPE:
-        with contextlib.suppress(TypeError, ValueError):
-            pub_key = base64.b64decode(str(key.get("value", "")), validate=True)
-    if len(pub_key) != 33:
+    if not isinstance(msg.session_key, bytes):
         raise Refused("invalid session: the session key must be a compressed secp256k1 key")
-    return pub_key
+    return msg.session_key
 
 
 def _valid_allow_path(path: str) -> bool:
@@ -438,9 +420,9 @@ class Checked(NamedTuple):
 
 
 def _msg_coins(msg: Msg) -> Coins:
-    text = msg.get("send") if msg.get("@type") == MSG_CALL else msg.get("amount")
+    text = msg.send if isinstance(msg, MsgCall) else msg.amount if isinstance(msg, MsgSend) else ""
     try:
-        coins = parse_coins(str(text or ""))
+        coins = parse_coins(text)
     except BadInput as exc:
         raise Refused(f"invalid coins: {exc}") from None
     if any(amount <= 0 for amount in coins.values()):

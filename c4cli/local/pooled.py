@@ -11,7 +11,7 @@ from c4cli.chain.interface import Receipt
 from c4cli.errors import Refused
 from c4cli.local.blocks import BlockContext, new_record
 from c4cli.local.log import TxEntry
-from c4cli.wire.msgs import Tx, runs_locally, tx_signer
+from c4cli.wire.std import Tx, runs_locally, tx_signer
 
 if TYPE_CHECKING:
     from c4cli.local.chain import LocalChain

@@ -25,7 +25,7 @@ from c4cli.interrupts import SIGNALS, for_workers
 from c4cli.local import genesis_state
 from c4cli.local.blocks import Genesis, block_hash
 from c4cli.local.log import BlockLog, Buffer, Span, let_go, parse_toml
-from c4cli.wire.msgs import first_signature, msg_signer
+from c4cli.wire.std import Tx
 from c4cli.wire.tx import signature_error, tx_hash, use_fast_json
 
 if TYPE_CHECKING:
@@ -251,13 +251,13 @@ def check_blocks(chunks: list[bytes], chain_id: str) -> tuple[list[bool], float]
             record = parse_toml(chunk)["block"][0]
             ok = record.get("hash") == block_hash(record)
             for entry in record.get("txs", []) if ok else []:
-                tx = entry["tx"]
+                tx = Tx.from_json(entry["tx"])
                 if entry["hash"] != tx_hash(tx):
                     ok = False
                     break
                 if entry.get("impersonated") is True:
                     continue  # no key signed it: the executor holds it to the genesis
-                signer = first_signature(tx).get("session_addr") or msg_signer(tx["msg"][0])
+                signer = tx.signature.session_addr or tx.signer
                 problem = signature_error(
                     tx,
                     chain_id=chain_id,

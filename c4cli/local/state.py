@@ -29,9 +29,7 @@ from c4cli.local.blocks import BlockContext, Genesis, block_hash, tx_entry
 from c4cli.local.execute import Executor, TxResult
 from c4cli.local.log import BlockRecord, TxEntry
 from c4cli.realm.memory import RealmState, Store
-from c4cli.wire.tx import (
-    Tx,
-)
+from c4cli.wire.std import Tx
 
 
 class ChainState:
@@ -252,7 +250,7 @@ class ChainState:
         for index, entry in enumerate(txs):
             try:
                 result = Executor(self).execute(
-                    entry["tx"],
+                    Tx.from_json(entry["tx"]),
                     BlockContext(height, time),
                     account_number=int(entry["account_number"]),
                     sequence=int(entry["sequence"]),
@@ -290,9 +288,8 @@ class ChainState:
         """The account number and sequence ``tx`` must be signed for: its signer's, or
         those of the session its signature names."""
         account = self.signing_account(tx)
-        signatures = tx.get("signatures")
-        if isinstance(signatures, list) and signatures and isinstance(signatures[0], dict):
-            session = account.sessions.get(str(signatures[0].get("session_addr")))
+        if tx.signatures:
+            session = account.sessions.get(str(tx.signature.session_addr))
             if session is not None:
                 return session.number, session.sequence
         return account.number, account.sequence

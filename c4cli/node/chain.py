@@ -12,7 +12,6 @@ opens only the reader (:func:`open_reader`): nothing that signs is imported.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
@@ -37,7 +36,9 @@ from c4cli.node.recheck import recheck
 from c4cli.node.sender import Sender
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import Link
-from c4cli.wire.msgs import Fee, Msg, Tx
+from c4cli.wire.msgs import Msg
+from c4cli.wire.pubkeys import PubKey
+from c4cli.wire.std import Fee, Tx
 
 
 class NodeChain:
@@ -143,7 +144,7 @@ class NodeChain:
         msgs: list[Msg],
         fee: Fee,
         memo: str,
-        pub_key: dict[str, Any],
+        pub_key: PubKey,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Fee:

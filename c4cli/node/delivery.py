@@ -31,9 +31,8 @@ from c4cli.node.rpc import Malformed
 from c4cli.node.transport import AlreadyHeld, MempoolRefused
 from c4cli.settings import BLOCK_DEADLINE
 from c4cli.wire.abci import ResponseDeliverTx
-from c4cli.wire.amino import encode_tx, tx_hash
-from c4cli.wire.msgs import Tx
 from c4cli.wire.rpc import ResultBroadcastTxCommit, ResultTx
+from c4cli.wire.std import Tx, encode_tx, tx_hash
 
 T = TypeVar("T")
 

@@ -25,10 +25,9 @@ from c4cli.node.reader import NodeReader, Query
 from c4cli.node.transport import UnknownTx
 from c4cli.wire import results
 from c4cli.wire.abci import ResponseDeliverTx
-from c4cli.wire.amino import DecodeError, decode_tx
 from c4cli.wire.events import Event, TransferEvent
-from c4cli.wire.msgs import Tx, msg_signer
 from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit, ResultTx
+from c4cli.wire.std import DecodeError, Tx, decode_tx
 
 
 def transaction(reader: NodeReader, tx_id: str, *, timeout: float | None = None) -> ResultTx | None:
@@ -114,15 +113,15 @@ def node_tx(
         "gas_used": result.gas_used,
         "gas_fee": None,
     }
-    doc["tx"] = tx
-    if tx is not None and tx["msg"]:
+    doc["tx"] = None if tx is None else tx.to_json()
+    if tx is not None and tx.msgs:
         said = messages(tx)
         doc["func"], doc["args"] = said["func"], said["args"]
         doc["send"], doc["to"] = said["send"], said["to"]
         doc["gas_fee"] = fee_of(tx)[1]
         # A message kind c4 does not send (addpkg, run) keeps its signer in its bytes.
         with contextlib.suppress(ValueError):
-            doc["signer"] = msg_signer(tx["msg"][0])
+            doc["signer"] = tx.signer
     return doc
 
 

@@ -33,9 +33,8 @@ from c4cli.errors import Unreachable
 from c4cli.node import rpc
 from c4cli.node.reader import CALLS, METAS, NodeReader, account_path
 from c4cli.wire import results
-from c4cli.wire.amino import DecodeError, decode_tx
-from c4cli.wire.msgs import first_signature, msg_signer
 from c4cli.wire.rpc import ResultBlock, ResultTx
+from c4cli.wire.std import DecodeError, decode_tx
 from c4cli.wire.tx import signature_error
 
 SCAN_LIMIT = 20_000  # the most blocks read to prove one fate; past it, nothing is proved
@@ -157,9 +156,8 @@ def _taker(
     for raw in txs:
         try:
             tx = decode_tx(raw)
-            signature = first_signature(tx)
-            if signature.get("session_addr", None) != signer.session_addr or not any(
-                msg_signer(msg) == signer.address for msg in tx["msg"]
+            if tx.signature.session_addr != signer.session_addr or not any(
+                msg.signer == signer.address for msg in tx.msgs
             ):
                 continue
             problem = signature_error(

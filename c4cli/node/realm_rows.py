@@ -15,13 +15,13 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli.chain.trust import CALL, DEPLOY, RUN, SEND, UNKNOWN, IndexedTx
 from c4cli.wire.abci import ResponseDeliverTx
-from c4cli.wire.amino import DecodeError, decode_tx, package_files
 from c4cli.wire.events import GnoEvent, OtherEvent, StorageEvent, TransferEvent
-from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_CALL, MSG_RUN, MSG_SEND, Tx, msg_signer
+from c4cli.wire.msgs import MSG_ADD_PACKAGE, MSG_RUN, Msg, MsgCall, MsgOther, MsgPackage, MsgSend
+from c4cli.wire.std import DecodeError, Tx, decode_tx
 
 
 def _decode(raw: bytes) -> Tx | None:
@@ -43,31 +43,30 @@ class Kept(NamedTuple):
 REACHES = "reaches"  # a message that may reach the realm with no event saying so
 
 
-def _msg_kind(msg: Any, realm: Kept) -> str | None:
-    kind = msg.get("@type")
-    if kind == MSG_CALL and msg.get("pkg_path") == realm.path:
+def _msg_kind(msg: Msg, realm: Kept) -> str | None:
+    if isinstance(msg, MsgCall) and msg.pkg_path == realm.path:
         return CALL
-    if kind == MSG_CALL and msg.get("pkg_path") in realm.importers:
+    if isinstance(msg, MsgCall) and msg.pkg_path in realm.importers:
         return REACHES  # a realm that imports it may call it
-    if kind == MSG_RUN and _imports(msg, realm):
+    if isinstance(msg, MsgPackage) and msg.type_url == MSG_RUN and _imports(msg, realm):
         return RUN  # code run once that imports it may call it, events or not
-    if kind == MSG_ADD_PACKAGE and (msg.get("package") or {}).get("path") == realm.path:
-        return DEPLOY
-    if kind == MSG_SEND and msg.get("to_address") == realm.address:
+    if isinstance(msg, MsgPackage) and msg.type_url == MSG_ADD_PACKAGE:
+        return DEPLOY if msg.package_path == realm.path else None
+    if isinstance(msg, MsgSend) and msg.to_address == realm.address:
         return SEND
-    if kind not in (MSG_CALL, MSG_SEND, MSG_ADD_PACKAGE, MSG_RUN) and "amino" in msg:
+    if isinstance(msg, MsgOther):
         return UNKNOWN
     return None
 
 
-def _imports(msg: Any, realm: Kept) -> bool:
+def _imports(msg: MsgPackage, realm: Kept) -> bool:
     """Whether the package a ``/vm.m_addpkg`` or ``/vm.m_run`` carries names the realm,
     or a package that imports it, as a string in its code: every import of it does
     (Go's import paths are string literals), so this never misses one, and what it
     takes for one more only leaves the realm's state the node's word."""
     wanted = (realm.path, *realm.importers)
     try:
-        files = package_files(msg)
+        files = msg.files()
     except (DecodeError, UnicodeDecodeError, ValueError, KeyError):
         return True  # a package c4 cannot read: it may import the realm
     for body in files.values():
@@ -84,14 +83,13 @@ def realm_row(
     delivered deployment of another package that imports the realm is remembered in
     ``realm.importers``: a later call of it may reach the realm."""
     tx = _decode(raw)
-    msgs = [] if tx is None else tx["msg"]
+    msgs = () if tx is None else tx.msgs
     delivered = not result.refused
     for msg in msgs:
-        package: Any = msg.get("package") or {}
-        if msg.get("@type") != MSG_ADD_PACKAGE or package.get("path") == realm.path:
+        if not isinstance(msg, MsgPackage) or msg.type_url != MSG_ADD_PACKAGE:
             continue
-        if delivered and _imports(msg, realm):
-            realm.importers.add(str(package.get("path")))
+        if msg.package_path != realm.path and delivered and _imports(msg, realm):
+            realm.importers.add(msg.package_path)
     found = [_msg_kind(msg, realm) for msg in msgs]
     reaches = REACHES in found
     found = [UNKNOWN if kind == REACHES else kind for kind in found]
@@ -100,16 +98,16 @@ def realm_row(
     if touched and not kinds:
         # Code run once, a call through another realm, bytes c4 cannot read: the
         # realm was reached in a way c4 does not replay.
-        ran = any(msg.get("@type") == MSG_RUN for msg in msgs)
+        ran = any(msg.type_url == MSG_RUN for msg in msgs)
         kinds = [RUN if ran else UNKNOWN]
     kinds = [k for k in kinds if k != UNKNOWN or touched]
     if not kinds:
         return None
     error = (result.log or "refused") if result.refused else ""
-    funcs = [str(m.get("func")) for m, kind in zip(msgs, found, strict=True) if kind == CALL]
-    signatures: list[Any] = (tx["signatures"] if tx is not None else None) or [{}]
+    funcs = [m.name for m, kind in zip(msgs, found, strict=True) if kind == CALL]
+    session = tx.signature.session_addr if tx is not None and tx.signatures else None
     try:
-        signer = msg_signer(msgs[0]) if msgs else ""
+        signer = msgs[0].signer if msgs else ""
     except ValueError:
         signer = ""
     kind = _main(kinds)
@@ -118,7 +116,7 @@ def realm_row(
     kept = result.to_json() if kind in (RUN, UNKNOWN) else {}
     return IndexedTx(
         height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
-        kind, signer, str(signatures[0].get("session_addr") or ""), ",".join(funcs),
+        kind, signer, session or "", ",".join(funcs),
         error, raw, kept,
     )  # fmt: skip
 

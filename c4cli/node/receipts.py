@@ -20,10 +20,9 @@ from c4cli.node.reader import NodeReader, Query
 from c4cli.node.rpc import Malformed
 from c4cli.wire import results
 from c4cli.wire.abci import ResponseDeliverTx
-from c4cli.wire.amino import encode_tx
 from c4cli.wire.events import gnokey_events, storage_moved
-from c4cli.wire.msgs import Tx, msg_names
 from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
+from c4cli.wire.std import Tx, encode_tx
 
 # Seconds a refusal in a block waits for the next block, whose header commits the
 # results: gno.land makes one a second or so; a chain that makes blocks only with
@@ -78,7 +77,7 @@ class Landed:
                 "transaction of this account settles it first"
             ) from None
         outbox.landed(tx_id, height)
-        fee = str(tx.get("fee", {}).get("gas_fee") or "0ugnot")
+        fee = tx.fee.gas_fee or "0ugnot"
         if self.journal is not None:
             self.journal.landed(receipt, fee=fee, error=error)
             self.journal.took_sequence(tx_id, height)
@@ -125,7 +124,7 @@ class Landed:
             tx,
             tx_id,
             signer.address,
-            funcs=tuple(msg_names(tx)),
+            funcs=tuple(tx.names()),
             values=tuple(results.call_values(data)),
             data=data,
             transfers=() if error else tuple(transfers(self.reader.realm_path, events)),

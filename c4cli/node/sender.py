@@ -9,12 +9,10 @@ transport) and the delivery (and through it the journal).
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import math
 import time as wallclock
 from collections.abc import Callable
-from typing import Any
 
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
@@ -42,9 +40,9 @@ from c4cli.node.delivery import Delivery, Submission, Superseded
 from c4cli.node.reader import Ahead, NodeReader, account_path
 from c4cli.node.receipts import RefusedInBlock
 from c4cli.wire import pubkeys, results
-from c4cli.wire.amino import encode_tx, tx_hash
-from c4cli.wire.msgs import Fee, Msg, Tx, first_signature, msg_names, msg_signer
+from c4cli.wire.msgs import Msg
 from c4cli.wire.paths import GASPRICE, SIMULATE
+from c4cli.wire.std import Fee, Signature, Tx, encode_tx, tx_hash
 from c4cli.wire.tx import fee as make_fee
 from c4cli.wire.tx import signature_error, signed_tx
 
@@ -125,9 +123,7 @@ class Sender:
         def attempt() -> Receipt:
             # The account's numbers (and the gas price, for a fee c4 picks) travel with
             # the first read the messages make: one request, not three.
-            ahead = self.reader.ahead(
-                account_path(signer), *([] if fee.get("gas_fee") else [GASPRICE])
-            )
+            ahead = self.reader.ahead(account_path(signer), *([] if fee.gas_fee else [GASPRICE]))
             msgs = build(ahead)
             return self._send(signer, msgs, fee, memo, policy, submission, ahead)
 
@@ -177,9 +173,9 @@ class Sender:
         ``policy.simulate`` is ``skip``, then journaled and sent like one of ours."""
         self._require_confirmed("send to")
         try:
-            master = msg_signer(tx["msg"][0])
-            session = first_signature(tx).get("session_addr") or None
-        except (KeyError, IndexError, TypeError, AttributeError, ValueError):
+            master = tx.signer
+            session = tx.signature.session_addr or None
+        except (IndexError, ValueError):
             raise BadInput("the transaction has no message or no signature to send") from None
         signer = Signer(address=master, private_key=b"", session_addr=session)
         with self._holding(signer):
@@ -227,9 +223,9 @@ class Sender:
         if earlier is not None:
             return earlier
         chosen = fee
-        if not fee.get("gas_wanted") or not fee.get("gas_fee"):
+        if not fee.gas_wanted or not fee.gas_fee:
             # c4 picks the gas (from the simulation), or the fee for the gas given.
-            pick = self._given_gas if fee.get("gas_wanted") else self._estimate
+            pick = self._given_gas if fee.gas_wanted else self._estimate
             chosen, gas_used = pick(
                 signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
             )
@@ -266,7 +262,7 @@ class Sender:
 
     def _simulated(self, signer: Signer, tx: Tx, gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
-        result = TxOutcome(tx, tx_hash(tx), signer.address, funcs=tuple(msg_names(tx)))
+        result = TxOutcome(tx, tx_hash(tx), signer.address, funcs=tuple(tx.names()))
         return Receipt(height=0, time=0, result=result, gas_used=gas_used, simulated=True)
 
     def _sign(
@@ -347,7 +343,7 @@ class Sender:
         """The fee to sign (the gas the simulation used plus a margin, and what the
         node's gas price asks for it, bounded; ``price``: its query, asked ahead), and
         the gas the simulation used."""
-        trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
+        trial = make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot")
         number, sequence = numbers
         _, used = self._simulate_signed(
             lambda: self._sign(signer, msgs, trial, memo, number, sequence)
@@ -368,13 +364,13 @@ class Sender:
         price within the cap, and refused before anything is sent (exit 2) where the
         simulation uses more gas than given (it would run out, and pay its fee for it);
         the fee and the gas the simulation used (0 when told to skip it)."""
-        wanted = int(fee["gas_wanted"])
+        wanted = fee.gas_wanted
         priced = self._priced(wanted, fee, policy, price)
         if policy.simulate == "skip":
             return priced, 0
         enough, used = self._estimate(signer, msgs, fee, memo, numbers, policy, price)
         if used > wanted:
-            raise GasBelowUse(wanted, used, int(enough["gas_wanted"]), enough["gas_fee"])
+            raise GasBelowUse(wanted, used, enough.gas_wanted, enough.gas_fee)
         return priced, used
 
     def _priced(
@@ -385,8 +381,8 @@ class Sender:
         price: Answer | None = None,
     ) -> Fee:
         """``wanted`` gas at the fee given, else at the node's gas price within the cap."""
-        if fee.get("gas_fee"):
-            return make_fee(wanted, fee["gas_fee"])
+        if fee.gas_fee:
+            return make_fee(wanted, fee.gas_fee)
         amount, per = self.reader.gas_price(price)
         asked = max(math.ceil(wanted * amount / per), 1)
         if asked > policy.fee_cap:
@@ -402,7 +398,7 @@ class Sender:
         msgs: list[Msg],
         fee: Fee,
         memo: str,
-        pub_key: dict[str, Any],
+        pub_key: pubkeys.PubKey,
         *,
         policy: SendPolicy = DEFAULT_POLICY,
     ) -> Fee:
@@ -410,16 +406,10 @@ class Sender:
         one only for messages that carry code), so the transaction is simulated with the
         signer's public key and a placeholder of a signature's shape, then priced as
         :meth:`_send` prices."""
-        if fee.get("gas_wanted"):
-            return self._priced(int(fee["gas_wanted"]), fee, policy)
-        trial = make_fee(SIMULATION_GAS, fee.get("gas_fee") or "1ugnot")
-        shape = pubkeys.placeholder_signature(pubkeys.from_json(pub_key))
-        placeholder = base64.b64encode(shape).decode()
-        unsigned: Tx = {
-            "msg": msgs,
-            "fee": trial,
-            "signatures": [{"pub_key": pub_key, "signature": placeholder}],
-            "memo": memo,
-        }
+        if fee.gas_wanted:
+            return self._priced(fee.gas_wanted, fee, policy)
+        trial = make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot")
+        placeholder = Signature(pub_key, pubkeys.placeholder_signature(pub_key))
+        unsigned = Tx(tuple(msgs), trial, (placeholder,), memo)
         used = self.simulate(encode_tx(unsigned))
         return self._priced(math.ceil(used * GAS_MARGIN), fee, policy)

@@ -23,8 +23,7 @@ from c4cli.errors import C4Error, Refused
 from c4cli.local.chain import LocalChain
 from c4cli.serve import shapes
 from c4cli.wire.abci import AbciError, ResponseDeliverTx
-from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
-from c4cli.wire.msgs import Tx, tx_signer
+from c4cli.wire.std import DecodeError, Tx, decode_tx, encode_tx, tx_signer
 
 COMMIT_TIMEOUT = 10.0  # gnoland's timeout_broadcast_tx_commit
 TX_DECODE_ERROR = "/std.TxDecodeError"
@@ -151,7 +150,7 @@ def _answer(tx_id: str, tx: Tx, outcome: Receipt | Refused) -> Delivered:
     """A transaction's answer from what its block made of it (the receipt carries the
     deliver data and events the log's outcome keeps)."""
     if isinstance(outcome, Refused):
-        refused = shapes.refused(str(outcome), outcome.kind, tx["fee"]["gas_wanted"])
+        refused = shapes.refused(str(outcome), outcome.kind, tx.fee.gas_wanted)
         return Delivered(_raw_hash(tx_id), refused, None, 0)
     deliver = shapes.delivered_now(tx, outcome.result)
     return Delivered(_raw_hash(tx_id), shapes.checked(tx), deliver, outcome.height)

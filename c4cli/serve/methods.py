@@ -26,7 +26,6 @@ from c4cli.local.log import BlockRecord
 from c4cli.serve import cheats, shapes
 from c4cli.serve.broadcast import TX_DECODE_ERROR, Broadcaster, Delivered, Exists, TimedOut
 from c4cli.wire.abci import AbciError, ResponseDeliverTx, ResponseQuery
-from c4cli.wire.amino import DecodeError, decode_tx, encode_tx
 from c4cli.wire.blocks import Time
 from c4cli.wire.rpc import (
     ResultABCIQuery,
@@ -38,6 +37,7 @@ from c4cli.wire.rpc import (
     ResultStatus,
     ResultTx,
 )
+from c4cli.wire.std import DecodeError, Tx, decode_tx, encode_tx
 
 APP_SIMULATE = ".app/simulate"
 GAS_PRICE = "auth/gasprice"
@@ -269,7 +269,7 @@ class Methods:
         height = self._height(chain, params)
         (block,) = chain.blocks(height, height)
         results = tuple(
-            shapes.delivered(entry["tx"], outcome)
+            shapes.delivered(Tx.from_json(entry["tx"]), outcome)
             for entry, outcome in zip(block.record.get("txs", []), block.outcomes, strict=True)
         )
         return ResultBlockResults(height, results).to_json()
@@ -281,7 +281,7 @@ class Methods:
         if found is None:
             raise internal(f"Could not find tx result for hash #{wanted.hex().upper()}")
         record, index, outcome = found
-        tx = record["txs"][index]["tx"]
+        tx = Tx.from_json(record["txs"][index]["tx"])
         result = shapes.delivered(tx, outcome)
         return ResultTx(wanted, int(record["height"]), index, result, encode_tx(tx)).to_json()
 
@@ -317,7 +317,7 @@ class Methods:
         try:
             receipt = chain.broadcast(tx, unsigned=True)
         except Refused as exc:
-            return shapes.refused(str(exc), exc.kind, tx["fee"]["gas_wanted"])
+            return shapes.refused(str(exc), exc.kind, tx.fee.gas_wanted)
         return shapes.delivered_now(tx, receipt.result)
 
     # -- transactions -----------------------------------------------------------------

@@ -23,11 +23,10 @@ from c4cli.chain.clock import parse_time
 from c4cli.chain.interface import TxOutcome
 from c4cli.local.log import BlockRecord
 from c4cli.wire.abci import STRING_ERROR, AbciError, ResponseDeliverTx
-from c4cli.wire.amino import encode_tx
 from c4cli.wire.blocks import Block, BlockID, BlockMeta, Commit, Header, Time
 from c4cli.wire.events import event_from_json
 from c4cli.wire.merkle import txs_root
-from c4cli.wire.msgs import Tx
+from c4cli.wire.std import Tx, encode_tx
 
 TM2_VERSION = "v1.0.0-rc.0"  # the block protocol version gnoland v1.7.1 reports
 ZERO_ADDRESS = encode_address(bytes(20))
@@ -42,7 +41,7 @@ def block_id(hash_hex: str | None) -> BlockID:
 
 
 def tx_bytes(record: BlockRecord) -> list[bytes]:
-    return [encode_tx(entry["tx"]) for entry in record.get("txs", [])]
+    return [encode_tx(Tx.from_json(entry["tx"])) for entry in record.get("txs", [])]
 
 
 def header(
@@ -88,12 +87,12 @@ def block(record: BlockRecord, chain_id: str, total_txs: int) -> tuple[BlockMeta
 def delivered(tx: Tx, outcome: Mapping[str, Any]) -> ResponseDeliverTx:
     """A landed transaction's deliver result (``deliver_tx``, ``tx_result``) from the
     outcome the log keeps (its data, and its events in amino JSON)."""
-    logs = "\n".join(f"msg:{i},success:true,log:,events:[]" for i in range(len(tx["msg"])))
+    logs = "\n".join(f"msg:{i},success:true,log:,events:[]" for i in range(len(tx.msgs)))
     return ResponseDeliverTx(
         data=str(outcome.get("data", "")).encode(),
         events=tuple(event_from_json(event) for event in outcome.get("events", [])),
         log=logs,
-        gas_wanted=int(tx["fee"]["gas_wanted"]),
+        gas_wanted=tx.fee.gas_wanted,
     )
 
 
@@ -110,13 +109,11 @@ def refusal_error(text: str, kind: str) -> AbciError:
     return AbciError(kind) if kind else AbciError(STRING_ERROR, text)
 
 
-def refused(text: str, kind: str, gas_wanted: object = 0) -> ResponseDeliverTx:
+def refused(text: str, kind: str, gas_wanted: int = 0) -> ResponseDeliverTx:
     """The result of a transaction the local chain refused (and never appended)."""
-    return ResponseDeliverTx(
-        error=refusal_error(text, kind), log=text, gas_wanted=int(str(gas_wanted))
-    )
+    return ResponseDeliverTx(error=refusal_error(text, kind), log=text, gas_wanted=gas_wanted)
 
 
 def checked(tx: Tx) -> ResponseDeliverTx:
     """A transaction's check, passed (the local chain runs it in its block)."""
-    return ResponseDeliverTx(gas_wanted=int(tx["fee"]["gas_wanted"]))
+    return ResponseDeliverTx(gas_wanted=tx.fee.gas_wanted)

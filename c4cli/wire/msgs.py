@@ -1,67 +1,37 @@
-"""tm2 messages as every part of c4 reads them: their types, names and signers.
+"""tm2's messages as typed values: one frozen class per kind, with its amino JSON and
+its amino binary both ways.
 
-Apart from the signing (:mod:`c4cli.wire.tx`), so that what only reads
-transactions (a listing, the journal, a query of a node) loads no cryptography.
+The kinds c4 sends (a realm call, a bank send, the session messages) are whole
+values; the kinds it only reads (a package added, code run once, any other) keep
+their bytes, and name their signer and package. :mod:`c4cli.wire.std` holds the
+transaction around them; reading one loads no cryptography.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+import base64
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
-from c4cli.errors import Refused
-
-# A message as amino JSON writes it, whichever its type (``@type``): a realm call's
-# fields, a bank send's, a session's; each message has the ones of its type.
-Msg = TypedDict(
-    "Msg",
-    {
-        "@type": str,
-        "caller": str,
-        "send": str,
-        "max_deposit": str,
-        "pkg_path": str,
-        "func": str,
-        "args": list[str] | None,
-        "from_address": str,
-        "to_address": str,
-        "amount": str,
-        "creator": str,
-        "session_key": Any,  # a public key's amino JSON
-        "expires_at": str,
-        "allow_paths": list[str] | None,
-        "spend_limit": str,
-        "spend_period": str,
-        "session_addr": str,
-        "amino": str,  # a kind c4 does not send, kept as its bytes (base64)
-    },
-    total=False,
+from c4cli.wire import pubkeys
+from c4cli.wire.fields import (
+    Fields,
+    bytes_of,
+    fields_of,
+    int64_field,
+    int64_of,
+    key_of,
+    read_bytes,
+    read_int64,
+    read_key,
+    read_text,
+    read_texts,
+    string_field,
+    text_of,
+    texts_of,
 )
-
-
-class Fee(TypedDict):
-    """``std.Fee``: the gas wanted and the fee paid for it, as amino JSON writes them."""
-
-    gas_wanted: str
-    gas_fee: str
-
-
-class Signature(TypedDict, total=False):
-    """``std.Signature``: the public key (amino JSON; None until a chain knows it), the
-    signature in base64, and the session that signed, for a session key."""
-
-    pub_key: Any
-    signature: str | None
-    session_addr: str
-
-
-class Tx(TypedDict):
-    """``std.Tx`` as amino JSON writes it (gnokey's, and c4's journal's)."""
-
-    msg: list[Msg]
-    fee: Fee
-    signatures: list[Signature] | None
-    memo: str
-
+from c4cli.wire.protowire import EncodeError, any_value, bytes_field
 
 MSG_CALL = "/vm.m_call"
 MSG_SEND = "/bank.MsgSend"
@@ -73,70 +43,347 @@ MSG_RUN = "/vm.m_run"  # read, never sent: code run once
 AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 
 
-def first_signature(tx: Tx) -> Signature:
-    """A signed transaction's (first) signature: TypeError for one not signed, as
-    reading ``None`` would raise, and IndexError for one with none."""
-    signatures = tx["signatures"]
-    if signatures is None:
-        raise TypeError("the transaction is not signed")
-    return signatures[0]
+# -- the kinds c4 sends -------------------------------------------------------------------
 
 
-def tx_signer(tx: Tx) -> str:
-    """The account a transaction's first message names as its signer; "" for bytes
-    that name none (a transaction the chain then refuses in its own words)."""
-    try:
-        return msg_signer(tx["msg"][0])
-    except (KeyError, IndexError, TypeError, ValueError):
-        return ""
+@dataclass(frozen=True, slots=True)
+class MsgCall:
+    """``/vm.m_call``: a realm function called, with coins sent along."""
+
+    type_url: ClassVar[str] = MSG_CALL
+    caller: str
+    pkg_path: str
+    func: str
+    args: tuple[str, ...] = ()
+    send: str = ""
+    max_deposit: str = ""
+
+    @property
+    def signer(self) -> str:
+        return self.caller
+
+    @property
+    def name(self) -> str:
+        return self.func
+
+    def to_json(self) -> dict[str, Any]:
+        """Amino JSON; ``args`` left out when there are none, as c4 and gnokey sign it."""
+        doc: dict[str, Any] = {
+            "@type": MSG_CALL,
+            "caller": self.caller,
+            "send": self.send,
+            "max_deposit": self.max_deposit,
+            "pkg_path": self.pkg_path,
+            "func": self.func,
+        }
+        if self.args:
+            doc["args"] = list(self.args)
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> MsgCall:
+        return cls(
+            caller=text_of(doc, "caller"),
+            pkg_path=text_of(doc, "pkg_path"),
+            func=text_of(doc, "func"),
+            args=texts_of(doc, "args"),
+            send=text_of(doc, "send", ""),
+            max_deposit=text_of(doc, "max_deposit", ""),
+        )
+
+    def amino(self) -> bytes:
+        out = string_field(1, self.caller) + string_field(2, self.send)
+        out += string_field(3, self.max_deposit) + string_field(4, self.pkg_path)
+        out += string_field(5, self.func)
+        return out + b"".join(bytes_field(6, arg.encode()) for arg in self.args)
+
+    @classmethod
+    def from_amino(cls, found: Fields) -> MsgCall:
+        caller, send, max_deposit, pkg_path, func = (read_text(found, n) for n in range(1, 6))
+        return cls(caller, pkg_path, func, read_texts(found, 6), send, max_deposit)
 
 
-def msg_names(tx: Tx) -> list[str]:
-    """What each message of a transaction does, as receipts and the journal name it:
-    a call's function, ``send``, ``create_session``….
+@dataclass(frozen=True, slots=True)
+class MsgSend:
+    """``/bank.MsgSend``: coins from one account to another."""
 
-    >>> msg_names({"msg": [{"@type": MSG_CALL, "func": "Play"}, {"@type": MSG_SEND}]})
-    ['Play', 'send']
-    """
-    names = []
-    for msg in tx.get("msg", []):
-        kind = str(msg.get("@type", ""))
-        if kind == MSG_CALL:
-            names.append(str(msg.get("func")))
-        elif kind == MSG_SEND:
-            names.append("send")
-        else:
-            names.append(kind.rsplit(".", 1)[-1].removeprefix("m_"))
-    return names
+    type_url: ClassVar[str] = MSG_SEND
+    from_address: str
+    to_address: str
+    amount: str
+
+    @property
+    def signer(self) -> str:
+        return self.from_address
+
+    name: ClassVar[str] = "send"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "@type": MSG_SEND,
+            "from_address": self.from_address,
+            "to_address": self.to_address,
+            "amount": self.amount,
+        }
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> MsgSend:
+        names = ("from_address", "to_address", "amount")
+        return cls(*(text_of(doc, name) for name in names))
+
+    def amino(self) -> bytes:
+        return (
+            string_field(1, self.from_address)
+            + string_field(2, self.to_address)
+            + string_field(3, self.amount)
+        )
+
+    @classmethod
+    def from_amino(cls, found: Fields) -> MsgSend:
+        return cls(*(read_text(found, n) for n in (1, 2, 3)))
 
 
-LOCAL_KINDS = (
-    MSG_CALL,
-    MSG_SEND,
-    MSG_CREATE_SESSION,
-    MSG_REVOKE_SESSION,
-    MSG_REVOKE_ALL_SESSIONS,
+@dataclass(frozen=True, slots=True)
+class MsgCreateSession:
+    """``/auth.m_create_session``: a session key authorised (``expires_at`` 0: never
+    expires). ``allow_paths``, ``spend_limit`` and ``spend_period`` are ``omitempty`` in
+    tm2, so an empty one is left out of the signed JSON."""
+
+    type_url: ClassVar[str] = MSG_CREATE_SESSION
+    name: ClassVar[str] = "create_session"
+    creator: str
+    session_key: pubkeys.PubKey
+    expires_at: int = 0
+    allow_paths: tuple[str, ...] = ()
+    spend_limit: str = ""
+    spend_period: int = 0
+
+    @property
+    def signer(self) -> str:
+        return self.creator
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "@type": MSG_CREATE_SESSION,
+            "creator": self.creator,
+            "session_key": pubkeys.to_json(self.session_key),
+            "expires_at": str(self.expires_at),
+        }
+        if self.allow_paths:
+            doc["allow_paths"] = list(self.allow_paths)
+        if self.spend_limit:
+            doc["spend_limit"] = self.spend_limit
+        if self.spend_period:
+            doc["spend_period"] = str(self.spend_period)
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> MsgCreateSession:
+        return cls(
+            creator=text_of(doc, "creator"),
+            session_key=key_of(doc, "session_key"),
+            expires_at=int64_of(doc, "expires_at"),
+            allow_paths=texts_of(doc, "allow_paths"),
+            spend_limit=text_of(doc, "spend_limit", ""),
+            spend_period=int64_of(doc, "spend_period", 0),
+        )
+
+    def amino(self) -> bytes:
+        out = string_field(1, self.creator)
+        out += bytes_field(2, pubkeys.any_bytes(self.session_key))
+        out += int64_field(3, self.expires_at)
+        out += b"".join(bytes_field(4, path.encode()) for path in self.allow_paths)
+        return out + string_field(5, self.spend_limit) + int64_field(6, self.spend_period)
+
+    @classmethod
+    def from_amino(cls, found: Fields) -> MsgCreateSession:
+        return cls(
+            read_text(found, 1),
+            read_key(found, 2),
+            read_int64(found, 3),
+            read_texts(found, 4),
+            read_text(found, 5),
+            read_int64(found, 6),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MsgRevokeSession:
+    """``/auth.m_revoke_session``: one session revoked, named by its public key."""
+
+    type_url: ClassVar[str] = MSG_REVOKE_SESSION
+    name: ClassVar[str] = "revoke_session"
+    creator: str
+    session_key: pubkeys.PubKey
+
+    @property
+    def signer(self) -> str:
+        return self.creator
+
+    def to_json(self) -> dict[str, Any]:
+        key = pubkeys.to_json(self.session_key)
+        return {"@type": MSG_REVOKE_SESSION, "creator": self.creator, "session_key": key}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> MsgRevokeSession:
+        return cls(text_of(doc, "creator"), key_of(doc, "session_key"))
+
+    def amino(self) -> bytes:
+        return string_field(1, self.creator) + bytes_field(2, pubkeys.any_bytes(self.session_key))
+
+    @classmethod
+    def from_amino(cls, found: Fields) -> MsgRevokeSession:
+        return cls(read_text(found, 1), read_key(found, 2))
+
+
+@dataclass(frozen=True, slots=True)
+class MsgRevokeAllSessions:
+    """``/auth.m_revoke_all_sessions``: every session of the account revoked."""
+
+    type_url: ClassVar[str] = MSG_REVOKE_ALL_SESSIONS
+    name: ClassVar[str] = "revoke_all_sessions"
+    creator: str
+
+    @property
+    def signer(self) -> str:
+        return self.creator
+
+    def to_json(self) -> dict[str, Any]:
+        return {"@type": MSG_REVOKE_ALL_SESSIONS, "creator": self.creator}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> MsgRevokeAllSessions:
+        return cls(text_of(doc, "creator"))
+
+    def amino(self) -> bytes:
+        return string_field(1, self.creator)
+
+    @classmethod
+    def from_amino(cls, found: Fields) -> MsgRevokeAllSessions:
+        return cls(read_text(found, 1))
+
+
+# -- the kinds c4 reads: their bytes kept -----------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class MsgPackage:
+    """``/vm.m_addpkg`` (a package deployed) or ``/vm.m_run`` (code run once): who signed,
+    the package's name and path, and the message's bytes (its files stay in them)."""
+
+    type_url: str
+    signer: str
+    package_name: str
+    package_path: str
+    value: bytes
+
+    @property
+    def name(self) -> str:
+        return self.type_url.rsplit(".", 1)[-1].removeprefix("m_")
+
+    def to_json(self) -> dict[str, Any]:
+        signer_field, _ = _PACKAGE_MSGS[self.type_url]
+        return {
+            "@type": self.type_url,
+            signer_field: self.signer,
+            "package": {"name": self.package_name, "path": self.package_path},
+            "amino": base64.b64encode(self.value).decode(),
+        }
+
+    def amino(self) -> bytes:
+        return self.value
+
+    @classmethod
+    def from_amino_of(cls, type_url: str, value: bytes) -> MsgPackage:
+        _, package_field = _PACKAGE_MSGS[type_url]
+        found = fields_of(value)
+        named = fields_of(read_bytes(found, package_field))
+        return cls(type_url, read_text(found, 1), read_text(named, 1), read_text(named, 2), value)
+
+    def files(self) -> dict[str, str]:
+        """The package's files (name: body): a MemPackage's third field, each MemFile a
+        name and a body."""
+        _, package_field = _PACKAGE_MSGS[self.type_url]
+        package = fields_of(read_bytes(fields_of(self.value), package_field))
+        files = [fields_of(f) for f in package.get(3, []) if isinstance(f, bytes)]
+        return {read_text(file, 1): read_text(file, 2) for file in files}
+
+
+# gno's messages that carry a package: their signer's field, and the package's number.
+_PACKAGE_MSGS = {MSG_ADD_PACKAGE: ("creator", 2), MSG_RUN: ("caller", 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class MsgOther:
+    """A kind c4 neither sends nor reads: its type and its bytes."""
+
+    type_url: str
+    value: bytes
+
+    @property
+    def signer(self) -> str:
+        raise ValueError(f"unknown message type {self.type_url!r}")
+
+    @property
+    def name(self) -> str:
+        return self.type_url.rsplit(".", 1)[-1].removeprefix("m_")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"@type": self.type_url, "amino": base64.b64encode(self.value).decode()}
+
+    def amino(self) -> bytes:
+        return self.value
+
+
+Msg = (
+    MsgCall
+    | MsgSend
+    | MsgCreateSession
+    | MsgRevokeSession
+    | MsgRevokeAllSessions
+    | MsgPackage
+    | MsgOther
 )
-UNKNOWN_REQUEST = "/std.UnknownRequestError"
+SentMsg = MsgCall | MsgSend | MsgCreateSession | MsgRevokeSession | MsgRevokeAllSessions
+SENT: dict[str, type[SentMsg]] = {
+    kind.type_url: kind
+    for kind in (MsgCall, MsgSend, MsgCreateSession, MsgRevokeSession, MsgRevokeAllSessions)
+}
 
 
-def runs_locally(tx: Tx, realm_path: str) -> None:
-    """Refuse (tm2's unknown request) a transaction holding a message the local chain
-    does not run: it runs the realm's calls, bank sends and session keys, not any Gno
-    (a ``maketx run``, a package added), which a gnoland node runs."""
-    for msg in tx["msg"]:
-        kind = str(msg.get("@type", ""))
-        if kind not in LOCAL_KINDS:
-            raise Refused(
-                f"unknown request: the local chain runs {realm_path}'s calls, bank sends and "
-                f"session keys, not {kind} (`c4 node start` runs a gnoland, which runs any Gno)",
-                kind=UNKNOWN_REQUEST,
-            )
+def msg_from_json(doc: Any) -> Msg:
+    """A message from its amino JSON (EncodeError naming what is wrong); a kind c4 only
+    reads is taken from the bytes its ``amino`` field keeps."""
+    if not isinstance(doc, Mapping):
+        raise EncodeError("a message must be an object")
+    kind = doc.get("@type")
+    if not isinstance(kind, str):
+        raise EncodeError(f"unknown message type {kind!r}")
+    if kind in SENT:
+        try:
+            return SENT[kind].from_json(doc)
+        except EncodeError as exc:
+            raise EncodeError(f"{kind}: {exc}") from None
+    if "amino" not in doc:
+        raise EncodeError(f"unknown message type {kind!r}")
+    return read_only(kind, bytes_of(doc, "amino"))
 
 
-def msg_signer(msg: Msg) -> str:
-    """The account a message acts for: the one that must sign it."""
-    for field in ("caller", "from_address", "creator"):
-        if field in msg:
-            return str(msg[field])
-    raise ValueError(f"unknown message type {msg.get('@type')!r}")
+def read_only(kind: str, value: bytes) -> MsgPackage | MsgOther:
+    if kind in _PACKAGE_MSGS:
+        return MsgPackage.from_amino_of(kind, value)
+    return MsgOther(kind, value)
+
+
+def encode_msg(msg: Msg) -> bytes:
+    """One message as the ``Any`` that ``Tx.msgs`` holds."""
+    return any_value(msg.type_url, msg.amino())
+
+
+def decode_msg(data: bytes) -> Msg:
+    """One message of ``Tx.msgs`` (an ``Any``) from its bytes."""
+    found = fields_of(data)
+    kind, value = read_text(found, 1), read_bytes(found, 2)
+    if kind in SENT:
+        return SENT[kind].from_amino(fields_of(value))
+    return read_only(kind, value)

@@ -1,5 +1,5 @@
 """Protobuf 3's wire format, which amino's binary form is: fields of varints and of
-length-prefixed bytes. The transaction codec (:mod:`c4cli.wire.amino`) and the public
+length-prefixed bytes. The transaction codec (:mod:`c4cli.wire.std`) and the public
 keys (:mod:`c4cli.wire.pubkeys`) are written with it.
 
 >>> encode_varint(300).hex(), encode_varint(127).hex(), encode_varint(128).hex()

@@ -1,62 +1,45 @@
-"""tm2 transactions: messages, the sign document, signatures and the tx hash.
+"""Making tm2 transactions: their messages, the sign document, signing and checking a
+signature.
 
-Everything here is a plain JSON-able dict in amino JSON field order, so the same
-value is what gets signed, what is written to the log and what is hashed.
+The values are :mod:`c4cli.wire.msgs`' and :mod:`c4cli.wire.std`'s; what is signed is
+their amino JSON with sorted keys, as tm2 renders the sign document.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from c4cli.coins import format_coins, parse_coins
 from c4cli.gotext import go_escaped
 from c4cli.wire import crypto, pubkeys
-from c4cli.wire.amino import tx_hash as amino_hash
-from c4cli.wire.msgs import (
-    MSG_CALL,
-    MSG_CREATE_SESSION,
-    MSG_REVOKE_ALL_SESSIONS,
-    MSG_REVOKE_SESSION,
-    MSG_SEND,
-    Signature,
-    first_signature,
-)
 
 # The vocabulary of this module's callers too.
-from c4cli.wire.msgs import Fee as Fee
 from c4cli.wire.msgs import Msg as Msg
-from c4cli.wire.msgs import Tx as Tx
+from c4cli.wire.msgs import (
+    MsgCall,
+    MsgCreateSession,
+    MsgRevokeAllSessions,
+    MsgRevokeSession,
+    MsgSend,
+)
+from c4cli.wire.std import Fee as Fee
+from c4cli.wire.std import Signature
+from c4cli.wire.std import Tx as Tx
+from c4cli.wire.std import tx_hash as tx_hash
 
 DEFAULT_GAS_WANTED = 2_000_000
 
 
-def call_msg(caller: str, pkg_path: str, func: str, args: list[str], send: str = "") -> Msg:
-    """A ``/vm.m_call``; ``args`` is left out when empty, as amino does."""
-    msg: Msg = {
-        "@type": MSG_CALL,
-        "caller": caller,
-        "send": send,
-        "max_deposit": "",
-        "pkg_path": pkg_path,
-        "func": func,
-    }
-    if args:
-        msg["args"] = list(args)
-    return msg
+def call_msg(caller: str, pkg_path: str, func: str, args: list[str], send: str = "") -> MsgCall:
+    return MsgCall(caller, pkg_path, func, tuple(args), send)
 
 
-def send_msg(from_address: str, to_address: str, amount: str) -> Msg:
-    return {
-        "@type": MSG_SEND,
-        "from_address": from_address,
-        "to_address": to_address,
-        "amount": amount,
-    }
+def send_msg(from_address: str, to_address: str, amount: str) -> MsgSend:
+    return MsgSend(from_address, to_address, amount)
 
 
 def create_session_msg(
@@ -66,51 +49,29 @@ def create_session_msg(
     allow_paths: list[str],
     spend_limit: str,
     spend_period: int,
-) -> Msg:
-    """Authorise a session key; ``expires_at`` 0 means it never expires.
-
-    ``allow_paths``, ``spend_limit`` and ``spend_period`` are ``omitempty`` in
-    tm2, so an empty one is left out of the signed JSON.
-    """
-    msg: Msg = {
-        "@type": MSG_CREATE_SESSION,
-        "creator": creator,
-        "session_key": pub_key_json(session_pub_key),
-        "expires_at": str(expires_at),
-    }
-    if allow_paths:
-        msg["allow_paths"] = list(allow_paths)
-    if spend_limit:
-        msg["spend_limit"] = spend_limit
-    if spend_period:
-        msg["spend_period"] = str(spend_period)
-    return msg
+) -> MsgCreateSession:
+    """Authorise a session key; ``expires_at`` 0 means it never expires."""
+    return MsgCreateSession(
+        creator, session_pub_key, expires_at, tuple(allow_paths), spend_limit, spend_period
+    )
 
 
-def revoke_session_msg(creator: str, session_pub_key: bytes) -> Msg:
+def revoke_session_msg(creator: str, session_pub_key: bytes) -> MsgRevokeSession:
     """Revoke one session, named by its public key as tm2's message names it."""
-    return {
-        "@type": MSG_REVOKE_SESSION,
-        "creator": creator,
-        "session_key": pub_key_json(session_pub_key),
-    }
+    return MsgRevokeSession(creator, session_pub_key)
 
 
-def revoke_all_sessions_msg(creator: str) -> Msg:
-    return {"@type": MSG_REVOKE_ALL_SESSIONS, "creator": creator}
-
-
-def pub_key_json(pub_key: bytes) -> dict[str, str]:
-    return {"@type": crypto.PUBKEY_TYPE, "value": base64.b64encode(pub_key).decode()}
+def revoke_all_sessions_msg(creator: str) -> MsgRevokeAllSessions:
+    return MsgRevokeAllSessions(creator)
 
 
 def fee(gas_wanted: int, gas_fee: str) -> Fee:
     """A ``std.Fee`` of one coin, in canonical form; a zero coin is ``""``, as amino writes it.
 
     >>> fee(2000000, "0ugnot")
-    {'gas_wanted': '2000000', 'gas_fee': ''}
+    Fee(gas_wanted=2000000, gas_fee='')
     """
-    return {"gas_wanted": str(gas_wanted), "gas_fee": format_coins(parse_coins(gas_fee))}
+    return Fee(gas_wanted, format_coins(parse_coins(gas_fee)))
 
 
 def canonical_json(value: Any) -> bytes:
@@ -154,7 +115,7 @@ def sign_bytes(
     account_number: int,
     sequence: int,
     tx_fee: Fee,
-    msgs: list[Msg],
+    msgs: Sequence[Msg],
     memo: str,
 ) -> bytes:
     """What gnokey v1.7.1 signs (tm2's ``GetSignaturePayload``): the sign document with
@@ -167,12 +128,12 @@ def legacy_sign_bytes(
     account_number: int,
     sequence: int,
     tx_fee: Fee,
-    msgs: list[Msg],
+    msgs: Sequence[Msg],
     memo: str,
 ) -> bytes:
     """The sign document with the fee as the transaction carries it (``gas_wanted``,
     ``gas_fee``): what gno.land signed before v1.7.1, which a v1.7.1 node still verifies."""
-    return _sign_document(chain_id, account_number, sequence, dict(tx_fee), msgs, memo)
+    return _sign_document(chain_id, account_number, sequence, tx_fee.to_json(), msgs, memo)
 
 
 def _sign_document(
@@ -180,7 +141,7 @@ def _sign_document(
     account_number: int,
     sequence: int,
     fee_doc: dict[str, Any],
-    msgs: list[Msg],
+    msgs: Sequence[Msg],
     memo: str,
 ) -> bytes:
     return canonical_json(
@@ -189,7 +150,7 @@ def _sign_document(
             "account_number": str(account_number),
             "sequence": str(sequence),
             "fee": fee_doc,
-            "msgs": msgs,
+            "msgs": [msg.to_json() for msg in msgs],
             "memo": memo,
         }
     )
@@ -204,10 +165,10 @@ def payload_fee(tx_fee: Fee) -> dict[str, Any]:
 
     >>> payload_fee(fee(2_000_000, "1000ugnot"))
     {'amount': [{'amount': '1000', 'denom': 'ugnot'}], 'gas': '2000000'}
-    >>> payload_fee(fee(1, "0ugnot"))["amount"], payload_fee({"gas_wanted": "1", "gas_fee": ""})
-    ([], {'amount': [], 'gas': '1'})
+    >>> payload_fee(fee(1, "0ugnot"))
+    {'amount': [], 'gas': '1'}
     """
-    text = str(tx_fee.get("gas_fee") or "")
+    text = tx_fee.gas_fee
     amount: list[dict[str, str]] = []
     if text:
         coin = _FEE_COIN.match(text)
@@ -215,11 +176,11 @@ def payload_fee(tx_fee: Fee) -> dict[str, Any]:
             raise ValueError(f"invalid gas fee {text!r}")
         if int(coin.group(1)):
             amount = [{"amount": str(int(coin.group(1))), "denom": coin.group(2)}]
-    return {"amount": amount, "gas": str(int(tx_fee["gas_wanted"]))}
+    return {"amount": amount, "gas": str(tx_fee.gas_wanted)}
 
 
 def signed_tx(
-    msgs: list[Msg],
+    msgs: Sequence[Msg],
     tx_fee: Fee,
     memo: str,
     *,
@@ -234,24 +195,21 @@ def signed_tx(
     gnokey v1.7.1 signs it, or with ``legacy`` the one older nodes know."""
     render = legacy_sign_bytes if legacy else sign_bytes
     doc = render(chain_id, account_number, sequence, tx_fee, msgs, memo)
-    signature: Signature = {
-        "pub_key": pub_key_json(crypto.public_key(private_key)),
-        "signature": base64.b64encode(crypto.sign(private_key, doc)).decode(),
-    }
-    if session_addr is not None:
-        signature["session_addr"] = session_addr
-    return {"msg": msgs, "fee": tx_fee, "signatures": [signature], "memo": memo}
+    signature = Signature(
+        crypto.public_key(private_key), crypto.sign(private_key, doc), session_addr
+    )
+    return Tx(tuple(msgs), tx_fee, (signature,), memo)
 
 
 def impersonated_tx(
-    msgs: list[Msg],
+    msgs: Sequence[Msg],
     tx_fee: Fee,
     memo: str,
     *,
     chain_id: str,
     account_number: int,
     sequence: int,
-    pub_key: dict[str, Any] | None,
+    pub_key: pubkeys.PubKey | None,
 ) -> Tx:
     """A ``std.Tx`` an address sends without its key, on a chain that lets it (``c4
     --impersonate``): its signature is no key's, 64 bytes of the sha256 of its sign
@@ -259,10 +217,7 @@ def impersonated_tx(
     under the account's public key as the chain knows it (none if it never signed)."""
     doc = sign_bytes(chain_id, account_number, sequence, tx_fee, msgs, memo)
     digest = hashlib.sha256(IMPERSONATED + doc).digest()
-    signature: Signature = {"signature": base64.b64encode(digest + digest).decode()}
-    if pub_key is not None:
-        signature["pub_key"] = pub_key
-    return {"msg": msgs, "fee": tx_fee, "signatures": [signature], "memo": memo}
+    return Tx(tuple(msgs), tx_fee, (Signature(pub_key, digest + digest),), memo)
 
 
 IMPERSONATED = b"c4 impersonated\x00"  # what an impersonated tx's signature hashes first
@@ -275,14 +230,13 @@ def signature_error(
 
     ``key_address`` is the address of the key that must have signed: the signer's
     own, or the session's when a session key signs. The numbers are the signing
-    account's. Malformed fields raise ValueError, KeyError or TypeError.
+    account's. A tx without a signature, or without its key, raises ValueError.
     """
-    entry = first_signature(tx)
-    try:
-        pub_key = pubkeys.from_json(entry["pub_key"])
-    except pubkeys.NotAKey as exc:
-        raise ValueError(str(exc)) from None
-    signature = base64.b64decode(entry["signature"] or "", validate=True)
+    if not tx.signatures:
+        raise ValueError("the transaction is not signed")
+    pub_key, signature = tx.signature.pub_key, tx.signature.signature
+    if pub_key is None:
+        raise ValueError("the signature names no public key")
     if pubkeys.address(pub_key) != key_address:
         return f"invalid pubkey: pubKey does not match signer address {key_address}"
     if pubkeys.leaves(pub_key) > pubkeys.TX_SIG_LIMIT:
@@ -302,11 +256,6 @@ def accepted_sign_bytes(
     VerifySignaturePayload): their fee objects share no key, so a signature over
     either still authorises exactly one transaction. The legacy one is rendered only
     if asked for (a replay verifies the current one, nearly always)."""
-    numbers = (chain_id, account_number, sequence, tx["fee"], tx["msg"], tx.get("memo", ""))
+    numbers = (chain_id, account_number, sequence, tx.fee, tx.msgs, tx.memo)
     yield sign_bytes(*numbers)
     yield legacy_sign_bytes(*numbers)
-
-
-def tx_hash(tx: Tx) -> str:
-    """TX HASH: base64 of sha256 of the tx's amino binary, as gno.land indexes it."""
-    return amino_hash(tx)

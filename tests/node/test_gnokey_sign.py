@@ -19,6 +19,7 @@ from node.gnonode import gnokey_with_test1, node_available
 from c4cli.home.keys import DEV_MNEMONIC
 from c4cli.wire import crypto, pubkeys
 from c4cli.wire.tx import (
+    Tx,
     call_msg,
     create_session_msg,
     fee,
@@ -80,9 +81,9 @@ def test_gnokey_signs_what_c4_signs(gnokey: tuple[Path, Path], tmp_path: Path, k
         account_number=7,
         sequence=42,
     )
-    theirs = gnokey_sign(gnokey, "test1", ours, 7, 42, tmp_path / "tx.json")
-    assert theirs["signatures"] == ours["signatures"]
-    assert tx_hash(theirs) == tx_hash(ours)
+    theirs = gnokey_sign(gnokey, "test1", ours.to_json(), 7, 42, tmp_path / "tx.json")
+    assert theirs["signatures"] == ours.to_json()["signatures"]
+    assert Tx.from_json(theirs) == ours and tx_hash(Tx.from_json(theirs)) == tx_hash(ours)
 
 
 def gnokey_sign(
@@ -115,7 +116,7 @@ def resigned_by_gnokey(home: Home, key: str, tx: str, gnokey: tuple[Path, Path],
     number, sequence = int(account["account_number"]), int(account["sequence"]) - 1
     theirs = gnokey_sign(gnokey, key, sent, number, sequence, tmp / f"{key}-body.json")
     assert theirs["signatures"] == sent["signatures"]
-    assert tx_hash(theirs) == tx
+    assert tx_hash(Tx.from_json(theirs)) == tx
 
 
 def test_gnokey_signs_what_c4_sent_to_the_local_chain(

@@ -18,10 +18,10 @@ from node.twin import PLAYERS, address_of_key
 from c4cli.errors import Unverified
 from c4cli.node.light import verify_commit
 from c4cli.wire.abci import ResponseDeliverTx, results_hash
-from c4cli.wire.amino import encode_tx
 from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
 from c4cli.wire.merkle import merkle_root
 from c4cli.wire.rpc import ResultBlock, ResultBlockResults, ResultCommit, ResultValidators
+from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import call_msg, fee, send_msg, signed_tx
 
 pytestmark = pytest.mark.node

@@ -591,7 +591,7 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
 
     from node.proxy import proxy_for
 
-    from c4cli.wire.amino import encode_tx
+    from c4cli.wire.std import encode_tx
     from c4cli.wire.tx import fee, send_msg, signed_tx
 
     refused, sent = [], []
@@ -651,7 +651,7 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
 
     from c4cli.home.journal import entries as journal_entries
     from c4cli.wire import crypto
-    from c4cli.wire.amino import decode_tx, tx_hash
+    from c4cli.wire.std import decode_tx, tx_hash
     from c4cli.wire.tx import legacy_sign_bytes, sign_bytes
 
     sent: list[bytes] = []
@@ -683,11 +683,11 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
     assert result.exit_code == 0, result.output
     assert "legacy one (a node older than gno.land v1.7.1)" in result.stderr
     first, second = (decode_tx(raw) for raw in sent)
-    assert first["msg"] == second["msg"] and first["fee"] == second["fee"]
-    args = ("dev", number, sequence, first["fee"], first["msg"], first["memo"])
+    assert first.msgs == second.msgs and first.fee == second.fee
+    args = ("dev", number, sequence, first.fee, first.msgs, first.memo)
     for tx, render in ((first, sign_bytes), (second, legacy_sign_bytes)):
         key = crypto.public_key(gno_node.keys["carol"])
-        signature = base64.b64decode(tx["signatures"][0]["signature"])
+        signature = tx.signature.signature
         assert crypto.verify(key, render(*args), signature)
     assert gno_node.account(carol)[1] == sequence + 1
     journaled = {entry["hash"]: entry["status"] for entry in journal_entries(remote.path)}

@@ -32,7 +32,7 @@ from c4cli.gotext import parse_result
 from c4cli.local.blocks import Genesis
 from c4cli.local.chain import LocalChain
 from c4cli.wire import crypto
-from c4cli.wire.amino import encode_tx
+from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import fee, signed_tx
 
 T = TypeVar("T")

@@ -32,7 +32,7 @@ from c4cli.node.delivery import Submission, Superseded
 from c4cli.node.spec import NodeSpec
 from c4cli.node.transport import OtherChain, Unusable
 from c4cli.settings import Settings
-from c4cli.wire.amino import encode_tx
+from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import Tx, send_msg, signed_tx
 
 A, B = "http://a:26657", "http://b:26657"

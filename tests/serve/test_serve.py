@@ -25,8 +25,8 @@ from serving import Served
 
 from c4cli.address import package_address
 from c4cli.serve import server as served
-from c4cli.wire.amino import encode_tx
 from c4cli.wire.merkle import merkle_root
+from c4cli.wire.std import Tx, encode_tx
 from support import Home, start_game, strong
 
 
@@ -165,7 +165,7 @@ def test_a_refused_call_is_a_check_refusal_and_never_appended(chain: Home, node:
     signed = chain.path.parent / "cancel.json"
     signed.write_text(chain.ok("call", "Cancel", "77", "alice", "--generate-only").stdout)
     chain.ok("sign", str(signed), "alice")
-    tx = json.loads(signed.read_text())
+    tx = Tx.from_json(json.loads(signed.read_text()))
     before = chain.log_bytes()
     answer = node.rpc("broadcast_tx_commit", tx=base64.b64encode(encode_tx(tx)).decode())
     check = answer["check_tx"]["ResponseBase"]
@@ -240,7 +240,7 @@ def _signed(chain: Home, name: str, *call: str) -> str:
     path = chain.path.parent / f"{name}.json"
     path.write_text(chain.ok("call", *call, name, "--generate-only").stdout)
     chain.ok("sign", str(path), name, "--send-cap", "10gnot")
-    return base64.b64encode(encode_tx(json.loads(path.read_text()))).decode()
+    return base64.b64encode(encode_tx(Tx.from_json(json.loads(path.read_text())))).decode()
 
 
 def test_with_a_block_time_what_arrived_lands_in_one_block(chain: Home) -> None:

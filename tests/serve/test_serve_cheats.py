@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from serving import Served
 
-from c4cli.wire.amino import encode_tx
+from c4cli.wire.std import Tx, encode_tx
 from c4cli.wire.tx import fee, send_msg
 from support import GENESIS, Home
 
@@ -71,8 +71,7 @@ def test_each_cheat_over_rpc_is_the_cli_s(chain: Home, node: Served, tmp_path: P
 
 def _unsigned_send(frm: str, to: str, amount: str = "1ugnot") -> str:
     """A send with no signature at all, as gnokey broadcasts a tx it never signed."""
-    tx = {"msg": [send_msg(frm, to, amount)], "fee": fee(100000, "1ugnot"),
-          "signatures": [], "memo": ""}  # fmt: skip
+    tx = Tx((send_msg(frm, to, amount),), fee(100000, "1ugnot"))
     return base64.b64encode(encode_tx(tx)).decode()
 
 

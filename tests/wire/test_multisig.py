@@ -18,8 +18,9 @@ from hypothesis import strategies as st
 
 from c4cli.errors import BadInput
 from c4cli.wire import crypto, pubkeys
-from c4cli.wire.amino import decode_tx, encode_tx
+from c4cli.wire.msgs import Msg
 from c4cli.wire.pubkeys import Multisig
+from c4cli.wire.std import Fee, Tx, decode_tx, encode_tx
 from c4cli.wire.tx import sign_bytes
 from support import Home, start_game
 
@@ -30,7 +31,7 @@ GPUB_B = SECP_PREFIX + "28un7t6upjduccp06sdlhwut0vpfx4mgj9j0eaxnchxlfv67cypzajc6
 GPUB_C = SECP_PREFIX + "de2qy4dlggqv0kty48e5glc9f2aca9v399xy9ac3ghn5qq8kqpsqlz9fdc"
 MS_ADDRESS = "g1tvshge8qysfhqrnmkf770fq8fsh9dkxq2u4hll"
 # `gnokey multisign` of a's and b's signatures (chain dev, account 5, sequence 0).
-MULTISIGNED = json.loads(
+MULTISIGNED_JSON = json.loads(
     '{"msg":[{"@type":"/vm.m_call","caller":"g1tvshge8qysfhqrnmkf770fq8fsh9dkxq2u4hll","send":"",'
     '"max_deposit":"","pkg_path":"gno.land/r/demo/connect4","func":"SetFee","args":["100"]}],'
     '"fee":{"gas_wanted":"2000000","gas_fee":"1000ugnot"},"signatures":[{"pub_key":{"@type":'
@@ -41,6 +42,7 @@ MULTISIGNED = json.loads(
     "PBwWUOMzooY3uDMEdB/u7RebCgOmrBP0kkR533ya29RlrY3lYYzOOjd/+FroiBWtM2OgBJA75tYE/5ryqfCxLJqfYvU3g"
     '7DJHb6sZXvHlFqNuhiVFtYkhbr8GkdpLY9cIA8uEP4BR7GsFZyI67KA094Cn2D7A=="}],"memo":""}'
 )
+MULTISIGNED = Tx.from_json(MULTISIGNED_JSON)
 
 
 def _members() -> list[pubkeys.PubKey]:
@@ -49,13 +51,14 @@ def _members() -> list[pubkeys.PubKey]:
 
 def test_a_multisig_is_gnokeys_key_address_and_signature() -> None:
     key = pubkeys.new_multisig(2, _members())  # sorted by address, as gnokey sorts
-    entry = MULTISIGNED["signatures"][0]
-    assert pubkeys.to_json(key) == entry["pub_key"]
+    entry = MULTISIGNED.signature
+    assert entry.pub_key == key
+    assert pubkeys.to_json(key) == MULTISIGNED_JSON["signatures"][0]["pub_key"]
     assert pubkeys.address(key) == MS_ADDRESS
     assert pubkeys.from_bech32(pubkeys.bech32(key)) == key  # longer than BIP173's 90
     assert len(pubkeys.bech32(key)) > 90
-    doc = sign_bytes("dev", 5, 0, MULTISIGNED["fee"], MULTISIGNED["msg"], "")
-    raw = base64.b64decode(entry["signature"])
+    doc = sign_bytes("dev", 5, 0, MULTISIGNED.fee, MULTISIGNED.msgs, "")
+    raw = entry.signature
     assert pubkeys.verify(key, doc, raw)
     assert not pubkeys.verify(key, sign_bytes("dev", 5, 1, *_rest()), raw)  # another sequence
     # The members' signatures, taken out and put back: gnokey's bytes again.
@@ -65,10 +68,11 @@ def test_a_multisig_is_gnokeys_key_address_and_signature() -> None:
     assert pubkeys.verify(key, doc, pubkeys.multisignature(3, dict(members[:1]))) is False
     assert encode_tx(decode_tx(encode_tx(MULTISIGNED))) == encode_tx(MULTISIGNED)
     assert decode_tx(encode_tx(MULTISIGNED)) == MULTISIGNED
+    assert MULTISIGNED.to_json() == MULTISIGNED_JSON
 
 
-def _rest() -> tuple[dict[str, str], list[dict[str, object]], str]:
-    return MULTISIGNED["fee"], MULTISIGNED["msg"], ""
+def _rest() -> tuple[Fee, tuple[Msg, ...], str]:
+    return MULTISIGNED.fee, MULTISIGNED.msgs, ""
 
 
 @pytest.mark.parametrize(
@@ -227,7 +231,8 @@ def test_sign_works_offline_with_every_number_given(home: Home, tmp_path: Path) 
             "--account-sequence", "9", "--send-cap", "1ugnot")  # fmt: skip
     signed = json.loads(tx.read_text())
     key = pubkeys.from_json(signed["signatures"][0]["pub_key"])
-    doc = sign_bytes("dev", 3, 9, signed["fee"], signed["msg"], "")
+    parsed = Tx.from_json(signed)
+    doc = sign_bytes("dev", 3, 9, parsed.fee, parsed.msgs, "")
     assert pubkeys.verify(key, doc, base64.b64decode(signed["signatures"][0]["signature"]))
     assert tx.read_text() == tx.read_text().strip()  # gnokey's file: no newline at the end
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from c4cli.errors import Refused
 from c4cli.local.chain import LocalChain
 from c4cli.wire import crypto
-from c4cli.wire.tx import call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
+from c4cli.wire.tx import Tx, call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
 
 # gnokey's dev mnemonic, spelled out here as the test vector (the constant in
 # c4cli.home.keys is checked against it).
@@ -51,7 +52,7 @@ GNOKEY_SIG = (
 
 def test_sign_bytes_and_signature_vectors() -> None:
     msg = call_msg(TEST1, "gno.land/r/demo/counter", "Increment", [])
-    assert "args" not in msg
+    assert "args" not in msg.to_json()
     key = crypto.derive_private_key(DEV)
     document = ("dev", 0, 0, fee(2_000_000, "1000000ugnot"), [msg], "")
     for render, expected, signature in (
@@ -65,7 +66,7 @@ def test_sign_bytes_and_signature_vectors() -> None:
     signed = signed_tx(
         [msg], document[3], "", private_key=key, chain_id="dev", account_number=0, sequence=0
     )
-    assert signed["signatures"][0]["signature"] == GNOKEY_SIG  # what c4 signs: gnokey's
+    assert base64.b64encode(signed.signature.signature).decode() == GNOKEY_SIG  # gnokey's
 
 
 def test_sign_bytes_escape_html_and_keep_utf8() -> None:
@@ -90,7 +91,7 @@ def test_verify_refuses_high_s_and_wrong_lengths() -> None:
     assert not crypto.verify(pub, b"other doc", sig)
 
 
-def _tx(chain: LocalChain, sequence: int, amount: str = "1ugnot") -> dict:  # type: ignore[type-arg]
+def _tx(chain: LocalChain, sequence: int, amount: str = "1ugnot") -> Tx:
     key = crypto.derive_private_key(DEV)
     state = chain.state()
     return signed_tx(
@@ -107,12 +108,10 @@ def _tx(chain: LocalChain, sequence: int, amount: str = "1ugnot") -> dict:  # ty
 def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: ignore[no-untyped-def]
     local = LocalChain(chain.path)
     tx = _tx(local, 0)
-    sig = base64.b64decode(tx["signatures"][0]["signature"])
+    sig = tx.signature.signature
     before = chain.log_bytes()
     for bad in (high_s(sig), sig + b"\x00"):
-        forged = dict(
-            tx, signatures=[dict(tx["signatures"][0], signature=base64.b64encode(bad).decode())]
-        )
+        forged = replace(tx, signatures=(replace(tx.signature, signature=bad),))
         with pytest.raises(Refused, match="signature verification failed"):
             local.broadcast(forged)
     assert chain.log_bytes() == before
@@ -127,8 +126,7 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
     assert chain.log_bytes() == after
     with pytest.raises(Refused, match="signature verification failed"):
         local.broadcast(_tx(local, 5))  # a sequence from the future
-    wrong_chain = _tx(local, 1)
-    wrong_chain["memo"] = "edited after signing"
+    wrong_chain = replace(_tx(local, 1), memo="edited after signing")
     with pytest.raises(Refused, match="signature verification failed"):
         local.broadcast(wrong_chain)
     assert chain.log_bytes() == after

@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -19,7 +21,8 @@ from c4cli.address import encode_address, package_address
 from c4cli.coins import format_coins
 from c4cli.home.keys import DEV_MNEMONIC
 from c4cli.wire import crypto
-from c4cli.wire.amino import ZERO_ADDRESS, decode_tx, encode_tx, tx_hash
+from c4cli.wire.msgs import Msg
+from c4cli.wire.std import ZERO_ADDRESS, Fee, Tx, decode_tx, encode_tx, tx_hash
 from c4cli.wire.tx import (
     call_msg,
     create_session_msg,
@@ -57,12 +60,13 @@ TEST1_KEY = crypto.derive_private_key(DEV_MNEMONIC)
 
 
 def test_wire_vector_bytes_and_hash() -> None:
-    tx = json.loads(VECTOR_TX)
+    tx = Tx.from_json(json.loads(VECTOR_TX))
+    assert json.dumps(tx.to_json(), separators=(",", ":")) == VECTOR_TX
     assert base64.b64encode(encode_tx(tx)).decode() == VECTOR_BYTES
     assert tx_hash(tx) == VECTOR_HASH
 
 
-def _counter_tx(args: list[str], tx_fee: dict[str, str], *, legacy: bool = False) -> dict[str, Any]:
+def _counter_tx(args: list[str], tx_fee: Fee, *, legacy: bool = False) -> Tx:
     """test1 calls Increment of the counter realm, signed for account 0, sequence 0 on dev."""
     msgs = [call_msg(TEST1, "gno.land/r/demo/counter", "Increment", args)]
     return signed_tx(
@@ -80,20 +84,20 @@ def _counter_tx(args: list[str], tx_fee: dict[str, str], *, legacy: bool = False
 def test_the_vectors_are_what_c4_signs() -> None:
     """gno's older vector with the legacy payload; gnokey v1.7.1's with the current one."""
     legacy = _counter_tx([], fee(2_000_000, "1000000ugnot"), legacy=True)
-    assert json.dumps(legacy, separators=(",", ":")) == VECTOR_TX
+    assert json.dumps(legacy.to_json(), separators=(",", ":")) == VECTOR_TX
     assert tx_hash(legacy) == VECTOR_HASH
     current = _counter_tx([], fee(2_000_000, "1000000ugnot"))
-    assert current["signatures"][0]["signature"] == GNOKEY_SIG
+    assert base64.b64encode(current.signature.signature).decode() == GNOKEY_SIG
     assert tx_hash(current) == GNOKEY_HASH
 
 
 def test_zero_fee_is_signed_as_no_coin_and_verifies() -> None:
     tx = _counter_tx([], fee(2_000_000, "0ugnot"))
-    doc = sign_bytes("dev", 0, 0, tx["fee"], tx["msg"], "")
+    doc = sign_bytes("dev", 0, 0, tx.fee, tx.msgs, "")
     assert b'"fee":{"amount":[],"gas":"2000000"}' in doc
-    legacy = legacy_sign_bytes("dev", 0, 0, tx["fee"], tx["msg"], "")
+    legacy = legacy_sign_bytes("dev", 0, 0, tx.fee, tx.msgs, "")
     assert b'"fee":{"gas_fee":"","gas_wanted":"2000000"}' in legacy
-    signature = base64.b64decode(tx["signatures"][0]["signature"])
+    signature = tx.signature.signature
     assert crypto.verify(crypto.public_key(TEST1_KEY), doc, signature)
     assert b"\x12\x05\x08\x80\x92\xf4\x01\x1a" in encode_tx(tx)  # fee: gas only, no coin
 
@@ -102,22 +106,22 @@ def test_an_empty_fee_is_left_out_as_gnos_codec_does(go_amino: Any) -> None:
     tx = _counter_tx([""], fee(0, "0ugnot"))
     raw = encode_tx(tx)
     assert b"\x32\x00" in raw and b"\x12\x00" not in raw  # the empty arg is kept, the fee is not
-    assert base64.b64encode(raw).decode() == go_amino.encode(tx, "dev", 0, 0)["bytes"]
+    assert base64.b64encode(raw).decode() == go_amino.encode(tx.to_json(), "dev", 0, 0)["bytes"]
 
 
 def test_session_messages_leave_empty_fields_out() -> None:
     pub = crypto.public_key(TEST1_KEY)
-    bare = create_session_msg(TEST1, pub, 0, [], "", 0)
+    bare = create_session_msg(TEST1, pub, 0, [], "", 0).to_json()
     assert list(bare) == ["@type", "creator", "session_key", "expires_at"]
     assert bare["expires_at"] == "0"
-    full = create_session_msg(TEST1, pub, 5, ["*"], "1ugnot", 60)
+    full = create_session_msg(TEST1, pub, 5, ["*"], "1ugnot", 60).to_json()
     assert list(full)[-3:] == ["allow_paths", "spend_limit", "spend_period"]
-    revoke = revoke_session_msg(TEST1, pub)
+    revoke = revoke_session_msg(TEST1, pub).to_json()
     assert revoke["session_key"] == {
         "@type": "/tm.PubKeySecp256k1",
         "value": base64.b64encode(pub).decode(),
     }
-    assert revoke_all_sessions_msg(TEST1) == {
+    assert revoke_all_sessions_msg(TEST1).to_json() == {
         "@type": "/auth.m_revoke_all_sessions",
         "creator": TEST1,
     }
@@ -160,9 +164,7 @@ sessions = st.one_of(
 
 
 @st.composite
-def txs(
-    draw: st.DrawFn, messages: st.SearchStrategy[dict[str, Any]], *, min_gas: int = 0
-) -> dict[str, Any]:
+def txs(draw: st.DrawFn, messages: st.SearchStrategy[Msg], *, min_gas: int = 0) -> Tx:
     msgs = draw(st.lists(messages, min_size=1, max_size=3))
     gas_fee = draw(st.sampled_from(["0ugnot", "1ugnot", f"{draw(amounts)}ugnot"]))
     return signed_tx(
@@ -185,8 +187,8 @@ ORACLE_SETTINGS = settings(
 # empty fee ("12 00"), the node's Go codec leaves it out, and c4 follows the node.
 @ORACLE_SETTINGS
 @given(tx=txs(st.one_of(calls, sends), min_gas=1))
-def test_bytes_match_gnos_js_client(js_client: Any, tx: dict[str, Any]) -> None:
-    expected = js_client.ask(json.dumps(tx, ensure_ascii=False))
+def test_bytes_match_gnos_js_client(js_client: Any, tx: Tx) -> None:
+    expected = js_client.ask(json.dumps(tx.to_json(), ensure_ascii=False))
     assert base64.b64encode(encode_tx(tx)).decode() == expected
 
 
@@ -201,23 +203,25 @@ def _ordered(text: str) -> Any:
     numbers=st.tuples(st.integers(0, 2**40), st.integers(0, 2**40)),
 )
 def test_bytes_sign_bytes_and_json_match_gnos_amino(
-    go_amino: Any, tx: dict[str, Any], session: str | None, numbers: tuple[int, int]
+    go_amino: Any, tx: Tx, session: str | None, numbers: tuple[int, int]
 ) -> None:
     if session is not None:
-        tx["signatures"][0]["session_addr"] = session
-    answer = go_amino.encode(tx, "dev", *numbers)
+        tx = replace(tx, signatures=(replace(tx.signature, session_addr=session),))
+    answer = go_amino.encode(tx.to_json(), "dev", *numbers)
     assert "error" not in answer, answer
     assert base64.b64encode(encode_tx(tx)).decode() == answer["bytes"]
-    document = ("dev", *numbers, tx["fee"], tx["msg"], tx["memo"])
+    document = ("dev", *numbers, tx.fee, tx.msgs, tx.memo)
     assert sign_bytes(*document).decode() == answer["sign_bytes"]  # what gnokey signs
     assert legacy_sign_bytes(*document).decode() == answer["legacy_sign_bytes"]
-    assert _ordered(json.dumps(tx)) == _ordered(answer["json"])
+    assert _ordered(json.dumps(tx.to_json())) == _ordered(answer["json"])
+    assert Tx.from_json(json.loads(answer["json"])) == tx  # gno's JSON read back
     digest = hashlib.sha256(base64.b64decode(answer["bytes"])).digest()
     assert tx_hash(tx) == base64.b64encode(digest).decode()
     # Read back from gno's bytes: the same transaction, down to its bytes.
     decoded = decode_tx(base64.b64decode(answer["bytes"]))
     assert encode_tx(decoded) == base64.b64decode(answer["bytes"])
-    assert _ordered(json.dumps(decoded)) == _ordered(answer["json"])
+    assert decoded == tx
+    assert _ordered(json.dumps(decoded.to_json())) == _ordered(answer["json"])
 
 
 def test_cli_tx_binary_is_the_hashed_bytes(chain: Home, go_amino: Any) -> None:
@@ -305,15 +309,14 @@ def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     """A node's transaction from another tool (here an addpkg): decoded as far as c4
     knows (its creator, its package's name and path), its message kept as bytes."""
     from c4cli.node.lookup import node_tx
-    from c4cli.wire import amino
     from c4cli.wire.abci import ResponseDeliverTx
     from c4cli.wire.protowire import any_value, bytes_field
 
     package = bytes_field(1, b"hello") + bytes_field(2, b"gno.land/r/demo/hello")
     body = bytes_field(1, b"g1creator") + bytes_field(2, package + bytes_field(3, b"files"))
-    raw = bytes_field(1, any_value("/vm.m_addpkg", body)) + amino._string(4, "hi")
+    raw = bytes_field(1, any_value("/vm.m_addpkg", body)) + bytes_field(4, b"hi")
     tx = decode_tx(raw)
-    assert tx["msg"] == [
+    assert [msg.to_json() for msg in tx.msgs] == [
         {
             "@type": "/vm.m_addpkg",
             "creator": "g1creator",
@@ -321,6 +324,30 @@ def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
             "amino": base64.b64encode(body).decode(),
         }
     ]
-    assert tx["memo"] == "hi" and tx["signatures"] == []
+    assert tx.memo == "hi" and tx.signatures == ()
+    assert encode_tx(tx) == raw
     shown = node_tx("h", 3, "t", ResponseDeliverTx(), ([], [], ""), tx)
     assert (shown["func"], shown["signer"]) == ("addpkg", "g1creator")
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (lambda d: d.pop("fee"), "a tx needs msg, fee and signatures"),
+        (lambda d: d.update(msg="x"), "a tx needs msg, fee and signatures"),
+        (lambda d: d["msg"][0].pop("caller"), "/vm.m_call: missing field 'caller'"),
+        (lambda d: d["msg"][0].update(func=7), "/vm.m_call: func: expected a string, got int"),
+        (lambda d: d["msg"][0].update(args=[1]), "/vm.m_call: args: expected a list of strings"),
+        (lambda d: d["msg"][0].update({"@type": "/vm.m_nope"}), "unknown message type"),
+        (lambda d: d["fee"].update(gas_wanted=" 1"), "fee: gas_wanted: expected an int64"),
+        (lambda d: d["fee"].update(gas_wanted=str(2**63)), "fee: 9223372036854775808 does not"),
+        (lambda d: d["signatures"][0].update(signature="%%"), "signature: signature: expected"),
+        (lambda d: d["signatures"][0].update(pub_key={"@type": "/x"}), "unknown public key"),
+    ],
+)
+def test_a_transaction_that_is_not_one_is_refused_naming_what(change: Any, said: str) -> None:
+    document = _counter_tx(["a"], fee(1, "1ugnot")).to_json()
+    assert Tx.from_json(document).to_json() == document
+    change(document)
+    with pytest.raises(ValueError, match=re.escape(said)):
+        Tx.from_json(document)

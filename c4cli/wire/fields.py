@@ -1,0 +1,135 @@
+"""The fields of amino's values, read and written: from their amino JSON (each checked
+to be of the kind amino reads there, EncodeError naming the field otherwise) and in
+their binary form (protobuf 3's wire format, :mod:`c4cli.wire.protowire`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+from c4cli.wire import pubkeys
+from c4cli.wire.protowire import (
+    VARINT,
+    DecodeError,
+    EncodeError,
+    bytes_field,
+    encode_varint,
+    field_key,
+    unzigzag,
+    wire_fields,
+    zigzag,
+)
+
+# -- amino JSON ----------------------------------------------------------------------
+
+
+def text_of(doc: Mapping[str, Any], name: str, default: str | None = None) -> str:
+    """A string field (EncodeError if it is missing and has no default, or not a string)."""
+    value = doc.get(name)
+    if value is None:
+        if default is None:
+            raise EncodeError(f"missing field {name!r}")
+        return default
+    if not isinstance(value, str):
+        raise EncodeError(f"{name}: expected a string, got {type(value).__name__}")
+    return value
+
+
+def texts_of(doc: Mapping[str, Any], name: str) -> tuple[str, ...]:
+    """A repeated string field; absent or null is none."""
+    value = doc.get(name)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise EncodeError(f"{name}: expected a list of strings")
+    return tuple(value)
+
+
+def int64_of(doc: Mapping[str, Any], name: str, default: int | None = None) -> int:
+    """An int64 field as amino JSON carries it: a decimal string (a number is taken too)."""
+    value = doc.get(name)
+    if value is None and default is not None:
+        return default
+    if isinstance(value, int) and not isinstance(value, bool):
+        parsed = value
+    elif isinstance(value, str) and value.strip() == value and value:
+        try:
+            parsed = int(value)
+        except ValueError:
+            raise EncodeError(f"{name}: expected an int64, got {value!r}") from None
+    else:
+        raise EncodeError(f"{name}: expected an int64, got {value!r}")
+    zigzag(parsed)  # EncodeError past int64
+    return parsed
+
+
+def key_of(doc: Mapping[str, Any], name: str) -> pubkeys.PubKey:
+    try:
+        return pubkeys.from_json(doc.get(name))
+    except pubkeys.NotAKey as exc:
+        raise EncodeError(f"{name}: {exc}") from None
+
+
+def bytes_of(doc: Mapping[str, Any], name: str) -> bytes:
+    try:
+        return base64.b64decode(text_of(doc, name, ""), validate=True)
+    except binascii.Error:
+        raise EncodeError(f"{name}: expected base64") from None
+
+
+# -- amino binary -----------------------------------------------------------------------
+
+
+def string_field(number: int, text: str) -> bytes:
+    """A string field; left out when empty."""
+    return bytes_field(number, text.encode()) if text else b""
+
+
+def int64_field(number: int, value: int) -> bytes:
+    """A signed (zigzag) int64 field; left out when 0."""
+    return field_key(number, VARINT) + encode_varint(zigzag(value)) if value else b""
+
+
+Fields = dict[int, list[int | bytes]]
+
+
+def fields_of(data: bytes) -> Fields:
+    found: Fields = {}
+    for number, value in wire_fields(data):
+        found.setdefault(number, []).append(value)
+    return found
+
+
+def read_bytes(found: Fields, number: int) -> bytes:
+    value = found.get(number, [b""])[-1]
+    if not isinstance(value, bytes):
+        raise DecodeError(f"field {number}: expected bytes")
+    return value
+
+
+def read_text(found: Fields, number: int) -> str:
+    return read_bytes(found, number).decode()
+
+
+def read_texts(found: Fields, number: int) -> tuple[str, ...]:
+    values = found.get(number, [])
+    if not all(isinstance(value, bytes) for value in values):
+        raise DecodeError(f"field {number}: expected bytes")
+    return tuple(value.decode() for value in values if isinstance(value, bytes))
+
+
+def read_int64(found: Fields, number: int) -> int:
+    value = found.get(number, [0])[-1]
+    if not isinstance(value, int):
+        raise DecodeError(f"field {number}: expected a varint")
+    return unzigzag(value)
+
+
+def read_key(found: Fields, number: int) -> pubkeys.PubKey:
+    try:
+        return pubkeys.from_any(read_bytes(found, number))
+    except pubkeys.NotAKey as exc:
+        raise DecodeError(f"public key: {exc}") from None
