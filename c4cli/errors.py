@@ -224,7 +224,7 @@ def disk_error(path: object, exc: OSError, consequence: str) -> DiskError:
 
 
 class Notes:
-    """The warnings of one run of c4 (its invocation owns them: ``c4cli/cli``): each
+    """The warnings of one run of c4 (its invocation owns them: ``c4cli/commands/run.py``): each
     said once, and those not about money dropped when the run is quiet."""
 
     __slots__ = ("quiet", "said")

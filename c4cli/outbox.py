@@ -65,7 +65,7 @@ class Outgoing:
 
 
 class Outbox:
-    """What one run of c4 has let go of (its invocation owns it: ``c4cli/cli``)."""
+    """What one run of c4 has let go of (its invocation owns it: ``c4cli/commands/run.py``)."""
 
     __slots__ = ("sent", "transacting")
 

@@ -1,7 +1,7 @@
 """What c4 takes from its environment, read in one place: every ``$C4_*`` variable, and
 the paths it finds there (the cache, gno's binaries and sources).
 
-A run (``c4cli/cli/invocation.py``) reads them once, as it begins, and passes on what
+A run (``c4cli/commands/run.py``) reads them once, as it begins, and passes on what
 its parts need: the node's deadlines travel in the node client's spec, the caps and
 passphrases to the commands that take them. What stands below every run (the engine's
 book and solver, the fault points a test sets, the notes' quietness) asks

@@ -120,6 +120,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def _a_run_of_its_own() -> None:
     """Each test is a run of c4 of its own (its outbox, its notes), as each command
     line is: a command body a test calls directly sees no earlier test's state."""
-    from c4cli.cli.invocation import Invocation
+    from c4cli.commands.run import Invocation
 
     Invocation([]).begin().end()  # its own notes and outbox; the environment as it is

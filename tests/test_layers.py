@@ -52,12 +52,10 @@ ALLOWED = {
     "serve": {"chain", "local", "wire"},
     "home": {"chain", "wire"},
     "client": {"home", "chain", "wire", "local", "node", "realm", "engine"},
-    "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine", "cli"},
+    "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine"},
     "cli": {"commands", "client", "home", "chain", "wire", "node"},
 }
 COMMANDS_READ_OF_LOCAL = {"c4cli.local.blocks"}
-# The front (``cli``) stands above the commands, which read of it the run alone.
-COMMANDS_READ_OF_CLI = {"c4cli.cli.invocation"}
 # Named by the interface for types only (under TYPE_CHECKING): a new local chain's
 # genesis (``Chain.init``), and the log's entries ``chain/listing.py`` lists.
 TYPES_ONLY = {("chain", "c4cli.local.blocks"), ("chain", "c4cli.local.log")}
@@ -255,8 +253,8 @@ LAZY = {
     ),
     ("commands/query_paths.py", "c4cli.commands"): "the realm client, the keyring: named queries",
     ("cli/lanes.py", "c4cli.commands"): "a lane's body: a query's or a move's (signing), not both",
-    ("cli/invocation.py", "c4cli.home.keys"): "the keyring: a run that reads a key, not a path",
-    ("cli/invocation.py", "c4cli.client"): (
+    ("commands/run.py", "c4cli.home.keys"): "the keyring: a run that reads a key, not a path",
+    ("commands/run.py", "c4cli.client"): (
         "the door to a chain: a run that opens one (not `c4 keys`, not a failure's line)"
     ),
     ("commands/transact.py", "click"): "a passphrase prompt on a terminal: the fast lanes",
@@ -267,6 +265,10 @@ LAZY = {
     ("home/keys.py", "c4cli.home"): "the cryptography package (60-130 ms): sealed keys only",
     ("home/secrets.py", "zxcvbn"): "a secret's strength (~60 ms of word lists): a chosen one only",
     ("realm/abi.py", "c4cli.realm.render"): "Render and its SVGs: pages only",
+    ("wire/pubkeys.py", "c4cli.wire"): (
+        "the signing module (and, through it, libsecp256k1): a signature checked, never a "
+        "key or a transaction read (a query of a node loads nothing that signs)"
+    ),
 }
 
 
@@ -299,9 +301,11 @@ def test_only_measured_imports_are_lazy() -> None:
     36th), and the run's keyring only for a run that reads a key (the 37th); the
     tables left views.py with their own rich.console (the 38th). Issue 50's realm
     history (the node's client, the light client, rich's progress bar: ~190 ms) loads
-    only for `c4 log --realm`, never for the local chain's `c4 log` (the 39th)."""
+    only for `c4 log --realm`, never for the local chain's `c4 log` (the 39th). Issue
+    62 typed a transaction's messages, whose session keys are public keys: reading
+    one loads the keys' codec, not the signing module (the 40th)."""
     assert _imports_inside_functions() == set(LAZY)
-    assert len(LAZY) <= 39
+    assert len(LAZY) <= 40
 
 
 def test_the_node_clients_parts_are_composed_not_stacked() -> None:
@@ -425,30 +429,35 @@ def test_no_refusal_is_told_apart_by_its_words() -> None:
     assert found == []
 
 
-def test_commands_read_of_the_front_the_run_alone() -> None:
+def test_nothing_below_the_front_imports_it() -> None:
+    """Issue 62: the front (``cli/``: the console script, the lanes, the node dialled
+    ahead) stands above the commands; the run (``commands/run.py``) and the failure's
+    wording (``commands/ending.py``) are below it, so no import of cli/ comes from
+    anywhere else, not even for types."""
     found = {
-        f"{path.name} imports {module}"
-        for path in sorted((PACKAGE / "commands").glob("*.py"))
+        f"{path.relative_to(PACKAGE)} imports {module}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        if path.parent.name != "cli"
         for module in imports(path)
-        if module.split(".")[1] == "cli" and module not in COMMANDS_READ_OF_CLI
+        if module.split(".")[1:2] == ["cli"] and path.name != "__main__.py"
     }
     assert found == set()
 
 
 # The two front ends, each of which builds the run once: click's group and the lanes.
-BUILDERS = {"commands/main.py", "cli/lanes.py", "cli/invocation.py"}
+BUILDERS = {"commands/main.py", "cli/lanes.py", "commands/run.py"}
 
 
 def test_one_invocation_built_by_the_front_ends_alone() -> None:
-    """One type says what a run of c4 is (cli/invocation.py), and only the front ends
-    build it (invocation.py's own, for a command body called outside any run)."""
+    """One type says what a run of c4 is (commands/run.py), and only the front ends
+    build it (run.py's own, for a command body called outside any run)."""
     classes = [
         f"{path.relative_to(PACKAGE)}:{node.name}"
         for path in sorted(PACKAGE.rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.ClassDef) and node.name == "Invocation"
     ]
-    assert classes == ["cli/invocation.py:Invocation"]
+    assert classes == ["commands/run.py:Invocation"]
     builders = {
         path.relative_to(PACKAGE).as_posix()
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -471,13 +480,13 @@ PROCESS_STATE = {
 
 def test_no_per_run_state_outside_the_run() -> None:
     """What one run of c4 owns (its outbox, its notes, the chains it opened) is the
-    invocation's: no module outside cli/ rebinds a global or fills a module-level
+    invocation's: no module outside the run and the front rebinds a global or fills a module-level
     container (a context variable, which the invocation sets, is how a backend reaches
     the run's outbox and notes)."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         name = path.relative_to(PACKAGE).as_posix()
-        if name.startswith("cli/") or name in PROCESS_STATE:
+        if name.startswith("cli/") or name == "commands/run.py" or name in PROCESS_STATE:
             continue
         tree = ast.parse(path.read_text())
         containers = {

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-from c4cli.cli.invocation import JSON_FLAG, Invocation
 from c4cli.commands.ending import exit_code, settle
+from c4cli.commands.run import JSON_FLAG, Invocation
 
 
 class Plain(NamedTuple):

@@ -9,12 +9,12 @@ from typing import Any
 import click
 
 from c4cli.address import package_address
-from c4cli.cli.invocation import current
 from c4cli.client.audit import Books, books, local_tally
 from c4cli.client.verified import checker_of
 from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
+from c4cli.commands.run import current
 from c4cli.commands.sync import brought_up
 from c4cli.commands.transact import local_chain
 from c4cli.errors import Unreachable

@@ -11,11 +11,11 @@ from typing import Any, NamedTuple
 import click
 
 from c4cli.chain.interface import Chain
-from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, key_argument, tx_options
+from c4cli.commands.run import current
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, submit

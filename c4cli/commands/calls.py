@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from c4cli.chain.interface import Receipt
-from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of, game_read_back
 from c4cli.coins import gnot
+from c4cli.commands.run import current
 from c4cli.commands.text import names, who
 from c4cli.commands.transact import acting_address, print_receipt, submit
 from c4cli.commands.txopts import TxOptions

@@ -10,10 +10,10 @@ import click
 
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Head, Reader
-from c4cli.cli.invocation import current
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, key_argument, tx_options
+from c4cli.commands.run import current
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, local_chain, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions

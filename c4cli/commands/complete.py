@@ -18,10 +18,10 @@ from click.shell_completion import CompletionItem, get_completion_class
 
 from c4cli import settings
 from c4cli.address import is_address
-from c4cli.cli.invocation import current
 from c4cli.client import connect
 from c4cli.client.realm_client import GameView, RealmClient, Status
 from c4cli.coins import gnot
+from c4cli.commands.run import current
 from c4cli.errors import C4Error
 from c4cli.escape import printable
 from c4cli.home.keys import LOCAL, Keyring

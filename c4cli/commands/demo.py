@@ -11,11 +11,11 @@ import click
 
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis, workflow
 from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
 from c4cli.commands.options import quiet_option
+from c4cli.commands.run import current
 from c4cli.commands.text import call_text
 from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput

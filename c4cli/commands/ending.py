@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from c4cli import outbox, settings
-from c4cli.cli.invocation import current
+from c4cli.commands.run import current
 from c4cli.errors import (
     BadInput,
     BadQueryData,

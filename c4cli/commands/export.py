@@ -6,11 +6,11 @@ from pathlib import Path
 
 import click
 
-from c4cli.cli.invocation import current
 from c4cli.client.gamerecord import recorded
 from c4cli.client.realm_client import history
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import names
 from c4cli.commands.views import checked, game_calls, load_game
 from c4cli.escape import printable

@@ -11,7 +11,6 @@ from c4cli import outbox
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import Receipt
-from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status, game_of
 from c4cli.coins import format_coins, gnot, parse_amount, parse_ugnot
@@ -19,6 +18,7 @@ from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, TxCommand, common_options, key_argument, tx_options
 from c4cli.commands.params import Seconds
+from c4cli.commands.run import current
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions

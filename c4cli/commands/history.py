@@ -14,8 +14,8 @@ import click
 
 from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import proof_text
-from c4cli.cli.invocation import current
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import call_text, names, who
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable

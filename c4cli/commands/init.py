@@ -11,12 +11,12 @@ import click
 
 from c4cli.address import package_address
 from c4cli.chain.clock import check_settable, format_time, parse_time
-from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis
 from c4cli.client import fork as forks
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.cheat import plural, read_state
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.sync import progress_bar
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.errors import BadInput

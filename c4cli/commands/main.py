@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from c4cli import __version__
-from c4cli.cli.invocation import Invocation, current
 from c4cli.commands.ending import (
     PipeClosed,
     check_text,
@@ -22,6 +21,7 @@ from c4cli.commands.ending import (
     stdout_broken,
 )
 from c4cli.commands.options import group_options
+from c4cli.commands.run import Invocation, current
 from c4cli.interrupts import Interrupted, deferred
 
 # Subcommands are imported lazily, so `c4 query …` never pays for the modules of

@@ -9,7 +9,6 @@ from typing import Any
 import click
 
 from c4cli.chain.interface import Reader
-from c4cli.cli.invocation import current
 from c4cli.client import connect, genesis
 from c4cli.commands import node_info
 from c4cli.commands.node_info import binaries
@@ -17,6 +16,7 @@ from c4cli.commands.node_info import devnode_module as _devnode
 from c4cli.commands.node_info import network_module as _network
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.params import Count
+from c4cli.commands.run import current
 from c4cli.commands.transact import resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput

@@ -18,12 +18,12 @@ import click
 
 from c4cli import outbox, settings
 from c4cli.chain.interface import SIMULATE_MODES, Chain, SendPolicy
-from c4cli.cli.invocation import current
 from c4cli.client import offline
 from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands import complete
 from c4cli.commands.ending import echo
 from c4cli.commands.options import INT64, common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.transact import fee_cap, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable

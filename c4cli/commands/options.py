@@ -11,11 +11,11 @@ import click
 
 from c4cli.address import canonical
 from c4cli.chain.interface import SIMULATE_MODES
-from c4cli.cli.invocation import current
 from c4cli.commands import complete
 
 # emit_json lives where the fast lane can reach it without click; commands take it from here.
 from c4cli.commands.ending import emit_json as emit_json
+from c4cli.commands.run import current
 from c4cli.commands.txopts import TxOptions
 from c4cli.wire.tx import DEFAULT_GAS_WANTED
 
@@ -34,7 +34,7 @@ FIELDS = {
 
 
 def _remember(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
-    """Write an option into the run (``cli/invocation.py``): given to a group, it is the
+    """Write an option into the run (``commands/run.py``): given to a group, it is the
     default of the same option on the command below (whose default reads the run)."""
     source = ctx.get_parameter_source(param.name or "")
     if source is not None and source is not click.core.ParameterSource.DEFAULT:

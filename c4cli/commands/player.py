@@ -10,7 +10,6 @@ from typing import Any
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.cli.invocation import current
 from c4cli.client import workflow
 from c4cli.client.player import STATUSES, Group, Ledger, Standing, expired_offers, ledger
 from c4cli.client.verified import marks_of, verification_of
@@ -20,6 +19,7 @@ from c4cli.commands.calls import run_call
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.game import address_arg
 from c4cli.commands.options import TxCommand, common_options, tx_options
+from c4cli.commands.run import current
 from c4cli.commands.text import game_id_arg, names, who
 from c4cli.commands.transact import (
     acting_address,

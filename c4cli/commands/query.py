@@ -6,10 +6,10 @@ from pathlib import Path
 
 import click
 
-from c4cli.cli.invocation import current
 from c4cli.commands import complete
 from c4cli.commands.options import common_options
 from c4cli.commands.query_paths import answer
+from c4cli.commands.run import current
 
 
 @click.command()

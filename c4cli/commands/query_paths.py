@@ -21,7 +21,7 @@ NAMED = ("game", "active", "leaders", "render", "fees", "player", "balance", "ac
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import ChainReader
-    from c4cli.cli.invocation import Invocation
+    from c4cli.commands.run import Invocation
 
 
 def answer(

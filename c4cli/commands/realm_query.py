@@ -12,12 +12,12 @@ import json
 from pathlib import Path
 
 from c4cli.chain.interface import ChainReader
-from c4cli.cli.invocation import current
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.client.verified import marks_of, verification_of
 from c4cli.coins import gnot, parse_coins
 from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable

@@ -8,10 +8,10 @@ from typing import Any
 
 import click
 
-from c4cli.cli.invocation import current
 from c4cli.client.connect import shown_url
 from c4cli.commands.init import LocalInit, init_local
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput

@@ -12,10 +12,10 @@ import click
 
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
-from c4cli.cli.invocation import current
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
+from c4cli.commands.run import current
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions

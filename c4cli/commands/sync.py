@@ -12,10 +12,10 @@ import click
 from rich.console import Console
 from rich.progress import Progress
 
-from c4cli.cli.invocation import current
 from c4cli.client.history import Done, listed, synced
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
+from c4cli.commands.run import current
 from c4cli.commands.text import call_text, names, who
 from c4cli.errors import BadInput
 from c4cli.escape import printable

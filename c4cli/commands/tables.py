@@ -13,11 +13,11 @@ from pathlib import Path
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.cli.invocation import current
 from c4cli.client.realm_client import RealmClient, Status
 from c4cli.client.verified import Verification, marks_of, verification_of
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import names, who
 from c4cli.commands.views import next_block_time, on_terminal
 from c4cli.escape import printable

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from c4cli.cli.invocation import current
+from c4cli.commands.run import current
 from c4cli.errors import BadInput
 
 

@@ -26,10 +26,10 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import proof_fields, proof_line
-from c4cli.cli.invocation import current
 from c4cli.client import connect
 from c4cli.coins import format_coins, parse_amount, parse_ugnot, ugnot_in
 from c4cli.commands.ending import echo, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import key_names
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, Refused, UnknownAccount

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 import click
 
 from c4cli.chain.clock import format_time
-from c4cli.cli.invocation import current
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.client.verified import GameCheck, game_check_of
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
+from c4cli.commands.run import current
 from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused

@@ -13,15 +13,15 @@ from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any
 
-from c4cli.address import encode_address
 from c4cli.errors import BadInput, PathOutOfRange
+from c4cli.wire import pubkeys
 
 # The order n of secp256k1: a signature with s above n/2 is the malleated twin
 # of a valid one, and tm2 refuses it.
 _ORDER = 0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141
 _HALF_ORDER = _ORDER // 2
 SIGNATURE_LEN = 64
-PUBKEY_TYPE = "/tm.PubKeySecp256k1"
+PUBKEY_TYPE = pubkeys.SECP256K1
 
 
 @cache
@@ -100,10 +100,9 @@ def public_key(private_key: bytes) -> bytes:
     return pub
 
 
-@lru_cache(maxsize=4096)
 def address_of(pub_key: bytes) -> str:
-    """The bech32 ``g`` address of a compressed public key (memoised: bech32 is slow)."""
-    return encode_address(hashlib.new("ripemd160", hashlib.sha256(pub_key).digest()).digest())
+    """The bech32 ``g`` address of a compressed public key."""
+    return pubkeys.address(pub_key)
 
 
 def sign(private_key: bytes, sign_bytes: bytes) -> bytes:

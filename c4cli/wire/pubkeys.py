@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from functools import lru_cache
 from typing import Any, NamedTuple, Union
 
 from c4cli.address import decode_bech32, encode_address, encode_bech32
 from c4cli.errors import BadInput
-from c4cli.wire import crypto
 from c4cli.wire.protowire import (
     DecodeError,
     any_value,
@@ -26,7 +26,7 @@ from c4cli.wire.protowire import (
     wire_fields,
 )
 
-SECP256K1 = crypto.PUBKEY_TYPE
+SECP256K1 = "/tm.PubKeySecp256k1"
 MULTISIG = "/tm.PubKeyMultisig"
 MAX_NESTING = 6  # levels of multisig, counting the outer one
 MAX_KEYS = 14  # keys in all, multisigs and members alike
@@ -141,10 +141,9 @@ def address_bytes(key: PubKey) -> bytes:
     return hashlib.sha256(any_bytes(key)).digest()[:20]
 
 
+@lru_cache(maxsize=4096)
 def address(key: PubKey) -> str:
-    """The ``g1…`` address the key signs for."""
-    if isinstance(key, bytes):
-        return crypto.address_of(key)
+    """The ``g1…`` address the key signs for (memoised: bech32 is slow)."""
     return encode_address(address_bytes(key))
 
 
@@ -282,6 +281,8 @@ def verify(key: PubKey, message: bytes, signature: bytes) -> bool:
     """Whether ``signature`` is the key's over ``message``: a multisig needs at least its
     threshold of members, every signature given valid."""
     if isinstance(key, bytes):
+        from c4cli.wire import crypto  # signing's module: a signature checked, not a key read
+
         return crypto.verify(key, message, signature)
     try:
         check(key)

@@ -177,7 +177,7 @@ def test_quiet_drops_notices_that_are_not_about_money(home: Home, how: tuple[str
 
 def test_quiet_never_silences_what_is_said_about_money(capsys: pytest.CaptureFixture[str]) -> None:
     from c4cli import errors
-    from c4cli.cli.invocation import Invocation
+    from c4cli.commands.run import Invocation
 
     Invocation([]).begin().set_quiet(True)
     errors.notice("a notice")
@@ -236,7 +236,7 @@ def test_the_gnoland_version_is_read_from_the_binary(
 ) -> None:
     """Issue 48: `c4 node start` says the version Go recorded in the binary it runs (not
     a constant), and notes once one that is not the pinned version."""
-    from c4cli.cli.invocation import Invocation
+    from c4cli.commands.run import Invocation
     from c4cli.gnoland.binaries import GNO_VERSION, checked_version, gno_version
 
     folder = tmp_path / "bin"
