@@ -13,8 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import NamedTuple
 
 from c4cli.errors import BadInput
@@ -39,8 +39,7 @@ def _flag(text: str | None) -> bool:
     return (text or "") not in ("", "0")
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The environment of one run, as c4 reads it."""
 
     home: str | None = None
@@ -57,7 +56,7 @@ class Settings:
     fault: str = ""
     timeout: str = ""
     block_timeout: str = ""
-    passwords: Mapping[str, str] = field(default_factory=dict)  # $C4_*PASSWORD, even empty
+    passwords: Mapping[str, str] = MappingProxyType({})  # $C4_*PASSWORD, even empty
     cache_home: Path = Path.home() / ".cache"
     gno_bin: str = ""
     gnoroot: str = ""

@@ -10,10 +10,12 @@ sync`, :mod:`c4cli.node.history`), each an :class:`IndexedTx`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from c4cli.wire.blocks import Validator
 
 # A validator as tm2 lists one, and as c4 keeps one.
-from c4cli.wire.blocks import Validator as Validator
 
 
 class Proven(NamedTuple):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -119,7 +118,7 @@ def with_signature(tx: Tx, entry: Signature) -> Tx:
             break
     else:
         signatures.append(entry)
-    return replace(tx, signatures=tuple(signatures))
+    return tx._replace(signatures=tuple(signatures))
 
 
 def read_signature(path: Path) -> tuple[PubKey, bytes]:

@@ -31,14 +31,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from c4cli.address import decode_bech32
-from c4cli.chain.trust import Proven, TrustedSet, TrustStore, Validator
+from c4cli.chain.trust import Proven, TrustedSet, TrustStore
 from c4cli.errors import NoValidators, Unreachable, Unverified, warn_once
 from c4cli.node import rpc
 from c4cli.node.light import signed_hash, trusted_power, verify_commit
 from c4cli.node.rpc import Ask, Malformed, Rpc
 from c4cli.node.transport import NoMethod, Transport
 from c4cli.wire.abci import ResponseDeliverTx, Unencodable, results_hash
-from c4cli.wire.blocks import Commit, Header, validators_hash
+from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
 from c4cli.wire.rpc import ResultBlock, ResultCommit
 
 FRESH = 0.5  # seconds a proven last block is the head before it is asked again

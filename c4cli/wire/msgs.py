@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, NamedTuple
 
 from c4cli.wire import pubkeys
 from c4cli.wire.fields import (
@@ -46,11 +45,13 @@ AUTH_MSGS = (MSG_CREATE_SESSION, MSG_REVOKE_SESSION, MSG_REVOKE_ALL_SESSIONS)
 # -- the kinds c4 sends -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MsgCall:
+class MsgCall(NamedTuple):
     """``/vm.m_call``: a realm function called, with coins sent along."""
 
-    type_url: ClassVar[str] = MSG_CALL
+    @property
+    def type_url(self) -> str:
+        return MSG_CALL
+
     caller: str
     pkg_path: str
     func: str
@@ -103,11 +104,13 @@ class MsgCall:
         return cls(caller, pkg_path, func, read_texts(found, 6), send, max_deposit)
 
 
-@dataclass(frozen=True, slots=True)
-class MsgSend:
+class MsgSend(NamedTuple):
     """``/bank.MsgSend``: coins from one account to another."""
 
-    type_url: ClassVar[str] = MSG_SEND
+    @property
+    def type_url(self) -> str:
+        return MSG_SEND
+
     from_address: str
     to_address: str
     amount: str
@@ -116,7 +119,9 @@ class MsgSend:
     def signer(self) -> str:
         return self.from_address
 
-    name: ClassVar[str] = "send"
+    @property
+    def name(self) -> str:
+        return "send"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -143,14 +148,19 @@ class MsgSend:
         return cls(*(read_text(found, n) for n in (1, 2, 3)))
 
 
-@dataclass(frozen=True, slots=True)
-class MsgCreateSession:
+class MsgCreateSession(NamedTuple):
     """``/auth.m_create_session``: a session key authorised (``expires_at`` 0: never
     expires). ``allow_paths``, ``spend_limit`` and ``spend_period`` are ``omitempty`` in
     tm2, so an empty one is left out of the signed JSON."""
 
-    type_url: ClassVar[str] = MSG_CREATE_SESSION
-    name: ClassVar[str] = "create_session"
+    @property
+    def type_url(self) -> str:
+        return MSG_CREATE_SESSION
+
+    @property
+    def name(self) -> str:
+        return "create_session"
+
     creator: str
     session_key: pubkeys.PubKey
     expires_at: int = 0
@@ -207,12 +217,17 @@ class MsgCreateSession:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class MsgRevokeSession:
+class MsgRevokeSession(NamedTuple):
     """``/auth.m_revoke_session``: one session revoked, named by its public key."""
 
-    type_url: ClassVar[str] = MSG_REVOKE_SESSION
-    name: ClassVar[str] = "revoke_session"
+    @property
+    def type_url(self) -> str:
+        return MSG_REVOKE_SESSION
+
+    @property
+    def name(self) -> str:
+        return "revoke_session"
+
     creator: str
     session_key: pubkeys.PubKey
 
@@ -236,12 +251,17 @@ class MsgRevokeSession:
         return cls(read_text(found, 1), read_key(found, 2))
 
 
-@dataclass(frozen=True, slots=True)
-class MsgRevokeAllSessions:
+class MsgRevokeAllSessions(NamedTuple):
     """``/auth.m_revoke_all_sessions``: every session of the account revoked."""
 
-    type_url: ClassVar[str] = MSG_REVOKE_ALL_SESSIONS
-    name: ClassVar[str] = "revoke_all_sessions"
+    @property
+    def type_url(self) -> str:
+        return MSG_REVOKE_ALL_SESSIONS
+
+    @property
+    def name(self) -> str:
+        return "revoke_all_sessions"
+
     creator: str
 
     @property
@@ -266,8 +286,7 @@ class MsgRevokeAllSessions:
 # -- the kinds c4 reads: their bytes kept -----------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MsgPackage:
+class MsgPackage(NamedTuple):
     """``/vm.m_addpkg`` (a package deployed) or ``/vm.m_run`` (code run once): who signed,
     the package's name and path, and the message's bytes (its files stay in them)."""
 
@@ -313,8 +332,7 @@ class MsgPackage:
 _PACKAGE_MSGS = {MSG_ADD_PACKAGE: ("creator", 2), MSG_RUN: ("caller", 4)}
 
 
-@dataclass(frozen=True, slots=True)
-class MsgOther:
+class MsgOther(NamedTuple):
     """A kind c4 neither sends nor reads: its type and its bytes."""
 
     type_url: str
@@ -346,8 +364,11 @@ Msg = (
 )
 SentMsg = MsgCall | MsgSend | MsgCreateSession | MsgRevokeSession | MsgRevokeAllSessions
 SENT: dict[str, type[SentMsg]] = {
-    kind.type_url: kind
-    for kind in (MsgCall, MsgSend, MsgCreateSession, MsgRevokeSession, MsgRevokeAllSessions)
+    MSG_CALL: MsgCall,
+    MSG_SEND: MsgSend,
+    MSG_CREATE_SESSION: MsgCreateSession,
+    MSG_REVOKE_SESSION: MsgRevokeSession,
+    MSG_REVOKE_ALL_SESSIONS: MsgRevokeAllSessions,
 }
 
 

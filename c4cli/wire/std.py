@@ -14,8 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.errors import Refused
 from c4cli.wire import pubkeys
@@ -50,8 +49,7 @@ __all__ = ["DecodeError", "EncodeError", "Fee", "Signature", "Tx", "decode_tx", 
 ZERO_ADDRESS = "g1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqluuxe"  # twenty zero bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Fee:
+class Fee(NamedTuple):
     """``std.Fee``: the gas wanted and the fee paid for it (a coin's text, ``""`` for none)."""
 
     gas_wanted: int
@@ -73,8 +71,7 @@ class Fee:
         return int64_field(1, self.gas_wanted) + string_field(2, self.gas_fee)
 
 
-@dataclass(frozen=True, slots=True)
-class Signature:
+class Signature(NamedTuple):
     """``std.Signature``: the public key (None until a chain knows it, or for a tx sent
     without a key), the signature's bytes, and the session that signed (None: the
     account's own key)."""
@@ -125,8 +122,7 @@ class Signature:
         return cls(key, read_bytes(found, 2), session)
 
 
-@dataclass(frozen=True, slots=True)
-class Tx:
+class Tx(NamedTuple):
     """``std.Tx``: its messages, fee, signatures (none: not signed yet) and memo."""
 
     msgs: tuple[Msg, ...]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -111,7 +110,7 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
     sig = tx.signature.signature
     before = chain.log_bytes()
     for bad in (high_s(sig), sig + b"\x00"):
-        forged = replace(tx, signatures=(replace(tx.signature, signature=bad),))
+        forged = tx._replace(signatures=(tx.signature._replace(signature=bad),))
         with pytest.raises(Refused, match="signature verification failed"):
             local.broadcast(forged)
     assert chain.log_bytes() == before
@@ -126,7 +125,7 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
     assert chain.log_bytes() == after
     with pytest.raises(Refused, match="signature verification failed"):
         local.broadcast(_tx(local, 5))  # a sequence from the future
-    wrong_chain = replace(_tx(local, 1), memo="edited after signing")
+    wrong_chain = _tx(local, 1)._replace(memo="edited after signing")
     with pytest.raises(Refused, match="signature verification failed"):
         local.broadcast(wrong_chain)
     assert chain.log_bytes() == after

@@ -10,7 +10,6 @@ import base64
 import hashlib
 import json
 import re
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -206,7 +205,7 @@ def test_bytes_sign_bytes_and_json_match_gnos_amino(
     go_amino: Any, tx: Tx, session: str | None, numbers: tuple[int, int]
 ) -> None:
     if session is not None:
-        tx = replace(tx, signatures=(replace(tx.signature, session_addr=session),))
+        tx = tx._replace(signatures=(tx.signature._replace(session_addr=session),))
     answer = go_amino.encode(tx.to_json(), "dev", *numbers)
     assert "error" not in answer, answer
     assert base64.b64encode(encode_tx(tx)).decode() == answer["bytes"]
