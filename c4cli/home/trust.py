@@ -36,7 +36,8 @@ import tomli_w
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
-from c4cli.wire.blocks import PubKey, Validator, b64, raw
+from c4cli.wire.blocks import PubKey, Validator
+from c4cli.wire.fields import b64, raw
 
 TRUST = "trust.toml"
 LOCK = ".trust.lock"

@@ -21,7 +21,7 @@ from c4cli.node.rpc import Ask, Replies, Rpc
 from c4cli.node.spec import Historian, NodeSpec, Prover
 from c4cli.node.transport import Link, Transport
 from c4cli.wire import results
-from c4cli.wire.blocks import int64
+from c4cli.wire.fields import int64
 from c4cli.wire.paths import GASPRICE, SIMULATE
 from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 

@@ -20,29 +20,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from c4cli.wire.blocks import b64, int64, mapping, raw, text
 from c4cli.wire.events import (
     Event,
     any_parts,
     event_from_amino,
     event_from_json,
     optional_text,
-    string,
     strings,
 )
 from c4cli.wire.events import (
     Unencodable as Unencodable,
 )
+from c4cli.wire.fields import b64, int64, int64_field, mapping, raw, string_field, text
 from c4cli.wire.merkle import merkle_root
 from c4cli.wire.protowire import (
-    VARINT,
     any_value,
     bytes_field,
-    encode_varint,
-    field_key,
     unzigzag,
     wire_fields,
-    zigzag,
 )
 
 STRING_ERROR = "/abci.StringError"
@@ -78,7 +73,7 @@ class AbciError:
         without fields with none."""
         if self.fields:
             raise Unencodable(f"an error of type {self.type_url} with fields")
-        return any_value(self.type_url, string(1, self.text))
+        return any_value(self.type_url, string_field(1, self.text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,9 +134,9 @@ class ResponseDeliverTx:
 
     def amino(self) -> bytes:
         """The whole result in amino binary, as a simulation (``.app/simulate``) answers."""
-        inner = self.result_bytes() + string(4, self.log) + string(5, self.info)
+        inner = self.result_bytes() + string_field(4, self.log) + string_field(5, self.info)
         out = bytes_field(1, inner) if inner else b""
-        return out + _int(2, self.gas_wanted) + _int(3, self.gas_used)
+        return out + int64_field(2, self.gas_wanted) + int64_field(3, self.gas_used)
 
     @classmethod
     def from_amino(cls, data: bytes) -> ResponseDeliverTx:
@@ -165,10 +160,6 @@ class ResponseDeliverTx:
                         said = item.decode("utf-8", "replace")
                         log, info = (said, info) if inner == 4 else (log, said)
         return cls(error, body, tuple(events), log, info, gas[2], gas[3])
-
-
-def _int(number: int, value: int) -> bytes:
-    return field_key(number, VARINT) + encode_varint(zigzag(value)) if value else b""
 
 
 def _error_of_any(data: bytes) -> AbciError:

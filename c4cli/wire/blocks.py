@@ -15,67 +15,18 @@ tests/gnoland/test_light.py and test_light_vectors.py, to a real gnoland's block
 
 from __future__ import annotations
 
-import base64
 import struct
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from c4cli.wire.fields import b64, data_field, int64, int64_field, mapping, raw, text
 from c4cli.wire.merkle import merkle_root, txs_root
 from c4cli.wire.protowire import VARINT, any_value, bytes_field, encode_varint, field_key, zigzag
 
 FIXED64 = 1
 PRECOMMIT = 2  # tm2's SignedMsgType of a precommit
-
-
-def int64(value: object) -> int:
-    """An int64 of amino JSON (text, or a number): TypeError or ValueError otherwise."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise TypeError("not an int64")
-    number = int(value)
-    if not -(2**63) <= number < 2**63:
-        raise ValueError("outside int64")
-    return number
-
-
-def raw(value: object) -> bytes:
-    """Bytes of amino JSON (base64; null or "" for none): TypeError or ValueError otherwise."""
-    if value is None or value == "":
-        return b""
-    if not isinstance(value, str):
-        raise TypeError("not bytes")
-    return base64.b64decode(value, validate=True)
-
-
-def b64(data: bytes) -> str | None:
-    """Bytes as amino JSON writes them; none as null."""
-    return base64.b64encode(data).decode() if data else None
-
-
-def text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError("not a string")
-    return value
-
-
-def mapping(value: object) -> Mapping[str, Any]:
-    """A JSON object of an answer (null read as an empty one)."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise TypeError("not an object")
-    return value
-
-
-def _int_field(number: int, value: int) -> bytes:
-    """An int64 field as amino writes it: a zigzag varint, omitted when 0."""
-    return field_key(number, VARINT) + encode_varint(zigzag(value)) if value else b""
-
-
-def _bytes_field(number: int, data: bytes) -> bytes:
-    """A bytes or string field, omitted when empty."""
-    return bytes_field(number, data) if data else b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +96,8 @@ class BlockID:
         inner = b""
         if total:
             inner = field_key(1, VARINT) + encode_varint(total if canonical else zigzag(total))
-        inner += _bytes_field(2, self.parts.hash)
-        return _bytes_field(1, self.hash) + _bytes_field(2, inner)
+        inner += data_field(2, self.parts.hash)
+        return data_field(1, self.hash) + data_field(2, inner)
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,16 +171,16 @@ class Header:
             return None
         time = self.time.amino()
         fields = [
-            _bytes_field(1, self.version.encode()),
-            _bytes_field(1, self.chain_id.encode()),
-            _int_field(1, self.height),
+            data_field(1, self.version.encode()),
+            data_field(1, self.chain_id.encode()),
+            int64_field(1, self.height),
             time,
-            _int_field(1, self.num_txs),
-            _int_field(1, self.total_txs),
-            _bytes_field(1, self.app_version.encode()),
+            int64_field(1, self.num_txs),
+            int64_field(1, self.total_txs),
+            data_field(1, self.app_version.encode()),
             self.last_block_id.amino(),
             *(
-                _bytes_field(1, value)
+                data_field(1, value)
                 for value in (
                     self.last_commit_hash,
                     self.data_hash,
@@ -240,7 +191,7 @@ class Header:
                     self.last_results_hash,
                 )
             ),
-            _bytes_field(1, self.proposer_address.encode()),
+            data_field(1, self.proposer_address.encode()),
         ]
         return merkle_root(fields)
 
@@ -291,9 +242,9 @@ class Vote:
         for number, value in ((2, self.height), (3, self.round)):
             if value:
                 out += field_key(number, FIXED64) + struct.pack("<q", value)
-        out += _bytes_field(4, self.block_id.amino(canonical=True))
-        out += _bytes_field(5, self.timestamp.amino())
-        out += _bytes_field(6, chain_id.encode())
+        out += data_field(4, self.block_id.amino(canonical=True))
+        out += data_field(5, self.timestamp.amino())
+        out += data_field(6, chain_id.encode())
         return encode_varint(len(out)) + out
 
 
@@ -332,7 +283,7 @@ class PubKey:
 
     def amino(self) -> bytes:
         """The key as an amino ``Any``: its struct holds the key's bytes in field 1."""
-        return any_value(self.type_url, _bytes_field(1, self.value))
+        return any_value(self.type_url, data_field(1, self.value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -369,7 +320,7 @@ class Validator:
         """What a validator set's hash holds of it: its key (an Any of the key's struct,
         its bytes in field 1) and its power."""
         key = bytes_field(1, self.pub_key.amino())
-        return key + _int_field(2, self.voting_power)
+        return key + int64_field(2, self.voting_power)
 
 
 def validators_hash(validators: Sequence[Validator]) -> bytes | None:

@@ -15,16 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from c4cli.gotext import go_json
-from c4cli.wire.blocks import int64, mapping, text
+from c4cli.wire.fields import int64, int64_field, mapping, string_field, text
 from c4cli.wire.protowire import (
     VARINT,
     any_value,
     bytes_field,
-    encode_varint,
     field_key,
     unzigzag,
     wire_fields,
-    zigzag,
 )
 
 TRANSFER = "/bank.TransferEvent"
@@ -36,15 +34,6 @@ _COIN = re.compile(r"^(-?[0-9]+)([a-z][a-z0-9/:._-]*)$")
 
 class Unencodable(ValueError):
     """A result holding an event or error type whose amino encoding c4 does not know."""
-
-
-def string(number: int, value: str) -> bytes:
-    """A string field, omitted when empty."""
-    return bytes_field(number, value.encode()) if value else b""
-
-
-def _int(number: int, value: int) -> bytes:
-    return field_key(number, VARINT) + encode_varint(zigzag(value)) if value else b""
 
 
 def optional_text(value: object) -> str:
@@ -72,7 +61,11 @@ class TransferEvent:
         return {"@type": TRANSFER, "from": self.sender, "to": self.receiver, "coins": self.coins}
 
     def amino(self) -> bytes:
-        fields = string(1, self.sender) + string(2, self.receiver) + string(3, self.coins)
+        fields = (
+            string_field(1, self.sender)
+            + string_field(2, self.receiver)
+            + string_field(3, self.coins)
+        )
         return any_value(TRANSFER, fields)
 
     def plain(self) -> dict[str, Any]:
@@ -101,9 +94,12 @@ class GnoEvent:
 
     def amino(self) -> bytes:
         attrs = b"".join(
-            bytes_field(2, string(1, key) + string(2, value)) for key, value in self.attrs
+            bytes_field(2, string_field(1, key) + string_field(2, value))
+            for key, value in self.attrs
         )
-        return any_value(GNO_EVENT, string(1, self.type) + attrs + string(3, self.pkg_path))
+        return any_value(
+            GNO_EVENT, string_field(1, self.type) + attrs + string_field(3, self.pkg_path)
+        )
 
     def plain(self) -> dict[str, Any]:
         found = self.to_json()
@@ -143,7 +139,11 @@ class StorageEvent:
         return out | ({"refund_withheld": self.refund_withheld} if self.unlock else {})
 
     def amino(self) -> bytes:
-        inner = _int(1, self.bytes_delta) + string(2, self.coin) + string(3, self.pkg_path)
+        inner = (
+            int64_field(1, self.bytes_delta)
+            + string_field(2, self.coin)
+            + string_field(3, self.pkg_path)
+        )
         inner += field_key(4, VARINT) + b"\x01" if self.refund_withheld else b""
         return any_value(self.type_url, inner)
 

@@ -23,7 +23,49 @@ from c4cli.wire.protowire import (
     zigzag,
 )
 
-# -- amino JSON ----------------------------------------------------------------------
+# -- a node's answers: amino JSON values, TypeError or ValueError when they are not ----
+
+
+def int64(value: object) -> int:
+    """An int64 of amino JSON (text, or a number): TypeError or ValueError otherwise."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise TypeError("not an int64")
+    number = int(value)
+    if not -(2**63) <= number < 2**63:
+        raise ValueError("outside int64")
+    return number
+
+
+def raw(value: object) -> bytes:
+    """Bytes of amino JSON (base64; null or "" for none): TypeError or ValueError otherwise."""
+    if value is None or value == "":
+        return b""
+    if not isinstance(value, str):
+        raise TypeError("not bytes")
+    return base64.b64decode(value, validate=True)
+
+
+def b64(data: bytes) -> str | None:
+    """Bytes as amino JSON writes them; none as null."""
+    return base64.b64encode(data).decode() if data else None
+
+
+def text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
+
+def mapping(value: object) -> Mapping[str, Any]:
+    """A JSON object of an answer (null read as an empty one)."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError("not an object")
+    return value
+
+
+# -- amino JSON of a transaction: EncodeError naming the field -------------------------
 
 
 def text_of(doc: Mapping[str, Any], name: str, default: str | None = None) -> str:
@@ -86,6 +128,11 @@ def bytes_of(doc: Mapping[str, Any], name: str) -> bytes:
 def string_field(number: int, text: str) -> bytes:
     """A string field; left out when empty."""
     return bytes_field(number, text.encode()) if text else b""
+
+
+def data_field(number: int, data: bytes) -> bytes:
+    """A bytes field; left out when empty."""
+    return bytes_field(number, data) if data else b""
 
 
 def int64_field(number: int, value: int) -> bytes:

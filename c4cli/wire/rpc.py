@@ -22,12 +22,8 @@ from c4cli.wire.blocks import (
     Header,
     Time,
     Validator,
-    b64,
-    int64,
-    mapping,
-    raw,
-    text,
 )
+from c4cli.wire.fields import b64, int64, mapping, raw, text
 
 
 class Method(StrEnum):
