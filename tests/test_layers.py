@@ -659,3 +659,19 @@ def test_a_transaction_is_read_by_its_fields_not_its_json_keys() -> None:
             continue
         found += [f"{where}:{line} {key}" for line, key in keys_read(path) if key in keys]
     assert found == []
+
+
+def test_no_module_imports_dataclasses() -> None:
+    """Every command loads the wire's values and the run's settings: ``dataclasses`` (and
+    the inspect, ast and dis it brings) cost each command some 5-10 ms, and defining a
+    frozen dataclass about half a millisecond more (c4cli/records.py). Values are
+    NamedTuples or Records."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            if any(name.split(".")[0] == "dataclasses" for name in names):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert found == []

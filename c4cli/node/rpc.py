@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from c4cli.errors import Unreachable
@@ -39,12 +38,16 @@ class Malformed(Unreachable):
     """An answer in a shape the node never sends (exit 4, as any answer c4 cannot use)."""
 
 
-@dataclass(frozen=True, eq=False)
 class Ask(Generic[T_co]):
-    """One call, and how its result is read into a value."""
+    """One call, and how its result is read into a value. Each ask is its own: a batch
+    finds its answer by the ask itself (a plain class: ``dataclasses`` costs a command
+    its import, c4cli/records.py)."""
 
-    call: RpcCall
-    read: Callable[[Any], T_co]
+    __slots__ = ("call", "read")
+
+    def __init__(self, call: RpcCall, read: Callable[[Any], T_co]) -> None:
+        self.call = call
+        self.read = read
 
     def value(self, node: str, answer: object) -> T_co:
         """The call's answer (its result, or the Unreachable it made) as its value."""

@@ -17,8 +17,7 @@ and an error with fields, cannot be hashed (:class:`Unencodable`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.wire.events import (
     Event,
@@ -43,8 +42,7 @@ from c4cli.wire.protowire import (
 STRING_ERROR = "/abci.StringError"
 
 
-@dataclass(frozen=True, slots=True)
-class AbciError:
+class AbciError(NamedTuple):
     """A result's error: its type, and a realm panic's text (``/abci.StringError``).
     ``fields`` holds what an error of another shape carried (it cannot be hashed)."""
 
@@ -76,8 +74,7 @@ class AbciError:
         return any_value(self.type_url, string_field(1, self.text))
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseDeliverTx:
+class ResponseDeliverTx(NamedTuple):
     """A transaction's result (also a check's: the same fields)."""
 
     error: AbciError | None = None
@@ -172,15 +169,13 @@ def results_hash(results: Sequence[ResponseDeliverTx]) -> bytes | None:
     return merkle_root([result.result_bytes() for result in results])
 
 
-@dataclass(frozen=True, slots=True)
-class ProofOp:
+class ProofOp(NamedTuple):
     type: str
     key: bytes
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class ResponseQuery:
+class ResponseQuery(NamedTuple):
     """An ``abci_query`` answer's response: its base (a refusal's error and log), the key
     and value, the proof's operations (when one was asked for), the height."""
 
@@ -189,7 +184,7 @@ class ResponseQuery:
     log: str = ""
     key: bytes = b""
     value: bytes = b""
-    proof: tuple[ProofOp, ...] = field(default=())
+    proof: tuple[ProofOp, ...] = ()
     height: int = 0
 
     @property

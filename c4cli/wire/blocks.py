@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.wire.fields import b64, data_field, int64, int64_field, mapping, raw, text
 from c4cli.wire.merkle import merkle_root, txs_root
@@ -29,8 +28,7 @@ FIXED64 = 1
 PRECOMMIT = 2  # tm2's SignedMsgType of a precommit
 
 
-@dataclass(frozen=True, slots=True)
-class Time:
+class Time(NamedTuple):
     """A tm2 time: seconds since 1970 and nanoseconds, as amino keeps one."""
 
     seconds: int
@@ -63,14 +61,12 @@ class Time:
         return out + (field_key(2, VARINT) + encode_varint(self.nanos) if self.nanos else b"")
 
 
-@dataclass(frozen=True, slots=True)
-class PartSetHeader:
+class PartSetHeader(NamedTuple):
     total: int = 0
     hash: bytes = b""
 
 
-@dataclass(frozen=True, slots=True)
-class BlockID:
+class BlockID(NamedTuple):
     """A block's id: its header's hash, and its parts' header."""
 
     hash: bytes = b""
@@ -100,8 +96,7 @@ class BlockID:
         return data_field(1, self.hash) + data_field(2, inner)
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(NamedTuple):
     """A block header, its fields as tm2 orders them."""
 
     version: str
@@ -196,8 +191,7 @@ class Header:
         return merkle_root(fields)
 
 
-@dataclass(frozen=True, slots=True)
-class Vote:
+class Vote(NamedTuple):
     """A vote as a commit lists it."""
 
     type: int
@@ -248,8 +242,7 @@ class Vote:
         return encode_varint(len(out)) + out
 
 
-@dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(NamedTuple):
     """The precommits of a block: a slot for each validator, None where one did not sign."""
 
     block_id: BlockID
@@ -271,8 +264,7 @@ class Commit:
         return {"block_id": self.block_id.to_json(), "precommits": votes or None}
 
 
-@dataclass(frozen=True, slots=True)
-class PubKey:
+class PubKey(NamedTuple):
     """A public key as an amino ``Any``: its type URL and its bytes."""
 
     type_url: str
@@ -286,15 +278,27 @@ class PubKey:
         return any_value(self.type_url, data_field(1, self.value))
 
 
-@dataclass(frozen=True, slots=True)
-class Validator:
+class Validator(NamedTuple):
     """A validator: its address (bech32), public key and voting power (and its place in
     the proposers' rotation, which is no part of the set: not compared, not hashed)."""
 
     address: str
     pub_key: PubKey
     voting_power: int
-    proposer_priority: int = field(default=0, compare=False)
+    proposer_priority: int = 0
+
+    # The priority is no part of the set: two sets of the same validators are equal at
+    # any height (a tuple's own __ne__ does not go through __eq__: both are given).
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Validator):
+            return NotImplemented
+        return self[:3] == other[:3]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:3])
 
     @classmethod
     def from_json(cls, value: object) -> Validator:
@@ -328,8 +332,7 @@ def validators_hash(validators: Sequence[Validator]) -> bytes | None:
     return merkle_root([validator.amino() for validator in validators])
 
 
-@dataclass(frozen=True, slots=True)
-class BlockMeta:
+class BlockMeta(NamedTuple):
     block_id: BlockID
     header: Header
 
@@ -342,8 +345,7 @@ class BlockMeta:
         return {"block_id": self.block_id.to_json(), "header": self.header.to_json()}
 
 
-@dataclass(frozen=True, slots=True)
-class Block:
+class Block(NamedTuple):
     """A block: its header, its transactions' bytes, and the commit of the one before."""
 
     header: Header

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.gotext import go_json
 from c4cli.wire.fields import int64, int64_field, mapping, string_field, text
@@ -49,13 +48,14 @@ def coin(said: str) -> dict[str, Any]:
     return {"denom": found.group(2), "amount": int(found.group(1))}
 
 
-@dataclass(frozen=True, slots=True)
-class TransferEvent:
+class TransferEvent(NamedTuple):
     sender: str
     receiver: str
     coins: str  # std.Coins as amino writes them: "5ugnot,1foo"
 
-    type_url = TRANSFER
+    @property
+    def type_url(self) -> str:
+        return TRANSFER
 
     def to_json(self) -> dict[str, Any]:
         return {"@type": TRANSFER, "from": self.sender, "to": self.receiver, "coins": self.coins}
@@ -73,15 +73,16 @@ class TransferEvent:
         return {"from": self.sender, "to": self.receiver, "coins": coins}
 
 
-@dataclass(frozen=True, slots=True)
-class GnoEvent:
+class GnoEvent(NamedTuple):
     """A realm's ``chain.Emit``: its type, its attributes in order, the realm's path."""
 
     type: str
     attrs: tuple[tuple[str, str], ...]
     pkg_path: str
 
-    type_url = GNO_EVENT
+    @property
+    def type_url(self) -> str:
+        return GNO_EVENT
 
     def to_json(self) -> dict[str, Any]:
         attrs = [{"key": key, "value": value} for key, value in self.attrs]
@@ -110,8 +111,7 @@ class GnoEvent:
         return next((value for name, value in self.attrs if name == key), None)
 
 
-@dataclass(frozen=True, slots=True)
-class StorageEvent:
+class StorageEvent(NamedTuple):
     """A storage deposit locked (``bytes_delta`` above 0) or unlocked (below), with the
     coin it moved, and for an unlock whether its refund was withheld."""
 
@@ -156,8 +156,7 @@ class StorageEvent:
         return out | ({"refund_withheld": self.refund_withheld} if self.unlock else {})
 
 
-@dataclass(frozen=True, slots=True)
-class OtherEvent:
+class OtherEvent(NamedTuple):
     """An event of a kind gno.land v1.7.1 does not emit: kept as the node wrote it."""
 
     fields: Mapping[str, Any]

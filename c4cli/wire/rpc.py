@@ -10,9 +10,8 @@ nowhere else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from c4cli.wire.abci import ResponseDeliverTx, ResponseQuery
 from c4cli.wire.blocks import (
@@ -56,8 +55,7 @@ def _items(value: object) -> list[Any]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
-class ResultStatus:
+class ResultStatus(NamedTuple):
     """A ``status`` answer: the node's chain and software, its last block, whether it
     is still catching up, and (c4 serve's own) the address it serves at."""
 
@@ -123,8 +121,7 @@ class ResultStatus:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBlock:
+class ResultBlock(NamedTuple):
     """A ``block`` answer: the block, and its meta (its id; None where a node left it
     out: the header proves itself by its commit)."""
 
@@ -142,8 +139,7 @@ class ResultBlock:
         return {"block_meta": meta, "block": self.block.to_json()}
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBlockchain:
+class ResultBlockchain(NamedTuple):
     last_height: int
     block_metas: tuple[BlockMeta, ...]
 
@@ -164,8 +160,7 @@ class ResultBlockchain:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultCommit:
+class ResultCommit(NamedTuple):
     """A ``commit`` answer: a header and the commit that signed it."""
 
     header: Header
@@ -187,8 +182,7 @@ class ResultCommit:
         return {"signed_header": signed, "canonical": self.canonical}
 
 
-@dataclass(frozen=True, slots=True)
-class ResultValidators:
+class ResultValidators(NamedTuple):
     block_height: int
     validators: tuple[Validator, ...]
 
@@ -207,8 +201,7 @@ class ResultValidators:
         return {"block_height": str(self.block_height), "validators": rows or None}
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBlockResults:
+class ResultBlockResults(NamedTuple):
     """A ``block_results`` answer: each transaction's result, in the block's order."""
 
     height: int
@@ -240,13 +233,13 @@ class ResultBlockResults:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultTx:
-    """A ``tx`` answer: the transaction's hash, block, index in it, result and bytes."""
+class ResultTx(NamedTuple):
+    """A ``tx`` answer: the transaction's hash, block, place in it (tm2's ``index``: a
+    tuple's own ``index`` keeps its name), result and bytes."""
 
     hash: bytes
     height: int
-    index: int
+    place: int
     tx_result: ResponseDeliverTx
     tx: bytes
 
@@ -268,14 +261,13 @@ class ResultTx:
         return {
             "hash": b64(self.hash),
             "height": str(self.height),
-            "index": self.index,
+            "index": self.place,
             "tx_result": self.tx_result.to_json(),
             "tx": b64(self.tx),
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBroadcastTx:
+class ResultBroadcastTx(NamedTuple):
     """A ``broadcast_tx_sync`` (or ``async``) answer: the mempool's check, and the hash."""
 
     check: ResponseDeliverTx
@@ -300,8 +292,7 @@ class ResultBroadcastTx:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultBroadcastTxCommit:
+class ResultBroadcastTxCommit(NamedTuple):
     """A ``broadcast_tx_commit`` answer: the check, the result in its block, the hash,
     and the block's height (0 when the check refused it)."""
 
@@ -329,8 +320,7 @@ class ResultBroadcastTxCommit:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class ResultABCIQuery:
+class ResultABCIQuery(NamedTuple):
     response: ResponseQuery
 
     @classmethod

@@ -10,7 +10,6 @@ test_light.py checks the common ones against a real gnoland's headers."""
 from __future__ import annotations
 
 import base64
-import dataclasses
 
 import pytest
 
@@ -79,7 +78,7 @@ def test_each_result_reads_back_from_the_amino_it_writes() -> None:
     beside the hashed part): the same value, both ways."""
     for result in RESULTS:
         assert ResponseDeliverTx.from_amino(result.amino()) == result
-        said = dataclasses.replace(result, log="msg:0,success:false", info="i", gas_used=7)
+        said = result._replace(log="msg:0,success:false", info="i", gas_used=7)
         assert ResponseDeliverTx.from_amino(said.amino()) == said
 
 
