@@ -22,6 +22,7 @@ from c4cli.errors import Unreachable
 
 if TYPE_CHECKING:
     from c4cli.chain.trust import Proven, RealmHistory
+    from c4cli.jsonvalue import Document
     from c4cli.wire.pubkeys import PubKey
     from c4cli.wire.tx import Fee, Msg, Tx
 
@@ -87,6 +88,24 @@ class Messages(TypedDict):
     to: list[str | None] | None
 
 
+class BlockProof(TypedDict):
+    """What proves the block a transaction is in (`c4 tx`, a receipt on a node)."""
+
+    height: int
+    block_hash: str
+    signed_power: int  # the trusted set's voting power that signed it
+    total_power: int
+    result_proven: bool  # its result held to the next header's results hash too
+
+
+class ProofFields(TypedDict, total=False):
+    """Whether a transaction's block is proven (and how, or why not): a node's only."""
+
+    verified: bool
+    proof: BlockProof | None
+    unverified: str
+
+
 class ListedTx(Messages):
     """A transaction as `c4 log` and `c4 tx` list it, on either chain (see
     :mod:`c4cli.chain.listing` for each key's meaning)."""
@@ -103,9 +122,9 @@ class ListedTx(Messages):
     gas_wanted: int
     gas_used: int
     gas_fee: str | None
-    tx: NotRequired[dict[str, Any] | None]  # `c4 tx`: the transaction itself, as amino JSON
+    tx: NotRequired[Document | None]  # `c4 tx`: the transaction itself, as amino JSON
     verified: NotRequired[bool]  # `c4 tx` on a node: its block proven, or not (why)
-    proof: NotRequired[dict[str, Any] | None]
+    proof: NotRequired[BlockProof | None]
     unverified: NotRequired[str]
     impersonated: NotRequired[bool]  # the local chain: no key signed it (c4 --impersonate)
 
@@ -223,7 +242,7 @@ class SentLog(Protocol):
 
     def landed(self, receipt: Receipt, *, fee: str, error: str = "") -> None: ...
 
-    def unproven(self) -> list[dict[str, Any]]: ...
+    def unproven(self) -> list[ListedTx]: ...
 
     def rechecked(self, found: ListedTx) -> None: ...
 
@@ -233,7 +252,7 @@ class SentLog(Protocol):
 
     def holding(self, signer: Signer) -> AbstractContextManager[None]: ...
 
-    def entries(self) -> list[dict[str, Any]]: ...
+    def listed(self) -> list[ListedTx]: ...
 
     def unsettled(self, address: str, session: str | None) -> list[Unsettled]: ...
 

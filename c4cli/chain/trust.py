@@ -10,9 +10,11 @@ sync`, :mod:`c4cli.node.history`), each an :class:`IndexedTx`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
+    from c4cli.realm.memory import GameRecord, RealmSnapshot
+    from c4cli.wire.abci import ResponseDeliverTx
     from c4cli.wire.blocks import Validator
 
 # A validator as tm2 lists one, and as c4 keeps one.
@@ -84,9 +86,9 @@ class IndexedTx(NamedTuple):
     func: str  # the realm functions called, comma-separated ("" for other kinds)
     error: str  # the refusal's log, "" when it was delivered
     tx: bytes  # its amino bytes
-    # Its ResponseDeliverTx as the node's amino JSON wrote it, for what is not replayed
-    # (run, unknown: the events that say it reached the realm); {} for the rest.
-    result: dict[str, Any]
+    # Its ResponseDeliverTx, for what is not replayed (run, unknown: the events that say
+    # it reached the realm); None for the rest.
+    result: ResponseDeliverTx | None
 
     @property
     def ok(self) -> bool:
@@ -112,7 +114,7 @@ class RealmHistory(Protocol):
     def realm_path(self) -> str: ...
 
     @property
-    def memo(self) -> dict[str, Any]:
+    def memo(self) -> dict[str, object]:
         """What a caller keeps beside the history for the run (what it derived)."""
         ...
 
@@ -142,7 +144,7 @@ class Saved(NamedTuple):
     touched the realm, and the coins its calls moved (``Tally`` totals)."""
 
     height: int
-    state: dict[str, Any] | None
+    state: RealmSnapshot | None
     unknown: str
     changed: int
     tally: tuple[int, ...]
@@ -161,7 +163,7 @@ class ReplayKeep(Protocol):
     def save(
         self,
         saved: Saved,
-        settled: Sequence[tuple[int, dict[str, Any]]],
+        settled: Sequence[tuple[int, GameRecord]],
         used: Sequence[tuple[str, str]],
         calls: Sequence[tuple[int, int, int]],
     ) -> bool:
@@ -169,7 +171,7 @@ class ReplayKeep(Protocol):
         (game, height, position) since the last; False when a newer one stands."""
         ...
 
-    def record(self, game_id: int) -> dict[str, Any]:
+    def record(self, game_id: int) -> GameRecord:
         """A settled game's record (``Game.to_record``), as it was saved."""
         ...
 

@@ -22,6 +22,7 @@ from c4cli.client.player import live_games
 from c4cli.client.realm_client import RealmClient, Status
 from c4cli.client.replayed import Flow, Tally, tally_of
 from c4cli.coins import UGNOT, parse_coins
+from c4cli.jsonvalue import Document
 from c4cli.wire.paths import BALANCES
 
 
@@ -53,10 +54,10 @@ class Books(NamedTuple):
         solvent, and said; 0 when it holds no more than it owes."""
         return max(0, self.left - self.owed)
 
-    def discrepancies(self) -> list[dict[str, object]]:
+    def discrepancies(self) -> list[Document]:
         """What does not add up: the realm holding less than it owes (more is solvent:
         :attr:`surplus`), or its bank balance not what its books leave."""
-        found: list[dict[str, object]] = []
+        found: list[Document] = []
         if self.left < self.owed:
             found.append(
                 {

@@ -13,11 +13,13 @@ import base64
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
+from c4cli.jsonvalue import Document
 from c4cli.node.spec import Historian, NodeSpec, Prover
+from c4cli.node.urls import redact, split_urls
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 from c4cli.settings import DEFAULT_DEADLINES, Deadlines
 from c4cli.wire.paths import QFUNCS
@@ -25,7 +27,8 @@ from c4cli.wire.paths import QFUNCS
 if TYPE_CHECKING:
     from c4cli.chain.controls import LocalControls
     from c4cli.chain.interface import Chain, ChainReader, Head
-    from c4cli.chain.trust import RealmHistory, TrustedSet, TrustStore
+    from c4cli.chain.trust import RealmHistory, TrustedSet
+    from c4cli.home.trust import TrustFile
     from c4cli.node.chain import NodeChain
     from c4cli.node.reader import NodeReader
     from c4cli.node.transport import Transport
@@ -110,16 +113,24 @@ def new_local_chain(home: Path, *, force: bool) -> LocalControls:
     if bound is not None:
         if not force:
             raise HomeInUse(f"{home} is bound to a node", would="make a local chain instead")
-        from c4cli.home import journals
-
-        journals.check_leave(home, bound.chain_id)
-        kept_aside(journals.leave(home, bound.chain_id), bound.chain_id)
+        leave(home, bound.chain_id, now=True)
         forget_remote(home)
         _trust_file(home).forget()
     return chain
 
 
-def kept_aside(aside: Path | None, chain_id: str) -> None:
+def leave(home: Path, chain_id: str, *, now: bool) -> None:
+    """The home leaves chain ``chain_id``: refused while a transaction it sent there is
+    pending (:mod:`c4cli.home.journals`); ``now``: its journal set aside, and where it
+    went said. Without ``now``, only the check, made before anything is written."""
+    from c4cli.home import journals
+
+    journals.check_leave(home, chain_id)
+    if now:
+        _kept_aside(journals.leave(home, chain_id), chain_id)
+
+
+def _kept_aside(aside: Path | None, chain_id: str) -> None:
     """Say where the journal of the chain a home left went (when it had one)."""
     if aside is not None:
         warn_once(f"note: the journal of chain {chain_id!r} is kept as {aside}")
@@ -148,9 +159,7 @@ class Binding(NamedTuple):
 def shown_url(url: str) -> str:
     """A node URL (or a home's comma-separated list) as c4 prints it: credentials and
     paths (where hosted RPCs put API keys) left out."""
-    from c4cli.node import http, transport
-
-    return ",".join(http.redact(part) for part in transport.split_urls(url))
+    return ",".join(redact(part) for part in split_urls(url))
 
 
 def bind(
@@ -188,12 +197,10 @@ def bind(
         if other != node.transport.url:
             _reader()(NodeSpec(other, realm_path, node.chain_id, deadlines=deadlines)).head()
     node.query(QFUNCS, realm_path)  # the realm is there, or the node says so (exit 1)
-    from c4cli.home import journals
-
     before = read_remote(home)
     leaving = before is not None and before.chain_id != node.chain_id
     if before is not None and leaving:
-        journals.check_leave(home, before.chain_id)  # before anything is written
+        leave(home, before.chain_id, now=False)  # before anything is written
     source = f"--trust {height}:{block_hash}" if trust else "first use"
     trusted, fingerprint = None, ""
     if not trust_node:
@@ -202,7 +209,7 @@ def bind(
         )
     remote = Remote(url, node.chain_id, realm_path, trust_node=trust_node)
     if before is not None and leaving:
-        kept_aside(journals.leave(home, before.chain_id), before.chain_id)
+        leave(home, before.chain_id, now=True)
     write_remote(home, remote)
     if trusted is None:
         _trust_file(home).forget()  # a set trusted for an earlier binding is not this one's
@@ -214,16 +221,11 @@ def bind(
 def trusted_set(home: Path) -> tuple[TrustedSet, str] | None:
     """The validator set the home trusts and its fingerprint (`c4 trust`); None when it
     trusts none (a local chain, a binding that takes the node's word)."""
-    trusted = _trust_file(home).load()
-    if trusted is None:
-        return None
-    from c4cli.node import verify
-
-    return trusted, verify.fingerprint(trusted)
+    return _trust_file(home).fingerprinted()
 
 
 def trust_own_node(
-    home: Path, validators: list[dict[str, Any]], deadlines: Deadlines = DEFAULT_DEADLINES
+    home: Path, validators: list[Document], deadlines: Deadlines = DEFAULT_DEADLINES
 ) -> str:
     """`c4 node start`: the home trusts the validators of the genesis c4 wrote, once its
     node's last block verifies with them; the set's fingerprint."""
@@ -256,7 +258,7 @@ def _trust_anew(
     *,
     height: int = 0,
     block_hash: str = "",
-    validators: list[dict[str, Any]] | None = None,
+    validators: list[Document] | None = None,
     source: str,
 ) -> tuple[TrustedSet, str]:
     """A validator set to trust from now on, and its fingerprint: the node's at
@@ -317,7 +319,7 @@ def _historian(home: Path, chain_id: str, realm_path: str) -> Historian:
     return open_history
 
 
-def _trust_file(home: Path) -> TrustStore:
+def _trust_file(home: Path) -> TrustFile:
     from c4cli.home import trust
 
     return trust.TrustFile(home)

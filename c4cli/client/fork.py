@@ -32,7 +32,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli import settings
 from c4cli.address import package_address
@@ -42,6 +42,7 @@ from c4cli.client import connect, history, replayed
 from c4cli.coins import parse_coins
 from c4cli.errors import BadInput, Unreachable
 from c4cli.home.config import read_remote
+from c4cli.jsonvalue import Document
 from c4cli.local import genesis_state, state_document
 from c4cli.local.accounts import stored_key
 from c4cli.node import rpc
@@ -49,6 +50,10 @@ from c4cli.node.reader import CALLS, NodeReader
 from c4cli.node.sync import NodeHistory, Progress
 from c4cli.realm.memory import RealmState
 from c4cli.wire import pubkeys, results
+
+if TYPE_CHECKING:
+    from c4cli.local.accounts import AccountRecord
+    from c4cli.local.genesis_state import RealmRecord, StateDocument
 
 
 class Origin(NamedTuple):
@@ -81,7 +86,7 @@ class Forked(NamedTuple):
     """A state to begin a chain from, where it came from, and whether the cache had it."""
 
     data: bytes
-    origin: dict[str, Any]
+    origin: Document
     cached: bool
 
 
@@ -130,7 +135,7 @@ def forked(
     kept_history = NodeHistory(reader, connect.history_path(source, chain_id, realm_path), chain_id)
     through = Through(kept_history, at)
 
-    def read(made: replayed.Computed) -> tuple[set[str], dict[str, Any]]:
+    def read(made: replayed.Computed) -> tuple[set[str], RealmRecord]:
         if made.state is None or made.unknown:
             raise BadInput(
                 f"the realm's state at block {at} is not one c4 can compute from its signed "
@@ -141,7 +146,7 @@ def forked(
 
     named, realm = replayed.read_made(through, at, read)
     accounts = _accounts(reader, sorted(named), at)
-    origin = {
+    origin: Document = {
         "chain_id": chain_id,
         "url": connect.shown_url(url),
         "height": at,
@@ -149,7 +154,7 @@ def forked(
         "time": format_time(proven.time),
         "accounts": "the node's word at this height (auth/accounts)",
     }
-    document = {
+    document: StateDocument = {
         "c4_state": genesis_state.FORMAT,
         "chain_id": chain_id,
         "height": at,
@@ -177,7 +182,7 @@ class Through:
         return self.whole.realm_path
 
     @property
-    def memo(self) -> dict[str, Any]:
+    def memo(self) -> dict[str, object]:
         return {}
 
     def begun(self) -> bool:
@@ -196,7 +201,7 @@ class Through:
         return self.whole.index.signers(self.height)
 
 
-def _realm_record(realm: RealmState, keep: ReplayKeep) -> dict[str, Any]:
+def _realm_record(realm: RealmState, keep: ReplayKeep) -> RealmRecord:
     """The realm's part of a fork's genesis: its games and every commitment used, those
     the replay's checkpoint keeps out of memory too."""
     record = state_document.realm_record(realm)
@@ -216,10 +221,10 @@ def _named(realm: RealmState, signers: set[str]) -> set[str]:
     return found
 
 
-def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dict[str, Any]]:
+def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[AccountRecord]:
     """Each address's account at ``height``, as the node answers ``auth/accounts``
     (none for an address it holds no account of), as a state document lists one."""
-    listed: list[dict[str, Any]] = []
+    listed: list[AccountRecord] = []
     for part in range(0, len(addresses), CALLS):
         asked = addresses[part : part + CALLS]
         calls = [rpc.abci_query(results.account_path(a), b"", height) for a in asked]
@@ -233,7 +238,7 @@ def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[dic
     return listed
 
 
-def _record(address: str, account: results.Tm2Account) -> dict[str, Any]:
+def _record(address: str, account: results.Tm2Account) -> AccountRecord:
     """An account as a state document lists one (its key as the checkpoint keeps it)."""
     try:
         key = None if account.public_key is None else pubkeys.from_json(account.public_key)

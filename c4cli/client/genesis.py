@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli.chain.clock import parse_time
 from c4cli.coins import UGNOT, format_coins
@@ -23,6 +23,9 @@ from c4cli.local.state import ChainState
 from c4cli.wire import crypto
 
 PREMINE_UGNOT = 10_000_000 * 1_000_000  # 10,000,000 GNOT a key
+
+if TYPE_CHECKING:
+    from c4cli.local.genesis_state import StateDocument
 
 
 def with_dev_key(keyring: Keyring) -> str:
@@ -97,7 +100,7 @@ def loaded(data: bytes, source: str) -> Loaded:
     """The state document read from ``source``, checked by loading it into a chain's
     state (BadInput, in one line, when it is not one c4 can begin a chain from)."""
     try:
-        document = json.loads(data)
+        document: StateDocument = json.loads(data)  # its shape checked by loading it
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise BadInput(f"{source} is not JSON: not a state `c4 cheat dump` wrote") from None
     if not isinstance(document, dict) or document.get("c4_state") != genesis_state.FORMAT:

@@ -9,7 +9,7 @@ where it was left.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from c4cli.chain.clock import format_time
 from c4cli.chain.listing import LANDED, REFUSED, messages
@@ -22,6 +22,39 @@ from c4cli.node.reader import NodeReader
 from c4cli.node.sync import NodeHistory, Progress, SyncReport
 from c4cli.wire.msgs import Msg, MsgCall, MsgPackage, MsgSend
 from c4cli.wire.std import DecodeError, Fee, Tx, decode_tx
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from c4cli.chain.interface import Messages
+
+    class RowMessage(TypedDict, total=False):
+        """One message of a realm's transaction: a call (func, args, send, pkg_path), a
+        send (send, to), or another kind (type, package)."""
+
+        func: str
+        args: list[str]
+        send: str
+        pkg_path: str
+        to: str
+        type: str
+        package: str | None
+
+    class RealmRow(Messages):
+        """A transaction of the realm's history as `c4 log --realm` lists it."""
+
+        height: int
+        position: int
+        time: str
+        hash: str
+        kind: str
+        tx_status: str
+        signer: str | None
+        session: str | None
+        calls: list[RowMessage]
+        ok: bool
+        error: str | None
+
 
 Done = tuple[SyncReport, RealmIndex]  # what a sync did, and the index it grew
 
@@ -60,12 +93,12 @@ def synced(
     return history.sync(first, progress), history.index
 
 
-def listed(row: IndexedTx) -> dict[str, Any]:
+def listed(row: IndexedTx) -> RealmRow:
     """One transaction of the realm's history as `c4 log --realm` lists it: where and
     when, who signed (and with which session key), what it called, and its fate; each
     in the words `c4 log` gives a transaction (``tx_status``, ``func``, ``args``,
     ``send``, ``to``), beside the history's own (``kind``, ``calls``)."""
-    calls: list[dict[str, Any]] = []
+    calls: list[RowMessage] = []
     try:
         msgs: tuple[Msg, ...] = decode_tx(row.tx).msgs
     except (DecodeError, UnicodeDecodeError):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
 from c4cli.client.verified import checker_of
+from c4cli.engine import BadEncoding, Board
 from c4cli.errors import UNDECLARED, Refused, Unreachable
 from c4cli.escape import printable
 from c4cli.gotext import parse_result
@@ -26,9 +27,6 @@ from c4cli.realm.rules import Status as Status  # GameJSON's statuses, for the c
 from c4cli.records import Record
 from c4cli.wire.msgs import MsgCall
 from c4cli.wire.paths import QEVAL, QFUNCS, QRENDER
-
-if TYPE_CHECKING:
-    from c4cli.engine import Board
 
 
 class GameView(Record):
@@ -104,8 +102,6 @@ class GameView(Record):
         by either side's last disc: the engine's search, which refuses a four before
         the last move, tells which side moved first (CREATOR when both fit).
         """
-        from c4cli.engine import BadEncoding, Board
-
         mine, theirs = self.cells.count("1"), self.cells.count("2")
         if mine != theirs:
             first = CREATOR if mine > theirs else ACCEPTOR

@@ -231,9 +231,9 @@ def checker_of(reader: object) -> Checker | None:
     if history is None or not history.begun():
         return None
     memo = history.memo  # one checker a history, for the run
-    if "checker" not in memo:
-        memo["checker"] = Checker(history)
-    found: Checker = memo["checker"]
+    found = memo.get("checker")
+    if not isinstance(found, Checker):
+        found = memo["checker"] = Checker(history)
     return found
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,6 +19,7 @@ from c4cli.commands.transact import local_chain
 from c4cli.errors import Unreachable
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
+from c4cli.jsonvalue import Document
 
 
 @click.command()
@@ -66,8 +66,8 @@ def audit(home: Path, as_json: bool) -> None:
 
 
 def _document(
-    found: Books, realm_path: str, height: int, source: str, discrepancies: list[dict[str, Any]]
-) -> dict[str, Any]:
+    found: Books, realm_path: str, height: int, source: str, discrepancies: list[Document]
+) -> Document:
     return {
         "realm_path": realm_path,
         "address": package_address(realm_path),
@@ -87,7 +87,7 @@ def _document(
     }
 
 
-def _say(found: Books, source: str, discrepancies: list[dict[str, Any]]) -> None:
+def _say(found: Books, source: str, discrepancies: list[Document]) -> None:
     summary = (
         f"taken {gnot(found.taken + found.sent)}, paid out {gnot(found.paid)}, given back "
         f"{gnot(found.refunded)}, fees withdrawn {gnot(found.withdrawn)}: "

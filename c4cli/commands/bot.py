@@ -6,7 +6,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import click
 
@@ -20,9 +20,17 @@ from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, submit
 from c4cli.commands.txopts import TxOptions
-from c4cli.commands.views import clock_text, coloured, mark_four, rich_board, standstill
+from c4cli.commands.views import (
+    clock_text,
+    coloured,
+    mark_four,
+    rich_board,
+    standstill,
+    terminal,
+)
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
+from c4cli.jsonvalue import Document
 
 # Seconds of the move clock kept for sending the move once it is chosen.
 SEND_MARGIN = 10
@@ -158,7 +166,7 @@ def _still_at(number: int, column: int, moves: int) -> workflow.BuildCall:
     return build
 
 
-def _say(as_json: bool, document: dict[str, Any], line: str) -> None:
+def _say(as_json: bool, document: Document, line: str) -> None:
     click.echo(json.dumps(document) if as_json else line)
 
 
@@ -309,7 +317,7 @@ def _changes(
     story: History,
     as_json: bool,
     still: str | None,
-    judged: dict[int, dict[str, Any]] | None = None,
+    judged: dict[int, Document] | None = None,
 ) -> list[str]:
     """What changed since the last look, as lines (one JSON document with --json);
     ``judged``: `--review`'s verdict of each new move, by its number (from 0)."""
@@ -317,7 +325,7 @@ def _changes(
     over = game.status not in (Status.OPEN, Status.PLAYING)
     if as_json:
         ending = game.ending(story.last_call)
-        document: dict[str, Any] = {
+        document: Document = {
             "game": game.id,
             # The moves in the order played, when the whole game was seen (null when
             # moves made before the watch began are not known in order: a node home
@@ -362,7 +370,7 @@ def _changes(
     return lines
 
 
-def _judged(seen: _Seen, was: _Seen | None) -> dict[int, dict[str, Any]]:
+def _judged(seen: _Seen, was: _Seen | None) -> dict[int, Document]:
     """`c4 watch --review`: the moves new since the last look, by number, each judged
     by the position before it (when every move is known)."""
     from c4cli.engine import review as reviewing
@@ -388,9 +396,7 @@ def _draw(
     """The live view on a terminal, redrawn in place: the board (in colour where colour
     shows, the winning four in reverse video) and the status line; ``still``: the
     chain's standstill, said instead of a clock counting down."""
-    from rich.console import Console
-
-    console = Console()
+    console = terminal()
     click.echo("\x1b[H\x1b[2J", nl=False)
     drawing = _drawing(game)
     console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)

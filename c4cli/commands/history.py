@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -41,7 +40,7 @@ def calls_text(tx: ListedTx, known: dict[str, str]) -> str:
     return "; ".join(shown)
 
 
-def _named(tx: ListedTx, known: dict[str, str]) -> dict[str, Any]:
+def _named(tx: ListedTx, known: dict[str, str]) -> dict[str, object]:
     """The listed tx as --json prints it: its signer's key name beside it."""
     signer = tx.get("signer")
     return {**tx, "signer_key": None if signer is None else known.get(str(signer))}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import click
 
@@ -21,6 +21,7 @@ from c4cli.commands.sync import progress_bar
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, Keyring, check_name
+from c4cli.jsonvalue import Document
 from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 
 
@@ -152,7 +153,7 @@ def init_local(
     *,
     chain_id_given: bool,
     as_json: bool,
-) -> tuple[dict[str, Any], list[str]]:
+) -> tuple[Document, list[str]]:
     """A local chain in the home (from nothing, from a dumped state, or forked): the
     document `c4 init --json` prints, and its lines of text. `c4 serve --fork` makes
     one so too."""
@@ -162,7 +163,7 @@ def init_local(
         raise BadInput("--trust names a node's block: it goes with --remote URL or --fork URL")
     if load is not None and fork is not None:
         raise BadInput("--load and --fork each give the state to begin from: give one")
-    origin: dict[str, Any] | None = None
+    origin: Document | None = None
     data = b""
     if fork is not None:
         origin, data = _forked(fork, realm_path, trust, as_json)
@@ -227,7 +228,7 @@ def init_local(
     else:
         chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
     realm_address = package_address(realm_path)
-    document = {
+    document: Document = {
         "chain_id": chain_id,
         "time": format_time(start),
         "clock": clock,
@@ -264,7 +265,7 @@ def init_local(
     return document, lines
 
 
-def _forked(fork: str, realm_path: str, trust: str | None, as_json: bool) -> tuple[Any, bytes]:
+def _forked(fork: str, realm_path: str, trust: str | None, as_json: bool) -> tuple[Document, bytes]:
     """`c4 init --fork`: the realm's state on the node at the block named, as a state
     document, and where it came from (a progress bar on a terminal for a long read)."""
     if current().trust_node:

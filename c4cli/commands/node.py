@@ -11,18 +11,16 @@ import click
 from c4cli.chain.interface import Reader
 from c4cli.client import connect, genesis
 from c4cli.commands import node_info
-from c4cli.commands.node_info import binaries
-from c4cli.commands.node_info import devnode_module as _devnode
-from c4cli.commands.node_info import network_module as _network
+from c4cli.commands.node_info import gnoland
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.params import Count
 from c4cli.commands.run import current
 from c4cli.commands.transact import resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
-from c4cli.home import journals
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
+from c4cli.jsonvalue import Document
 from c4cli.local.blocks import DEFAULT_REALM_PATH
 from c4cli.wire.tx import Msg, call_msg
 
@@ -104,18 +102,18 @@ def start(
       c4 node start --validators 4
       c4 node stop --validator 2 --kill && c4 node start --validator 2
     """
-    folder = home / _devnode().NODE_DIR
-    bin_dir, gnoroot = binaries().find_gno()
-    network = _network().Network(folder, bin_dir, gnoroot)
+    folder = home / gnoland().devnode.NODE_DIR
+    bin_dir, gnoroot = gnoland().binaries.find_gno()
+    network = gnoland().network.Network(folder, bin_dir, gnoroot)
     if network.exists:
         _start_network_again(home, network, validators, only, as_json)
         return
     if only is not None:
         raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
-    pid = _devnode().running_pid(folder)
+    pid = gnoland().devnode.running_pid(folder)
     if pid is not None:
         raise BadInput(f"a node already runs for {home} (pid {pid}): c4 node stop first")
-    running = _devnode().DevNode(folder, bin_dir, gnoroot)
+    running = gnoland().devnode.DevNode(folder, bin_dir, gnoroot)
     count = validators or 1
     if running.started_before:
         if count > 1:
@@ -126,7 +124,7 @@ def start(
         if bound is not None:
             realm_path = bound.realm_path
         running.launch(detach=True)  # on its RPC port of before: a saved URL still serves
-        write_remote(home, Remote(running.url, _devnode().CHAIN_ID, realm_path))
+        write_remote(home, Remote(running.url, gnoland().devnode.CHAIN_ID, realm_path))
         connect.trust_own_node(home, running.genesis_validators(), current().settings.deadlines())
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
@@ -136,7 +134,7 @@ def start(
         raise BadInput(f"a chain already exists in {home}: pass --force to bind it to a new node")
     previous = read_remote(home)
     if previous is not None:
-        journals.check_leave(home, previous.chain_id)  # before a node is made
+        connect.leave(home, previous.chain_id, now=False)  # before a node is made
     keyring = Keyring(home)
     if deployer != DEV_KEY and not keyring.exists(check_name(deployer)):
         raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
@@ -151,7 +149,7 @@ def start(
             network.start(list(range(count)), detach=True)
             nodes = network.nodes
         first = nodes[0]
-        first.deploy_package(sources_of("p", "gno4"), _devnode().RULES_PATH, DEV_MNEMONIC)
+        first.deploy_package(sources_of("p", "gno4"), gnoland().devnode.RULES_PATH, DEV_MNEMONIC)
         first.deploy_package(sources_of("r", "connect4"), realm_path, DEV_MNEMONIC)
     except BaseException:
         # A chain that never got its realm holds nothing of anyone's: gone, so that
@@ -162,8 +160,10 @@ def start(
         shutil.rmtree(folder, ignore_errors=True)
         raise
     left = previous.chain_id if previous else "unbound"
-    connect.kept_aside(journals.leave(home, left), left)
-    write_remote(home, Remote(",".join(n.url for n in nodes), _devnode().CHAIN_ID, realm_path))
+    connect.leave(home, left, now=True)
+    write_remote(
+        home, Remote(",".join(n.url for n in nodes), gnoland().devnode.CHAIN_ID, realm_path)
+    )
     connect.trust_own_node(home, nodes[0].genesis_validators(), current().settings.deadlines())
     owner = DEV_KEY
     if deployer != DEV_KEY:
@@ -174,7 +174,7 @@ def start(
 
 def sources_of(kind: str, name: str) -> Path:
     """A package of the Gno sources installed with c4 (``p/c4cli/gno4``, ``r/…``)."""
-    folder: Path = _devnode().gno_sources() / kind / "c4cli" / name
+    folder: Path = gnoland().devnode.gno_sources() / kind / "c4cli" / name
     return folder
 
 
@@ -196,7 +196,7 @@ def _start_network_again(
     network.start(wanted, detach=True)
     bound = read_remote(home)
     realm_path = bound.realm_path if bound is not None else DEFAULT_REALM_PATH
-    write_remote(home, Remote(",".join(network.urls), _devnode().CHAIN_ID, realm_path))
+    write_remote(home, Remote(",".join(network.urls), gnoland().devnode.CHAIN_ID, realm_path))
     connect.trust_own_node(
         home, network.nodes[0].genesis_validators(), current().settings.deadlines()
     )
@@ -215,7 +215,7 @@ def _report(
     network: Any = None,
 ) -> None:
     """What `c4 node start` started: each gnoland's URL, pid and height."""
-    chain_id = _devnode().CHAIN_ID
+    chain_id = gnoland().devnode.CHAIN_ID
     rows = [
         {
             "url": n.url,
@@ -231,9 +231,9 @@ def _report(
     elif len(nodes) > 1:
         for index, row in enumerate(rows):
             row["validator"] = index
-    version = binaries().checked_version(nodes[0].bin)  # said on stderr when not pinned
+    version = gnoland().binaries.checked_version(nodes[0].bin)  # said on stderr when not pinned
     if as_json:
-        document: dict[str, Any] = {"chain_id": chain_id, "realm_path": realm_path, "new": fresh}
+        document: Document = {"chain_id": chain_id, "realm_path": realm_path, "new": fresh}
         document.update(rows[0] if len(rows) == 1 and "validator" not in rows[0] else {})
         if "validator" in rows[0]:
             urls = network.urls if network is not None else [r["url"] for r in rows]
@@ -287,9 +287,9 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
       c4 node stop
       c4 node stop --validator 1 --kill     # one validator of a network, as a crash
     """
-    folder = home / _devnode().NODE_DIR
-    bin_dir, gnoroot = binaries().find_gno()
-    network = _network().Network(folder, bin_dir, gnoroot)
+    folder = home / gnoland().devnode.NODE_DIR
+    bin_dir, gnoroot = gnoland().binaries.find_gno()
+    network = gnoland().network.Network(folder, bin_dir, gnoroot)
     how = "killed" if kill else "stopped"
     if network.exists:
         count = len(network.nodes)
@@ -312,7 +312,7 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
         return
     if only is not None:
         raise BadInput(f"--validator {only}: the node of {home} is not a network of validators")
-    pid = _devnode().running_pid(folder)
+    pid = gnoland().devnode.running_pid(folder)
     if pid is None:
         # Stopping what is stopped is done already (as systemctl and docker stop say):
         # a clean-up trap after a failed script must not fail too.
@@ -321,7 +321,7 @@ def stop(only: int | None, kill: bool, home: Path, as_json: bool) -> None:
         else:
             click.echo(f"no node runs for {home}: nothing to stop")
         return
-    _devnode().stop_pid(folder, pid, kill=kill)
+    gnoland().devnode.stop_pid(folder, pid, kill=kill)
     if as_json:
         emit_json({"stopped": pid})
         return

@@ -7,7 +7,7 @@ import re
 import time as wallclock
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -21,34 +21,28 @@ LOG = "gnoland.log"
 FOLLOW_EVERY = 0.2  # seconds between two looks at a followed log
 
 
-def binaries() -> ModuleType:
-    """Where gno's binaries are, and their version."""
-    from c4cli.gnoland import binaries
+class Gnoland(NamedTuple):
+    """gno's processes: where its binaries are and their version, one node, a network
+    of validators. Loaded (subprocess, urllib, json, shutil) by `c4 node`, not by `c4
+    --help`, which loads the node commands."""
 
-    return binaries
-
-
-def network_module() -> ModuleType:
-    """A network of validators (the node's module, and json, shutil)."""
-    from c4cli.gnoland import network
-
-    return network
+    binaries: ModuleType
+    devnode: ModuleType
+    network: ModuleType
 
 
-def devnode_module() -> ModuleType:
-    """Gno's node (subprocess, urllib): loaded by `c4 node`, not by `c4 --help`, which
-    loads the node commands."""
-    from c4cli.gnoland import devnode
+def gnoland() -> Gnoland:
+    from c4cli.gnoland import binaries, devnode, network
 
-    return devnode
+    return Gnoland(binaries, devnode, network)
 
 
 def _validators(home: Path) -> list[tuple[int | None, Any]]:
     """The home's gnoland(s): (validator index or None for a lone node, its DevNode)."""
-    devnode = devnode_module()
+    devnode = gnoland().devnode
     folder = home / devnode.NODE_DIR
     none = Path()  # status and logs run no binary of gno's
-    net = network_module().Network(folder, none, none)
+    net = gnoland().network.Network(folder, none, none)
     if net.exists:
         return list(enumerate(net.nodes))
     lone = devnode.DevNode(folder, none, none)
@@ -65,7 +59,7 @@ def status(home: Path, as_json: bool) -> None:
       c4 node status
       c4 node status --json | jq .running
     """
-    devnode = devnode_module()
+    devnode = gnoland().devnode
     rows = []
     for index, node in _validators(home):
         pid = devnode.running_pid(node.dir)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import sys
 import time as wallclock
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -120,8 +119,8 @@ def sign(
     )
     out = offline.outflow(tx, _chain_now(home, chain_id) if offline.renews(tx) else None)
     ask = _within_caps(tx, out, home, (fee_cap_text, send_cap_text), password_stdin=password_stdin)
-    summary = _summary(tx, signer, chain_id, account_number, account_sequence)
-    echo("\n".join(summary["lines"]), err=True)
+    messages = offline.described(tx)
+    echo(_summary(tx, messages, signer, chain_id, (account_number, account_sequence)), err=True)
     if ask and not click.confirm(ask, err=True):
         raise BadInput("not confirmed; nothing was signed")
     private_key = signer_for(home, info.name, password_stdin=password_stdin).private_key
@@ -149,7 +148,7 @@ def sign(
                 "chain_id": chain_id,
                 "account_number": account_number,
                 "sequence": account_sequence,
-                "messages": summary["messages"],
+                "messages": messages,
                 "gas_wanted": tx.fee.gas_wanted,
                 "gas_fee": tx.fee.gas_fee or "0ugnot",  # "" is how 0 is signed
                 "sends_out": f"{out.ugnot}ugnot",
@@ -162,9 +161,11 @@ def sign(
         click.echo(f"{what} {printable(str(where))}")
 
 
-def _summary(tx: Tx, signer: str, chain_id: str, number: int, sequence: int) -> dict[str, Any]:
-    """What is about to be signed, for a person (stderr) and a script (--json)."""
-    messages = offline.described(tx)
+def _summary(
+    tx: Tx, messages: list[str], signer: str, chain_id: str, numbers: tuple[int, int]
+) -> str:
+    """What is about to be signed (its ``messages`` described), for a person (stderr)."""
+    number, sequence = numbers
     fee = tx.fee
     lines = [
         f"signing on chain {printable(chain_id)} for {signer} "
@@ -174,7 +175,7 @@ def _summary(tx: Tx, signer: str, chain_id: str, number: int, sequence: int) -> 
     ]
     if tx.memo:
         lines.append(f"  memo: {printable(tx.memo)}")
-    return {"lines": lines, "messages": messages}
+    return "\n".join(lines)
 
 
 def _numbers(

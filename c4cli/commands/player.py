@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time as wallclock
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -33,6 +32,7 @@ from c4cli.commands.txopts import TxOptions
 from c4cli.commands.views import clock_text
 from c4cli.errors import BadInput
 from c4cli.escape import printable
+from c4cli.jsonvalue import Document
 
 _HEADINGS = {
     Group.YOUR_MOVE: "waiting for you",
@@ -82,7 +82,7 @@ def games(key: str, status: str | None, home: Path, as_json: bool) -> None:
         echo(printable(verification.text()))
 
 
-def _document(found: Ledger, shown: list[Standing], known: dict[str, str]) -> dict[str, Any]:
+def _document(found: Ledger, shown: list[Standing], known: dict[str, str]) -> Document:
     record = found.record
     return {
         "address": found.address,
@@ -226,7 +226,7 @@ def _cancel_expired(key: str, home: Path, tx: TxOptions) -> None:
                 f"(height {receipt.height}, TX HASH {receipt.result.hash})"
             )
     if tx.as_json:
-        summary: dict[str, Any] = {"cancelled": [g.id for g in offers], "taken_back_ugnot": back}
+        summary: Document = {"cancelled": [g.id for g in offers], "taken_back_ugnot": back}
         emit_json({**summary, "simulated": True} if rehearsed else summary)
     else:
         taken = "would take back (simulated only)" if rehearsed else "taken back"

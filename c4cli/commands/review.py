@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -14,6 +13,7 @@ from c4cli.commands.views import checked, game_history, load_game, mark_four
 from c4cli.engine import Board, EngineError
 from c4cli.engine.review import BEST, KEPT, Review, Verdict, review
 from c4cli.errors import BadInput
+from c4cli.jsonvalue import Document
 from c4cli.movetext import cut, moves_from
 
 SHOWN = (KEPT, BEST)  # verdicts that need no best column named
@@ -84,8 +84,8 @@ def _side(side: int, players: tuple[str, str], known: dict[str, str]) -> str:
     return f"{colour} {who(players[side], known)}" if players[side] else colour
 
 
-def _document(done: Review, players: tuple[str, str], known: dict[str, str]) -> dict[str, Any]:
-    def one(verdict: Verdict) -> dict[str, Any]:
+def _document(done: Review, players: tuple[str, str], known: dict[str, str]) -> Document:
+    def one(verdict: Verdict) -> Document:
         return {
             "number": verdict.number,  # as a record numbers moves, from 1
             "column": verdict.column,

@@ -19,9 +19,10 @@ import sys
 from collections.abc import Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, overload
 
 from c4cli import errors, outbox, settings
+from c4cli.home.config import read_remote
 
 if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader
@@ -99,16 +100,7 @@ class Invocation:
     def open_reader(self, home: Path) -> ChainReader:
         """The chain a query reads: on a node, its client without the sending half (a
         command line that only asks loads no signing)."""
-        from c4cli.client import connect
-
-        return connect.open_reader(
-            home,
-            url=self.remote,
-            realm_path=self.realm_path,
-            chain_id=self.chain_id,
-            trust_node=self.trust_node,
-            deadlines=self.settings.deadlines(),
-        )
+        return self._opened_now(home, self.chain_id, sending=False)
 
     def open_chain(self, home: Path, *, chain_id: str | None = None) -> Chain:
         """The chain this command line uses: the node --remote (or $C4_REMOTE, or the
@@ -119,9 +111,7 @@ class Invocation:
         the view of its game after it): a node's client has checked the chain already
         and knows its head of a moment ago; the local chain checks its log against its
         checkpoint on each read, as it always does."""
-        from c4cli.client import connect
-
-        if self.impersonate is not None and (self.remote is not None or connect.has_binding(home)):
+        if self.impersonate is not None and (self.remote is not None or read_remote(home)):
             raise errors.BadInput(
                 "--impersonate acts on a local chain only: a node takes no transaction "
                 "that its account's key did not sign"
@@ -130,12 +120,27 @@ class Invocation:
         key = (home, self.remote, self.realm_path, wanted, self.trust_node)
         if key in self._opened:
             return self._opened[key]
-        chain = connect.open_chain(
-            home, url=self.remote, realm_path=self.realm_path, chain_id=wanted,
+        chain = self._opened[key] = self._opened_now(home, wanted, sending=True)
+        return chain
+
+    @overload
+    def _opened_now(self, home: Path, chain_id: str | None, *, sending: Literal[True]) -> Chain: ...
+
+    @overload
+    def _opened_now(
+        self, home: Path, chain_id: str | None, *, sending: Literal[False]
+    ) -> ChainReader: ...
+
+    def _opened_now(self, home: Path, chain_id: str | None, *, sending: bool) -> ChainReader:
+        """The chain as the door opens it (whole, or a node's client without its sending
+        half), for this run's node, realm, trust and deadlines."""
+        from c4cli.client import connect
+
+        door = connect.open_chain if sending else connect.open_reader
+        return door(
+            home, url=self.remote, realm_path=self.realm_path, chain_id=chain_id,
             trust_node=self.trust_node, deadlines=self.settings.deadlines(),
         )  # fmt: skip
-        self._opened[key] = chain
-        return chain
 
 
 _CURRENT: ContextVar[Invocation | None] = ContextVar("c4_invocation", default=None)

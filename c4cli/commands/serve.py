@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,6 +16,7 @@ from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
+from c4cli.jsonvalue import Document
 from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.serve.server import Server, loopback, run
 
@@ -81,7 +81,7 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
         -remote 127.0.0.1:26657 -chainid dev -broadcast test1
       c4 serve --fork https://rpc.gno.land:443 --home rehearsal
     """
-    origin: dict[str, Any] | None = None
+    origin: Document | None = None
     if fork is not None:
         invocation = current()
         if invocation.remote is not None:
@@ -96,7 +96,7 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
             chain_id_given=False,
             as_json=as_json,
         )  # fmt: skip
-        origin = made["origin"]
+        origin = made["origin"] if isinstance(made["origin"], dict) else None
     chain = local_chain(home, "`c4 serve`")
     head, chain_id = chain.head(), chain.chain_id
     host, port = parse_listen(listen)

@@ -6,7 +6,6 @@ import base64
 import json
 import time as wallclock
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -20,7 +19,9 @@ from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput, SessionNotFound, notice
+from c4cli.escape import printable
 from c4cli.home.keys import UNENCRYPTED_WARNING
+from c4cli.jsonvalue import Document
 from c4cli.wire import crypto, results
 from c4cli.wire.tx import (
     Msg,
@@ -56,16 +57,15 @@ def _landing(reader: Reader) -> int:
 
 def _session_key(reader: Reader, master: str, session_addr: str) -> bytes:
     """The public key of one of ``master``'s sessions, as the chain knows it."""
-    for entry in _sessions(reader, master):
-        if entry["address"] == session_addr:
-            return base64.b64decode(entry["pub_key"])
+    for found in _sessions(reader, master):
+        if found.address == session_addr:
+            return base64.b64decode(_key_text(found))
     raise SessionNotFound(session_addr, master)
 
 
-def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
+def _sessions(reader: Reader, master: str) -> list[results.Tm2Account]:
     """``master``'s sessions, read as gno.land answers them (``auth/accounts/<addr>/
-    sessions``, on a node and on the local chain alike), in the fields `c4 session
-    list` shows."""
+    sessions``, on a node and on the local chain alike)."""
     answer = reader.query(f"auth/accounts/{master}/sessions")
     out = []
     for item in json.loads(answer.data or "[]") or []:
@@ -73,22 +73,30 @@ def _sessions(reader: Reader, master: str) -> list[dict[str, Any]]:
             found = results.tm2_account(item if isinstance(item, dict) else {})
         except ValueError:
             found = None
-        found = found or results.Tm2Account("", 0, 0, None, "")
-        key = found.public_key
-        out.append(
-            {
-                "address": found.address,
-                "account_number": found.number,
-                "pub_key": key.get("value", "") if isinstance(key, dict) else "",
-                "expires_at": found.expires_at,
-                "allow_paths": list(found.allow_paths),
-                "spend_limit": found.spend_limit,
-                "spend_period": found.spend_period,
-                "spent": found.spent,
-                "sequence": found.sequence,
-            }
-        )
+        out.append(found or results.Tm2Account("", 0, 0, None, ""))
     return out
+
+
+def _key_text(found: results.Tm2Account) -> str:
+    """A session's public key as its amino JSON carries it (base64; "" for none)."""
+    key = found.public_key
+    value = key.get("value", "") if isinstance(key, dict) else ""
+    return value if isinstance(value, str) else ""
+
+
+def _listed(found: results.Tm2Account) -> Document:
+    """A session in the fields `c4 session list --json` shows."""
+    return {
+        "address": found.address,
+        "account_number": found.number,
+        "pub_key": _key_text(found),
+        "expires_at": found.expires_at,
+        "allow_paths": list(found.allow_paths),
+        "spend_limit": found.spend_limit,
+        "spend_period": found.spend_period,
+        "spent": found.spent,
+        "sequence": found.sequence,
+    }
 
 
 def _expiry(text: str, landing: int) -> int:
@@ -230,15 +238,16 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
     address = resolve(home, master)
     sessions = _sessions(current().open_chain(home), address)
     if as_json:
-        emit_json(sessions)
+        emit_json([_listed(found) for found in sessions])
         return
     if not sessions:
         click.echo("no sessions")
     known = names(home)
-    for entry in sessions:
-        expiry = "never" if not entry["expires_at"] else format_time(entry["expires_at"])
-        click.echo(
-            f"{who(entry['address'], known)}  expires {expiry}  "
-            f"paths {','.join(entry['allow_paths'])}  "
-            f"limit {entry['spend_limit'] or 'none'} (spent {entry['spent'] or '0'})"
+    for found in sessions:
+        expiry = "never" if not found.expires_at else format_time(found.expires_at)
+        line = (
+            f"{who(found.address, known)}  expires {expiry}  "
+            f"paths {','.join(found.allow_paths)}  "
+            f"limit {found.spend_limit or 'none'} (spent {found.spent or '0'})"
         )
+        click.echo(printable(line))  # the node's text: escaped for the terminal

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -20,6 +20,10 @@ from c4cli.commands.text import call_text, names, who
 from c4cli.errors import BadInput
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
+from c4cli.jsonvalue import Document
+
+if TYPE_CHECKING:
+    from c4cli.client.history import RealmRow
 
 BAR_FROM = 2_000  # blocks to read before a terminal is shown a progress bar
 
@@ -51,19 +55,20 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
     """
     report, index = brought_up(home, as_json, from_height)
     reached = report.reached
-    document: dict[str, Any] = {
+    read: Document = {
+        "from": report.start,
+        "blocks": max(0, reached.height - report.start + 1),
+        "with_txs": report.busy,
+        "found": report.found,
+    }
+    document: Document = {
         "chain_id": index.chain_id,
         "realm_path": index.realm_path,
         "first": reached.first,
         "height": reached.height,
         "block_hash": reached.block_hash,
         "deployed": reached.deployed or None,
-        "read": {
-            "from": report.start,
-            "blocks": max(0, reached.height - report.start + 1),
-            "with_txs": report.busy,
-            "found": report.found,
-        },
+        "read": read,
         "txs": report.total,
         "waiting": report.waiting or None,
         "index": str(index.path),
@@ -74,7 +79,6 @@ def sync(from_height: int | None, home: Path, as_json: bool) -> None:
     if reached.height < reached.first:
         echo(f"nothing to read yet: the node has no proven block past {reached.first - 1}")
         return
-    read = document["read"]
     echo(
         f"the realm {printable(index.realm_path)} on chain {printable(index.chain_id)}: blocks "
         f"{reached.first}-{reached.height} read and proven, {report.total} of its "
@@ -128,16 +132,16 @@ def realm_log(home: Path, as_json: bool, *, first: int, last: int | None, tail: 
         echo(printable(line))
 
 
-def _calls(row: dict[str, Any], known: dict[str, str]) -> str:
+def _calls(row: RealmRow, known: dict[str, str]) -> str:
     shown = []
     for call in row["calls"]:
         if "func" in call:
             sent = f" sending {call['send']}" if call["send"] else ""
-            shown.append(call_text(str(call["func"]), list(call["args"])) + sent)
+            shown.append(call_text(call["func"], call["args"]) + sent)
         elif "to" in call:
-            shown.append(f"send {call['send']} to {who(str(call['to']), known)}")
+            shown.append(f"send {call['send']} to {who(call['to'], known)}")
         else:
-            shown.append(f"{call['type']} {call['package'] or ''}".strip())
+            shown.append(f"{call['type']} {call.get('package') or ''}".strip())
     if row["kind"] in ("run", "unknown"):
         shown.append("(reached the realm: not replayed)")
     return "; ".join(shown) or "-"

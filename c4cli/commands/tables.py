@@ -19,7 +19,7 @@ from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.run import current
 from c4cli.commands.text import names, who
-from c4cli.commands.views import next_block_time, on_terminal
+from c4cli.commands.views import next_block_time, on_terminal, terminal
 from c4cli.escape import printable
 
 
@@ -120,16 +120,14 @@ def leaders(home: Path, as_json: bool) -> None:
 
 def _table(title: str, headers: list[str], rows: list[list[str]]) -> None:
     if on_terminal():
-        from rich.console import Console
-        from rich.table import Table
-        from rich.text import Text
+        from rich import table, text
 
-        table = Table(title=title, title_justify="left")
+        drawn = table.Table(title=title, title_justify="left")
         for header in headers:
-            table.add_column(header)
+            drawn.add_column(header)
         for row in rows:  # cells as plain text: a realm's text is never markup
-            table.add_row(*(Text(printable(cell)) for cell in row))
-        Console().print(table if rows else Text(f"{title}: none"))
+            drawn.add_row(*(text.Text(printable(cell)) for cell in row))
+        terminal().print(drawn if rows else text.Text(f"{title}: none"))
         return
     click.echo(f"{title}:")
     if not rows:

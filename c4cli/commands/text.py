@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from c4cli.commands.run import current
 from c4cli.errors import BadInput
+from c4cli.jsonvalue import Document
 
 
 def names(home: Path) -> dict[str, str]:
@@ -20,9 +20,7 @@ def who(address: str, known: dict[str, str]) -> str:
     return f"{known[address]} ({address})" if address in known else address
 
 
-def key_names(
-    addresses: list[str], game: dict[str, Any] | None, known: dict[str, str]
-) -> dict[str, str]:
+def key_names(addresses: list[str], game: Document | None, known: dict[str, str]) -> dict[str, str]:
     """The home's key names for the addresses a document mentions (a game's players,
     whose turn it is, the winner…), so a script need not map addresses back to keys."""
     if game is not None:

@@ -37,6 +37,7 @@ from c4cli.escape import printable
 from c4cli.files import warn_if_exposed
 from c4cli.gotext import go_json
 from c4cli.home.config import read_fee_cap
+from c4cli.jsonvalue import Document
 from c4cli.wire import pubkeys, results
 from c4cli.wire.paths import ACCOUNTS
 from c4cli.wire.std import Fee, Tx
@@ -310,8 +311,8 @@ def receipt_json(
     game: Any = None,
     *,
     known: dict[str, str] | None = None,
-) -> dict[str, Any]:
-    document: dict[str, Any] = {
+) -> dict[str, object]:
+    document: dict[str, object] = {
         "ok": True,
         "height": receipt.height,
         "time": format_time(receipt.time),
@@ -348,7 +349,7 @@ def print_receipt(
     human: str = "",
     game: Any = None,
     known: dict[str, str] | None = None,
-    extra: dict[str, Any] | None = None,
+    extra: Document | None = None,
 ) -> None:
     if as_json:
         emit_json({**receipt_json(receipt, game, known=known), **(extra or {})})

@@ -8,7 +8,6 @@ for the same set. It reads the home only, never a node.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -18,6 +17,7 @@ from c4cli.commands.options import local_options
 from c4cli.errors import BadInput, HomeDamaged
 from c4cli.home.config import read_remote
 from c4cli.home.trust import TRUST
+from c4cli.jsonvalue import Document
 
 
 @click.command()
@@ -44,7 +44,7 @@ def trust(home: Path, as_json: bool) -> None:
             "trust (c4 init --remote URL binds it to one)"
         )
     found = trusted_set(home)
-    document: dict[str, Any] = {
+    document: Document = {
         "url": shown_url(remote.url),
         "chain_id": remote.chain_id,
         "realm_path": remote.realm_path,
@@ -74,7 +74,7 @@ def trust(home: Path, as_json: bool) -> None:
     if as_json:
         emit_json(document)
         return
-    echo(f"home {home} is bound to {document['url']}: chain {remote.chain_id}")
+    echo(f"home {home} is bound to {shown_url(remote.url)}: chain {remote.chain_id}")
     if found is None:
         echo(
             "trusts no validator set: every command takes the node's word (bound with --trust-node)"
@@ -84,10 +84,10 @@ def trust(home: Path, as_json: bool) -> None:
         )
         return
     count = len(trusted.validators)
-    echo(f"fingerprint {document['fingerprint']}")
+    echo(f"fingerprint {fingerprint}")
     echo(
         f"{count} validator{'' if count == 1 else 's'} (trusted from {trusted.source}); "
         f"the highest head proven with them: block {trusted.height} ({trusted.block_hash})"
     )
-    for validator in document["validators"]:
-        echo(f"  {validator['address']}  power {validator['power']}")
+    for validator in trusted.validators:
+        echo(f"  {validator.address}  power {validator.voting_power}")

@@ -313,9 +313,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     drawing = mark_four(game.board().text(swap_colors=game.creator_is_yellow), game.four())
     steps = _next_steps(game, known, landing, exact=exact)
     if on_terminal():
-        from rich.console import Console
-
-        console = Console()
+        console = terminal()
         console.print(printable(text, lines=True), highlight=False, markup=False)
         console.print(rich_board(drawing) if coloured(console) else drawing, highlight=False)
         for step in steps:
@@ -325,6 +323,13 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
     click.echo(drawing, nl=False)
     for step in steps:
         click.echo(printable(f"- {step}"))
+
+
+def terminal() -> Console:
+    """rich's console on stdout (~40-150 ms to load): for a terminal only."""
+    from rich.console import Console
+
+    return Console()
 
 
 def mark_four(drawing: str, four: tuple[int, ...]) -> str:

@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from c4cli.errors import BadInput, Unreachable
 from c4cli.gnoland.binaries import GNO_VERSION
+from c4cli.jsonvalue import Document
 from c4cli.wire.rpc import Method, ResultStatus
 
 CHAIN_ID = "dev"
@@ -229,8 +230,8 @@ class DevNode:
         """``gnoland secrets …`` on this node's secrets (its validator and node keys)."""
         return self._gnoland("secrets", *args, "--data-dir", str(self.dir / "data" / "secrets"))
 
-    def validator_key(self) -> dict[str, Any]:
-        key: dict[str, Any] = json.loads(
+    def validator_key(self) -> Document:
+        key: Document = json.loads(
             (self.dir / "data" / "secrets" / "priv_validator_key.json").read_text()
         )
         return key
@@ -239,9 +240,9 @@ class DevNode:
         """The node's P2P id, as its peers name it."""
         return self.secrets("get", "node_id.id").strip().strip('"')
 
-    def genesis_validators(self) -> list[dict[str, Any]]:
+    def genesis_validators(self) -> list[Document]:
         """The validators this node's genesis names (address, public key, power)."""
-        validators: list[dict[str, Any]] = json.loads((self.dir / "genesis.json").read_text())[
+        validators: list[Document] = json.loads((self.dir / "genesis.json").read_text())[
             "validators"
         ]
         return validators

@@ -18,6 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import NamedTuple
 
+import tomli_w
+
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
 
@@ -93,8 +95,6 @@ def read_fee_cap(home: Path) -> str | None:
 
 
 def write_remote(home: Path, remote: Remote) -> None:
-    import tomli_w
-
     document: dict[str, object] = {}
     cap = read_fee_cap(home) if (home / CONFIG).exists() else None
     if cap is not None:

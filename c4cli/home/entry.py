@@ -10,9 +10,11 @@ field whose value is not of the kind c4 writes there (commands act on them);
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import Unsettled
+from c4cli.jsonvalue import Document
 from c4cli.wire.std import Tx
 
 PENDING = "pending"
@@ -77,7 +79,7 @@ class Entry(NamedTuple):
                     raise ValueError(name)
         return cls(**given)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         """The line that says this entry: its fields that are set."""
         return {
             name: value.to_json() if isinstance(value, Tx) else value
@@ -117,21 +119,21 @@ class Entry(NamedTuple):
         )
 
 
-def _texts(value: Any, *, or_none: bool = False) -> bool:
+def _texts(value: object, *, or_none: bool = False) -> bool:
     return isinstance(value, list) and all(
         isinstance(v, str) or (or_none and v is None) for v in value
     )
 
 
-def _text(value: Any) -> bool:
+def _text(value: object) -> bool:
     return isinstance(value, str)
 
 
-def _whole(value: Any) -> bool:
+def _whole(value: object) -> bool:
     return type(value) is int  # not a bool
 
 
-_KINDS: dict[str, Any] = {
+_KINDS: dict[str, Callable[[object], bool]] = {
     "status": _text,
     "hash": _text,
     "signer": _text,

@@ -25,7 +25,6 @@ import time as wallclock
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from c4cli import faults
 from c4cli.chain.clock import format_time, parse_time
@@ -138,11 +137,11 @@ class Journal:
             "only this home's journal misses it",
         )
 
-    def unproven(self) -> list[dict[str, Any]]:
+    def unproven(self) -> list[ListedTx]:
         """Transactions whose fate was taken in part on a word, not a proof: landed or
         refused with the result (or the block) the node's word, and those dropped by
-        `c4 log --forget-above` (the user's word); as JSON, oldest first."""
-        return [entry.to_json() for entry in self.typed() if entry.proven is False]
+        `c4 log --forget-above` (the user's word); as listed, oldest first."""
+        return [listed(entry) for entry in self.typed() if entry.proven is False]
 
     def rechecked(self, found: ListedTx) -> None:
         """Transaction ``found`` (as `c4 tx` lists it) proven by its block and the next
@@ -202,13 +201,13 @@ class Journal:
             )
         return forgotten
 
-    def entries(self) -> list[dict[str, Any]]:
-        """One entry per transaction, in the order they were first sent; each as its
-        latest line says (a pending one's ``tx`` bytes kept until it lands), as JSON."""
-        return [entry.to_json() for entry in self.typed()]
+    def listed(self) -> list[ListedTx]:
+        """Every transaction as `c4 log` lists it (:func:`listed`), oldest first."""
+        return [listed(entry) for entry in self.typed()]
 
     def typed(self) -> list[Entry]:
-        """:meth:`entries`, each an :class:`Entry`."""
+        """One entry per transaction, in the order they were first sent; each as its
+        latest line says (a pending one's ``tx`` bytes kept until it lands)."""
         if self._read is None:
             self._read = self._parse()
         return list(self._read)
@@ -291,6 +290,33 @@ class Journal:
         return unsettled
 
 
-def entries(home: Path) -> list[dict[str, Any]]:
+def entries(home: Path) -> list[Entry]:
     """Every transaction of the journal, oldest first."""
-    return Journal(home).entries()
+    return Journal(home).typed()
+
+
+def listed(entry: Entry) -> ListedTx:
+    """A transaction of the journal as `c4 log` and `c4 tx` list one
+    (:mod:`c4cli.chain.listing`): what the home sent, and what a block (or the node)
+    said of it."""
+    status = entry.status
+    height = entry.height
+    fee = entry.signed.fee if entry.signed is not None else None
+    return {
+        "hash": entry.hash,
+        "height": height,
+        "time": entry.time if height is not None else None,
+        "tx_status": status,
+        "ok": status == LANDED,
+        "error": entry.error or entry.reason,
+        "signer": entry.signer,
+        "func": entry.func,
+        "args": entry.args,
+        "send": entry.send,
+        "to": entry.to,
+        "result": entry.result or [],
+        "transfers": entry.transfers or [],
+        "gas_wanted": entry.gas_wanted or (fee.gas_wanted if fee is not None else 0),
+        "gas_used": entry.gas_used or 0,
+        "gas_fee": entry.gas_fee or (fee.gas_fee if fee is not None else "") or "0ugnot",
+    }

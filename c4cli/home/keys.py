@@ -20,11 +20,12 @@ import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli.address import canonical
 from c4cli.errors import BadInput, C4Error, HomeDamaged, Refused, notice, warn_once
 from c4cli.files import read_private, write_private
+from c4cli.jsonvalue import Document
 from c4cli.wire import crypto, pubkeys
 from c4cli.wire.pubkeys import PubKey
 
@@ -67,7 +68,7 @@ class KeyInfo(NamedTuple):
             raise BadInput(f"key {self.name!r} is a multisig: it cannot be a session key")
         return self.pub_key
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         """As ``--json`` shows it: a secp256k1 key's base64 beside its gpub1…, a
         multisig's threshold and members (amino JSON)."""
         key = self.pub_key

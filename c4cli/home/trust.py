@@ -36,7 +36,7 @@ import tomli_w
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
-from c4cli.wire.blocks import PubKey, Validator
+from c4cli.wire.blocks import PubKey, Validator, fingerprint
 from c4cli.wire.fields import b64, raw
 
 TRUST = "trust.toml"
@@ -48,6 +48,11 @@ class TrustFile:
 
     def __init__(self, home: Path) -> None:
         self.path = home / TRUST
+
+    def fingerprinted(self) -> tuple[TrustedSet, str] | None:
+        """The set this home trusts and its fingerprint; None when it trusts none."""
+        trusted = self.load()
+        return None if trusted is None else (trusted, fingerprint(trusted.validators))
 
     def load(self) -> TrustedSet | None:
         """The set trusted, or None for a home that trusts none yet."""

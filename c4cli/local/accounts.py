@@ -7,13 +7,43 @@ authorised by its master, with the rights its creation granted.
 from __future__ import annotations
 
 import base64
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from c4cli.coins import Coins, format_coins
 from c4cli.errors import INSUFFICIENT_FUNDS, Refused
 from c4cli.records import Record
 from c4cli.wire import crypto, pubkeys
 from c4cli.wire.pubkeys import PubKey
+
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    from c4cli.jsonvalue import Document
+
+    class SessionRecord(TypedDict):
+        """A session key as a checkpoint and a state document keep it."""
+
+        address: str
+        number: int
+        pub_key: str  # hex
+        expires_at: int
+        allow_paths: list[str]
+        spend_limit: Coins
+        spend_period: int
+        period_start: int
+        spent: Coins
+        sequence: int
+
+    class AccountRecord(TypedDict):
+        """An account as a checkpoint and a state document keep it."""
+
+        address: str
+        number: int
+        coins: Coins
+        sequence: int
+        pub_key: str | Document | None  # see stored_key
+        sessions: list[SessionRecord]
 
 
 class Session(Record):
@@ -68,7 +98,7 @@ class Session(Record):
                 return True
         return False
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> SessionRecord:
         """Every field, as plain JSON values, for a checkpoint."""
         return {
             "address": self.address,
@@ -84,7 +114,7 @@ class Session(Record):
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any]) -> Session:
+    def restore(cls, data: SessionRecord) -> Session:
         session = cls(
             address=str(data["address"]),
             number=int(data["number"]),
@@ -99,12 +129,12 @@ class Session(Record):
         session.sequence = int(data["sequence"])
         return session
 
-    def node_json(self, master: str, *, typed: bool = False) -> dict[str, Any]:
+    def node_json(self, master: str, *, typed: bool = False) -> Document:
         """The session as gno.land's auth queries give it (amino JSON of its
         GnoSessionAccount: the BaseSessionAccount embedded, allow_paths beside it;
         empty optional fields left out). ``typed``: with the ``@type`` a list of
         sessions carries."""
-        session: dict[str, Any] = {
+        session: Document = {
             "BaseAccount": {
                 "address": self.address,
                 "coins": "",
@@ -125,7 +155,7 @@ class Session(Record):
             "spend_reset": str(self.period_start) if self.period_start else "",
         }
         session.update({key: value for key, value in optional.items() if value})
-        document: dict[str, Any] = {"@type": SESSION_TYPE} if typed else {}
+        document: Document = {"@type": SESSION_TYPE} if typed else {}
         document["BaseSessionAccount"] = session
         if self.allow_paths:
             document["allow_paths"] = list(self.allow_paths)
@@ -143,7 +173,7 @@ class Account(Record):
         self.pub_key: PubKey | None = None
         self.sessions: dict[str, Session] = {}
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> AccountRecord:
         """Every field, as plain JSON values, for a checkpoint."""
         return {
             "address": self.address,
@@ -155,7 +185,7 @@ class Account(Record):
         }
 
     @classmethod
-    def restore(cls, data: dict[str, Any]) -> Account:
+    def restore(cls, data: AccountRecord) -> Account:
         account = cls(str(data["address"]), int(data["number"]))
         account.coins = coins_from_json(data["coins"])
         account.sequence = int(data["sequence"])
@@ -165,7 +195,7 @@ class Account(Record):
             account.sessions[session.address] = session
         return account
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         pub = None if self.pub_key is None else pubkeys.to_json(self.pub_key)
         return {
             "BaseAccount": {
@@ -192,12 +222,18 @@ def require_funds(address: str, have: Coins, need: Coins) -> None:
         )
 
 
-def coins_from_json(data: dict[str, Any]) -> Coins:
+def coins_from_json(data: Mapping[str, object]) -> Coins:
     """Coins as a checkpoint saved them: ``{"ugnot": 5}``."""
-    return {str(denom): int(amount) for denom, amount in data.items()}
+    return {str(denom): _amount(amount) for denom, amount in data.items()}
 
 
-def stored_key(key: PubKey | None) -> str | dict[str, Any] | None:
+def _amount(amount: object) -> int:
+    if not isinstance(amount, int | str) or isinstance(amount, bool):
+        raise TypeError(f"a coin's amount is {amount!r}")
+    return int(amount)
+
+
+def stored_key(key: PubKey | None) -> str | Document | None:
     """An account's key in a checkpoint: a secp256k1 key as hex, a multisig as amino JSON."""
     if key is None or isinstance(key, bytes):
         return None if key is None else key.hex()

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
+from c4cli.chain.interface import ListedBlock, ListedTx
+from c4cli.chain.listing import LANDED, fee_of, messages
 from c4cli.errors import BadInput, HomeDamaged, Refused
 from c4cli.local.log import LOG_FORMAT, BlockRecord, GenesisRecord, TxEntry
 from c4cli.realm.rules import DEFAULT_PATH
 from c4cli.wire.tx import Tx, canonical_json, tx_hash
+
+if TYPE_CHECKING:
+    from c4cli.local.execute import Outcome
 
 DEFAULT_CHAIN_ID = "dev"
 DEFAULT_REALM_PATH = DEFAULT_PATH  # where a new chain deploys the realm
@@ -131,4 +136,48 @@ class LoggedBlock(NamedTuple):
     """A block as the log has it, and what each of its transactions did."""
 
     record: BlockRecord
-    outcomes: list[dict[str, Any]]
+    outcomes: list[Outcome]
+
+
+def listed_tx(entry: TxEntry, outcome: Outcome, height: int, time: str) -> ListedTx:
+    """A transaction of the log as `c4 log` and `c4 tx` list one (:mod:`c4cli.chain.listing`),
+    with what the cache says it did."""
+    tx = Tx.from_json(entry["tx"])
+    gas_wanted, gas_fee = fee_of(tx)
+    said = messages(tx)
+    listed: ListedTx = {
+        "hash": entry["hash"],
+        "height": height,
+        "time": time,
+        "tx_status": LANDED,
+        "ok": True,
+        "error": None,
+        "signer": outcome["signer"],
+        "func": said["func"],
+        "args": said["args"],
+        "send": said["send"],
+        "to": said["to"],
+        "result": outcome["result"],
+        "transfers": outcome["transfers"],
+        "gas_wanted": gas_wanted,
+        "gas_used": 0,
+        "gas_fee": gas_fee,
+    }
+    if entry.get("impersonated"):
+        listed["impersonated"] = True  # no key signed it: an address acted without one
+    return listed
+
+
+def listed_blocks(blocks: list[LoggedBlock]) -> list[ListedBlock]:
+    """Blocks of the log as `c4 log` lists them."""
+    shown: list[ListedBlock] = []
+    for block in blocks:
+        record = block.record
+        txs = [
+            listed_tx(entry, outcome, record["height"], record["time"])
+            for entry, outcome in zip(record.get("txs", []), block.outcomes, strict=True)
+        ]
+        shown.append(
+            {"height": record["height"], "time": record["time"], "hash": record["hash"], "txs": txs}
+        )
+    return shown

@@ -16,7 +16,7 @@ import json
 import time as wallclock
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from c4cli.chain.controls import Reverted, Snapshot
 from c4cli.chain.interface import (
@@ -34,7 +34,6 @@ from c4cli.chain.interface import (
     ThenRead,
     Verified,
 )
-from c4cli.chain.listing import local_blocks, local_tx
 from c4cli.coins import Coins
 from c4cli.errors import (
     BadInput,
@@ -45,7 +44,7 @@ from c4cli.errors import (
     UnknownAccount,
 )
 from c4cli.local import cheats, genesis_state, pooled, snapshots
-from c4cli.local.blocks import LoggedBlock, new_record, tx_entry
+from c4cli.local.blocks import LoggedBlock, listed_blocks, listed_tx, new_record, tx_entry
 from c4cli.local.cache import Mark
 from c4cli.local.loading import LoggedState
 from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
@@ -59,7 +58,7 @@ from c4cli.wire.tx import signed_tx
 
 if TYPE_CHECKING:
     from c4cli.local.blocks import Genesis
-    from c4cli.local.execute import TxResult
+    from c4cli.local.execute import Outcome, TxResult
     from c4cli.local.state import ChainState
 
 
@@ -225,10 +224,10 @@ class LocalChain(LoggedState):
             GameCall(
                 height,
                 hash_,
-                str(outcome["signer"]),
-                str(outcome["func"]).split(","),
-                [[str(arg) for arg in args] for args in outcome.get("args", [])],
-                int(outcome.get("time", 0)),
+                outcome["signer"],
+                outcome["func"].split(","),
+                outcome.get("args", []),
+                outcome.get("time", 0),
             )
             for height, hash_, outcome in rows
         ]
@@ -249,7 +248,7 @@ class LocalChain(LoggedState):
         if tail is not None:
             top = last if last is not None else self.head().height
             first = max(first, top - tail + 1)
-        return local_blocks(self.blocks(first, last))
+        return listed_blocks(self.blocks(first, last))
 
     def listed_tx(self, tx_hash: str) -> tuple[ListedTx, bytes] | None:
         found = self.find_tx(tx_hash)
@@ -257,11 +256,11 @@ class LocalChain(LoggedState):
             return None
         record, index, outcome = found
         entry = record["txs"][index]
-        doc = local_tx(entry, outcome, record["height"], record["time"])
+        doc = listed_tx(entry, outcome, record["height"], record["time"])
         doc["tx"] = entry["tx"]
         return doc, encode_tx(Tx.from_json(entry["tx"]))
 
-    def find_tx(self, tx_hash: str) -> tuple[BlockRecord, int, dict[str, Any]] | None:
+    def find_tx(self, tx_hash: str) -> tuple[BlockRecord, int, Outcome] | None:
         """A transaction by hash: its block, its index there and its outcome."""
         with self.reading():
             found = self.cache.views.transaction(tx_hash)

@@ -9,7 +9,7 @@ session's creation or revocation. A refusal leaves the state as it was.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli.address import canonical
 from c4cli.chain.interface import Receipt, TxOutcome
@@ -41,7 +41,21 @@ from c4cli.wire.std import EncodeError, Signature, Tx
 from c4cli.wire.tx import SIG_FAILED, signature_error, tx_hash
 
 if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
     from c4cli.local.state import ChainState
+
+    class Outcome(TypedDict):
+        """What a transaction did, as the cache keeps it (:meth:`TxResult.outcome`)."""
+
+        signer: str
+        func: str  # its messages' functions, comma-separated
+        result: list[str]  # a call's results, as text
+        transfers: list[dict[str, str]]  # {"to", "amount"}: what the chain paid out
+        data: str
+        events: list[dict[str, str]]
+        args: NotRequired[list[list[str]]]  # a call about a game: each message's
+        time: NotRequired[int]  # a call about a game: its block's time
 
 
 MAX_MEMO = 65536
@@ -113,10 +127,10 @@ class TxResult(Record):
             event_types=tuple(event["@type"] for event in self.events),
         )
 
-    def outcome(self) -> dict[str, Any]:
+    def outcome(self) -> Outcome:
         """What the transaction did, as JSON: kept by the cache for `c4 log` and `c4 tx`,
         and, for a call about a game, its arguments (a game's history is read from them)."""
-        outcome: dict[str, Any] = {
+        outcome: Outcome = {
             "signer": self.signer,
             "func": ",".join(self.funcs),
             "result": [value for value, _ in self.values],

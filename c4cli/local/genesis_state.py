@@ -21,17 +21,56 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from c4cli.errors import HomeDamaged
 from c4cli.files import write_private
+
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    from c4cli.coins import Coins
+    from c4cli.jsonvalue import Document
+    from c4cli.local.accounts import AccountRecord
+    from c4cli.realm.memory import GameRecord
+
+    class RealmRecord(TypedDict):
+        """The realm's part of a state document: every game and used commitment."""
+
+        path: str
+        owner: str
+        pending_owner: str
+        fee: int
+        collected: int
+        games: list[GameRecord]
+        active: list[int]
+        stats: dict[str, list[int]]
+        wins_board: list[list[str | int]]
+        gnot_board: list[list[str | int]]
+        commitments: list[list[str]]
+
+    class StateDocument(TypedDict):
+        """A chain's state as `c4 cheat dump` writes it and `c4 init --load` reads it."""
+
+        c4_state: int  # FORMAT
+        chain_id: str
+        impersonation: NotRequired[bool]
+        height: int
+        time: str
+        account_numbers: int
+        gas_collected: Coins
+        accounts: list[AccountRecord]
+        realm: RealmRecord
+        origin: NotRequired[Document]  # a fork's: the node, its block, whose word
+
 
 FORMAT = 1
 FILE = "genesis-state.json"
 
 
-def encoded(document: dict[str, Any]) -> bytes:
+def encoded(document: Mapping[str, object]) -> bytes:
     """The document's bytes as a home keeps them (and as its hash covers them)."""
     return (json.dumps(document, sort_keys=True, separators=(",", ":")) + "\n").encode()
 
@@ -40,7 +79,7 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read(folder: Path, expected: str) -> dict[str, Any]:
+def read(folder: Path, expected: str) -> StateDocument:
     """The state a chain's genesis names (by its sha256 ``expected``), checked."""
     path = folder / FILE
     try:
@@ -52,7 +91,7 @@ def read(folder: Path, expected: str) -> dict[str, Any]:
     if digest(data) != expected:
         raise HomeDamaged("it is not the state the genesis names: it was altered", file=path)
     try:
-        document: dict[str, Any] = json.loads(data)
+        document: StateDocument = json.loads(data)
     except (ValueError, RecursionError):
         raise HomeDamaged("the state the genesis begins from is not JSON", file=path) from None
     return document
@@ -71,4 +110,4 @@ def write(folder: Path, data: bytes | None) -> None:
 def moves(folder: Path, expected: str) -> dict[int, str]:
     """Each game's move string in the state a chain's genesis names, by game id."""
     games = read(folder, expected)["realm"]["games"]
-    return {int(game["id"]): str(game["moves"]) for game in games}
+    return {int(str(game["id"])): str(game["moves"]) for game in games}

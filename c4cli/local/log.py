@@ -23,6 +23,7 @@ from c4cli import faults, outbox
 from c4cli.errors import DiskError, HomeDamaged, disk_error
 from c4cli.files import fsync_dir, private_dir
 from c4cli.interrupts import deferred
+from c4cli.jsonvalue import Document
 
 BLOCK_MARK = b"\n[[block]]\n"
 # The log's bytes in hand: read whole, or mapped (a replay of all of it).
@@ -58,7 +59,7 @@ class TxEntry(TypedDict):
     account_number: int
     sequence: int
     hash: str
-    tx: dict[str, Any]  # the signed std.Tx's amino JSON (wire.std.Tx.to_json)
+    tx: Document  # the signed std.Tx's amino JSON (wire.std.Tx.to_json)
     impersonated: NotRequired[bool]  # no key signed it (c4 --impersonate)
 
 

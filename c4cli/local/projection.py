@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from c4cli.realm.accessors import game_object, leaders_json
 
 if TYPE_CHECKING:
+    from c4cli.local.execute import Outcome
     from c4cli.local.state import ChainState
     from c4cli.realm.memory import Game
 
@@ -103,27 +104,28 @@ class ReadModel:
     def leaders_text(self) -> str:
         return self._view("leaders") or ""
 
-    def variables(self) -> dict[str, Any]:
+    def variables(self) -> dict[str, int | str]:
         """The realm's package variables (its fee, collected fees, owners) by name."""
         raw = self._view("variables")
-        return {} if raw is None else dict(json.loads(raw))
+        found: dict[str, int | str] = {} if raw is None else json.loads(raw)
+        return found
 
     def account_json(self, address: str) -> str | None:
         """The account's JSON as ``auth/accounts`` gives it, or None for no account."""
         row = self._one("SELECT json FROM accounts WHERE address = ?", (address,))
         return None if row is None else str(row[0])
 
-    def transaction(self, tx_hash: str) -> tuple[int, dict[str, Any]] | None:
+    def transaction(self, tx_hash: str) -> tuple[int, Outcome] | None:
         """The height and outcome of a transaction by its hash, or None."""
         row = self._one("SELECT height, outcome FROM txs WHERE hash = ?", (tx_hash,))
-        return None if row is None else (int(row[0]), dict(json.loads(row[1])))
+        return None if row is None else (int(row[0]), json.loads(row[1]))
 
     def transactions_through(self, height: int) -> int:
         """How many transactions the blocks up to and with ``height`` hold."""
         row = self._one("SELECT COUNT(*) FROM txs WHERE height <= ?", (height,))
         return 0 if row is None else int(row[0])
 
-    def game_txs(self, game_id: int) -> list[tuple[int, str, dict[str, Any]]]:
+    def game_txs(self, game_id: int) -> list[tuple[int, str, Outcome]]:
         """The transactions about one game (its offer, accept, reveals, moves, ending),
         oldest first: height, hash and outcome."""
         rows = (
@@ -133,6 +135,4 @@ class ReadModel:
             )
             .fetchall()
         )
-        return [
-            (int(height), str(hash_), dict(json.loads(outcome))) for height, hash_, outcome in rows
-        ]
+        return [(int(height), str(hash_), json.loads(outcome)) for height, hash_, outcome in rows]

@@ -16,8 +16,8 @@ import json
 import re
 from functools import cache
 from pathlib import Path
-from typing import Any
 
+from c4cli.jsonvalue import Document
 from c4cli.wire.paths import QFILE, QPATHS
 
 SOURCE = Path(__file__).resolve().parent.parent / "gno" / "r" / "c4cli" / "connect4"
@@ -66,8 +66,9 @@ def qdoc(realm_path: str) -> str:
 
 
 @cache
-def _doc(realm_path: str) -> dict[str, Any]:
-    package_doc, imports, funcs = "", set(), []
+def _doc(realm_path: str) -> Document:
+    package_doc, imports = "", set()
+    funcs: list[Document] = []
     for name in source_files():
         if name == GNOMOD:
             continue
@@ -90,6 +91,8 @@ def _doc(realm_path: str) -> dict[str, Any]:
             if func is not None:
                 funcs.append(_func(func, comment, name, number))
             comment = []
+    # As go/doc lists them: the package's functions by name, then the methods by type.
+    funcs.sort(key=lambda f: (f["type"] != "", str(f["type"]), str(f["name"])))
     return {
         "package_path": realm_path,
         "package_line": f'package {realm_path.rsplit("/", 1)[-1]} // import "{realm_path}"',
@@ -97,13 +100,12 @@ def _doc(realm_path: str) -> dict[str, Any]:
         "imports": sorted(imports),
         "bugs": None,
         "values": [],
-        # As go/doc lists them: the package's functions by name, then the methods by type.
-        "funcs": sorted(funcs, key=lambda f: (f["type"] != "", f["type"], f["name"])),
+        "funcs": funcs,
         "types": [],
     }
 
 
-def _func(found: re.Match[str], comment: list[str], file: str, line: int) -> dict[str, Any]:
+def _func(found: re.Match[str], comment: list[str], file: str, line: int) -> Document:
     params_text, results_text = _split_params(found["rest"])
     params = _fields(params_text)
     receiver = (found["recv"] or "").split()[-1:] or [""]

@@ -13,7 +13,7 @@ can never disagree with what was reported when the transaction was sent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from c4cli.address import is_address, package_address
 from c4cli.chain.clock import parse_time
@@ -31,12 +31,33 @@ from c4cli.local.log import BlockRecord, TxEntry
 from c4cli.realm.memory import RealmState, Store
 from c4cli.wire.std import Tx
 
+if TYPE_CHECKING:
+    from typing import NotRequired, TypedDict
+
+    from c4cli.coins import Coins
+    from c4cli.local.accounts import AccountRecord
+    from c4cli.local.genesis_state import StateDocument
+    from c4cli.realm.memory import RealmSnapshot
+
+    class ChainSnapshot(TypedDict):
+        """A state as the cache keeps it (:meth:`ChainState.snapshot`)."""
+
+        height: int
+        time: int
+        last_hash: str
+        clock_offset: int
+        account_numbers: int
+        gas_collected: Coins
+        begun_txs: NotRequired[int]  # a cache kept before `c4 init --load` had none
+        accounts: list[AccountRecord]
+        realm: RealmSnapshot
+
 
 class ChainState:
     """Accounts, balances and the realm at one height."""
 
     def __init__(
-        self, genesis: Genesis, genesis_hash: str, begun: dict[str, Any] | None = None
+        self, genesis: Genesis, genesis_hash: str, begun: StateDocument | None = None
     ) -> None:
         self.genesis = genesis
         self.height = 0
@@ -77,7 +98,7 @@ class ChainState:
 
     # -- checkpoints ------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> ChainSnapshot:
         """The state as plain JSON values: what a checkpoint saves (see ChainState.restore).
 
         The realm's settled games and used commitments are not in it: the
@@ -97,7 +118,7 @@ class ChainState:
         }
 
     @classmethod
-    def restore(cls, genesis: Genesis, snapshot: dict[str, Any], store: Store) -> ChainState:
+    def restore(cls, genesis: Genesis, snapshot: ChainSnapshot, store: Store) -> ChainState:
         """The state a :meth:`snapshot` describes, on the chain that ``genesis`` starts."""
         state = cls.__new__(cls)
         state.genesis = genesis

@@ -5,7 +5,7 @@ a chain from (the format, and what a home does with its bytes, in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from c4cli.address import is_address
 from c4cli.chain.clock import format_time
@@ -15,10 +15,11 @@ from c4cli.local.genesis_state import FORMAT
 from c4cli.realm.memory import Game, RealmState, Stats
 
 if TYPE_CHECKING:
+    from c4cli.local.genesis_state import RealmRecord, StateDocument
     from c4cli.local.state import ChainState
 
 
-def dumped(state: ChainState) -> dict[str, Any]:
+def dumped(state: ChainState) -> StateDocument:
     """``state`` as a document. Its realm must hold every game and commitment in
     memory: a state replayed from the log, never one read back from the cache."""
     return {
@@ -34,7 +35,7 @@ def dumped(state: ChainState) -> dict[str, Any]:
     }
 
 
-def realm_record(realm: RealmState) -> dict[str, Any]:
+def realm_record(realm: RealmState) -> RealmRecord:
     """The realm's part of a document: every game and commitment (all in memory)."""
     return {
         "path": realm.path,
@@ -51,7 +52,7 @@ def realm_record(realm: RealmState) -> dict[str, Any]:
     }
 
 
-def load_into(state: ChainState, document: dict[str, Any]) -> None:
+def load_into(state: ChainState, document: StateDocument) -> None:
     """Make ``state`` (a chain at its genesis, holding nothing yet) the document's."""
     accounts = [Account.restore(record) for record in document["accounts"]]
     numbers = int(document["account_numbers"])
@@ -75,7 +76,7 @@ def load_into(state: ChainState, document: dict[str, Any]) -> None:
     state.dirty_games.update(range(1, len(state.realm.games) + 1))
 
 
-def _realm(record: dict[str, Any], path: str) -> RealmState:
+def _realm(record: RealmRecord, path: str) -> RealmState:
     if record["path"] != path:
         raise ValueError(f"its realm is {record['path']!r}, not {path!r}")
     realm = RealmState(path, str(record["owner"]))

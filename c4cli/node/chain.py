@@ -27,7 +27,7 @@ from c4cli.chain.interface import (
     Signer,
     ThenRead,
 )
-from c4cli.chain.listing import journal_blocks
+from c4cli.chain.listing import blocks_of
 from c4cli.chain.trust import RealmHistory
 from c4cli.node import lookup
 from c4cli.node.delivery import Delivery
@@ -111,8 +111,8 @@ class NodeChain:
         pending transactions looked up first (see Delivery.settle_seen)."""
         self.sender.delivery.settle_seen()
         recheck(self.reader, self.journal)
-        entries = [] if self.journal is None else self.journal.entries()
-        return journal_blocks(entries, first, last, tail)
+        sent = [] if self.journal is None else self.journal.listed()
+        return blocks_of(sent, first, last, tail)
 
     def listed_tx(self, tx_hash: str) -> tuple[ListedTx, bytes] | None:
         return lookup.listed_tx(self.reader, tx_hash)

@@ -30,7 +30,7 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.trust import CheckpointDamaged, IndexedTx, Saved
 from c4cli.node.history import REPLAY_TABLES, RealmIndex
@@ -49,6 +49,9 @@ CREATE TABLE IF NOT EXISTS replay_calls (
     PRIMARY KEY (game, height, position)
 ) WITHOUT ROWID;
 """
+
+if TYPE_CHECKING:
+    from c4cli.realm.memory import GameRecord
 
 
 def _digest(text: str) -> str:
@@ -110,7 +113,7 @@ class Checkpoint:
     def save(
         self,
         saved: Saved,
-        settled: Sequence[tuple[int, dict[str, Any]]],
+        settled: Sequence[tuple[int, GameRecord]],
         used: Sequence[tuple[str, str]],
         calls: Sequence[tuple[int, int, int]],
     ) -> bool:
@@ -159,7 +162,7 @@ class Checkpoint:
                 db.execute("ROLLBACK")
             raise
 
-    def record(self, game_id: int) -> dict[str, Any]:
+    def record(self, game_id: int) -> GameRecord:
         """A settled game's record: it must be here, whole."""
         try:
             found = (
@@ -169,7 +172,7 @@ class Checkpoint:
             )
             if found is None or _digest(f"{game_id}:{found[0]}") != found[1]:
                 raise CheckpointDamaged(f"game {game_id} is missing or damaged")
-            record: dict[str, Any] = json.loads(found[0])
+            record: GameRecord = json.loads(found[0])
         except (sqlite3.Error, ValueError) as exc:
             raise CheckpointDamaged(f"game {game_id}: {exc}") from None
         return record

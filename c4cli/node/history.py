@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 from c4cli.chain.trust import IndexedTx
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
+from c4cli.wire.abci import ResponseDeliverTx
 
 INT64_MAX = 2**63 - 1  # SQLite's largest integer
 REPLAY_TABLES = ("replay_meta", "replay_settled", "replay_used", "replay_calls")
@@ -160,7 +161,7 @@ class RealmIndex:
                 "INSERT OR REPLACE INTO txs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (row.height, row.position, row.time, row.kind, row.signer, row.session,
-                     row.func, row.error, row.tx, json.dumps(row.result, separators=(",", ":")))
+                     row.func, row.error, row.tx, _result_text(row.result))
                     for row in rows
                 ],
             )  # fmt: skip
@@ -255,7 +256,12 @@ class RealmIndex:
 def _row(row: tuple[Any, ...]) -> IndexedTx:
     height, position, time, kind, signer, session, func, error, tx, result = row
     tx_hash = base64.b64encode(hashlib.sha256(tx).digest()).decode()
+    kept = ResponseDeliverTx.from_json(json.loads(result)) if result != "{}" else None
     return IndexedTx(
-        height, position, time, tx_hash, kind, signer, session, func, error, tx,
-        json.loads(result),
+        height, position, time, tx_hash, kind, signer, session, func, error, tx, kept
     )  # fmt: skip
+
+
+def _result_text(result: ResponseDeliverTx | None) -> str:
+    """A kept result as the index stores it: its amino JSON ({} for none)."""
+    return "{}" if result is None else json.dumps(result.to_json(), separators=(",", ":"))

@@ -28,6 +28,7 @@ from urllib.parse import unquote, urlsplit
 from c4cli.errors import BadInput, Unreachable
 from c4cli.node import early
 from c4cli.node.answers import first_line
+from c4cli.node.urls import redact
 
 MAX_ANSWER = 16 * 1024 * 1024
 READ = 65536
@@ -44,28 +45,6 @@ class Exchange(Protocol):
         ...
 
     def close(self) -> None: ...
-
-
-def redact(url: str) -> str:
-    """A node URL as c4 shows it: scheme, host and port only. Credentials (``user:pass@``)
-    and a path (where hosted RPC providers put API keys) are never printed.
-
-    >>> redact("https://me:secret@rpc.example.com/v1/KEY123")
-    'https://rpc.example.com/…'
-    >>> redact("127.0.0.1:26657")
-    'http://127.0.0.1:26657'
-    """
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    scheme = "http" if parts.scheme == "tcp" else parts.scheme
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = f":{parts.port}" if parts.port else ""
-    except ValueError:
-        port = ""
-    path = "/…" if parts.path.strip("/") or parts.query else ""
-    return f"{scheme}://{host}{port}{path}"
 
 
 class Target:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from c4cli.address import package_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.interface import ListedTx
-from c4cli.chain.listing import LANDED, REFUSED, fee_of, messages, proof_fields
+from c4cli.chain.listing import LANDED, REFUSED, fee_of, messages, with_proof
 from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable, Unverified
@@ -78,7 +78,7 @@ def listed_tx(reader: NodeReader, tx_hash: str) -> tuple[ListedTx, bytes] | None
     else:
         proven, moment = None, reader.block_time(height)
     doc = node_tx(tx_hash, height, format_time(moment), result, (values, paid, error), tx)
-    doc.update(proof_fields(proven, reader.unproven))  # type: ignore[typeddict-item]
+    with_proof(doc, proven, reader.unproven)
     return doc, raw
 
 

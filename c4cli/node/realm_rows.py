@@ -113,7 +113,7 @@ def realm_row(
     kind = _main(kinds)
     # A call's or a send's fate is its error (proven with the block's results); what is
     # not replayed keeps its whole result: the events that say it reached the realm.
-    kept = result.to_json() if kind in (RUN, UNKNOWN) else {}
+    kept = result if kind in (RUN, UNKNOWN) else None
     return IndexedTx(
         height, place, time, base64.b64encode(hashlib.sha256(raw).digest()).decode(),
         kind, signer, session or "", ",".join(funcs),

@@ -28,7 +28,7 @@ def recheck(reader: NodeReader, journal: SentLog | None, signer: Signer | None =
         return
     for entry in journal.unproven():
         if signer is not None and (
-            entry.get("signer") != signer.address or entry["status"] == LANDED
+            entry["signer"] != signer.address or entry["tx_status"] == LANDED
         ):
             continue
         try:
@@ -38,12 +38,13 @@ def recheck(reader: NodeReader, journal: SentLog | None, signer: Signer | None =
         if listed is None:
             continue  # on no node: what the journal says stands
         found = listed[0]
-        if not found.get("verified") or not (found.get("proof") or {}).get("result_proven"):
+        proof = found.get("proof")
+        if not found.get("verified") or proof is None or not proof["result_proven"]:
             continue  # the next block is not made yet: later
         journal.rechecked(found)
-        said = (entry["status"], entry.get("height"))
+        said = (entry["tx_status"], entry["height"])
         if (found["tx_status"], found["height"]) != said:
-            word = "the user's" if entry["status"] == DROPPED else "the node's"
+            word = "the user's" if entry["tx_status"] == DROPPED else "the node's"
             warn_once(
                 f"note: transaction {found['hash']}, journaled as {said[0]} on {word} word, "
                 f"is proven {found['tx_status']} at height {found['height']}: the journal now "

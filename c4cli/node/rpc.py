@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from c4cli.errors import Unreachable
+from c4cli.jsonvalue import JSON, Document
 from c4cli.node.transport import NodeSaid, RpcCall, Transport
 from c4cli.wire.rpc import (
     Method,
@@ -59,7 +60,7 @@ class Ask(Generic[T_co]):
             raise Malformed(f"{node} answered {self.call.method} in a shape it never has") from None
 
 
-def _height(height: int) -> dict[str, Any]:
+def _height(height: int) -> Document:
     return {"height": str(height)} if height else {}
 
 
@@ -100,7 +101,7 @@ def abci_query(
 ) -> Ask[ResultABCIQuery]:
     """A query at ``height`` (0: the last block's); tm2 takes its data as base64."""
     encoded = base64.b64encode(data).decode()
-    params = {"path": path, "data": encoded, "height": str(height), "prove": prove}
+    params: dict[str, JSON] = {"path": path, "data": encoded, "height": str(height), "prove": prove}
     return Ask(RpcCall(Method.ABCI_QUERY, params), ResultABCIQuery.from_json)
 
 

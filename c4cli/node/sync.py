@@ -29,7 +29,7 @@ from __future__ import annotations
 import time as wallclock
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli.address import package_address
 from c4cli.chain.trust import DEPLOY, Caught, IndexedTx, Proven
@@ -77,14 +77,14 @@ class NodeHistory:
     def __init__(self, reader: NodeReader, path: Path, chain_id: str) -> None:
         self.reader = reader  # its chain is checked to be ``chain_id`` by its first read
         self.index = RealmIndex(path, chain_id, reader.realm_path)
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[str, object] = {}
 
     @property
     def realm_path(self) -> str:
         return self.index.realm_path
 
     @property
-    def memo(self) -> dict[str, Any]:
+    def memo(self) -> dict[str, object]:
         return self._memo
 
     def sync(self, first: int | None = None, progress: Progress | None = None) -> SyncReport:
@@ -112,9 +112,9 @@ class NodeHistory:
         return self.index.txs(kinds=kinds, above=above)
 
     def checkpoint(self, code: str) -> Checkpoint:
-        if "checkpoint" not in self._memo:
-            self._memo["checkpoint"] = Checkpoint(self.index, code)
-        found: Checkpoint = self._memo["checkpoint"]
+        found = self._memo.get("checkpoint")
+        if not isinstance(found, Checkpoint):
+            found = self._memo["checkpoint"] = Checkpoint(self.index, code)
         return found
 
 

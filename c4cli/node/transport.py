@@ -14,13 +14,15 @@ from __future__ import annotations
 import json
 import re
 import time as wallclock
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 from c4cli.errors import Unreachable
 from c4cli.escape import printable
+from c4cli.jsonvalue import JSON
 from c4cli.node.answers import first_line
 from c4cli.node.http import Connection, Exchange, Target
+from c4cli.node.urls import split_urls
 from c4cli.settings import READ_DEADLINE
 from c4cli.wire.rpc import Method, ResultStatus
 
@@ -36,7 +38,7 @@ class RpcCall(NamedTuple):
     """One JSON-RPC call: a batch is a list of them, answered in order."""
 
     method: Method
-    params: dict[str, Any]
+    params: Mapping[str, JSON]
 
 
 class NodeSaid(Unreachable):
@@ -74,16 +76,6 @@ class TooLong(Unreachable):
 class Unusable(Unreachable):
     """A node of the right chain that cannot serve now (catching up, or behind what
     this home has seen): the next URL is asked, if the home has another."""
-
-
-def split_urls(text: str) -> list[str]:
-    """The RPC URLs of ``--remote``, ``$C4_REMOTE`` or config.toml: one, or several of
-    one chain separated by commas.
-
-    >>> split_urls("http://a:26657, http://b:26657")
-    ['http://a:26657', 'http://b:26657']
-    """
-    return [url.strip() for url in text.split(",") if url.strip()]
 
 
 # tm2's refusal of a batch longer than its max_batch_requests (1000 by default)
@@ -178,7 +170,9 @@ class Transport:
 
     # -- calls --------------------------------------------------------------------------
 
-    def call(self, method: Method, params: dict[str, Any], *, timeout: float | None = None) -> Any:
+    def call(
+        self, method: Method, params: Mapping[str, JSON], *, timeout: float | None = None
+    ) -> Any:
         """One read; its ``result``. The command's first rides with the chain's check."""
 
         def attempt() -> Any:

@@ -37,6 +37,7 @@ from c4cli.node import rpc
 from c4cli.node.light import signed_hash, trusted_power, verify_commit
 from c4cli.node.rpc import Ask, Malformed, Rpc
 from c4cli.node.transport import NoMethod, Transport
+from c4cli.wire import blocks
 from c4cli.wire.abci import ResponseDeliverTx, Unencodable, results_hash
 from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
 from c4cli.wire.rpc import ResultBlock, ResultCommit
@@ -347,8 +348,8 @@ def ask_commit(
 
 
 def fingerprint(trusted: TrustedSet) -> str:
-    """A trusted set's fingerprint: its validators hash (hex), as a header names it."""
-    return _hex(validators_hash(trusted.validators))
+    """A trusted set's fingerprint (:func:`c4cli.wire.blocks.fingerprint`)."""
+    return blocks.fingerprint(trusted.validators)
 
 
 def validator_set(asker: Rpc, height: int) -> tuple[Validator, ...]:

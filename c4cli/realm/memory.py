@@ -11,11 +11,33 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from copy import deepcopy
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from c4cli.engine import Board, Disc
 from c4cli.realm.rules import ACCEPTOR, CREATOR, DEFAULT_FEE, Status, deadline, other, payout
 from c4cli.records import Record
+
+if TYPE_CHECKING:
+    from typing import TypeAlias, TypedDict
+
+    # A game as a checkpoint keeps it: each of Game.FIELDS by its name.
+    GameRecord: TypeAlias = dict[str, object]
+
+    class RealmSnapshot(TypedDict):
+        """The realm's live state (:meth:`RealmState.snapshot`)."""
+
+        path: str
+        owner: str
+        fee: int
+        collected: int
+        pending_owner: str
+        game_count: int
+        live_games: list[GameRecord]
+        active: list[int]
+        stats: dict[str, list[int]]
+        wins_board: list[list[str | int]]
+        gnot_board: list[list[str | int]]
+
 
 OPEN = Status.OPEN
 PLAYING = Status.PLAYING
@@ -147,11 +169,11 @@ class Game(Record):
         "winner",
     )
 
-    def to_record(self) -> dict[str, Any]:
+    def to_record(self) -> GameRecord:
         return {name: getattr(self, name) for name in Game.FIELDS}
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> Game:
+    def from_record(cls, record: GameRecord) -> Game:
         game = cls.__new__(cls)
         for name in Game.FIELDS:
             setattr(game, name, record[name])
@@ -346,7 +368,7 @@ class RealmState(Record):
             "pendingOwner": self.pending_owner,
         }
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> RealmSnapshot:
         """The realm's live state as plain JSON values.
 
         Settled games and used commitments are not in it: whoever saves a
@@ -368,7 +390,7 @@ class RealmState(Record):
         }
 
     @classmethod
-    def restore(cls, snapshot: dict[str, Any], store: Store) -> RealmState:
+    def restore(cls, snapshot: RealmSnapshot, store: Store) -> RealmState:
         """The state a :meth:`snapshot` describes, reading the rest from ``store``."""
         state = cls(str(snapshot["path"]), str(snapshot["owner"]), store)
         state.fee = int(snapshot["fee"])

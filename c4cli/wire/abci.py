@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from c4cli.jsonvalue import Document
 from c4cli.wire.events import (
     Event,
     any_parts,
@@ -60,11 +61,15 @@ class AbciError(NamedTuple):
         rest = {k: v for k, v in found.items() if k != "@type"}
         return cls(kind, "", rest if any(rest.values()) else None)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         if self.fields:
-            return {"@type": self.type_url, **self.fields}
+            doc: Document = {"@type": self.type_url, **self.fields}
+            return doc
         said = self.text or self.type_url == STRING_ERROR
-        return {"@type": self.type_url} | ({"value": self.text} if said else {})
+        doc = {"@type": self.type_url}
+        if said:
+            doc["value"] = self.text
+        return dict(doc)
 
     def amino(self) -> bytes:
         """An amino ``Any``: a string error's text in field 1 of its value; a struct
@@ -107,14 +112,14 @@ class ResponseDeliverTx(NamedTuple):
             gas_used=int64(found.get("GasUsed") or 0),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "ResponseBase": self.base_json(),
             "GasWanted": str(self.gas_wanted),
             "GasUsed": str(self.gas_used),
         }
 
-    def base_json(self) -> dict[str, Any]:
+    def base_json(self) -> Document:
         return {
             "Error": None if self.error is None else self.error.to_json(),
             "Data": b64(self.data),
@@ -216,7 +221,7 @@ class ResponseQuery(NamedTuple):
             height=int64(found.get("Height") or 0),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         ops = [{"type": op.type, "key": b64(op.key), "data": b64(op.data)} for op in self.proof]
         base = ResponseDeliverTx(self.error, self.data, log=self.log).base_json()
         return {

@@ -18,8 +18,9 @@ from __future__ import annotations
 import struct
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
+from c4cli.jsonvalue import Document
 from c4cli.wire.fields import b64, data_field, int64, int64_field, mapping, raw, text
 from c4cli.wire.merkle import merkle_root, txs_root
 from c4cli.wire.protowire import VARINT, any_value, bytes_field, encode_varint, field_key, zigzag
@@ -81,7 +82,7 @@ class BlockID(NamedTuple):
             PartSetHeader(int64(parts.get("total") or 0), raw(parts.get("hash"))),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         parts = {"total": str(self.parts.total), "hash": b64(self.parts.hash)}
         return {"hash": b64(self.hash), "parts": parts}
 
@@ -139,7 +140,7 @@ class Header(NamedTuple):
             proposer_address="" if proposer is None else text(proposer),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "version": self.version,
             "chain_id": self.chain_id,
@@ -217,7 +218,7 @@ class Vote(NamedTuple):
             signature=raw(found.get("signature")),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "type": self.type,
             "height": str(self.height),
@@ -259,7 +260,7 @@ class Commit(NamedTuple):
             tuple(None if vote is None else Vote.from_json(vote) for vote in precommits),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         votes = [None if vote is None else vote.to_json() for vote in self.precommits]
         return {"block_id": self.block_id.to_json(), "precommits": votes or None}
 
@@ -270,7 +271,7 @@ class PubKey(NamedTuple):
     type_url: str
     value: bytes
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"@type": self.type_url, "value": b64(self.value)}
 
     def amino(self) -> bytes:
@@ -312,7 +313,7 @@ class Validator(NamedTuple):
         priority = int64(found.get("proposer_priority") or 0)
         return cls(text(found["address"]), key_of, power, priority)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "address": self.address,
             "pub_key": self.pub_key.to_json(),
@@ -332,6 +333,12 @@ def validators_hash(validators: Sequence[Validator]) -> bytes | None:
     return merkle_root([validator.amino() for validator in validators])
 
 
+def fingerprint(validators: Sequence[Validator]) -> str:
+    """A validator set's fingerprint, as c4 names a set it trusts: its validators hash
+    in hex, as a header names it."""
+    return (validators_hash(validators) or b"").hex().upper()
+
+
 class BlockMeta(NamedTuple):
     block_id: BlockID
     header: Header
@@ -341,7 +348,7 @@ class BlockMeta(NamedTuple):
         found = mapping(value)
         return cls(BlockID.from_json(found.get("block_id")), Header.from_json(found["header"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"block_id": self.block_id.to_json(), "header": self.header.to_json()}
 
 
@@ -364,7 +371,7 @@ class Block(NamedTuple):
             Commit.from_json(found.get("last_commit")),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "header": self.header.to_json(),
             "data": {"txs": [b64(tx) for tx in self.txs] or None},

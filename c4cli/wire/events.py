@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from c4cli.gotext import go_json
+from c4cli.jsonvalue import Document
 from c4cli.wire.fields import int64, int64_field, mapping, string_field, text
 from c4cli.wire.protowire import (
     VARINT,
@@ -40,7 +41,7 @@ def optional_text(value: object) -> str:
     return "" if value is None else text(value)
 
 
-def coin(said: str) -> dict[str, Any]:
+def coin(said: str) -> Document:
     """A coin's text as Go's JSON of a ``std.Coin`` writes it."""
     found = _COIN.match(said)
     if found is None:
@@ -57,7 +58,7 @@ class TransferEvent(NamedTuple):
     def type_url(self) -> str:
         return TRANSFER
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"@type": TRANSFER, "from": self.sender, "to": self.receiver, "coins": self.coins}
 
     def amino(self) -> bytes:
@@ -68,7 +69,7 @@ class TransferEvent(NamedTuple):
         )
         return any_value(TRANSFER, fields)
 
-    def plain(self) -> dict[str, Any]:
+    def plain(self) -> Document:
         coins = [coin(part) for part in self.coins.split(",")] if self.coins else None
         return {"from": self.sender, "to": self.receiver, "coins": coins}
 
@@ -84,7 +85,7 @@ class GnoEvent(NamedTuple):
     def type_url(self) -> str:
         return GNO_EVENT
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         attrs = [{"key": key, "value": value} for key, value in self.attrs]
         return {
             "@type": GNO_EVENT,
@@ -102,7 +103,7 @@ class GnoEvent(NamedTuple):
             GNO_EVENT, string_field(1, self.type) + attrs + string_field(3, self.pkg_path)
         )
 
-    def plain(self) -> dict[str, Any]:
+    def plain(self) -> Document:
         found = self.to_json()
         del found["@type"]
         return found
@@ -129,7 +130,7 @@ class StorageEvent(NamedTuple):
     def _coin_name(self) -> str:
         return "fee_refund" if self.unlock else "fee_delta"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         out = {
             "@type": self.type_url,
             "bytes_delta": str(self.bytes_delta),
@@ -147,8 +148,8 @@ class StorageEvent(NamedTuple):
         inner += field_key(4, VARINT) + b"\x01" if self.refund_withheld else b""
         return any_value(self.type_url, inner)
 
-    def plain(self) -> dict[str, Any]:
-        out = {
+    def plain(self) -> Document:
+        out: Document = {
             "bytes_delta": self.bytes_delta,
             self._coin_name: coin(self.coin),
             "pkg_path": self.pkg_path,
@@ -165,13 +166,13 @@ class OtherEvent(NamedTuple):
     def type_url(self) -> str:
         return str(self.fields.get("@type") or "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return dict(self.fields)
 
     def amino(self) -> bytes:
         raise Unencodable(f"an event of type {self.type_url}")
 
-    def plain(self) -> dict[str, Any]:
+    def plain(self) -> Document:
         return {key: value for key, value in self.fields.items() if key != "@type"}
 
 
@@ -267,7 +268,7 @@ def storage_moved(events: Sequence[Event]) -> tuple[int, int] | None:
     for event in events:
         if not isinstance(event, StorageEvent):
             continue
-        amount = 0 if event.refund_withheld else int(coin(event.coin)["amount"])
+        amount = 0 if event.refund_withheld else int(str(coin(event.coin)["amount"]))
         delta = (event.bytes_delta, -amount if event.unlock else amount)
         moved = delta if moved is None else (moved[0] + delta[0], moved[1] + delta[1])
     return moved

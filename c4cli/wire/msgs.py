@@ -13,6 +13,7 @@ import base64
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from c4cli.jsonvalue import Document
 from c4cli.wire import pubkeys
 from c4cli.wire.fields import (
     Fields,
@@ -67,9 +68,9 @@ class MsgCall(NamedTuple):
     def name(self) -> str:
         return self.func
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         """Amino JSON; ``args`` left out when there are none, as c4 and gnokey sign it."""
-        doc: dict[str, Any] = {
+        doc: Document = {
             "@type": MSG_CALL,
             "caller": self.caller,
             "send": self.send,
@@ -123,7 +124,7 @@ class MsgSend(NamedTuple):
     def name(self) -> str:
         return "send"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "@type": MSG_SEND,
             "from_address": self.from_address,
@@ -172,8 +173,8 @@ class MsgCreateSession(NamedTuple):
     def signer(self) -> str:
         return self.creator
 
-    def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {
+    def to_json(self) -> Document:
+        doc: Document = {
             "@type": MSG_CREATE_SESSION,
             "creator": self.creator,
             "session_key": pubkeys.to_json(self.session_key),
@@ -235,7 +236,7 @@ class MsgRevokeSession(NamedTuple):
     def signer(self) -> str:
         return self.creator
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         key = pubkeys.to_json(self.session_key)
         return {"@type": MSG_REVOKE_SESSION, "creator": self.creator, "session_key": key}
 
@@ -268,7 +269,7 @@ class MsgRevokeAllSessions(NamedTuple):
     def signer(self) -> str:
         return self.creator
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"@type": MSG_REVOKE_ALL_SESSIONS, "creator": self.creator}
 
     @classmethod
@@ -300,7 +301,7 @@ class MsgPackage(NamedTuple):
     def name(self) -> str:
         return self.type_url.rsplit(".", 1)[-1].removeprefix("m_")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         signer_field, _ = _PACKAGE_MSGS[self.type_url]
         return {
             "@type": self.type_url,
@@ -346,7 +347,7 @@ class MsgOther(NamedTuple):
     def name(self) -> str:
         return self.type_url.rsplit(".", 1)[-1].removeprefix("m_")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"@type": self.type_url, "amino": base64.b64encode(self.value).decode()}
 
     def amino(self) -> bytes:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Union
 
 from c4cli.address import decode_bech32, encode_address, encode_bech32
 from c4cli.errors import BadInput
+from c4cli.jsonvalue import Document
 from c4cli.wire.protowire import (
     DecodeError,
     any_value,
@@ -95,7 +96,7 @@ def _last(fields: list[tuple[int, int | bytes]], number: int, default: int | byt
 # -- amino JSON -------------------------------------------------------------------------
 
 
-def to_json(key: PubKey) -> dict[str, Any]:
+def to_json(key: PubKey) -> Document:
     """The key as amino JSON writes it (``{"@type": …, "value": …}`` or a multisig's
     ``threshold`` and ``pubkeys``)."""
     if isinstance(key, bytes):

@@ -13,6 +13,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from c4cli.jsonvalue import Document
 from c4cli.wire.abci import ResponseDeliverTx, ResponseQuery
 from c4cli.wire.blocks import (
     Block,
@@ -93,7 +94,7 @@ class ResultStatus(NamedTuple):
             validator_address=str(mapping(found.get("validator_info")).get("address") or ""),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "node_info": {
                 "version_set": None,
@@ -134,7 +135,7 @@ class ResultBlock(NamedTuple):
         meta = found.get("block_meta")
         return cls(BlockMeta.from_json(meta) if meta else None, Block.from_json(found["block"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         meta = None if self.block_meta is None else self.block_meta.to_json()
         return {"block_meta": meta, "block": self.block.to_json()}
 
@@ -153,7 +154,7 @@ class ResultBlockchain(NamedTuple):
             int64(found.get("last_height") or 0), tuple(BlockMeta.from_json(m) for m in metas)
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "last_height": str(self.last_height),
             "block_metas": [meta.to_json() for meta in self.block_metas],
@@ -177,7 +178,7 @@ class ResultCommit(NamedTuple):
             found.get("canonical") is not False,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         signed = {"header": self.header.to_json(), "commit": self.commit.to_json()}
         return {"signed_header": signed, "canonical": self.canonical}
 
@@ -196,7 +197,7 @@ class ResultValidators(NamedTuple):
             int64(found.get("block_height") or 0), tuple(Validator.from_json(v) for v in rows)
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         rows = [v.to_json() for v in self.validators]
         return {"block_height": str(self.block_height), "validators": rows or None}
 
@@ -216,7 +217,7 @@ class ResultBlockResults(NamedTuple):
             tuple(ResponseDeliverTx.from_json(r) for r in results),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         empty = ResponseDeliverTx().base_json()
         return {
             "height": str(self.height),
@@ -257,7 +258,7 @@ class ResultTx(NamedTuple):
             raw(found["tx"]),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "hash": b64(self.hash),
             "height": str(self.height),
@@ -282,7 +283,7 @@ class ResultBroadcastTx(NamedTuple):
         )
         return cls(check, raw(found.get("hash")))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         said = self.check.base_json()
         return {
             "error": said["Error"],
@@ -311,7 +312,7 @@ class ResultBroadcastTxCommit(NamedTuple):
             int64(found.get("height") or 0),
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {
             "check_tx": self.check_tx.to_json(),
             "deliver_tx": self.deliver_tx.to_json(),
@@ -327,5 +328,5 @@ class ResultABCIQuery(NamedTuple):
     def from_json(cls, value: object) -> ResultABCIQuery:
         return cls(ResponseQuery.from_json(mapping(value)["response"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"response": self.response.to_json()}

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from c4cli.errors import Refused
+from c4cli.jsonvalue import Document
 from c4cli.wire import pubkeys
 from c4cli.wire.fields import (
     bytes_of,
@@ -55,7 +56,7 @@ class Fee(NamedTuple):
     gas_wanted: int
     gas_fee: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Document:
         return {"gas_wanted": str(self.gas_wanted), "gas_fee": self.gas_fee}
 
     @classmethod
@@ -80,8 +81,8 @@ class Signature(NamedTuple):
     signature: bytes
     session_addr: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        doc: dict[str, Any] = {}
+    def to_json(self) -> Document:
+        doc: Document = {}
         if self.pub_key is not None:
             doc["pub_key"] = pubkeys.to_json(self.pub_key)
         doc["signature"] = base64.b64encode(self.signature).decode()
@@ -130,7 +131,7 @@ class Tx(NamedTuple):
     signatures: tuple[Signature, ...] = ()
     memo: str = ""
 
-    def to_json(self, *, unsigned_as_null: bool = False) -> dict[str, Any]:
+    def to_json(self, *, unsigned_as_null: bool = False) -> Document:
         """Amino JSON, as gnokey writes a signed tx and c4's log and journal keep it;
         ``unsigned_as_null``: a tx without signatures as gnokey writes its file, with
         ``"signatures": null``."""

@@ -15,6 +15,7 @@ from typing import Any
 
 from c4cli.coins import format_coins, parse_coins
 from c4cli.gotext import go_escaped
+from c4cli.jsonvalue import Document
 from c4cli.wire import crypto, pubkeys
 
 # The vocabulary of this module's callers too.
@@ -140,7 +141,7 @@ def _sign_document(
     chain_id: str,
     account_number: int,
     sequence: int,
-    fee_doc: dict[str, Any],
+    fee_doc: Document,
     msgs: Sequence[Msg],
     memo: str,
 ) -> bytes:
@@ -159,7 +160,7 @@ def _sign_document(
 _FEE_COIN = re.compile(r"^([0-9]+)([a-z][a-z0-9/:._-]*)$")
 
 
-def payload_fee(tx_fee: Fee) -> dict[str, Any]:
+def payload_fee(tx_fee: Fee) -> Document:
     """The fee as the current sign payload states it: ``{"amount": [coin], "gas": "N"}``,
     the coin as ``{"amount": "1000", "denom": "ugnot"}`` and a zero fee as no coin at all.
 

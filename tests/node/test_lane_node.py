@@ -229,8 +229,8 @@ def test_a_signal_while_a_lanes_move_waits_for_its_block_says_sent(
     assert code == 130, err
     assert err.startswith("Error: interrupted: the transaction was sent (TX HASH "), err
     tx_hash = err.split("TX HASH ")[1].split(")")[0]
-    entry = next(e for e in journal_entries(players.path) if e["hash"] == tx_hash)
-    assert entry["status"] == "pending" and entry["func"] == "Play"
+    entry = next(e for e in journal_entries(players.path) if e.hash == tx_hash)
+    assert entry.status == "pending" and entry.func == "Play"
     time.sleep(1.5)  # its block
     assert players.game(int(game))["moves"] == 1
 

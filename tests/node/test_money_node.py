@@ -214,8 +214,8 @@ def test_a_signal_while_waiting_for_the_block_says_sent_and_keeps_the_secret(
     assert "nothing was recorded" not in err
     # The journal file as the signal left it (`c4 log` would look the hash up, and
     # list it as landed once its block is in).
-    entry = next(e for e in journal_entries(bound.path) if e["hash"] == tx_hash)
-    assert entry["status"] == "pending"
+    entry = next(e for e in journal_entries(bound.path) if e.hash == tx_hash)
+    assert entry.status == "pending"
     secrets = list((bound.path / "secrets" / bound.address("alice")).glob("*"))
     assert secrets, "the offer's secret was deleted"
     time.sleep(1.5)  # its block

@@ -690,7 +690,7 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
         signature = tx.signature.signature
         assert crypto.verify(key, render(*args), signature)
     assert gno_node.account(carol)[1] == sequence + 1
-    journaled = {entry["hash"]: entry["status"] for entry in journal_entries(remote.path)}
+    journaled = {entry.hash: entry.status for entry in journal_entries(remote.path)}
     assert [journaled[tx_hash(tx)] for tx in (first, second)] == ["dropped", "landed"]
 
 

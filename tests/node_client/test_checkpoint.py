@@ -20,7 +20,7 @@ ALICE = "g1alice"
 def index_with_rows(path: Path) -> RealmIndex:
     index = RealmIndex(path, "dev", "gno.land/r/c4cli/connect4")
     rows = [
-        IndexedTx(h, 0, 1000 + h, "", "call", ALICE, "", "Play", "", b"tx%d" % h, {})
+        IndexedTx(h, 0, 1000 + h, "", "call", ALICE, "", "Play", "", b"tx%d" % h, None)
         for h in (3, 4, 5)
     ]
     index.append(rows, Synced(1, 5, "AB" * 32, 2))

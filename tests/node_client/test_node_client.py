@@ -64,7 +64,7 @@ class World:
         return self.ledger.accounts[BOB][2]
 
     def statuses(self) -> list[str]:
-        return [str(entry["status"]) for entry in self.journal.entries()]
+        return [entry.status for entry in self.journal.typed()]
 
 
 @pytest.fixture
