@@ -23,54 +23,56 @@ else:
     FloatType = click.ParamType
 
 
-class Count(IntType):
-    """A whole number from ``low`` to ``high`` (None: no bound)."""
-
-    name = "integer"
+class _Bounded(IntType):
+    """A whole number read from text (``parse``: -1 for text that is not one) from
+    ``low`` to ``high`` (None: no bound); anything else is refused as ``wanted`` says."""
 
     def __init__(self, low: int, high: int | None = None) -> None:
         self.low, self.high = low, high
 
+    def parse(self, text: str) -> int:
+        raise NotImplementedError
+
+    def wanted(self) -> str:
+        raise NotImplementedError
+
     def convert(
         self, value: object, param: click.Parameter | None, ctx: click.Context | None
     ) -> int:
-        if isinstance(value, int):
-            number = value
-        else:
-            text = str(value).strip()
-            number = int(text) if re.fullmatch(r"[0-9]{1,9}", text) else -1
+        number = value if isinstance(value, int) else self.parse(str(value)[:40])
         if number < self.low or (self.high is not None and number > self.high):
-            above = "" if self.high is None else f" to {self.high}"
-            self.fail(f"{str(value)[:40]!r}: a whole number from {self.low}{above}", param, ctx)
+            self.fail(f"{str(value)[:40]!r}: {self.wanted()}", param, ctx)
         return number
 
 
-class Seconds(IntType):
+class Count(_Bounded):
+    """A whole number from ``low`` to ``high`` (None: no bound)."""
+
+    name = "integer"
+
+    def parse(self, text: str) -> int:
+        return int(text.strip()) if re.fullmatch(r"[0-9]{1,9}", text.strip()) else -1
+
+    def wanted(self) -> str:
+        return f"a whole number from {self.low}" + ("" if self.high is None else f" to {self.high}")
+
+
+class Seconds(_Bounded):
     """A duration in whole seconds (``90``, ``90s``, ``15m``, ``1h``) within bounds."""
 
     name = "seconds"
 
     def __init__(self, low: int, high: int) -> None:
-        self.low, self.high = low, high
+        super().__init__(low, high)
 
-    def convert(
-        self, value: object, param: click.Parameter | None, ctx: click.Context | None
-    ) -> int:
-        if isinstance(value, int):
-            seconds = value
-        else:
-            try:
-                seconds = parse_duration(str(value)[:40], what="duration")
-            except BadInput:
-                seconds = -1
-        if not self.low <= seconds <= self.high:
-            self.fail(
-                f"{str(value)[:40]!r}: a duration from {self.low}s to {self.high}s "
-                "(e.g. 30, 30s, 2m)",
-                param,
-                ctx,
-            )
-        return seconds
+    def parse(self, text: str) -> int:
+        try:
+            return parse_duration(text, what="duration")
+        except BadInput:
+            return -1
+
+    def wanted(self) -> str:
+        return f"a duration from {self.low}s to {self.high}s (e.g. 30, 30s, 2m)"
 
 
 class FloatSeconds(FloatType):

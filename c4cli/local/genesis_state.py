@@ -34,21 +34,12 @@ if TYPE_CHECKING:
     from c4cli.coins import Coins
     from c4cli.jsonvalue import Document
     from c4cli.local.accounts import AccountRecord
-    from c4cli.realm.memory import GameRecord
+    from c4cli.realm.memory import GameRecord, RealmRecordBase
 
-    class RealmRecord(TypedDict):
+    class RealmRecord(RealmRecordBase):
         """The realm's part of a state document: every game and used commitment."""
 
-        path: str
-        owner: str
-        pending_owner: str
-        fee: int
-        collected: int
         games: list[GameRecord]
-        active: list[int]
-        stats: dict[str, list[int]]
-        wins_board: list[list[str | int]]
-        gnot_board: list[list[str | int]]
         commitments: list[list[str]]
 
     class StateDocument(TypedDict):

@@ -12,7 +12,7 @@ from c4cli.chain.clock import format_time
 from c4cli.local import state_bounds
 from c4cli.local.accounts import Account, coins_from_json
 from c4cli.local.genesis_state import FORMAT
-from c4cli.realm.memory import Game, RealmState, Stats
+from c4cli.realm.memory import Game, RealmState
 
 if TYPE_CHECKING:
     from c4cli.local.genesis_state import RealmRecord, StateDocument
@@ -38,16 +38,8 @@ def dumped(state: ChainState) -> StateDocument:
 def realm_record(realm: RealmState) -> RealmRecord:
     """The realm's part of a document: every game and commitment (all in memory)."""
     return {
-        "path": realm.path,
-        "owner": realm.owner,
-        "pending_owner": realm.pending_owner,
-        "fee": realm.fee,
-        "collected": realm.collected,
+        **realm.base_record(),
         "games": [game.to_record() for game in realm.games.values()],
-        "active": list(realm.active),
-        "stats": {address: s.to_record() for address, s in realm.stats.items()},
-        "wins_board": [list(entry) for entry in realm.wins_board],
-        "gnot_board": [list(entry) for entry in realm.gnot_board],
         "commitments": sorted(list(pair) for pair in realm.used_commitments.recent()),
     }
 
@@ -79,20 +71,14 @@ def load_into(state: ChainState, document: StateDocument) -> None:
 def _realm(record: RealmRecord, path: str) -> RealmState:
     if record["path"] != path:
         raise ValueError(f"its realm is {record['path']!r}, not {path!r}")
-    realm = RealmState(path, str(record["owner"]))
-    realm.pending_owner = str(record["pending_owner"])
-    realm.fee, realm.collected = int(record["fee"]), int(record["collected"])
+    realm = RealmState.from_base(record)
     for number, raw in enumerate(record["games"], 1):
         game = Game.from_record(raw)
         if game.id != number:
             raise ValueError(f"game {game.id} is listed where game {number} belongs")
         realm.games.add(game)
-    realm.active = {int(game_id): None for game_id in record["active"]}
     if set(realm.active) != {game.id for game in realm.games.live()}:
         raise ValueError("its active list is not its open and live games")
-    realm.stats = {str(a): Stats.from_record(r) for a, r in record["stats"].items()}
-    realm.wins_board = [(str(a), int(n)) for a, n in record["wins_board"]]
-    realm.gnot_board = [(str(a), int(n)) for a, n in record["gnot_board"]]
     for address, commitment in record["commitments"]:
         realm.used_commitments.add((str(address), str(commitment)))
     return realm

@@ -222,20 +222,20 @@ class Sender:
         earlier = self.delivery.reconcile(signer, submission, below=sequence)
         if earlier is not None:
             return earlier
+
+        def sign_at(paid: Fee) -> Tx:
+            return self._sign(signer, msgs, paid, memo, number, sequence)
+
         chosen = fee
         if not fee.gas_wanted or not fee.gas_fee:
             # c4 picks the gas (from the simulation), or the fee for the gas given.
             pick = self._given_gas if fee.gas_wanted else self._estimate
-            chosen, gas_used = pick(
-                signer, msgs, fee, memo, (number, sequence), policy, ahead.take(GASPRICE)
-            )
-            tx = self._sign(signer, msgs, chosen, memo, number, sequence)
+            chosen, gas_used = pick(sign_at, fee, policy, ahead.take(GASPRICE))
+            tx = sign_at(chosen)
         elif policy.simulate == "skip":
-            tx, gas_used = self._sign(signer, msgs, chosen, memo, number, sequence), 0
+            tx, gas_used = sign_at(chosen), 0
         else:
-            tx, gas_used = self._simulate_signed(
-                lambda: self._sign(signer, msgs, chosen, memo, number, sequence)
-            )
+            tx, gas_used = self._simulate_signed(lambda: sign_at(chosen))
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
         try:
@@ -248,12 +248,7 @@ class Sender:
             if not self._take_legacy(refused):
                 raise
             try:
-                receipt = self.delivery.broadcast(
-                    signer,
-                    self._sign(signer, msgs, chosen, memo, number, sequence),
-                    sequence,
-                    submission,
-                )
+                receipt = self.delivery.broadcast(signer, sign_at(chosen), sequence, submission)
             except Refused:
                 self.legacy_payload = False
                 raise refused from None
@@ -331,34 +326,17 @@ class Sender:
             )
 
     def _estimate(
-        self,
-        signer: Signer,
-        msgs: list[Msg],
-        fee: Fee,
-        memo: str,
-        numbers: tuple[int, int],
-        policy: SendPolicy,
-        price: Answer | None = None,
+        self, sign_at: Callable[[Fee], Tx], fee: Fee, policy: SendPolicy, price: Answer | None
     ) -> tuple[Fee, int]:
-        """The fee to sign (the gas the simulation used plus a margin, and what the
-        node's gas price asks for it, bounded; ``price``: its query, asked ahead), and
-        the gas the simulation used."""
+        """The fee to sign (the gas the simulation of what ``sign_at`` signs used, plus a
+        margin, and what the node's gas price asks for it, bounded; ``price``: its query,
+        asked ahead), and the gas the simulation used."""
         trial = make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot")
-        number, sequence = numbers
-        _, used = self._simulate_signed(
-            lambda: self._sign(signer, msgs, trial, memo, number, sequence)
-        )
+        _, used = self._simulate_signed(lambda: sign_at(trial))
         return self._priced(math.ceil(used * GAS_MARGIN), fee, policy, price), used
 
     def _given_gas(
-        self,
-        signer: Signer,
-        msgs: list[Msg],
-        fee: Fee,
-        memo: str,
-        numbers: tuple[int, int],
-        policy: SendPolicy,
-        price: Answer | None,
+        self, sign_at: Callable[[Fee], Tx], fee: Fee, policy: SendPolicy, price: Answer | None
     ) -> tuple[Fee, int]:
         """The gas given (--gas-wanted), its fee left to the node: priced at the node's gas
         price within the cap, and refused before anything is sent (exit 2) where the
@@ -368,7 +346,7 @@ class Sender:
         priced = self._priced(wanted, fee, policy, price)
         if policy.simulate == "skip":
             return priced, 0
-        enough, used = self._estimate(signer, msgs, fee, memo, numbers, policy, price)
+        enough, used = self._estimate(sign_at, fee, policy, price)
         if used > wanted:
             raise GasBelowUse(wanted, used, enough.gas_wanted, enough.gas_fee)
         return priced, used

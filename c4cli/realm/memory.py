@@ -23,20 +23,27 @@ if TYPE_CHECKING:
     # A game as a checkpoint keeps it: each of Game.FIELDS by its name.
     GameRecord: TypeAlias = dict[str, object]
 
-    class RealmSnapshot(TypedDict):
-        """The realm's live state (:meth:`RealmState.snapshot`)."""
+    class RealmRecordBase(TypedDict):
+        """What every record of the realm holds besides its games: its owners, its
+        fee and the fees it collected, the open and live games' ids, the players'
+        tallies and the leaderboards."""
 
         path: str
         owner: str
+        pending_owner: str
         fee: int
         collected: int
-        pending_owner: str
-        game_count: int
-        live_games: list[GameRecord]
         active: list[int]
         stats: dict[str, list[int]]
         wins_board: list[list[str | int]]
         gnot_board: list[list[str | int]]
+
+    class RealmSnapshot(RealmRecordBase):
+        """The realm's live state (:meth:`RealmState.snapshot`): the settled games and
+        the used commitments are the checkpoint's."""
+
+        game_count: int
+        live_games: list[GameRecord]
 
 
 OPEN = Status.OPEN
@@ -376,13 +383,20 @@ class RealmState(Record):
         :meth:`restore`.
         """
         return {
-            "path": self.path,
-            "owner": self.owner,
-            "fee": self.fee,
-            "collected": self.collected,
-            "pending_owner": self.pending_owner,
+            **self.base_record(),
             "game_count": len(self.games),
             "live_games": [game.to_record() for game in self.games.live()],
+        }
+
+    def base_record(self) -> RealmRecordBase:
+        """What every record of the realm holds besides its games (a snapshot, a state
+        document): :meth:`from_base` reads it back."""
+        return {
+            "path": self.path,
+            "owner": self.owner,
+            "pending_owner": self.pending_owner,
+            "fee": self.fee,
+            "collected": self.collected,
             "active": list(self.active),
             "stats": {address: s.to_record() for address, s in self.stats.items()},
             "wins_board": [list(entry) for entry in self.wins_board],
@@ -390,20 +404,25 @@ class RealmState(Record):
         }
 
     @classmethod
+    def from_base(cls, record: RealmRecordBase, store: Store | None = None) -> RealmState:
+        """A realm holding what ``record`` holds besides its games (none yet)."""
+        state = cls(str(record["path"]), str(record["owner"]), store)
+        state.pending_owner = str(record["pending_owner"])
+        state.fee, state.collected = int(record["fee"]), int(record["collected"])
+        state.active = {int(game_id): None for game_id in record["active"]}
+        state.stats = {str(a): Stats.from_record(r) for a, r in record["stats"].items()}
+        state.wins_board = [(str(a), int(n)) for a, n in record["wins_board"]]
+        state.gnot_board = [(str(a), int(n)) for a, n in record["gnot_board"]]
+        return state
+
+    @classmethod
     def restore(cls, snapshot: RealmSnapshot, store: Store) -> RealmState:
         """The state a :meth:`snapshot` describes, reading the rest from ``store``."""
-        state = cls(str(snapshot["path"]), str(snapshot["owner"]), store)
-        state.fee = int(snapshot["fee"])
-        state.collected = int(snapshot["collected"])
-        state.pending_owner = str(snapshot["pending_owner"])
+        state = cls.from_base(snapshot, store)
         for record in snapshot["live_games"]:
             game = Game.from_record(record)
             state.games._games[game.id] = game
         state.games._count = int(snapshot["game_count"])
-        state.active = {int(game_id): None for game_id in snapshot["active"]}
-        state.stats = {a: Stats.from_record(r) for a, r in snapshot["stats"].items()}
-        state.wins_board = [(str(a), int(n)) for a, n in snapshot["wins_board"]]
-        state.gnot_board = [(str(a), int(n)) for a, n in snapshot["gnot_board"]]
         return state
 
 

@@ -31,7 +31,7 @@ from c4cli.wire.events import (
 from c4cli.wire.events import (
     Unencodable as Unencodable,
 )
-from c4cli.wire.fields import b64, int64, int64_field, mapping, raw, string_field, text
+from c4cli.wire.fields import b64, int64, int64_field, items, mapping, raw, string_field, text
 from c4cli.wire.merkle import merkle_root
 from c4cli.wire.protowire import (
     any_value,
@@ -98,9 +98,7 @@ class ResponseDeliverTx(NamedTuple):
     def from_json(cls, value: object) -> ResponseDeliverTx:
         found = mapping(value)
         base = mapping(found.get("ResponseBase", found))
-        events = base.get("Events") or []
-        if not isinstance(events, list):
-            raise TypeError("events")
+        events = items(base.get("Events") or [], "events")
         error = base.get("Error")
         return cls(
             error=None if error is None else AbciError.from_json(error),
@@ -200,9 +198,7 @@ class ResponseQuery(NamedTuple):
     def from_json(cls, value: object) -> ResponseQuery:
         found = mapping(value)
         base = mapping(found.get("ResponseBase", found))
-        ops = mapping(found.get("Proof")).get("ops") or []
-        if not isinstance(ops, list):
-            raise TypeError("ops")
+        ops = items(mapping(found.get("Proof")).get("ops") or [], "ops")
         error = base.get("Error")
         return cls(
             error=None if error is None else AbciError.from_json(error),

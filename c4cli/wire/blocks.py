@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from c4cli.jsonvalue import Document
-from c4cli.wire.fields import b64, data_field, int64, int64_field, mapping, raw, text
+from c4cli.wire.fields import b64, data_field, int64, int64_field, items, mapping, raw, text
 from c4cli.wire.merkle import merkle_root, txs_root
 from c4cli.wire.protowire import VARINT, any_value, bytes_field, encode_varint, field_key, zigzag
 
@@ -252,9 +252,7 @@ class Commit(NamedTuple):
     @classmethod
     def from_json(cls, value: object) -> Commit:
         found = mapping(value)
-        precommits = found.get("precommits") or []
-        if not isinstance(precommits, list):
-            raise TypeError("precommits")
+        precommits = items(found.get("precommits") or [], "precommits")
         return cls(
             BlockID.from_json(found.get("block_id")),
             tuple(None if vote is None else Vote.from_json(vote) for vote in precommits),
@@ -362,9 +360,7 @@ class Block(NamedTuple):
     @classmethod
     def from_json(cls, value: object) -> Block:
         found = mapping(value)
-        txs = mapping(found["data"]).get("txs") or []
-        if not isinstance(txs, list):
-            raise TypeError("txs")
+        txs = items(mapping(found["data"]).get("txs") or [], "txs")
         return cls(
             Header.from_json(found["header"]),
             tuple(raw(text(tx)) for tx in txs),

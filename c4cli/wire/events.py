@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from c4cli.gotext import go_json
 from c4cli.jsonvalue import Document
-from c4cli.wire.fields import int64, int64_field, mapping, string_field, text
+from c4cli.wire.fields import int64, int64_field, items, mapping, string_field, text
 from c4cli.wire.protowire import (
     VARINT,
     any_value,
@@ -190,9 +190,7 @@ def event_from_json(value: object) -> Event:
             optional_text(found.get("coins")),
         )
     if kind == GNO_EVENT:
-        attrs = found.get("attrs") or []
-        if not isinstance(attrs, list):
-            raise TypeError("attrs")
+        attrs = items(found.get("attrs") or [], "attrs")
         pairs = tuple(
             (optional_text(mapping(a).get("key")), optional_text(mapping(a).get("value")))
             for a in attrs

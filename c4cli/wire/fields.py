@@ -56,6 +56,13 @@ def text(value: object) -> str:
     return value
 
 
+def items(value: object, name: str) -> list[Any]:
+    """A JSON array of an answer: TypeError naming ``name`` when it is not one."""
+    if not isinstance(value, list):
+        raise TypeError(name)
+    return value
+
+
 def mapping(value: object) -> Mapping[str, Any]:
     """A JSON object of an answer (null read as an empty one)."""
     if value is None:

@@ -11,7 +11,7 @@ nowhere else.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from c4cli.jsonvalue import Document
 from c4cli.wire.abci import ResponseDeliverTx, ResponseQuery
@@ -23,7 +23,7 @@ from c4cli.wire.blocks import (
     Time,
     Validator,
 )
-from c4cli.wire.fields import b64, int64, mapping, raw, text
+from c4cli.wire.fields import b64, int64, items, mapping, raw, text
 
 
 class Method(StrEnum):
@@ -47,13 +47,6 @@ class Method(StrEnum):
     BROADCAST_TX_ASYNC = "broadcast_tx_async"
     BROADCAST_TX_SYNC = "broadcast_tx_sync"
     BROADCAST_TX_COMMIT = "broadcast_tx_commit"
-
-
-def _items(value: object) -> list[Any]:
-    found = value or []
-    if not isinstance(found, list):
-        raise TypeError("not a list")
-    return found
 
 
 class ResultStatus(NamedTuple):
@@ -147,9 +140,7 @@ class ResultBlockchain(NamedTuple):
     @classmethod
     def from_json(cls, value: object) -> ResultBlockchain:
         found = mapping(value)
-        metas = found["block_metas"]
-        if not isinstance(metas, list):
-            raise TypeError("block_metas")
+        metas = items(found["block_metas"], "block_metas")
         return cls(
             int64(found.get("last_height") or 0), tuple(BlockMeta.from_json(m) for m in metas)
         )
@@ -190,9 +181,7 @@ class ResultValidators(NamedTuple):
     @classmethod
     def from_json(cls, value: object) -> ResultValidators:
         found = mapping(value)
-        rows = found["validators"]
-        if not isinstance(rows, list):
-            raise TypeError("validators")
+        rows = items(found["validators"], "validators")
         return cls(
             int64(found.get("block_height") or 0), tuple(Validator.from_json(v) for v in rows)
         )
@@ -211,7 +200,7 @@ class ResultBlockResults(NamedTuple):
     @classmethod
     def from_json(cls, value: object) -> ResultBlockResults:
         found = mapping(value)
-        results = _items(mapping(found["results"])["deliver_tx"])
+        results = items(mapping(found["results"])["deliver_tx"] or [], "deliver_tx")
         return cls(
             int64(found.get("height") or 0),
             tuple(ResponseDeliverTx.from_json(r) for r in results),

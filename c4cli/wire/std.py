@@ -18,20 +18,7 @@ from typing import Any, NamedTuple
 
 from c4cli.errors import Refused
 from c4cli.jsonvalue import Document
-from c4cli.wire import pubkeys
-from c4cli.wire.fields import (
-    bytes_of,
-    fields_of,
-    int64_field,
-    int64_of,
-    key_of,
-    read_bytes,
-    read_int64,
-    read_key,
-    read_text,
-    string_field,
-    text_of,
-)
+from c4cli.wire import fields, pubkeys
 from c4cli.wire.msgs import (
     MSG_CALL,
     MSG_CREATE_SESSION,
@@ -64,12 +51,12 @@ class Fee(NamedTuple):
         if not isinstance(doc, Mapping):
             raise EncodeError("fee: expected an object")
         try:
-            return cls(int64_of(doc, "gas_wanted"), text_of(doc, "gas_fee", ""))
+            return cls(fields.int64_of(doc, "gas_wanted"), fields.text_of(doc, "gas_fee", ""))
         except EncodeError as exc:
             raise EncodeError(f"fee: {exc}") from None
 
     def amino(self) -> bytes:
-        return int64_field(1, self.gas_wanted) + string_field(2, self.gas_fee)
+        return fields.int64_field(1, self.gas_wanted) + fields.string_field(2, self.gas_fee)
 
 
 class Signature(NamedTuple):
@@ -95,12 +82,12 @@ class Signature(NamedTuple):
         if not isinstance(doc, Mapping):
             raise EncodeError("a signature must be an object")
         try:
-            key = None if doc.get("pub_key") is None else key_of(doc, "pub_key")
+            key = None if doc.get("pub_key") is None else fields.key_of(doc, "pub_key")
             session = doc.get("session_addr")
             return cls(
                 key,
-                bytes_of(doc, "signature"),
-                None if session is None else text_of(doc, "session_addr"),
+                fields.bytes_of(doc, "signature"),
+                None if session is None else fields.text_of(doc, "session_addr"),
             )
         except EncodeError as exc:
             raise EncodeError(f"signature: {exc}") from None
@@ -112,15 +99,15 @@ class Signature(NamedTuple):
         return (
             key
             + (bytes_field(2, self.signature) if self.signature else b"")
-            + (b"" if session == ZERO_ADDRESS else string_field(3, session))
+            + (b"" if session == ZERO_ADDRESS else fields.string_field(3, session))
         )
 
     @classmethod
     def from_amino(cls, data: bytes) -> Signature:
-        found = fields_of(data)
-        key = read_key(found, 1) if 1 in found else None
-        session = read_text(found, 3) if 3 in found else None
-        return cls(key, read_bytes(found, 2), session)
+        found = fields.fields_of(data)
+        key = fields.read_key(found, 1) if 1 in found else None
+        session = fields.read_text(found, 3) if 3 in found else None
+        return cls(key, fields.read_bytes(found, 2), session)
 
 
 class Tx(NamedTuple):
@@ -157,7 +144,7 @@ class Tx(NamedTuple):
             tuple(msg_from_json(msg) for msg in msgs),
             Fee.from_json(doc["fee"]),
             tuple(Signature.from_json(signature) for signature in signatures or ()),
-            text_of(doc, "memo", ""),
+            fields.text_of(doc, "memo", ""),
         )
 
     @property
@@ -185,22 +172,25 @@ def encode_tx(tx: Tx) -> bytes:
     # codec does so (gno's JS client writes "12 00"; the node's codec decides).
     out += bytes_field(2, fee) if fee else b""
     out += b"".join(bytes_field(3, signature.amino()) for signature in tx.signatures)
-    return out + string_field(4, tx.memo)
+    return out + fields.string_field(4, tx.memo)
 
 
 def decode_tx(data: bytes) -> Tx:
     """A ``std.Tx`` from its amino binary (DecodeError, or UnicodeDecodeError for text
     that is not UTF-8, for bytes that are not one)."""
-    found = fields_of(data)
+    found = fields.fields_of(data)
     msgs = tuple(decode_msg(m) for m in found.get(1, []) if isinstance(m, bytes))
-    fee = fields_of(read_bytes(found, 2))
+    fee = fields.fields_of(fields.read_bytes(found, 2))
     signatures = []
     for raw in found.get(3, []):
         if not isinstance(raw, bytes):
             raise DecodeError("a signature must be bytes")
         signatures.append(Signature.from_amino(raw))
     return Tx(
-        msgs, Fee(read_int64(fee, 1), read_text(fee, 2)), tuple(signatures), read_text(found, 4)
+        msgs,
+        Fee(fields.read_int64(fee, 1), fields.read_text(fee, 2)),
+        tuple(signatures),
+        fields.read_text(found, 4),
     )
 
 
