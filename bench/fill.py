@@ -45,11 +45,11 @@ GNO = Path(__file__).resolve().parents[1] / "gno"  # the rules package and the r
 
 
 def fast_node(folder: Path, *, empty_blocks: bool = False) -> Any:
-    """A gnoland in ``folder`` (tests/node/gnonode.py's GnoNode, gno's binaries from
+    """A gnoland in ``folder`` (tests/real_gnoland/gnonode.py's GnoNode, gno's binaries from
     scripts/install-gno.sh) that makes a block 20 ms after the last (with
     ``empty_blocks``, whether or not a transaction came), whose genesis funds the
     sixteen players and test1, with the rules package deployed; the caller stops it."""
-    from node.gnonode import GnoNode, install_gno
+    from real_gnoland.gnonode import GnoNode, install_gno
 
     from c4cli.home.keys import DEV_MNEMONIC
 
@@ -78,7 +78,7 @@ def addresses() -> list[str]:
 
 
 class Filler:
-    """Whole games sent to ``realm_path`` on ``node`` (tests/node/gnonode.py's GnoNode)."""
+    """Whole games sent to ``realm_path`` on ``node`` (tests/real_gnoland/gnonode.py's GnoNode)."""
 
     def __init__(
         self, node: Any, realm_path: str, chain_id: str = "dev", counter: str = "gameCount"

@@ -16,7 +16,7 @@ scripts/install-gno.sh, as the tests use them), lands ``--sends`` transactions w
   of the runs' CPU (a process's CPU varies by tens of milliseconds from run to run,
   more than verification costs: both modes import the same modules);
 - the requests each made (the broadcast's batch carries the block and its commit:
-  verified or not, a send makes the same number), through tests/node/wan.py.
+  verified or not, a send makes the same number), through tests/real_gnoland/wan.py.
 
 Goal (issue 40): under 5 ms of CPU a move on 4 validators, and no extra round trip.
 """
@@ -38,8 +38,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from node.gnonode import install_gno  # noqa: E402
-from node.wan import Link  # noqa: E402
+from real_gnoland.gnonode import install_gno  # noqa: E402
+from real_gnoland.wan import Link  # noqa: E402
 
 from c4cli.home.keys import Keyring  # noqa: E402
 from c4cli.home.trust import TrustFile  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE))
 
 from fill import GNO, STAKE, Filler, fast_node  # noqa: E402
-from node.gnonode import GnoNode  # noqa: E402
+from real_gnoland.gnonode import GnoNode  # noqa: E402
 
 from c4cli.client import workflow  # noqa: E402
 from c4cli.commitment import commitment_of  # noqa: E402

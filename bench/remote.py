@@ -14,7 +14,7 @@ the gas and fee it must be given), each waiting for its block. Moves are spaced
 move waits behind the previous one's block. Between moves, each tool reads a game
 (``c4 query game G``; ``gnokey query vm/qeval`` of the realm's ``GameJSON(G)``).
 
-``--rtt MS`` and ``--tls`` put tests/node/wan.py between both clients and the node: a
+``--rtt MS`` and ``--tls`` put tests/real_gnoland/wan.py between both clients and the node: a
 round trip of MS milliseconds (RTT/2 each way, a connection's first bytes one RTT
 more), and an HTTPS endpoint whose certificate both trust through $SSL_CERT_FILE.
 The endpoint counts each command's connections and HTTP requests, and the node's
@@ -44,8 +44,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import run as bench  # noqa: E402  (bench/run.py: the venv install and the drawn game)
-from node.gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
-from node.wan import Counts, Link  # noqa: E402
+from real_gnoland.gnonode import CHAIN_ID, GnoNode, install_gno  # noqa: E402
+from real_gnoland.wan import Counts, Link  # noqa: E402
 
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 
@@ -108,7 +108,7 @@ def report(
         ("one query", "c4 query game", "gnokey query vm/qeval", "c4 q", "gnokey q", limits[1]),
     ]
     where = (
-        f"a {options.rtt:g} ms link{' over TLS' if options.tls else ''} (tests/node/wan.py)"
+        f"a {options.rtt:g} ms link{' over TLS' if options.tls else ''} (tests/real_gnoland/wan.py)"
         if far
         else "gnoland on 127.0.0.1"
     )

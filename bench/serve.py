@@ -47,9 +47,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from node.gnokey_game import REALM, Gnokey, play, start  # noqa: E402
-from node.gnonode import install_gno  # noqa: E402
-from node.test_gnoweb import free_port  # noqa: E402
+from real_gnoland.gnokey_game import REALM, Gnokey, play, start  # noqa: E402
+from real_gnoland.gnonode import install_gno  # noqa: E402
+from real_gnoland.test_gnoweb import free_port  # noqa: E402
 
 C4 = str(Path(sys.executable).with_name("c4"))
 SENDERS = 16

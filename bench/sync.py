@@ -8,7 +8,7 @@ realm in gno/, and has two keys send ``--txs`` realm transactions (whole games o
 ``c4`` moves, in turns with the empty blocks) until the chain is ``--blocks`` long.
 Then a home that took part in nothing runs ``c4 sync``:
 
-- near the node, and across tests/node/wan.py's link (``--rtt`` ms, ``--tls``): the
+- near the node, and across tests/real_gnoland/wan.py's link (``--rtt`` ms, ``--tls``): the
   time from nothing to the head, the requests it sent, the realm's transactions kept;
 - the index's size on disk, and the sync's peak memory (its resident set);
 - a command on the synced home (``c4 show`` of a game, which brings the history up
@@ -43,8 +43,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from node.gnonode import GnoNode, install_gno  # noqa: E402
-from node.wan import Counts, Link  # noqa: E402
+from real_gnoland.gnonode import GnoNode, install_gno  # noqa: E402
+from real_gnoland.wan import Counts, Link  # noqa: E402
 
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
 

@@ -79,7 +79,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if (
-            "node" in Path(str(item.fspath)).parts
+            "real_gnoland" in Path(str(item.fspath)).parts
             or "gno_node" in fixtures
             or "gno_env" in fixtures
         ):
@@ -92,7 +92,7 @@ GATHERED: list[list[int]] = []
 
 
 def _differential() -> list[list[int]]:
-    twin = sys.modules.get("node.twin")
+    twin = sys.modules.get("real_gnoland.twin")
     made = getattr(twin, "MADE", [])
     return [[t.steps, t.comparisons, t.differences] for t in made]
 

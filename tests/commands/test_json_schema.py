@@ -1,6 +1,6 @@
 """Every command's --json on the local chain reads as docs/c4.schema.json says.
 
-tests/node/test_json_schema_node.py walks the same commands on a node.
+tests/real_gnoland/test_json_schema_node.py walks the same commands on a node.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from json_walk import Walk, commands, validate, walk
 from support import GENESIS, Home, leaf_commands
 
 # Documents the walk does not print on the local chain; the node tests validate them
-# (`c4 serve`'s first line: tests/node/test_serve_node.py, which runs it as a user does).
+# (`c4 serve`'s first line: tests/real_gnoland/test_serve_node.py, which runs it as a user does).
 ON_A_NODE = {"node start", "init --remote", "serve"}
 
 

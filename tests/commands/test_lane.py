@@ -2,7 +2,7 @@
 the rest to click.
 
 What they answer is compared with click's answers on a real node in
-tests/node/test_lane_node.py; here, what they take and what they decline.
+tests/real_gnoland/test_lane_node.py; here, what they take and what they decline.
 """
 
 from __future__ import annotations

@@ -210,8 +210,8 @@ def test_the_readme_is_read_in_ten_minutes() -> None:
 
 @pytest.fixture
 def gno_env(env: dict[str, str]) -> dict[str, str]:
-    from node.gnonode import install_gno, node_available
     from oracles import missing
+    from real_gnoland.gnonode import install_gno, node_available
 
     reason = node_available()
     if reason is not None:

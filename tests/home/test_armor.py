@@ -1,7 +1,7 @@
 """Private keys in gnokey's armor: gnokey's own exports read, ours as gnokey writes them.
 
 The two armors below are `gnokey export` (v1.7.1) of one throwaway key, with the
-passphrase "pw" and with none; tests/node has gnokey import what c4 exports.
+passphrase "pw" and with none; tests/real_gnoland has gnokey import what c4 exports.
 """
 
 from __future__ import annotations

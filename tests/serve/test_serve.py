@@ -2,7 +2,7 @@
 node client against it, the envelope's errors, and snapshots.
 
 What gnokey, gnoweb and gno's JS client do against it, and the shapes side by side
-with a real gnoland, are in tests/node/test_serve_node.py.
+with a real gnoland, are in tests/real_gnoland/test_serve_node.py.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Multisig keys and transactions signed from hand to hand, on the local chain.
 
 The vectors were made by gnokey v1.7.1 (`gnokey add multisig`, `sign
--output-document`, `multisign`) with three throwaway keys; tests/node runs the same
+-output-document`, `multisign`) with three throwaway keys; tests/real_gnoland runs the same
 flows against gnokey and a node.
 """
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.gnonode import gnokey_with_test1, node_available
+from real_gnoland.gnonode import gnokey_with_test1, node_available
 
 from c4cli.home.keys import DEV_MNEMONIC
 from c4cli.wire import crypto, pubkeys

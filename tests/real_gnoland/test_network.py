@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from node.gnokey_game import Gnokey, play, start
-from node.gnonode import install_gno
-from node.proxy import answer, proxy_for
-from node.test_remote import staked_game
-from node.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
-from node.twin import player_key
+from real_gnoland.gnokey_game import Gnokey, play, start
+from real_gnoland.gnonode import install_gno
+from real_gnoland.proxy import answer, proxy_for
+from real_gnoland.test_remote import staked_game
+from real_gnoland.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
+from real_gnoland.twin import player_key
 
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring

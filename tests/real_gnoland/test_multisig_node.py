@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.gnonode import gnokey_with_test1
-from node.test_gnokey_sign import resigned_by_gnokey
-from node.test_remote import bound_home, staked_game, ugnot
+from real_gnoland.gnonode import gnokey_with_test1
+from real_gnoland.test_gnokey_sign import resigned_by_gnokey
+from real_gnoland.test_remote import bound_home, staked_game, ugnot
 
 from support import Home
 

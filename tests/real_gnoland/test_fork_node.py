@@ -19,11 +19,11 @@ from typing import Any, NamedTuple
 import oracles
 import pytest
 from json_walk import validate
-from node.gnokey_game import Gnokey
-from node.gnonode import install_gno
-from node.proxy import proxy_for
-from node.test_gnoweb import gnoweb_on, page_text
-from node.test_remote import bound_home
+from real_gnoland.gnokey_game import Gnokey
+from real_gnoland.gnonode import install_gno
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_gnoweb import gnoweb_on, page_text
+from real_gnoland.test_remote import bound_home
 
 from c4cli.address import package_address
 from c4cli.gotext import parse_result

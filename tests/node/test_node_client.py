@@ -1,6 +1,6 @@
 """The node client's money rules against an in-process node (tests/fakenode.py), in
 milliseconds and without gnoland: only proof moves a transaction out of pending, and
-nothing is ever paid twice. The gnoland-backed tests (tests/node/) are the end-to-end net
+nothing is ever paid twice. The gnoland-backed tests (tests/real_gnoland/) are the end-to-end net
 for the same rules; these reach the corners a real node will not go on demand.
 """
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.test_remote import bound_home
+from real_gnoland.test_remote import bound_home
 
 from c4cli.client import replayed
 from support import Home, start_game

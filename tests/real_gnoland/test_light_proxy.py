@@ -27,10 +27,10 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from node.proxy import proxy_for
-from node.test_proof_node import status_of, stranger
-from node.test_remote import bound_home
-from node.tm2json import header_hash, validators_hash, vote_sign_bytes
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_proof_node import status_of, stranger
+from real_gnoland.test_remote import bound_home
+from real_gnoland.tm2json import header_hash, validators_hash, vote_sign_bytes
 
 from c4cli.wire.merkle import merkle_root
 from support import Home

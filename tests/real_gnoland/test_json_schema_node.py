@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 from json_walk import Walk, commands, walk
-from node.test_remote import deploy_copy, home_with_keys
+from real_gnoland.test_remote import deploy_copy, home_with_keys
 
 pytestmark = pytest.mark.node
 
 REALM_PATH = "gno.land/r/c4cli/schema/connect4"
 # What has no meaning on a node (exit 2 there), and what only the local chain prints.
-# `c4 node …` acts on the home's own gnoland: tests/node/test_node_command.py.
+# `c4 node …` acts on the home's own gnoland: tests/real_gnoland/test_node_command.py.
 LOCAL_ONLY = {"time advance", "time set", "verify", "init", "demo", "node start", "node stop"}
 LOCAL_ONLY |= {"node status", "node logs", "serve", "snapshot", "revert"}
 

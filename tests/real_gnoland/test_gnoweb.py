@@ -19,9 +19,9 @@ from typing import Any
 
 import oracles
 import pytest
-from node.gnonode import install_gno, node_available
-from node.test_serve_node import Serving, c4, home_with_players
 from oracles import missing
+from real_gnoland.gnonode import install_gno, node_available
+from real_gnoland.test_serve_node import Serving, c4, home_with_players
 
 RED, YELLOW = (0xE2, 0x3B, 0x3B), (0xF5, 0xC5, 0x18)  # the realm's discs (its SVG board)
 

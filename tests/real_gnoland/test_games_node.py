@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.proxy import proxy_for
-from node.test_remote import bound_home, costs
 from player_scenario import STAKES, comparable, groups, play_the_scenario
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_remote import bound_home, costs
 
 from c4cli.client.player import PAGE
 from support import Home

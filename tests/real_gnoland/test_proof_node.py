@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.proxy import answer, proxy_for, tx_hash_of
-from node.test_remote import bound_home
+from real_gnoland.proxy import answer, proxy_for, tx_hash_of
+from real_gnoland.test_remote import bound_home
 
 from c4cli.wire import crypto
 from support import Home

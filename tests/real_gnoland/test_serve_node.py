@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 from json_walk import validate
-from node.gnokey_game import (
+from oracles import js_clients, missing
+from real_gnoland.gnokey_game import (
     GAS_FEE,
     HOUSE_FEE,
     REALM,
@@ -28,8 +29,7 @@ from node.gnokey_game import (
     play,
     start,
 )
-from node.gnonode import install_gno, node_available
-from oracles import js_clients, missing
+from real_gnoland.gnonode import install_gno, node_available
 
 from c4cli.address import package_address
 from c4cli.gotext import parse_result

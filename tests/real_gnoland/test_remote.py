@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pytest
-from node.gnonode import gnokey_with_test1, install_gno
+from real_gnoland.gnonode import gnokey_with_test1, install_gno
 
 from c4cli.home.keys import Keyring
 from support import LISTED_TX_KEYS, Home, strong
@@ -247,7 +247,7 @@ def test_session_keys_on_the_node(remote: Home) -> None:
 
 def test_a_lost_broadcast_answer_is_looked_up_not_sent_again(remote: Home, gno_node: Any) -> None:
     """A proxy that loses the answer to every broadcast after the node has it."""
-    from node.proxy import proxy_for
+    from real_gnoland.proxy import proxy_for
 
     dropped = []
 
@@ -589,7 +589,7 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
     legacy one instead, once, says so, and the node gets exactly that transaction."""
     import base64
 
-    from node.proxy import proxy_for
+    from real_gnoland.proxy import proxy_for
 
     from c4cli.wire.std import encode_tx
     from c4cli.wire.tx import fee, send_msg, signed_tx
@@ -647,7 +647,7 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
     transaction once, says so, and it lands."""
     import base64
 
-    from node.proxy import proxy_for, tx_hash_of
+    from real_gnoland.proxy import proxy_for, tx_hash_of
 
     from c4cli.home.journal import entries as journal_entries
     from c4cli.wire import crypto

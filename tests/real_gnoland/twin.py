@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from node.gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
+from real_gnoland.gnonode import GAS_FEE, GAS_WANTED, GnoNode, NodeError
 
 from c4cli.chain.interface import Signer
 from c4cli.client import workflow

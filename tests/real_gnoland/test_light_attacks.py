@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.test_light_follow import CHAIN, KEYS, Chain, Key, b64, in_order, verifier
+from real_gnoland.test_light_follow import CHAIN, KEYS, Chain, Key, b64, in_order, verifier
 
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import Unverified

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from node.gnonode import ROOT, GnoNode, install_gno, node_available
-from node.twin import (
+from oracles import missing
+from real_gnoland.gnonode import ROOT, GnoNode, install_gno, node_available
+from real_gnoland.twin import (
     PACKAGE_PATH,
     PLAYER_FUNDS,
     PLAYERS,
@@ -18,7 +19,6 @@ from node.twin import (
     is_account,
     player_key,
 )
-from oracles import missing
 
 from c4cli.home.keys import DEV_MNEMONIC
 from c4cli.wire import crypto
@@ -31,7 +31,7 @@ def gno_node(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     Started once, stopped at the end of the session also when tests fail. Without
     Go the node tests skip, naming scripts/install-gno.sh; with ``CI`` set they fail.
     """
-    from node.twin import (
+    from real_gnoland.twin import (
         address_of_key,
     )
 

@@ -8,8 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from node.gnonode import ROOT, gno_home, install_gno, node_available
 from oracles import missing
+from real_gnoland.gnonode import ROOT, gno_home, install_gno, node_available
 
 pytestmark = pytest.mark.node
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.proxy import (
+from real_gnoland.proxy import (
     abci_answer,
     abci_path,
     answer,
@@ -28,7 +28,7 @@ from node.proxy import (
     proxy_for,
     tx_hash_of,
 )
-from node.test_remote import bound_home, deploy_copy, home_with_keys
+from real_gnoland.test_remote import bound_home, deploy_copy, home_with_keys
 
 from c4cli.home.journal import entries as journal_entries
 from support import Home
@@ -359,7 +359,7 @@ def test_a_pot_near_int64_pays_alike_on_both_chains(gno_node: Any, tmp_path: Pat
     less the fee are the same to the ugnot on both, as the GnoVM's int64 computes them.
     A genesis past int64 is refused by gnoland ("cannot compute supply"), so no larger
     pot can exist; the local chain refuses it in the same words."""
-    from node.twin import WHALE_FUNDS
+    from real_gnoland.twin import WHALE_FUNDS
 
     from c4cli.home.keys import Keyring
 

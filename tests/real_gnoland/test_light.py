@@ -12,8 +12,8 @@ import time
 from typing import Any
 
 import pytest
-from node.gnonode import GAS_FEE, GAS_WANTED
-from node.twin import PLAYERS, address_of_key
+from real_gnoland.gnonode import GAS_FEE, GAS_WANTED
+from real_gnoland.twin import PLAYERS, address_of_key
 
 from c4cli.errors import Unverified
 from c4cli.node.light import verify_commit

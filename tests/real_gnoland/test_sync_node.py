@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from node.gnokey_game import Gnokey, play, start
-from node.gnonode import install_gno
-from node.proxy import proxy_for
-from node.test_remote import bound_home
+from real_gnoland.gnokey_game import Gnokey, play, start
+from real_gnoland.gnonode import install_gno
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_remote import bound_home
 
 from c4cli.commitment import commitment_of
 from c4cli.gotext import parse_result
@@ -362,7 +362,7 @@ def test_a_forged_game_is_caught_on_a_chain_that_makes_empty_blocks(
     """`c4 node start`'s gnoland makes a block every second, transactions or not: the
     height moves between two looks, the realm does not, and a forgery still stands
     out (exit 4), while the honest node's game is verified."""
-    from node.test_node_command import c4
+    from real_gnoland.test_node_command import c4
 
     home = tmp_path / "home"
     for name in ("alice", "bob"):

@@ -16,8 +16,8 @@ import time
 from typing import Any
 
 import pytest
-from node.proxy import abci_answer, answer, proxy_for
-from node.test_remote import deploy_copy, home_with_keys
+from real_gnoland.proxy import abci_answer, answer, proxy_for
+from real_gnoland.test_remote import deploy_copy, home_with_keys
 
 from c4cli.home.config import Remote, read_remote, write_remote
 from support import Home, start_game

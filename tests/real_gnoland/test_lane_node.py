@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 from lanes import alike_games, both, lane_run, masked, new_game, refusals_read_alike
-from node.proxy import interrupted_while_held, proxy_for
-from node.test_remote import bound_home
-from node.twin import REALM_PATH
+from real_gnoland.proxy import interrupted_while_held, proxy_for
+from real_gnoland.test_remote import bound_home
+from real_gnoland.twin import REALM_PATH
 
 from c4cli.home.journal import entries as journal_entries
 from support import TEST1, Home
@@ -167,7 +167,7 @@ def test_a_last_block_that_is_not_the_moves_is_asked_for_again(
     """The block that rides after the broadcast is believed only if it is the one the
     broadcast names: an error in its place, or an earlier block (a proxy's), and the
     move's block is asked for by its height, the game read with it; the move stands."""
-    from node.proxy import answer as answered
+    from real_gnoland.proxy import answer as answered
 
     def latest(request: dict[str, Any], forward: Any) -> Any:
         document = forward()
@@ -243,7 +243,7 @@ def test_a_move_is_one_connection_and_a_watch_keeps_its_own(
     its connection across its polls. Counted by the link of the WAN bench, at 0 ms."""
     import signal
 
-    from node.wan import Link
+    from real_gnoland.wan import Link
 
     game, first, _ = new_game(players)
     port = int(gno_node.url.rsplit(":", 1)[1])

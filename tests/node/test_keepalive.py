@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from fakenode import ALICE, ALICE_KEY, BOB, FEE, SKIP, FakeNode, Ledger
-from node.wan import certificate
+from real_gnoland.wan import certificate
 
 from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
