@@ -242,7 +242,8 @@ LAZY = {
         "a node's client when a home uses one: its HTTP stack (and, to send, signing and "
         "delivery: not for a query)"
     ),
-    ("commands/bot.py", "c4cli.engine"): "the solver: when the bot moves",
+    ("client/bot.py", "c4cli.engine"): "the solver: when the bot moves",
+    ("commands/bot.py", "c4cli.engine"): "the solver's review: `c4 watch --review` only",
     ("commands/game.py", "c4cli.engine"): "the solver: `play best` only",
     ("commands/node_info.py", "c4cli.gnoland"): (
         "devnode (subprocess, urllib): `c4 --help` loads it"

@@ -10,13 +10,16 @@ writes the result into its log's genesis; a node of `c4 node start` into its
 from __future__ import annotations
 
 import json
+import time as wallclock
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from c4cli.chain.clock import parse_time
+from c4cli.chain.clock import check_settable, parse_time
+from c4cli.client import connect
 from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import BadInput
-from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring
+from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 from c4cli.local import genesis_state
 from c4cli.local.blocks import Genesis
 from c4cli.local.state import ChainState
@@ -25,6 +28,7 @@ from c4cli.wire import crypto
 PREMINE_UGNOT = 10_000_000 * 1_000_000  # 10,000,000 GNOT a key
 
 if TYPE_CHECKING:
+    from c4cli.chain.controls import LocalControls
     from c4cli.local.genesis_state import StateDocument
 
 
@@ -50,29 +54,6 @@ def balances(
     for target, coins in given:
         held[keyring.resolve(target)] = coins
     return {address: coins for address, coins in held.items() if format_coins(coins)}
-
-
-def local_genesis(
-    held: dict[str, dict[str, int]],
-    *,
-    owner: str,
-    chain_id: str,
-    time: int,
-    clock: str,
-    block_interval: int,
-    realm_path: str,
-) -> Genesis:
-    """The genesis of a local chain whose realm ``owner`` (an address) owns, the
-    accounts holding ``held`` (see :func:`balances`)."""
-    return Genesis(
-        chain_id=chain_id,
-        time=time,
-        clock=clock,
-        block_interval=block_interval,
-        realm_path=realm_path,
-        deployer=owner,
-        balances=tuple((address, format_coins(coins)) for address, coins in held.items()),
-    )
 
 
 def node_balances(keyring: Keyring) -> dict[str, int]:
@@ -138,3 +119,76 @@ def beside(
                 "is not set (`c4 cheat set-balance` changes its coins)"
             )
     return {address: coins for address, coins in held.items() if address not in begun.accounts}
+
+
+class LocalPlan(NamedTuple):
+    """A local chain to make, as its command parsed it: its chain id (and whether the
+    user chose it), its start (None: now, or the loaded state's), clock and block
+    interval, the realm's path and owner (a key's name or an address), the genesis
+    balances named, the state it begins from (``begun``; ``forked``: a fork of a node's
+    realm), and whether an address may act without its key. Its command has checked
+    what the user named (the realm's path, a state with no --realm-path or --deployer
+    beside it)."""
+
+    chain_id: str
+    chain_id_given: bool
+    start: int | None
+    clock: str
+    interval: int
+    realm_path: str
+    deployer: str
+    premine: list[tuple[str, dict[str, int]]]
+    begun: Loaded | None
+    forked: bool
+    impersonation: bool
+
+
+class Made(NamedTuple):
+    """A local chain just made: the chain, its genesis, the realm's owner, and who holds
+    what."""
+
+    chain: LocalControls
+    genesis: Genesis
+    owner: str
+    balances: dict[str, dict[str, int]]
+
+
+def make_local(home: Path, plan: LocalPlan, *, force: bool) -> Made:
+    """The local chain ``plan`` describes, made in ``home`` (the dev key added to its
+    keys when it owns the realm). The plan is checked before anything is touched: a bad
+    one leaves the home as it was (its binding, its journal)."""
+    begun, realm_path, chain_id, start = plan.begun, plan.realm_path, plan.chain_id, plan.start
+    impersonation = plan.impersonation or plan.forked
+    if begun is not None:
+        realm_path = begun.realm_path
+        if not plan.forked and not plan.chain_id_given and begun.chain_id:
+            chain_id = begun.chain_id  # a dump (a fork's too) stays its chain's
+        impersonation = impersonation or begun.impersonation
+        start = begun.time if start is None else start
+    start = int(wallclock.time()) if start is None else start
+    check_settable(start)
+    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
+    keyring = Keyring(home)
+    if plan.deployer == DEV_KEY:
+        with_dev_key(keyring)
+    deployer = plan.deployer
+    owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
+    held = balances(keyring, owner=owner, given=plan.premine)
+    if begun is not None:
+        owner = begun.owner
+        held = beside(begun, held, [keyring.resolve(t) for t, _ in plan.premine])
+    made = Genesis(
+        chain_id=chain_id,
+        time=start,
+        clock=plan.clock,
+        block_interval=plan.interval,
+        realm_path=realm_path,
+        deployer=owner,
+        balances=tuple((address, format_coins(coins)) for address, coins in held.items()),
+        impersonation=impersonation,
+    )
+    if begun is None:
+        chain.init(made, force=force)
+    else:
+        chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
+    return Made(chain, made, owner, held)

@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 import click
 
-from c4cli.chain.interface import Chain
+from c4cli.chain.interface import Receipt
+from c4cli.client import bot as bots
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
@@ -31,9 +32,6 @@ from c4cli.commands.views import (
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
 from c4cli.jsonvalue import Document
-
-# Seconds of the move clock kept for sending the move once it is chosen.
-SEND_MARGIN = 10
 
 
 @click.command(cls=TxCommand)
@@ -65,10 +63,17 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: T
     number = game_id_arg(game_id)
     me = acting_address(home, key, tx.master)
     chain = current().open_chain(home)
+
+    def send(build: workflow.BuildCall) -> Receipt:
+        return submit(home, key, workflow.messages(build, me), tx)
+
     while True:
         try:
-            if _turn(chain, number, me, key, until_end, think, home, tx):
-                return
+            for done in bots.turns(
+                chain, number, me, send, think=think, who=key, until_end=until_end
+            ):
+                _said(done, number, key, home, tx.as_json)
+            return
         except Unreachable as lost:
             # A node that does not answer, or a move sent whose fate is not known yet:
             # look again a moment later (the next transaction settles a pending one
@@ -77,93 +82,38 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: T
             time.sleep(max(chain.poll_interval, 1.0))
 
 
-def _turn(
-    chain: Chain,
-    number: int,
-    me: str,
-    key: str,
-    until_end: bool,
-    think: float,
-    home: Path,
-    tx: TxOptions,
-) -> bool:
-    """One look at the game: a move if it is ours, else a wait for the next block.
-    True when the bot is done (the game is over, or its one move is made)."""
-    from c4cli.engine import solver
-
-    while True:
-        before = chain.head().height  # taken before reading: no block is missed
-        game = RealmClient(chain).game(number)
-        if game is None:
-            raise Refused("game not found")
-        if me not in (game.creator, game.acceptor) and game.status != Status.OPEN:
-            raise Refused(f"{key} is not a player in game {number}")
-        if game.status not in (Status.OPEN, Status.PLAYING):
-            known = names(home)
-            outcome = f"game {number}: {game.status}"
-            if game.status == Status.WON:
-                outcome += f", winner {_who(game.winner, known)}"
-            _say(
-                tx.as_json,
-                {
-                    "game": number,
-                    "over": True,
-                    "status": game.status,
-                    "winner": game.winner or None,
-                    "winner_key": known.get(game.winner) if game.winner else None,
-                },
-                outcome,
-            )
-            return True
-        if game.status == Status.PLAYING and game.turn and game.player(game.turn) == me:
-            started = time.monotonic()
-            left = game.deadline - chain.chain_time(time.time()) - SEND_MARGIN
-            choice = solver.solve_within(game.board(), started + max(min(think, left), 1.0))
-            thought = round(time.monotonic() - started, 2)
-            build = _still_at(number, choice.column, game.moves)
-            try:
-                receipt = submit(home, key, workflow.messages(build, me), tx)
-            except GameMoved as moved:
-                click.echo(f"note: {moved}; looking again", err=True)
-                continue
-            unproven = "" if choice.exact else f" (the best found in {thought:g} s, not proven)"
-            _say(
-                tx.as_json,
-                {
-                    "game": number,
-                    "move": game.moves,
-                    "column": choice.column,
-                    "exact": choice.exact,
-                    "seconds": thought,
-                    "hash": receipt.result.hash,
-                },
-                f"game {number}, move {game.moves}: {key} plays {choice.column}{unproven}",
-            )
-            if not until_end:
-                return True
-            continue
-        while chain.head().height == before:  # wait for a new block, sleeping
-            time.sleep(chain.poll_interval)
-
-
-class GameMoved(Exception):
-    """The game is no longer where the bot read it: nothing was signed."""
-
-
-def _still_at(number: int, column: int, moves: int) -> workflow.BuildCall:
-    """The bot's move, built only while the game stands at the move count the bot read.
-    A move of the bot's own whose answer was lost may land in between (the submit
-    settles it before signing, from a node that has its block): a move signed for a
-    count the game has passed is one the realm refuses in a block, its fee paid."""
-
-    def build(realm: RealmClient) -> workflow.Call:
-        game = realm.game(number)
-        now = -1 if game is None else game.moves
-        if now != moves:
-            raise GameMoved(f"game {number} is at move {now}, not {moves} as the bot read it")
-        return workflow.play_call(number, column, moves)
-
-    return build
+def _said(done: bots.Over | bots.Moved | bots.Stale, number: int, key: str, home: Path,
+          as_json: bool) -> None:  # fmt: skip
+    """What the bot did, as a line (or a JSON document with --json)."""
+    if isinstance(done, bots.Stale):
+        click.echo(f"note: {done.why}; looking again", err=True)
+    elif isinstance(done, bots.Over):
+        game, known = done.game, names(home)
+        outcome = f"game {number}: {game.status}"
+        if game.status == Status.WON:
+            outcome += f", winner {_who(game.winner, known)}"
+        document: Document = {
+            "game": number,
+            "over": True,
+            "status": game.status,
+            "winner": game.winner or None,
+            "winner_key": known.get(game.winner) if game.winner else None,
+        }
+        _say(as_json, document, outcome)
+    else:
+        unproven = "" if done.exact else f" (the best found in {done.seconds:g} s, not proven)"
+        _say(
+            as_json,
+            {
+                "game": number,
+                "move": done.move,
+                "column": done.column,
+                "exact": done.exact,
+                "seconds": done.seconds,
+                "hash": done.receipt.result.hash,
+            },
+            f"game {number}, move {done.move}: {key} plays {done.column}{unproven}",
+        )
 
 
 def _say(as_json: bool, document: Document, line: str) -> None:

@@ -11,7 +11,7 @@ import click
 
 from c4cli.chain.clock import format_time, parse_time
 from c4cli.chain.interface import Receipt, Signer
-from c4cli.client import connect, genesis, workflow
+from c4cli.client import genesis, workflow
 from c4cli.client.realm_client import game_of
 from c4cli.coins import gnot, ugnot_in
 from c4cli.commands.options import quiet_option
@@ -76,20 +76,13 @@ def _play(home: Path, as_json: bool) -> None:
     genesis.with_dev_key(keyring)
     for name in ("alice", "bob"):
         keyring.add(name, crypto.derive_private_key(crypto.new_mnemonic()), "")
-    alice, bob, owner = (_signer(keyring, n) for n in ("alice", "bob", DEV_KEY))
+    alice, bob = (_signer(keyring, n) for n in ("alice", "bob"))
     names = key_names(home)  # alice, bob and test1, by address
-    chain = connect.new_local_chain(home, force=False)
-    chain.init(
-        genesis.local_genesis(
-            genesis.balances(keyring, owner=owner.address),
-            owner=owner.address,
-            chain_id="dev",
-            time=parse_time(GENESIS_TIME),
-            clock="manual",
-            block_interval=5,
-            realm_path=DEFAULT_REALM_PATH,
-        )
-    )
+    plan = genesis.LocalPlan(
+        "dev", True, parse_time(GENESIS_TIME), "manual", 5, DEFAULT_REALM_PATH, DEV_KEY, [],
+        None, False, False,
+    )  # fmt: skip
+    chain = genesis.make_local(home, plan, force=False).chain
     say(f"A fresh chain in {home}: manual clock from {GENESIS_TIME}, 5 s per block.")
     say(f"alice and bob each hold {gnot(genesis.PREMINE_UGNOT)}; {DEV_KEY} owns the realm.\n")
 

@@ -3,14 +3,13 @@ node's realm), or the home bound to a node."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import NamedTuple
 
 import click
 
 from c4cli.address import package_address
-from c4cli.chain.clock import check_settable, format_time, parse_time
+from c4cli.chain.clock import format_time, parse_time
 from c4cli.client import connect, genesis
 from c4cli.client import fork as forks
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
@@ -20,7 +19,7 @@ from c4cli.commands.run import current
 from c4cli.commands.sync import progress_bar
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.errors import BadInput
-from c4cli.home.keys import DEV_KEY, Keyring, check_name
+from c4cli.home.keys import DEV_KEY
 from c4cli.jsonvalue import Document
 from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 
@@ -178,55 +177,29 @@ def init_local(
     begun = None
     if load is not None:
         begun = genesis.loaded(data if fork is not None else read_state(load), load)
-    if begun is not None:
         if realm_path not in (DEFAULT_REALM_PATH, begun.realm_path) or deployer != DEV_KEY:
             raise BadInput(
                 f"{load} holds the realm {begun.realm_path} and its owner: --realm-path "
                 "and --deployer do not go with --load"
             )
-        realm_path = begun.realm_path
-        if fork is None and not chain_id_given and begun.chain_id:
-            chain_id = begun.chain_id  # a dump (a fork's too) stays its chain's
-        impersonation = impersonation or begun.impersonation
+    if begun is None and not realm_path.startswith("gno.land/r/"):
+        raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
     # The input first: a bad one leaves the home as it was (its binding, its journal).
     interval = parse_duration(block_interval, what="block interval")
     if interval < 1:
         raise BadInput("--block-interval must be at least 1s")
-    start = parse_time(genesis_time) if genesis_time else int(time.time())
-    if begun is not None and not genesis_time:
-        start = begun.time
-    check_settable(start)
-    if not realm_path.startswith("gno.land/r/"):
-        raise BadInput(f"invalid --realm-path {realm_path!r}: a realm path starts gno.land/r/")
     extra: list[tuple[str, dict[str, int]]] = []
     for entry in premine:
         target, sep, coins = entry.partition("=")
         if not sep:
             raise BadInput(f"invalid --premine {entry!r}: use NAME_OR_ADDR=COINS")
         extra.append((target, parse_amount(coins)))
-    chain = connect.new_local_chain(home, force=force)  # before the dev key is created
-    keyring = Keyring(home)
-    if deployer == DEV_KEY:
-        genesis.with_dev_key(keyring)
-    owner = keyring.resolve(check_name(deployer) if keyring.exists(deployer) else deployer)
-    balances = genesis.balances(keyring, owner=owner, given=extra)
-    if begun is not None:
-        owner = begun.owner
-        balances = genesis.beside(begun, balances, [keyring.resolve(t) for t, _ in extra])
-    made = genesis.local_genesis(
-        balances,
-        owner=owner,
-        chain_id=chain_id,
-        time=start,
-        clock=clock,
-        block_interval=interval,
-        realm_path=realm_path,
-    )
-    made = made._replace(impersonation=impersonation or fork is not None)
-    if begun is None:
-        chain.init(made, force=force)
-    else:
-        chain.init(made._replace(state=begun.digest), force=force, begun=begun.data)
+    plan = genesis.LocalPlan(
+        chain_id, chain_id_given, parse_time(genesis_time) if genesis_time else None, clock,
+        interval, realm_path, deployer, extra, begun, fork is not None, impersonation,
+    )  # fmt: skip
+    _, made, owner, balances = genesis.make_local(home, plan, force=force)
+    chain_id, start, realm_path = made.chain_id, made.time, made.realm_path
     realm_address = package_address(realm_path)
     document: Document = {
         "chain_id": chain_id,

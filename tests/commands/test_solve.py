@@ -243,17 +243,17 @@ def test_a_bot_never_signs_a_move_for_a_count_the_game_has_passed(
     meanwhile), nothing is signed and the bot looks again, rather than pay a fee for a
     move the realm refuses in a block."""
     from c4cli.client import workflow
-    from c4cli.commands.bot import GameMoved, _still_at
+    from c4cli.client.bot import GameMoved, still_at
     from c4cli.commands.transact import submit
     from c4cli.commands.txopts import TxOptions
 
     monkeypatch.setenv("C4_PASSWORD", "")
     gid, on_turn = opening(chain, "5554224333234511764415115")
     me, before = chain.address(on_turn), chain.log_bytes()
-    stale = workflow.messages(_still_at(int(gid), 6, 24), me)
+    stale = workflow.messages(still_at(int(gid), 6, 24), me)
     with pytest.raises(GameMoved, match=f"game {gid} is at move 25, not 24 as the bot read it"):
         submit(chain.path, on_turn, stale, TxOptions())
     assert chain.log_bytes() == before  # nothing signed, nothing recorded
-    fresh = workflow.messages(_still_at(int(gid), 6, 25), me)
+    fresh = workflow.messages(still_at(int(gid), 6, 25), me)
     assert submit(chain.path, on_turn, fresh, TxOptions()).height > 0
     assert chain.game(int(gid))["moves"] == 26
