@@ -43,9 +43,9 @@ from real_gnoland.wan import Link  # noqa: E402
 
 from c4cli.home.keys import Keyring  # noqa: E402
 from c4cli.home.trust import TrustFile  # noqa: E402
-from c4cli.node.rpc import Rpc  # noqa: E402
-from c4cli.node.transport import Transport  # noqa: E402
-from c4cli.node.verify import Verifier  # noqa: E402
+from c4cli.node.light.verify import Verifier  # noqa: E402
+from c4cli.node.net.rpc import Rpc  # noqa: E402
+from c4cli.node.net.transport import Transport  # noqa: E402
 
 PLAYER_KEY = bytes.fromhex("11" * 32)
 TO = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"

@@ -21,7 +21,7 @@ from typing import Any
 from c4cli.chain.interface import SendPolicy
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable
-from c4cli.node.http import Target
+from c4cli.node.net.http import Target
 from c4cli.wire.abci import AbciError, ResponseDeliverTx, ResponseQuery
 from c4cli.wire.blocks import Block, BlockID, BlockMeta, Commit, Header, Time
 from c4cli.wire.crypto import address_of, public_key

@@ -67,6 +67,12 @@ TYPES_ONLY = {
 }
 
 
+def _dotted(path: Path) -> str:
+    """A module's dotted name (a package's own: its folder's)."""
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
@@ -95,7 +101,7 @@ def test_no_module_outgrows_its_bound() -> None:
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
 def test_a_layer_imports_only_the_layers_below(layer: str) -> None:
     wrong = []
-    for path in sorted((PACKAGE / layer).glob("*.py")):
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
         for module in sorted(imports(path)):
             parts = module.split(".")
             if len(parts) < 2 or parts[1] in BASE or parts[1] in (layer, "__version__"):
@@ -183,7 +189,7 @@ def test_commands_never_ask_which_backend_they_have() -> None:
 BACKEND_MODULES = (
     {f"c4cli.local.{path.stem}" for path in (PACKAGE / "local").glob("*.py")}
     - COMMANDS_READ_OF_LOCAL
-    | {f"c4cli.node.{path.stem}" for path in (PACKAGE / "node").glob("*.py")}
+    | {_dotted(path) for path in (PACKAGE / "node").rglob("*.py")}
     | {"c4cli.node"}
 )
 
@@ -228,7 +234,7 @@ LAZY = {
     ): "the realm's code: when the cache cannot answer",
     ("local/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
     ("local/replay.py", "c4cli.local.state"): "the executor and the realm: replay only",
-    ("node/early.py", "ssl"): "TLS (~15 ms): an https node only",
+    ("node/net/early.py", "ssl"): "TLS (~15 ms): an https node only",
     ("local/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
     ("wire/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
     ("client/connect.py", "c4cli.local"): (
@@ -238,6 +244,10 @@ LAZY = {
         "the journal (~15 ms: its entries, the listing) and the trusted validator set after "
         "the node is dialled, so their import overlaps the connection's round trips"
     ),
+    ("client/connect.py", "c4cli.node.light"): "the light client: a block, a height or a "
+    "time to prove (not a query), or trust to place",
+    ("client/connect.py", "c4cli.node.history"): "the realm's history: a home that keeps one",
+    ("client/connect.py", "c4cli.node.net"): "the connection dialled while the client loads",
     ("client/connect.py", "c4cli.node"): (
         "a node's client when a home uses one: its HTTP stack (and, to send, signing and "
         "delivery: not for a query)"
@@ -326,7 +336,7 @@ def test_only_measured_imports_are_lazy() -> None:
     one loads the keys' codec, not the signing module (the 40th).
 
     Issue 62 also asked for at most 45 import statements inside functions (55 then):
-    a node's URLs are read by a module of their own (c4cli/node/urls.py, no HTTP
+    a node's URLs are read by a module of their own (c4cli/node/net/urls.py, no HTTP
     stack), a trusted set's fingerprint by the home's trust file, gno's processes come
     in one import, a chain's journal is left in one place, the run opens its chain in
     one place, rich's console is made in one place, and what was imported lazily but
@@ -365,7 +375,7 @@ def test_the_node_clients_parts_are_composed_not_stacked() -> None:
     ours: set[str] = set()
     bases: list[tuple[str, str, str]] = []
     errors = {"Unreachable", "Unverified", "Refused", "Exception", "ValueError"}
-    for path in sorted((PACKAGE / "node").glob("*.py")):
+    for path in sorted((PACKAGE / "node").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ClassDef):
                 ours.add(node.name)
@@ -384,9 +394,17 @@ def test_the_node_clients_parts_are_composed_not_stacked() -> None:
 def test_the_node_client_and_gnolands_processes_have_rooms_of_their_own() -> None:
     chain = {path.stem for path in (PACKAGE / "chain").glob("*.py")}
     assert not chain & {"rpc", "remote", "delivery", "node_reads", "devnode", "network"}
-    assert {"transport", "reader", "sender", "delivery"} <= {
-        path.stem for path in (PACKAGE / "node").glob("*.py")
-    }
+    # The node client folded as a reader expects it (issue 62): the chain and its reader
+    # at the top, then the network, the light client, sending, and the realm's history.
+    assert {
+        path.relative_to(PACKAGE / "node").as_posix() for path in (PACKAGE / "node").rglob("*.py")
+    } >= {
+        "chain.py", "reader.py", "spec.py", "net/transport.py", "net/rpc.py",
+        "light/verify.py", "sending/sender.py", "sending/delivery.py", "history/sync.py",
+    }  # fmt: skip
+    assert {p.name for p in (PACKAGE / "node").iterdir() if p.is_dir() and p.name[0] != "_"} == {
+        "net", "light", "sending", "history",
+    }  # fmt: skip
     assert {"devnode", "network"} <= {path.stem for path in (PACKAGE / "gnoland").glob("*.py")}
 
 
@@ -411,7 +429,7 @@ def test_backends_name_no_option() -> None:
     flag = re.compile(r"--[a-z][a-z-]+")
     found = []
     for room in ("chain", "wire", "local", "node", "client", "home"):
-        for path in sorted((PACKAGE / room).glob("*.py")):
+        for path in sorted((PACKAGE / room).rglob("*.py")):
             tree = ast.parse(path.read_text())
             docs = {
                 id(node.body[0].value)
@@ -524,7 +542,7 @@ def test_one_invocation_built_by_the_front_ends_alone() -> None:
 PROCESS_STATE = {
     "engine/solver.py": "the native solver's handle and its opening book, loaded once",
     "wire/tx.py": "the JSON encoder, chosen once (orjson in verify's workers)",
-    "node/early.py": "the connections dialled as the process starts, each taken once",
+    "node/net/early.py": "the connections dialled as the process starts, each taken once",
 }
 
 
@@ -627,7 +645,7 @@ def _called(call: ast.Call) -> str:
 
 def test_no_rpc_method_is_named_as_a_string_outside_the_wire() -> None:
     """Issue 62: tm2's methods are named once (c4cli/wire/rpc.py's Method): no call of
-    the package passes one as a string (the node client asks through c4cli/node/rpc.py,
+    the package passes one as a string (the node client asks through c4cli/node/net/rpc.py,
     c4 serve answers what the wire names)."""
     methods = _methods()
     named = []
@@ -673,7 +691,7 @@ def test_the_node_client_reads_no_rpc_answer_by_its_keys() -> None:
         "validators", "voting_power", "num_txs", "data_hash", "txs", "latest_block_height",
     }  # fmt: skip
     found = []
-    for path in sorted((PACKAGE / "node").glob("*.py")):
+    for path in sorted((PACKAGE / "node").rglob("*.py")):
         found += [f"{path.name}:{line} {key}" for line, key in keys_read(path) if key in fields]
     assert found == []
 

@@ -4,7 +4,7 @@ A :class:`TrustedSet` is kept by the home (``trust.toml``, :mod:`c4cli.home.trus
 and handed to the node client as a :class:`TrustStore`, as the journal is; a
 :class:`Proven` block rides in each receipt (:class:`~c4cli.chain.interface.Receipt`).
 A :class:`RealmHistory` is the realm's transactions kept from proven blocks (`c4
-sync`, :mod:`c4cli.node.history`), each an :class:`IndexedTx`.
+sync`, :mod:`c4cli.node.history.index`), each an :class:`IndexedTx`.
 """
 
 from __future__ import annotations
@@ -151,7 +151,7 @@ class Saved(NamedTuple):
 
 
 class ReplayKeep(Protocol):
-    """A history's checkpoint (:mod:`c4cli.node.checkpoint`): the last :class:`Saved`,
+    """A history's checkpoint (:mod:`c4cli.node.history.checkpoint`): the last :class:`Saved`,
     and, read one at a time, the settled games and used commitments the state leaves
     out (what the realm's ``Store`` reads) and each game's calls. A part that does not
     hold together raises :class:`CheckpointDamaged`."""

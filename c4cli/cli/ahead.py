@@ -6,7 +6,7 @@ the console knows which home the command line names (its ``--home``, else
 ``$C4_HOME``, else ``./state``) and so which node (``$C4_REMOTE``, else the ``url``
 of the ``[remote]`` table of the home's ``config.toml``, as c4 writes it), in a
 thread of its own, while the command's own code is still being imported: the node
-client takes that connection for its first request (see ``node/early.py``).
+client takes that connection for its first request (see ``node/net/early.py``).
 
 It decides nothing, so it reads as little as it can (no pathlib, no TOML reader: the
 line c4 wrote, or nothing): a guess that turns out wrong (another home, a home that
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 
-from c4cli.node import early
+from c4cli.node.net import early
 from c4cli.settings import Settings
 
 CONFIG = "config.toml"

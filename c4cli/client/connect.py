@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from c4cli.errors import BadInput, BadTrustPoint, BoundElsewhere, HomeInUse, warn_once
 from c4cli.home.config import Remote, forget_remote, read_remote, write_remote
 from c4cli.jsonvalue import Document
+from c4cli.node.net.urls import redact, split_urls
 from c4cli.node.spec import Historian, NodeSpec, Prover
-from c4cli.node.urls import redact, split_urls
 from c4cli.realm.rules import DEFAULT_PATH as DEFAULT_REALM_PATH
 from c4cli.settings import DEFAULT_DEADLINES, Deadlines
 from c4cli.wire.paths import QFUNCS
@@ -30,9 +30,9 @@ if TYPE_CHECKING:
     from c4cli.chain.trust import RealmHistory, TrustedSet
     from c4cli.home.trust import TrustFile
     from c4cli.node.chain import NodeChain
+    from c4cli.node.light.verify import Verifier
+    from c4cli.node.net.transport import Transport
     from c4cli.node.reader import NodeReader
-    from c4cli.node.transport import Transport
-    from c4cli.node.verify import Verifier
 
 Client = TypeVar("Client", "NodeReader", "NodeChain")
 OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (gnoland.devnode.NODE_DIR)
@@ -264,7 +264,7 @@ def _trust_anew(
     """A validator set to trust from now on, and its fingerprint: the node's at
     ``height`` (0: its last block) held to ``block_hash`` if given, or ``validators``
     known beforehand; its block's commit verifies with it."""
-    from c4cli.node import verify
+    from c4cli.node.light import verify
 
     trusted = verify.establish(
         node.transport,
@@ -282,7 +282,7 @@ def _prover(home: Path) -> Prover:
     block, a height or a time is to be proven (a query loads none of it)."""
 
     def prove(transport: Transport) -> Verifier:
-        from c4cli.node import verify
+        from c4cli.node.light import verify
 
         return verify.Verifier(transport, _trust_file(home))
 
@@ -312,7 +312,7 @@ def _historian(home: Path, chain_id: str, realm_path: str) -> Historian:
         path = history_path(home, chain_id, realm_path)
         if not path.exists():
             return None  # a query of a home that keeps no history loads none of it
-        from c4cli.node import sync
+        from c4cli.node.history import sync
 
         return sync.NodeHistory(reader, path, chain_id)
 
@@ -391,7 +391,7 @@ def _local_chain(home: Path) -> LocalControls:
 
 def _dial(url: str) -> None:
     """Begin connecting to the (first) node while the node client loads."""
-    from c4cli.node import early
+    from c4cli.node.net import early
 
     early.dial(url)
 

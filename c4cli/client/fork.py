@@ -45,9 +45,9 @@ from c4cli.home.config import read_remote
 from c4cli.jsonvalue import Document
 from c4cli.local import genesis_state, state_document
 from c4cli.local.accounts import stored_key
-from c4cli.node import rpc
+from c4cli.node.history.sync import NodeHistory, Progress
+from c4cli.node.net import rpc
 from c4cli.node.reader import CALLS, NodeReader
-from c4cli.node.sync import NodeHistory, Progress
 from c4cli.realm.memory import RealmState
 from c4cli.wire import pubkeys, results
 

@@ -1,6 +1,6 @@
 """The realm's history a node home keeps (`c4 sync`, `c4 log --realm`).
 
-The index (:mod:`c4cli.node.history`) is kept in the home, one file a chain and realm
+The index (:mod:`c4cli.node.history.index`) is kept in the home, one file a chain and realm
 (``history/<chain id>/<realm path>.sqlite``, :func:`c4cli.client.connect.history_path`):
 binding the home to another chain starts another, and coming back finds the first
 where it was left.
@@ -17,9 +17,9 @@ from c4cli.chain.trust import IndexedTx
 from c4cli.client import connect
 from c4cli.errors import BadInput
 from c4cli.home.config import read_remote
-from c4cli.node.history import RealmIndex
+from c4cli.node.history.index import RealmIndex
+from c4cli.node.history.sync import NodeHistory, Progress, SyncReport
 from c4cli.node.reader import NodeReader
-from c4cli.node.sync import NodeHistory, Progress, SyncReport
 from c4cli.wire.msgs import Msg, MsgCall, MsgPackage, MsgSend
 from c4cli.wire.std import DecodeError, Fee, Tx, decode_tx
 

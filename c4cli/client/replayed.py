@@ -1,7 +1,7 @@
 """The realm's state computed from its history: every delivered call run again by c4's
 mirror of the realm, with its block's time and height and the account that signed.
 
-The history (:mod:`c4cli.node.history`) holds the realm's deployment (its creator is
+The history (:mod:`c4cli.node.history.index`) holds the realm's deployment (its creator is
 the realm's first owner, as its ``init`` reads the origin caller) and every call the
 chain delivered or refused; only the delivered ones change the state, and each must
 be delivered by the mirror too: one the mirror refuses is a divergence of c4 from the

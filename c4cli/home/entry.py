@@ -52,7 +52,7 @@ class Entry(NamedTuple):
     unproven: bool | None = None  # dropped on a node's word only: checked again
     # Landed or refused: whether its block and its result were proven (False: in part
     # the node's word). Dropped by `c4 log --forget-above`: False, the user's word.
-    # Either False is looked at again once a proof is to be had (node/recheck.py).
+    # Either False is looked at again once a proof is to be had (node/sending/recheck.py).
     proven: bool | None = None
 
     @classmethod

@@ -12,7 +12,7 @@ supersedes an earlier one.
 So a broadcast whose answer never came, a signal while waiting for the block,
 or a crash right after sending leaves a ``pending`` line, never nothing: the
 next command that signs for that account settles it first (see
-:meth:`c4cli.node.delivery.Delivery.reconcile`).
+:meth:`c4cli.node.sending.delivery.Delivery.reconcile`).
 """
 
 from __future__ import annotations

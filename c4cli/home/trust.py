@@ -6,7 +6,7 @@ client follows a change of the set through headers the trusted set signed, and
 when it proves a later head (``height`` is the highest block proven, which a node
 showing an older one as its last cannot lower); writers take ``.trust.lock``.
 Every landed transaction, height and block time c4 reports of the node is held to
-it (:mod:`c4cli.node.verify`)::
+it (:mod:`c4cli.node.light.verify`)::
 
     chain_id = "dev"
     height = 12                   # the highest block proven

@@ -1,10 +1,10 @@
 """A gno.land node behind the :class:`~c4cli.chain.interface.Chain` interface.
 
-The node client is composed, not stacked: a :class:`~c4cli.node.transport.Transport`
+The node client is composed, not stacked: a :class:`~c4cli.node.net.transport.Transport`
 (URLs, failover, the chain check, deadlines, one kept connection per node), a
 :class:`~c4cli.node.reader.NodeReader` that holds it, and a
-:class:`~c4cli.node.sender.Sender` that holds the reader and a
-:class:`~c4cli.node.delivery.Delivery` (which holds the journal). :class:`NodeChain`
+:class:`~c4cli.node.sending.sender.Sender` that holds the reader and a
+:class:`~c4cli.node.sending.delivery.Delivery` (which holds the journal). :class:`NodeChain`
 answers the interface by handing each question to the part that owns it. A query
 opens only the reader (:func:`open_reader`): nothing that signs is imported.
 """
@@ -29,13 +29,13 @@ from c4cli.chain.interface import (
 )
 from c4cli.chain.listing import blocks_of
 from c4cli.chain.trust import RealmHistory
-from c4cli.node import lookup
-from c4cli.node.delivery import Delivery
+from c4cli.node.net.transport import Link
 from c4cli.node.reader import NodeReader, open_reader
-from c4cli.node.recheck import recheck
-from c4cli.node.sender import Sender
+from c4cli.node.sending import lookup
+from c4cli.node.sending.delivery import Delivery
+from c4cli.node.sending.recheck import recheck
+from c4cli.node.sending.sender import Sender
 from c4cli.node.spec import NodeSpec
-from c4cli.node.transport import Link
 from c4cli.wire.msgs import Msg
 from c4cli.wire.pubkeys import PubKey
 from c4cli.wire.std import Fee, Tx

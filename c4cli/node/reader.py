@@ -3,7 +3,7 @@
 tm2 JSON-RPC: ``status`` and ``block`` for the chain's head and
 times, ``abci_query`` for every read (the realm's paths, ``auth/accounts``,
 ``bank/balances``, the gas price). A :class:`NodeReader` holds the command's
-:class:`~c4cli.node.transport.Transport`; what a transaction asks ahead of its
+:class:`~c4cli.node.net.transport.Transport`; what a transaction asks ahead of its
 build travels in an :class:`Ahead`, a value of that one transaction.
 """
 
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
-from c4cli.node import answers, rpc
-from c4cli.node.rpc import Ask, Replies, Rpc
+from c4cli.node.net import answers, rpc
+from c4cli.node.net.rpc import Ask, Replies, Rpc
+from c4cli.node.net.transport import Link, Transport
 from c4cli.node.spec import Historian, NodeSpec, Prover
-from c4cli.node.transport import Link, Transport
 from c4cli.wire import results
 from c4cli.wire.fields import int64
 from c4cli.wire.paths import GASPRICE, SIMULATE
@@ -27,7 +27,7 @@ from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 
 if TYPE_CHECKING:
     from c4cli.chain.trust import RealmHistory
-    from c4cli.node.verify import Verifier
+    from c4cli.node.light.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
 

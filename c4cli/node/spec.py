@@ -10,9 +10,9 @@ from c4cli.settings import Deadlines
 if TYPE_CHECKING:
     from c4cli.chain.interface import SentLog
     from c4cli.chain.trust import RealmHistory
+    from c4cli.node.light.verify import Verifier
+    from c4cli.node.net.transport import Transport
     from c4cli.node.reader import NodeReader
-    from c4cli.node.transport import Transport
-    from c4cli.node.verify import Verifier
 
 # What makes a command's verifier over its transport, once one is needed.
 Prover = Callable[["Transport"], "Verifier"]

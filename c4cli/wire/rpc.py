@@ -4,7 +4,7 @@ gnoland v1.7.1's RPC (``tm2/pkg/bft/rpc/core``) answers each method with a resul
 whose JSON is amino's; each is a value here, read from that JSON (:meth:`from_json`,
 a KeyError, TypeError or ValueError for a shape a node never sends) and written back
 (:meth:`to_json`) in gnoland's field order. ``c4 serve`` writes them; the node
-client's typed RPC (:mod:`c4cli.node.rpc`) reads them. A method is named here and
+client's typed RPC (:mod:`c4cli.node.net.rpc`) reads them. A method is named here and
 nowhere else.
 """
 

@@ -1,4 +1,4 @@
-"""The replay's checkpoint file (c4cli/node/checkpoint.py): what it keeps comes back
+"""The replay's checkpoint file (c4cli/node/history/checkpoint.py): what it keeps comes back
 whole, and whatever does not hold together is found, never read as state."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from c4cli.chain.trust import CheckpointDamaged, IndexedTx, Saved
-from c4cli.node.checkpoint import Checkpoint
-from c4cli.node.history import RealmIndex, Synced
+from c4cli.node.history.checkpoint import Checkpoint
+from c4cli.node.history.index import RealmIndex, Synced
 
 CODE = "replay 1 this code"
 ALICE = "g1alice"

@@ -182,7 +182,7 @@ def test_answers_are_read_however_they_are_framed(framing: str) -> None:
     """The HTTP client c4 writes out (no http.client): a chunked answer and one with a
     Content-Length read alike; a batch comes back in one request, and a server
     without batches is asked one call at a time."""
-    from c4cli.node.transport import RpcCall, Transport
+    from c4cli.node.net.transport import RpcCall, Transport
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
     server.framing = framing  # type: ignore[attr-defined]
@@ -204,7 +204,7 @@ def test_a_node_that_takes_short_batches_is_asked_in_short_ones() -> None:
     """A batch longer than the node's max_batch_requests is refused whole (tm2's
     words name the limit): the same calls are asked again in batches of that length,
     their answers in the order asked, and later batches are cut before they leave."""
-    from c4cli.node.transport import RpcCall, Transport
+    from c4cli.node.net.transport import RpcCall, Transport
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Framed)
     server.framing, server.sizes = "at most 3", []  # type: ignore[attr-defined]

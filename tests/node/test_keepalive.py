@@ -20,7 +20,7 @@ from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
 from c4cli.home.journal import Journal
 from c4cli.node.chain import open_node
-from c4cli.node.http import Connection, Target
+from c4cli.node.net.http import Connection, Target
 from c4cli.node.spec import NodeSpec
 from c4cli.settings import Settings
 from c4cli.wire.tx import send_msg
@@ -181,9 +181,9 @@ BODY = b'{"jsonrpc":"2.0","id":1,"method":"status","params":{}}'
 
 
 def test_a_connection_dialled_while_c4_loads_serves_the_first_request(server: Server) -> None:
-    """The door dials the node as soon as it knows the URL (node/early.py); the first
+    """The door dials the node as soon as it knows the URL (node/net/early.py); the first
     request goes out on that connection, not a second one."""
-    from c4cli.node import early
+    from c4cli.node.net import early
 
     early.dial(server.url)
     connection = Connection(Target(server.url))
@@ -194,7 +194,7 @@ def test_a_connection_dialled_while_c4_loads_serves_the_first_request(server: Se
 def test_an_early_dial_that_failed_is_the_connections_own_failure() -> None:
     import socket
 
-    from c4cli.node import early
+    from c4cli.node.net import early
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -213,7 +213,7 @@ def test_a_dial_another_command_left_is_not_this_ones(
     """In a process that runs several commands (the tests' CliRunner), a dial one of
     them made and never took (its failure, when nothing listened at that port then)
     is not the connection of a later command to whatever listens there now."""
-    from c4cli.node import early
+    from c4cli.node.net import early
 
     early.dial(server.url)
     stale = next(d for d in early._dials.values() if d.port == server.server_address[1])

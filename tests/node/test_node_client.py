@@ -28,9 +28,9 @@ from c4cli.chain.interface import Receipt, Signer
 from c4cli.errors import Refused, Unreachable
 from c4cli.home.journal import Journal
 from c4cli.node.chain import NodeChain, open_node
-from c4cli.node.delivery import Submission, Superseded
+from c4cli.node.net.transport import OtherChain, Unusable
+from c4cli.node.sending.delivery import Submission, Superseded
 from c4cli.node.spec import NodeSpec
-from c4cli.node.transport import OtherChain, Unusable
 from c4cli.settings import Settings
 from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import Tx, send_msg, signed_tx
@@ -261,7 +261,7 @@ def test_a_nodes_answers_are_typed_once_and_a_shape_it_never_sends_is_one_line()
     values; anything else (a height that is no int64, a hash that is no text, a vote
     that is no object) is refused there, never read further."""
     from c4cli.errors import Unreachable
-    from c4cli.node.transport import read_status
+    from c4cli.node.net.transport import read_status
     from c4cli.wire.blocks import BlockID, Commit, Header, Time
 
     said = read_status(

@@ -97,10 +97,15 @@ def test_a_query_of_a_node_loads_no_click_and_nothing_that_signs(bound: Home, c4
     assert not [name for name in loaded if name.split(".")[0] in ("click", "rich")]
     # A query opens the node's reader (connect.open_reader): the sending half, the
     # signing and the keyring stay unloaded.
-    signing = ("c4cli.node.sender", "c4cli.node.delivery", "c4cli.wire.tx", "c4cli.wire.crypto")
+    signing = (
+        "c4cli.node.sending.sender",
+        "c4cli.node.sending.delivery",
+        "c4cli.wire.tx",
+        "c4cli.wire.crypto",
+    )
     signing += ("c4cli.home.keys",)
     # Nor the light client: a query proves no block (its ed25519 is a send's, a view's).
-    signing += ("c4cli.node.verify", "c4cli.node.light")
+    signing += ("c4cli.node.light.verify", "c4cli.node.light.headers")
     assert not [name for name in loaded if name in signing or name.startswith("coincurve")]
 
 

@@ -1,4 +1,4 @@
-"""c4's light-client checks (c4cli/node/light.py) against gno v1.7.1's own output: a real
+"""c4's light-client checks (c4cli/node/light/headers.py) against gno v1.7.1's own output: a real
 gnoland's headers hash to the block ids its validators signed, its validator set to
 the header's hash, its precommits verify over c4's canonical vote bytes, and a block
 of several transactions holds them by its data hash. Forgeries of each are caught."""
@@ -16,7 +16,7 @@ from real_gnoland.gnonode import GAS_FEE, GAS_WANTED
 from real_gnoland.twin import PLAYERS, address_of_key
 
 from c4cli.errors import Unverified
-from c4cli.node.light import verify_commit
+from c4cli.node.light.headers import verify_commit
 from c4cli.wire.abci import ResponseDeliverTx, results_hash
 from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
 from c4cli.wire.merkle import merkle_root

@@ -21,8 +21,9 @@ from real_gnoland.test_light_follow import CHAIN, KEYS, Chain, Key, b64, in_orde
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import Unverified
 from c4cli.home.trust import TrustFile
-from c4cli.node import light, verify
-from c4cli.node.verify import Verifier, establish
+from c4cli.node.light import headers as light
+from c4cli.node.light import verify
+from c4cli.node.light.verify import Verifier, establish
 from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.blocks import Commit, Header, Validator, Vote
 

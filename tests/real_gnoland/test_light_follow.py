@@ -1,4 +1,4 @@
-"""Following a change of validator set (c4cli/node/verify.py), on a chain of headers
+"""Following a change of validator set (c4cli/node/light/verify.py), on a chain of headers
 built and signed here.
 
 gno.land v1.7.1 changes its set only by a governance proposal, which no test
@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from c4cli.address import encode_address
 from c4cli.chain.trust import TrustedSet
 from c4cli.errors import Unverified
-from c4cli.node.verify import Verifier, establish
+from c4cli.node.light.verify import Verifier, establish
 from c4cli.wire.abci import ResponseDeliverTx, results_hash
 from c4cli.wire.blocks import Header, Validator, Vote, validators_hash
 

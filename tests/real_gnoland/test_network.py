@@ -326,7 +326,7 @@ def test_node_commands_refuse_what_the_network_is_not(net: Network) -> None:
 def test_every_block_of_a_game_is_signed_by_more_than_two_thirds(
     net: Network, tmp_path: Path
 ) -> None:
-    """The light client's check (c4cli/node/light.py) on four validators, one of them
+    """The light client's check (c4cli/node/light/headers.py) on four validators, one of them
     killed for part of a game: each block the game's moves landed in is signed by more
     than two thirds of the set, the killed validator's precommit missing or not."""
     home = net.through(tmp_path / "home", 0)

@@ -699,8 +699,8 @@ def test_a_receipt_has_gnokeys_lines(remote: Home, gno_node: Any, tmp_path: Path
     node and renders its events and storage lines: they are gnokey's, byte for byte."""
     import subprocess
 
-    from c4cli.node import lookup
     from c4cli.node.reader import open_reader
+    from c4cli.node.sending import lookup
     from c4cli.node.spec import NodeSpec
     from c4cli.wire.events import gnokey_events, storage_moved
 

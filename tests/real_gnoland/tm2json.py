@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from c4cli.node import light
+from c4cli.node.light import headers as light
 from c4cli.wire.blocks import Commit, Header, Validator, Vote
 from c4cli.wire.blocks import validators_hash as set_hash
 

@@ -307,7 +307,7 @@ def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home)
 def test_a_message_c4_does_not_send_is_shown_by_what_it_holds() -> None:
     """A node's transaction from another tool (here an addpkg): decoded as far as c4
     knows (its creator, its package's name and path), its message kept as bytes."""
-    from c4cli.node.lookup import node_tx
+    from c4cli.node.sending.lookup import node_tx
     from c4cli.wire.abci import ResponseDeliverTx
     from c4cli.wire.protowire import any_value, bytes_field
 

@@ -1,6 +1,6 @@
 """The realm's history on a node, kept in the home: every transaction that touched it.
 
-`c4 sync` (:mod:`c4cli.node.sync`) reads a node's blocks from the first (or
+`c4 sync` (:mod:`c4cli.node.history.sync`) reads a node's blocks from the first (or
 ``--from``) to its verified head and keeps, of each block proven by the validators'
 signatures, the transactions that called the realm, deployed it, sent coins to it,
 or reached it otherwise (with their fates, proven by the next header). :class:`RealmIndex`
@@ -86,7 +86,7 @@ class RealmIndex:
             (version,) = db.execute("PRAGMA user_version").fetchone()
             if version != SCHEMA_VERSION:
                 # Another version's rows (or none yet): read the blocks again, and make
-                # the replay's checkpoint (node/checkpoint.py) again from them.
+                # the replay's checkpoint (node/history/checkpoint.py) again from them.
                 db.executescript(
                     "DROP TABLE IF EXISTS txs; DROP TABLE IF EXISTS meta; "
                     + "".join(f"DROP TABLE IF EXISTS {t}; " for t in REPLAY_TABLES)
@@ -243,7 +243,7 @@ class RealmIndex:
 
     def connection(self) -> sqlite3.Connection:
         """The file, open for writing: what the replay's checkpoint keeps beside the
-        rows (:mod:`c4cli.node.checkpoint`) goes in its own tables of it."""
+        rows (:mod:`c4cli.node.history.checkpoint`) goes in its own tables of it."""
         db = self._connect(create=True)
         assert db is not None
         return db

@@ -2,7 +2,7 @@
 
 A transaction is signed here (over the current sign payload, or the legacy one for a
 node older than v1.7.1), simulated unless told otherwise, its fee estimated and
-bounded; once its bytes leave, :mod:`c4cli.node.delivery` sends them and learns
+bounded; once its bytes leave, :mod:`c4cli.node.sending.delivery` sends them and learns
 their fate. The :class:`Sender` holds the command's reader (and through it the
 transport) and the delivery (and through it the journal).
 """
@@ -35,10 +35,10 @@ from c4cli.errors import (
     notice,
     warn_once,
 )
-from c4cli.node import answers
-from c4cli.node.delivery import Delivery, Submission, Superseded
+from c4cli.node.net import answers
 from c4cli.node.reader import Ahead, NodeReader, account_path
-from c4cli.node.receipts import RefusedInBlock
+from c4cli.node.sending.delivery import Delivery, Submission, Superseded
+from c4cli.node.sending.receipts import RefusedInBlock
 from c4cli.wire import pubkeys, results
 from c4cli.wire.msgs import Msg
 from c4cli.wire.paths import GASPRICE, SIMULATE
@@ -98,7 +98,7 @@ class Sender:
         first unless ``policy.simulate`` is ``skip``, so a call the realm refuses costs
         nothing. A sequence another client used first is fetched again, and the
         transaction signed and sent once more, once. ``then_read`` rides after the
-        broadcast (see :meth:`~c4cli.node.delivery.Delivery._commit`).
+        broadcast (see :meth:`~c4cli.node.sending.delivery.Delivery._commit`).
         """
         self._require_confirmed("sign for")
         with self._holding(signer):

@@ -14,10 +14,10 @@ from typing import NamedTuple
 from c4cli import outbox
 from c4cli.chain.interface import Answer, Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.errors import NoValidators, Refused, Unreachable, Unverified
-from c4cli.node import answers
-from c4cli.node.lookup import block_holding, transfers
+from c4cli.node.net import answers
+from c4cli.node.net.rpc import Malformed
 from c4cli.node.reader import NodeReader, Query
-from c4cli.node.rpc import Malformed
+from c4cli.node.sending.lookup import block_holding, transfers
 from c4cli.wire import results
 from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.events import gnokey_events, storage_moved

@@ -20,9 +20,9 @@ from c4cli.chain.listing import LANDED, REFUSED, fee_of, messages, with_proof
 from c4cli.chain.trust import Proven
 from c4cli.coins import ugnot_in
 from c4cli.errors import Unreachable, Unverified
-from c4cli.node import answers, rpc
+from c4cli.node.net import answers, rpc
+from c4cli.node.net.transport import UnknownTx
 from c4cli.node.reader import NodeReader, Query
-from c4cli.node.transport import UnknownTx
 from c4cli.wire import results
 from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.events import Event, TransferEvent

@@ -26,9 +26,9 @@ from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from c4cli.errors import BadInput, Unreachable
-from c4cli.node import early
-from c4cli.node.answers import first_line
-from c4cli.node.urls import redact
+from c4cli.node.net import early
+from c4cli.node.net.answers import first_line
+from c4cli.node.net.urls import redact
 
 MAX_ANSWER = 16 * 1024 * 1024
 READ = 65536

@@ -2,7 +2,7 @@
 
 A home trusts one validator set (its ``trust.toml``, a :class:`TrustStore`). A block
 is believed when its header hashes to the block id that more than two thirds of
-that set's voting power signed (:func:`~c4cli.node.light.verify_commit`) and its
+that set's voting power signed (:func:`~c4cli.node.light.headers.verify_commit`) and its
 transactions hash to the header's data hash. A header whose validators are another
 set is believed only through the set already trusted, as tm2's
 ``VerifyFutureCommit`` holds it: the new set must hash to the header's
@@ -33,10 +33,10 @@ from typing import Any
 from c4cli.address import decode_bech32
 from c4cli.chain.trust import Proven, TrustedSet, TrustStore
 from c4cli.errors import NoValidators, Unreachable, Unverified, warn_once
-from c4cli.node import rpc
-from c4cli.node.light import signed_hash, trusted_power, verify_commit
-from c4cli.node.rpc import Ask, Malformed, Rpc
-from c4cli.node.transport import NoMethod, Transport
+from c4cli.node.light.headers import signed_hash, trusted_power, verify_commit
+from c4cli.node.net import rpc
+from c4cli.node.net.rpc import Ask, Malformed, Rpc
+from c4cli.node.net.transport import NoMethod, Transport
 from c4cli.wire import blocks
 from c4cli.wire.abci import ResponseDeliverTx, Unencodable, results_hash
 from c4cli.wire.blocks import Commit, Header, Validator, validators_hash

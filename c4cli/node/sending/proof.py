@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from c4cli.chain.interface import Signer
 from c4cli.errors import Unreachable
-from c4cli.node import rpc
+from c4cli.node.net import rpc
 from c4cli.node.reader import CALLS, METAS, NodeReader, account_path
 from c4cli.wire import results
 from c4cli.wire.rpc import ResultBlock, ResultTx

@@ -13,7 +13,7 @@ have signed this header's hash.
 
 The values and their bytes (a header's hash, a vote's sign bytes, a set's hash)
 are the wire's (:mod:`c4cli.wire.blocks`), checked against a real gnoland's blocks
-and bytes gno v1.7.1 made. :mod:`c4cli.node.verify` holds the node client's blocks
+and bytes gno v1.7.1 made. :mod:`c4cli.node.light.verify` holds the node client's blocks
 to them.
 """
 

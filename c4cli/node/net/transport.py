@@ -20,9 +20,9 @@ from typing import Any, NamedTuple, TypeVar
 from c4cli.errors import Unreachable
 from c4cli.escape import printable
 from c4cli.jsonvalue import JSON
-from c4cli.node.answers import first_line
-from c4cli.node.http import Connection, Exchange, Target
-from c4cli.node.urls import split_urls
+from c4cli.node.net.answers import first_line
+from c4cli.node.net.http import Connection, Exchange, Target
+from c4cli.node.net.urls import split_urls
 from c4cli.settings import READ_DEADLINE
 from c4cli.wire.rpc import Method, ResultStatus
 

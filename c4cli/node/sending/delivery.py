@@ -4,7 +4,7 @@
 positive evidence moves the transaction out of pending: a block that holds it
 (landed, or refused there), or, once the account's sequence is past it, the
 blocks since it was sent without it (superseded: another transaction of the
-account took its sequence, :mod:`c4cli.node.proof`). A lost answer, a
+account took its sequence, :mod:`c4cli.node.sending.proof`). A lost answer, a
 failed or lagging look-up, a timeout, or an answer that names another TX HASH is
 no evidence: the transaction stays pending and nothing is signed again. A node's
 refusal before a block is believed only if it names this TX HASH while the
@@ -21,14 +21,14 @@ from typing import NamedTuple, NoReturn, TypeVar
 from c4cli import outbox
 from c4cli.chain.interface import Receipt, SentLog, Signer, ThenRead, TxOutcome
 from c4cli.errors import Refused, Unreachable, warn_once
-from c4cli.node import answers, rpc
-from c4cli.node.lookup import transaction, transaction_or_none
-from c4cli.node.proof import BlockFate, account_and_head, fate_from_blocks
+from c4cli.node.net import answers, rpc
+from c4cli.node.net.rpc import Malformed
+from c4cli.node.net.transport import AlreadyHeld, MempoolRefused
 from c4cli.node.reader import NodeReader, read_calls
-from c4cli.node.receipts import Landed, Landing, RefusedInBlock, reads_after
-from c4cli.node.recheck import recheck
-from c4cli.node.rpc import Malformed
-from c4cli.node.transport import AlreadyHeld, MempoolRefused
+from c4cli.node.sending.lookup import transaction, transaction_or_none
+from c4cli.node.sending.proof import BlockFate, account_and_head, fate_from_blocks
+from c4cli.node.sending.receipts import Landed, Landing, RefusedInBlock, reads_after
+from c4cli.node.sending.recheck import recheck
 from c4cli.settings import BLOCK_DEADLINE
 from c4cli.wire.abci import ResponseDeliverTx
 from c4cli.wire.rpc import ResultBroadcastTxCommit, ResultTx
@@ -196,7 +196,7 @@ class Delivery:
         transaction lands, as far as it is known before: a call about a game names
         it). tm2 answers a batch's calls in order, so they come once the block with
         the transaction is committed: its receipt then needs no request of its own
-        (:func:`~c4cli.node.lookup.block_holding` checks that block as it would have
+        (:func:`~c4cli.node.sending.lookup.block_holding` checks that block as it would have
         read it). They ride after the broadcast, never before: the chain was checked
         already, and the bytes go to this one node, once.
         """

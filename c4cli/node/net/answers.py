@@ -1,7 +1,7 @@
 """A node's words, read: a refusal's text and kind, a simulation's gas.
 
 The answers themselves are the wire's values (:mod:`c4cli.wire.rpc`,
-:mod:`c4cli.wire.abci`), read once by the typed RPC (:mod:`c4cli.node.rpc`); what is
+:mod:`c4cli.wire.abci`), read once by the typed RPC (:mod:`c4cli.node.net.rpc`); what is
 here is how c4 words what they say.
 """
 

@@ -5,7 +5,7 @@ The blocks are read in chunks, oldest first. For a chunk of blocks ``a`` to ``b`
 1. one request asks the metas of blocks ``a`` to ``b + 1`` (20 a ``blockchain``
    call, 999 blocks a chunk) and the commit of block ``b + 1``; that header is proven
    by the validators' signatures (the light client,
-   :class:`~c4cli.node.verify.Verifier`), and each header below it by the hash chain:
+   :class:`~c4cli.node.light.verify.Verifier`), and each header below it by the hash chain:
    block ``h``'s header must hash to the ``last_block_id`` of block ``h + 1``, down to
    ``a``, whose own must be the hash of the last block the index holds (a history
    brought up again asks its next blocks' metas with the head's commit: a command
@@ -17,7 +17,7 @@ The blocks are read in chunks, oldest first. For a chunk of blocks ``a`` to ``b`
    delivery or refusal is the one committed (every such block's: a call through
    another realm, or code run once, reaches the realm too, and only its events say so);
 4. the transactions that touched the realm are written with the chunk's end in one
-   SQLite transaction (:class:`~c4cli.node.history.RealmIndex`).
+   SQLite transaction (:class:`~c4cli.node.history.index.RealmIndex`).
 
 Nothing a forged answer says is written: a chunk is kept whole or not at all, and a
 failure (exit 4) names the block and what did not hold. The index reaches the block
@@ -34,13 +34,13 @@ from typing import NamedTuple
 from c4cli.address import package_address
 from c4cli.chain.trust import DEPLOY, Caught, IndexedTx, Proven
 from c4cli.errors import BadInput, Unreachable, Unverified
-from c4cli.node import rpc
-from c4cli.node.checkpoint import Checkpoint
-from c4cli.node.history import RealmIndex, Synced
+from c4cli.node.history.checkpoint import Checkpoint
+from c4cli.node.history.index import RealmIndex, Synced
+from c4cli.node.history.rows import Kept, realm_row
+from c4cli.node.light.verify import Verifier, results_committed
+from c4cli.node.net import rpc
+from c4cli.node.net.rpc import Malformed
 from c4cli.node.reader import METAS, NodeReader
-from c4cli.node.realm_rows import Kept, realm_row
-from c4cli.node.rpc import Malformed
-from c4cli.node.verify import Verifier, results_committed
 from c4cli.wire.abci import Unencodable
 from c4cli.wire.blocks import Header
 from c4cli.wire.rpc import ResultBlock, ResultBlockResults

@@ -7,7 +7,7 @@ calls :func:`dial` for a query or a move before the rest of c4 loads
 (``cli/ahead.py``), and the door (``client/connect.py``) once it has read the
 home's binding (a dial of the same node a moment later keeps the first): a thread
 connects (and shakes hands) while the main thread imports, and the first
-:class:`~c4cli.node.http.Connection` to that node takes the result with :func:`take`:
+:class:`~c4cli.node.net.http.Connection` to that node takes the result with :func:`take`:
 the socket, or the error its own connect would have raised. Nothing is ever written
 here: the bytes of a request only leave on the connection that takes the socket.
 """

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from c4cli.chain.interface import SentLog, Signer
 from c4cli.errors import Unreachable, warn_once
-from c4cli.node.lookup import listed_tx
 from c4cli.node.reader import NodeReader
+from c4cli.node.sending.lookup import listed_tx
 
 LANDED, DROPPED = "landed", "dropped"
 

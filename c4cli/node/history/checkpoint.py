@@ -4,7 +4,7 @@ A verified read on a node home holds the node's answer to the state the realm's
 history makes (:mod:`c4cli.client.replayed`). Made from the first row each run, it
 would cost every command the whole history; kept here, a command replays only the
 rows the last sync added. It lives in the history's own file
-(:class:`~c4cli.node.history.RealmIndex`), in tables of its own, written in one
+(:class:`~c4cli.node.history.index.RealmIndex`), in tables of its own, written in one
 SQLite transaction:
 
 - ``replay_meta``: the last :class:`~c4cli.chain.trust.Saved` as one JSON document,
@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.trust import CheckpointDamaged, IndexedTx, Saved
-from c4cli.node.history import REPLAY_TABLES, RealmIndex
+from c4cli.node.history.index import REPLAY_TABLES, RealmIndex
 
 TABLES = REPLAY_TABLES
 SCHEMA = """

@@ -4,7 +4,7 @@ read once into the wire's values (:mod:`c4cli.wire.rpc`).
 An :class:`Ask` is one call and how its result is read; :class:`Rpc` asks one, or
 several in one request (:meth:`Rpc.batch`, :meth:`Rpc.send`), and gives each answer
 as its value: a result a node never sends in that shape is one line (Unreachable,
-exit 4) naming the node and the method. The :class:`~c4cli.node.transport.Transport`
+exit 4) naming the node and the method. The :class:`~c4cli.node.net.transport.Transport`
 under it moves the calls and their JSON, and knows no method but the chain's check.
 """
 
@@ -16,7 +16,7 @@ from typing import Any, Generic, TypeVar
 
 from c4cli.errors import Unreachable
 from c4cli.jsonvalue import JSON, Document
-from c4cli.node.transport import NodeSaid, RpcCall, Transport
+from c4cli.node.net.transport import NodeSaid, RpcCall, Transport
 from c4cli.wire.rpc import (
     Method,
     ResultABCIQuery,
