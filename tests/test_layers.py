@@ -606,6 +606,30 @@ def test_the_raw_command_line_is_read_by_the_front_alone() -> None:
     assert found == []
 
 
+def test_command_bodies_take_the_run() -> None:
+    """Issue 62: a command's body is handed its run (``commands.run.takes_run``) rather
+    than reaching for it: no click command calls ``current()`` itself."""
+    reaching = []
+    for path in sorted((PACKAGE / "commands").glob("*.py")):
+        for func in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(func, ast.FunctionDef):
+                continue
+            decorators = [ast.unparse(d) for d in func.decorator_list]
+            if not any("command" in d or "group" in d for d in decorators):
+                continue
+            calls = [  # in its body (an option's default may read the run being built)
+                node
+                for statement in func.body
+                for node in ast.walk(statement)
+                if isinstance(node, ast.Call) and ast.unparse(node.func) == "current"
+            ]
+            if calls:
+                reaching.append(f"{path.name}: {func.name}")
+            if any(ast.unparse(arg.annotation or arg) == "Invocation" for arg in func.args.args):
+                assert "takes_run" in decorators, f"{path.name}: {func.name}"
+    assert reaching == []
+
+
 def test_one_name_one_type() -> None:
     """Issue 49: a type's name says one thing in the whole package (a realm call and a
     JSON-RPC call, a tx's signature and a function's parameters, are not one word)."""

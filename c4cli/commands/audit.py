@@ -13,7 +13,7 @@ from c4cli.client.verified import checker_of
 from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.sync import brought_up
 from c4cli.commands.transact import local_chain
 from c4cli.errors import Unreachable
@@ -24,7 +24,8 @@ from c4cli.jsonvalue import Document
 
 @click.command()
 @common_options
-def audit(home: Path, as_json: bool) -> None:
+@takes_run
+def audit(run: Invocation, home: Path, as_json: bool) -> None:
     """Check the realm's books: every stake taken, paid out or given back, every fee.
 
     Sums what the realm's calls sent it and what it paid (payouts, stakes given
@@ -40,7 +41,7 @@ def audit(home: Path, as_json: bool) -> None:
       c4 audit
       c4 audit --json | jq '.discrepancies | length'
     """
-    run = current()
+    run = run
     chain = run.open_chain(home)
     if run.remote is None and read_remote(home) is None:
         local = local_chain(home, "`c4 audit` of a local chain")

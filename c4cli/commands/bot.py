@@ -16,7 +16,7 @@ from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, History, RealmClient, Status, history
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, key_argument, tx_options
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.solve import think_option
 from c4cli.commands.text import game_id_arg, names
 from c4cli.commands.transact import acting_address, submit
@@ -41,7 +41,16 @@ from c4cli.jsonvalue import Document
 @think_option
 @tx_options
 @common_options
-def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: TxOptions) -> None:
+@takes_run
+def bot(
+    run: Invocation,
+    game_id: str,
+    key: str,
+    until_end: bool,
+    think: float,
+    home: Path,
+    tx: TxOptions,
+) -> None:
     """Play KEY's moves in GAME with the solver, waiting for the chain between them.
 
     Without --until-end the bot makes one move (waiting for KEY's turn) and
@@ -62,7 +71,7 @@ def bot(game_id: str, key: str, until_end: bool, think: float, home: Path, tx: T
     """
     number = game_id_arg(game_id)
     me = acting_address(home, key, tx.master)
-    chain = current().open_chain(home)
+    chain = run.open_chain(home)
 
     def send(build: workflow.BuildCall) -> Receipt:
         return submit(home, key, workflow.messages(build, me), tx)
@@ -128,7 +137,8 @@ def _say(as_json: bool, document: Document, line: str) -> None:
     help="Judge each move as it lands with the exact solver, as c4 review does (piped).",
 )
 @common_options
-def watch(game_id: str, review: bool, home: Path, as_json: bool) -> None:
+@takes_run
+def watch(run: Invocation, game_id: str, review: bool, home: Path, as_json: bool) -> None:
     """Follow GAME as blocks land: the board, whose turn, the time left; ends with the game.
 
     On a terminal the view is redrawn in place (and the clock counts down); piped,
@@ -148,7 +158,7 @@ def watch(game_id: str, review: bool, home: Path, as_json: bool) -> None:
       c4 watch 1 --review | tee game-1.txt
     """
     number = game_id_arg(game_id)
-    chain = current().open_chain(home)
+    chain = run.open_chain(home)
     known = names(home)
     live = sys.stdout.isatty() and not as_json
     seen: _Seen | None = None

@@ -13,7 +13,7 @@ from c4cli.chain.interface import Head, Reader
 from c4cli.coins import UGNOT, Coins, format_coins, gnot, parse_amount, parse_coins
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, key_argument, tx_options
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import acting_address, local_chain, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
@@ -33,7 +33,8 @@ def _print_time(head: Head, as_json: bool) -> None:
 @click.group("time", invoke_without_command=True)
 @common_options
 @click.pass_context
-def time_group(ctx: click.Context, home: Path, as_json: bool) -> None:
+@takes_run
+def time_group(run: Invocation, ctx: click.Context, home: Path, as_json: bool) -> None:
     """Show the last block's height and time, or move the chain's clock.
 
     \b
@@ -43,7 +44,7 @@ def time_group(ctx: click.Context, home: Path, as_json: bool) -> None:
       c4 time set 2026-01-01T01:00:00Z
     """
     if ctx.invoked_subcommand is None:
-        _print_time(current().open_chain(home).head(), as_json)
+        _print_time(run.open_chain(home).head(), as_json)
 
 
 @time_group.command("advance")

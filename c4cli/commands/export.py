@@ -10,7 +10,7 @@ from c4cli.client.gamerecord import recorded
 from c4cli.client.realm_client import history
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import names
 from c4cli.commands.views import checked, game_calls, load_game
 from c4cli.escape import printable
@@ -27,7 +27,8 @@ from c4cli.escape import printable
     help="text: tags, then each move with its height and time; moves: the move string.",
 )
 @common_options
-def export(game_id: str, fmt: str, home: Path, as_json: bool) -> None:
+@takes_run
+def export(run: Invocation, game_id: str, fmt: str, home: Path, as_json: bool) -> None:
     """A game's record: its tags and moves, or its move string.
 
     The text record gives tags (realm, chain, players, stakes, fee, first mover,
@@ -46,7 +47,7 @@ def export(game_id: str, fmt: str, home: Path, as_json: bool) -> None:
     game = load_game(home, game_id)
     check = checked(home, game)
     calls = game_calls(home, game, check)
-    chain = current().open_chain(home)
+    chain = run.open_chain(home)
     record = recorded(
         game,
         history(calls, game.id).order(game.moves),

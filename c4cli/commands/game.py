@@ -18,7 +18,7 @@ from c4cli.commands import complete
 from c4cli.commands.calls import play_column, run_call
 from c4cli.commands.options import INT64, TxCommand, common_options, key_argument, tx_options
 from c4cli.commands.params import Seconds
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
@@ -181,7 +181,16 @@ def reveal(game_id: str, secret: str | None, key: str, home: Path, tx: TxOptions
 @key_argument()
 @tx_options
 @common_options
-def play(game_id: str, column: str, move: int | None, key: str, home: Path, tx: TxOptions) -> None:
+@takes_run
+def play(
+    run: Invocation,
+    game_id: str,
+    column: str,
+    move: int | None,
+    key: str,
+    home: Path,
+    tx: TxOptions,
+) -> None:
     """Drop a disc in COLUMN (1-7) of GAME (Play); `best` plays the solver's choice.
 
     `best` is the lowest column with the best exact score for the side to move
@@ -199,7 +208,7 @@ def play(game_id: str, column: str, move: int | None, key: str, home: Path, tx: 
     if column == "best":
         # Solved outside the chain's lock (an early position may take a while),
         # so other writers are not held up; the pinned move count keeps it honest.
-        game = RealmClient(current().open_chain(home)).game(gid)
+        game = RealmClient(run.open_chain(home)).game(gid)
         column = str(best_column(gid, game))
         if move is None and game is not None:
             move = game.moves

@@ -14,7 +14,7 @@ import click
 from c4cli.chain.interface import ListedTx
 from c4cli.chain.listing import proof_text
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import call_text, names, who
 from c4cli.errors import BadInput, Refused
 from c4cli.escape import printable
@@ -81,7 +81,9 @@ def _note(tx: ListedTx) -> str:
     "validators signed (synced first, as c4 sync does).",
 )
 @common_options
+@takes_run
 def log(
+    run: Invocation,
     from_height: int,
     to_height: int | None,
     tail: int | None,
@@ -111,7 +113,7 @@ def log(
         realm_log(home, as_json, first=from_height, last=to_height, tail=tail)
         return
     known = names(home)
-    blocks = current().open_chain(home).listing(from_height, to_height, tail)
+    blocks = run.open_chain(home).listing(from_height, to_height, tail)
     if as_json:
         emit_json(
             [{**block, "txs": [_named(tx, known) for tx in block["txs"]]} for block in blocks]
@@ -159,7 +161,8 @@ def _forget_above(home: Path, height: int, as_json: bool) -> None:
     help="Print the tx's amino bytes in base64, as a node receives them (for gnokey broadcast).",
 )
 @common_options
-def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
+@takes_run
+def tx_cmd(run: Invocation, hash_: str, binary: bool, home: Path, as_json: bool) -> None:
     """Show one transaction, its block and its result, by its TX HASH.
 
     On a node, any transaction the node has, whichever client sent it: its signer
@@ -176,7 +179,7 @@ def tx_cmd(hash_: str, binary: bool, home: Path, as_json: bool) -> None:
         whole = False
     if not whole:
         raise BadInput(f"invalid TX HASH {hash_!r}: base64 of 32 bytes, as gnokey prints it")
-    found = current().open_chain(home).listed_tx(hash_)
+    found = run.open_chain(home).listed_tx(hash_)
     if found is None:
         raise Refused(f"no transaction with hash {hash_!r} on this chain")
     doc, raw = found

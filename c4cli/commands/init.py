@@ -15,7 +15,7 @@ from c4cli.client import fork as forks
 from c4cli.coins import UGNOT, format_coins, gnot, parse_amount
 from c4cli.commands.cheat import plural, read_state
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.sync import progress_bar
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.errors import BadInput
@@ -68,7 +68,9 @@ from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT
     "base64, from a source you trust), not the node's set on first use.",
 )
 @common_options
+@takes_run
 def init(
+    run: Invocation,
     chain_id: str,
     genesis_time: str | None,
     clock: str,
@@ -104,7 +106,7 @@ def init(
       c4 init --load state.json
       c4 init --fork https://rpc.gno.land:443@1234567
     """
-    url = current().remote
+    url = run.remote
     if url is not None:
         if load is not None or fork is not None or impersonation:
             raise BadInput(

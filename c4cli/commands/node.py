@@ -14,7 +14,7 @@ from c4cli.commands import node_info
 from c4cli.commands.node_info import gnoland
 from c4cli.commands.options import emit_json, local_options
 from c4cli.commands.params import Count
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.transact import resolve, submit
 from c4cli.commands.txopts import TxOptions
 from c4cli.errors import BadInput
@@ -71,7 +71,9 @@ def node() -> None:
     help="Bind a home that already has a chain (its journal is kept aside).",
 )
 @local_options
+@takes_run
 def start(
+    run: Invocation,
     realm_path: str,
     deployer: str,
     validators: int | None,
@@ -125,7 +127,7 @@ def start(
             realm_path = bound.realm_path
         running.launch(detach=True)  # on its RPC port of before: a saved URL still serves
         write_remote(home, Remote(running.url, gnoland().devnode.CHAIN_ID, realm_path))
-        connect.trust_own_node(home, running.genesis_validators(), current().settings.deadlines())
+        connect.trust_own_node(home, running.genesis_validators(), run.settings.deadlines())
         _report(home, realm_path, [running], fresh=False, owner=DEV_KEY, as_json=as_json)
         return
     if not realm_path.startswith("gno.land/r/"):
@@ -164,7 +166,7 @@ def start(
     write_remote(
         home, Remote(",".join(n.url for n in nodes), gnoland().devnode.CHAIN_ID, realm_path)
     )
-    connect.trust_own_node(home, nodes[0].genesis_validators(), current().settings.deadlines())
+    connect.trust_own_node(home, nodes[0].genesis_validators(), run.settings.deadlines())
     owner = DEV_KEY
     if deployer != DEV_KEY:
         _hand_over(home, deployer)

@@ -22,7 +22,7 @@ from c4cli.coins import gnot, parse_ugnot, ugnot_in
 from c4cli.commands import complete
 from c4cli.commands.ending import echo
 from c4cli.commands.options import INT64, common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.transact import fee_cap, print_receipt, signer_for
 from c4cli.errors import BadInput, C4Error, Refused
 from c4cli.escape import printable
@@ -72,7 +72,9 @@ _FILE = click.Path(dir_okay=False, path_type=Path)
     "$C4_SEND_CAP, else a question on a terminal, else 0.",
 )
 @common_options
+@takes_run
 def sign(
+    run: Invocation,
     tx_file: Path,
     key: str,
     output_document: Path | None,
@@ -104,7 +106,7 @@ def sign(
       c4 sign send.json alice --send-cap 5gnot
     """
     tx = offline.read_tx(tx_file)
-    info = current().keyring(home).find(key)
+    info = run.keyring(home).find(key)
     signer = offline.signer_of(tx)
     if output_document is None and info.address != signer and not session:
         raise BadInput(
@@ -290,7 +292,9 @@ def _within_caps(
 )
 @click.option("--chain-id", metavar="ID", help="Default: the chain's.")
 @common_options
+@takes_run
 def multisign(
+    run: Invocation,
     tx_file: Path,
     multisig: str,
     documents: tuple[Path, ...],
@@ -310,7 +314,7 @@ def multisign(
     Example:
       c4 multisign fee.json owners --signature alice.sig --signature bob.sig
     """
-    info = current().keyring(home).find(multisig)
+    info = run.keyring(home).find(multisig)
     if info.kind != MULTI or isinstance(info.pub_key, bytes):
         raise BadInput(f"key {info.name!r} is not a multisig (c4 keys add --multisig makes one)")
     tx = offline.read_tx(tx_file)
@@ -354,7 +358,9 @@ def multisign(
 )
 @click.option("--chain-id", metavar="ID", help="For --remote naming a node of another chain.")
 @common_options
+@takes_run
 def broadcast(
+    run: Invocation,
     tx_file: Path,
     simulate: str,
     fee_cap_text: str | None,
@@ -374,7 +380,7 @@ def broadcast(
     tx = offline.read_tx(tx_file)
     if not tx.signatures:
         raise BadInput(f"{tx_file} is not signed: c4 sign (or c4 multisign) it first")
-    chain = current().open_chain(home, chain_id=chain_id)
+    chain = run.open_chain(home, chain_id=chain_id)
     cap = _fee_capped(tx, home, fee_cap_text, ("sends", "sent", "send"))
     outbox.transacting()
     try:

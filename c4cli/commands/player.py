@@ -18,7 +18,7 @@ from c4cli.commands.calls import run_call
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.game import address_arg
 from c4cli.commands.options import TxCommand, common_options, tx_options
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.text import game_id_arg, names, who
 from c4cli.commands.transact import (
     acting_address,
@@ -52,7 +52,8 @@ _HEADINGS = {
     help="Only these: open (offers), expired, live, finished.",
 )
 @common_options
-def games(key: str, status: str | None, home: Path, as_json: bool) -> None:
+@takes_run
+def games(run: Invocation, key: str, status: str | None, home: Path, as_json: bool) -> None:
     """Every game a player is in, what the realm holds for them, and their record.
 
     Grouped by what the player can do: games waiting for their move or reveal,
@@ -67,7 +68,7 @@ def games(key: str, status: str | None, home: Path, as_json: bool) -> None:
       c4 games alice --status expired --json
     """
     address = address_arg(home, key)
-    chain = current().open_chain(home)
+    chain = run.open_chain(home)
     landing = chain.next_block_time(wallclock.time())
     found = ledger(chain, address, landing)
     shown = [s for s in found.standings if status is None or s.group in STATUSES[status]]

@@ -9,7 +9,7 @@ import click
 from c4cli.commands import complete
 from c4cli.commands.options import common_options
 from c4cli.commands.query_paths import answer
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 
 
 @click.command()
@@ -31,7 +31,9 @@ from c4cli.commands.run import current
 @click.option("--offset", type=int, default=0, show_default=True, help="For `active`.")
 @click.option("--limit", type=int, default=20, show_default=True, help="For `active`.")
 @common_options
+@takes_run
 def query(
+    run: Invocation,
     what: str,
     arg: str | None,
     data: str | None,
@@ -57,4 +59,4 @@ def query(
       c4 query vm/qeval --data 'gno.land/r/samcrew/connect4.GameJSON(1)'
     """
 
-    answer(current(), home, what, arg, data=data, height=height, offset=offset, limit=limit)
+    answer(run, home, what, arg, data=data, height=height, offset=offset, limit=limit)

@@ -15,11 +15,12 @@ sets (:meth:`Invocation.begin`), so a thread or a test outside any run notes not
 
 from __future__ import annotations
 
+import functools
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, overload
+from typing import TYPE_CHECKING, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 from c4cli import errors, outbox, settings
 from c4cli.home.config import read_remote
@@ -151,3 +152,18 @@ def current() -> Invocation:
     command's body directly), a fresh run of the process's own command line, begun."""
     found = _CURRENT.get()
     return found if found is not None else Invocation(sys.argv[1:]).begin()
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def takes_run(body: Callable[Concatenate[Invocation, P], R]) -> Callable[P, R]:
+    """A command's body handed the run it is part of, as its first argument: the one
+    its front end built and began (click's group, or a fast lane)."""
+
+    @functools.wraps(body)
+    def command(*args: P.args, **kwargs: P.kwargs) -> R:
+        return body(current(), *args, **kwargs)
+
+    return command

@@ -10,7 +10,7 @@ import click
 from c4cli.client.connect import shown_url
 from c4cli.commands.init import LocalInit, init_local
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
@@ -18,7 +18,8 @@ from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
 from c4cli.jsonvalue import Document
 from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
-from c4cli.serve.server import Server, loopback, run
+from c4cli.serve.server import Server, loopback
+from c4cli.serve.server import run as run_server
 
 DEFAULT_LISTEN = "127.0.0.1:26657"
 
@@ -52,7 +53,10 @@ def parse_listen(text: str) -> tuple[str, int]:
     help="First make the home's chain a fork of a node's realm (as c4 init --fork), then serve it.",
 )
 @common_options
-def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: bool) -> None:
+@takes_run
+def serve(
+    run: Invocation, listen: str, block_time: str, fork: str | None, home: Path, as_json: bool
+) -> None:
     """Answer gno.land's RPC (tm2's JSON-RPC, as gnoland v1.7.1) on the home's local
     chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
 
@@ -83,14 +87,13 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
     """
     origin: Document | None = None
     if fork is not None:
-        invocation = current()
-        if invocation.remote is not None:
+        if run.remote is not None:
             raise BadInput("--fork makes a local chain of a node's realm: not with --remote")
         made, _ = init_local(
             home,
             LocalInit(
                 DEFAULT_CHAIN_ID, None, "wall", f"{DEFAULT_BLOCK_INTERVAL}s",
-                invocation.realm_path or DEFAULT_REALM_PATH, DEV_KEY, (), False, None, fork,
+                run.realm_path or DEFAULT_REALM_PATH, DEV_KEY, (), False, None, fork,
                 True, None,
             ),
             chain_id_given=False,
@@ -138,7 +141,7 @@ def serve(listen: str, block_time: str, fork: str | None, home: Path, as_json: b
     except OSError as exc:
         raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
     try:
-        run(server, ready)
+        run_server(server, ready)
     except Interrupted as stop:
         # The way a server is stopped: every request in flight was answered first.
         if not as_json:

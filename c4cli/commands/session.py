@@ -14,7 +14,7 @@ from c4cli.chain.interface import Reader
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import names, parse_duration, who
 from c4cli.commands.transact import passphrase, print_receipt, resolve, submit
 from c4cli.commands.txopts import TxOptions
@@ -132,7 +132,9 @@ def _expiry(text: str, landing: int) -> int:
 @click.argument("master_key", metavar="MASTER", shell_complete=complete.keys)
 @tx_options
 @common_options
+@takes_run
 def create(
+    run: Invocation,
     session_key: str,
     expires: str,
     allow_paths: tuple[str, ...],
@@ -154,7 +156,7 @@ def create(
         raise BadInput("give at least one --allow-paths (e.g. vm/exec:gno.land/r/samcrew/connect4)")
     limit = format_coins(parse_amount(spend_limit)) if spend_limit else ""
     period = parse_duration(spend_period, what="--spend-period")
-    keyring = current().keyring(home)
+    keyring = run.keyring(home)
     created = not keyring.exists(session_key)
     if created:
         secret = passphrase(
@@ -193,8 +195,14 @@ def create(
 @click.argument("master_key", metavar="MASTER", shell_complete=complete.keys)
 @tx_options
 @common_options
+@takes_run
 def revoke(
-    session_key: str | None, revoke_all: bool, master_key: str, home: Path, tx: TxOptions
+    run: Invocation,
+    session_key: str | None,
+    revoke_all: bool,
+    master_key: str,
+    home: Path,
+    tx: TxOptions,
 ) -> None:
     """Revoke a session of MASTER, or all of them (signed by MASTER's own key).
 
@@ -206,12 +214,12 @@ def revoke(
     _own_key_only(tx)
     if (session_key is None) == (not revoke_all):
         raise BadInput("give either --session-key NAME_OR_ADDR or --all")
-    creator = current().keyring(home).info(master_key).address
+    creator = run.keyring(home).info(master_key).address
     if session_key is None:
         receipt = submit(home, master_key, lambda reader: [revoke_all_sessions_msg(creator)], tx)
         human = f"every session of {master_key} revoked"
     else:
-        keyring = current().keyring(home)
+        keyring = run.keyring(home)
         known = keyring.info(session_key).single_key if keyring.exists(session_key) else None
         session_addr = resolve(home, session_key)
 
@@ -228,7 +236,8 @@ def revoke(
 @session.command("list")
 @click.argument("master", shell_complete=complete.keys)
 @common_options
-def list_sessions(master: str, home: Path, as_json: bool) -> None:
+@takes_run
+def list_sessions(run: Invocation, master: str, home: Path, as_json: bool) -> None:
     """List MASTER's sessions.
 
     \b
@@ -236,7 +245,7 @@ def list_sessions(master: str, home: Path, as_json: bool) -> None:
       c4 session list bob --json
     """
     address = resolve(home, master)
-    sessions = _sessions(current().open_chain(home), address)
+    sessions = _sessions(run.open_chain(home), address)
     if as_json:
         emit_json([_listed(found) for found in sessions])
         return

@@ -17,7 +17,7 @@ from c4cli.client.realm_client import RealmClient, Status
 from c4cli.client.verified import Verification, marks_of, verification_of
 from c4cli.coins import gnot
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import names, who
 from c4cli.commands.views import next_block_time, on_terminal, terminal
 from c4cli.escape import printable
@@ -25,7 +25,8 @@ from c4cli.escape import printable
 
 @click.command()
 @common_options
-def lobby(home: Path, as_json: bool) -> None:
+@takes_run
+def lobby(run: Invocation, home: Path, as_json: bool) -> None:
     """Open offers and live games.
 
     Times are UTC. Offers that have expired are left out, and a live game whose
@@ -36,7 +37,7 @@ def lobby(home: Path, as_json: bool) -> None:
     Example:
       c4 lobby
     """
-    realm = RealmClient(current().open_chain(home))
+    realm = RealmClient(run.open_chain(home))
     lobby = realm.lobby(0, 100)
     if as_json:
         # ActiveJSON as the realm gives it, with the fee for new offers in it whatever
@@ -92,14 +93,15 @@ def _short(address: str, known: dict[str, str]) -> str:
 
 @click.command()
 @common_options
-def leaders(home: Path, as_json: bool) -> None:
+@takes_run
+def leaders(run: Invocation, home: Path, as_json: bool) -> None:
     """The two leaderboards: most games won, most GNOT won.
 
     \b
     Example:
       c4 leaders
     """
-    realm = RealmClient(current().open_chain(home))
+    realm = RealmClient(run.open_chain(home))
     if as_json:
         emit_json({**json.loads(realm.leaders_json()), **marks_of(realm.reader)})
         return

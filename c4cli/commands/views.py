@@ -19,7 +19,7 @@ from c4cli.client.verified import GameCheck, game_check_of
 from c4cli.coins import gnot
 from c4cli.commands import complete
 from c4cli.commands.options import common_options, emit_json
-from c4cli.commands.run import current
+from c4cli.commands.run import Invocation, current, takes_run
 from c4cli.commands.text import game_id_arg, key_names, names, who
 from c4cli.engine import Board, EngineError
 from c4cli.errors import BadInput, Refused
@@ -258,7 +258,8 @@ def _result(game: GameView, known: dict[str, str], settled_by: str | None) -> st
 @click.command()
 @click.argument("game_id", metavar="GAME", shell_complete=complete.games)
 @common_options
-def show(game_id: str, home: Path, as_json: bool) -> None:
+@takes_run
+def show(run: Invocation, game_id: str, home: Path, as_json: bool) -> None:
     """A game for a person: board, players, stakes, status, clock and what comes next.
 
     A settled game says how it ended; in its drawing the winning four is in
@@ -294,7 +295,7 @@ def show(game_id: str, home: Path, as_json: bool) -> None:
         f"  yellow {_yellow(game, known)}",
         f"  stake {gnot(game.stake)} each, fee {gnot(game.fee)}",
     ]
-    still = standstill(current().open_chain(home)) if game.status == Status.PLAYING else None
+    still = standstill(run.open_chain(home)) if game.status == Status.PLAYING else None
     if still is not None:
         lines.append(f"  clock: deadline {format_time(game.deadline)} ({still})")
     elif game.status == Status.PLAYING:
