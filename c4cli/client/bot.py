@@ -26,7 +26,7 @@ SEND_MARGIN = 10
 
 
 class Over(NamedTuple):
-    """The game is over (or was never the bot's to play on): as it ended."""
+    """The game is over (won, drawn, void or cancelled): as it ended."""
 
     game: GameView
 
