@@ -27,8 +27,9 @@ from c4cli.chain.clock import format_time, parse_time
 from c4cli.client import workflow
 from c4cli.commitment import commitment_of
 from c4cli.home.keys import Keyring
-from c4cli.local.blocks import Genesis, block_hash, tx_entry
+from c4cli.local.blocks import tx_entry
 from c4cli.local.chain import LocalChain
+from c4cli.local.genesis import Genesis, block_hash
 from c4cli.local.log import render_block
 from c4cli.realm.memory import first_mover
 from c4cli.realm.rules import CREATOR, DEFAULT_PATH

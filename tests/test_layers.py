@@ -41,7 +41,7 @@ BASE = {
 # and the wire, and only the door (client/connect.py) opens them. gnoland's processes
 # (``gnoland``) are `c4 node`'s only. `c4 serve`'s RPC server (``serve``) stands on the
 # local chain, and only its command opens it. Commands read one module of the local
-# room: ``local.blocks``, for a new chain's genesis and its defaults.
+# room: ``local.genesis``, for a new chain's genesis and its defaults.
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},
@@ -56,12 +56,12 @@ ALLOWED = {
     "commands": {"client", "home", "chain", "wire", "local", "gnoland", "serve", "engine"},
     "cli": {"commands", "client", "home", "chain", "wire", "node"},
 }
-COMMANDS_READ_OF_LOCAL = {"c4cli.local.blocks"}
+COMMANDS_READ_OF_LOCAL = {"c4cli.local.genesis"}
 # Named by the interface for types only (under TYPE_CHECKING): a new local chain's
 # genesis (``Chain.init``), and the realm's records a history's checkpoint keeps
 # (``Saved``, ``ReplayKeep``).
 TYPES_ONLY = {
-    ("chain", "c4cli.local.blocks"),
+    ("chain", "c4cli.local.genesis"),
     ("chain", "c4cli.realm.memory"),
     ("node", "c4cli.realm.memory"),  # the checkpoint keeps those records
 }
@@ -207,7 +207,7 @@ def test_commands_open_a_chain_only_through_the_door() -> None:
 
 def test_the_interface_stands_above_its_implementations() -> None:
     # chain/trust.py is the interface's part about proofs (types only), kept apart for size.
-    allowed = {"c4cli.local.blocks", "c4cli.wire.tx", "c4cli.chain.trust", "c4cli.errors"}
+    allowed = {"c4cli.wire.tx", "c4cli.chain.trust", "c4cli.errors"}
     allowed.add("c4cli.jsonvalue")  # a listed transaction's amino JSON
     allowed.add("c4cli.wire.pubkeys")  # the public key a transaction's simulation carries
     assert imports(PACKAGE / "chain" / "interface.py") <= allowed
@@ -228,15 +228,18 @@ LAZY = {
     ("wire/crypto.py", "coincurve"): "libsecp256k1 (10-25 ms): signing and verifying only",
     ("wire/crypto.py", "mnemonic"): "BIP39 wordlists (~20 ms): mnemonics only",
     ("local/chain.py", "c4cli.local.state"): "the executor and the realm: a new chain only",
-    (
-        "local/chain.py",
-        "c4cli.local.state_reader",
-    ): "the realm's code: when the cache cannot answer",
+    ("local/reader.py", "c4cli.local.state_reader"): (
+        "the realm's code: when the cache cannot answer"
+    ),
+    ("local/loading.py", "c4cli.local.replay"): (
+        "blocks executed (the transactions' types, signatures, the executor): a log the "
+        "checkpoint does not describe, never a query the checkpoint answers"
+    ),
     ("local/log.py", "rtoml"): "the TOML parser: only when blocks are read, not from the cache",
     ("local/replay.py", "c4cli.local.state"): "the executor and the realm: replay only",
     ("node/net/early.py", "ssl"): "TLS (~15 ms): an https node only",
     ("local/replay.py", "multiprocessing"): "worker processes (~20 ms): `c4 verify` only",
-    ("wire/tx.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
+    ("wire/canonical.py", "orjson"): "fast JSON (~10 ms of shared library): verify's workers only",
     ("client/connect.py", "c4cli.local"): (
         "the local chain when a home uses it: its SQLite, TOML and replay"
     ),
@@ -252,15 +255,14 @@ LAZY = {
         "a node's client when a home uses one: its HTTP stack (and, to send, signing and "
         "delivery: not for a query)"
     ),
-    ("client/bot.py", "c4cli.engine"): "the solver: when the bot moves",
-    ("commands/bot.py", "c4cli.engine"): "the solver's review: `c4 watch --review` only",
-    ("commands/game.py", "c4cli.engine"): "the solver: `play best` only",
     ("commands/node_info.py", "c4cli.gnoland"): (
         "devnode (subprocess, urllib): `c4 --help` loads it"
     ),
-    ("commands/solve.py", "c4cli.engine"): "the solver: `c4 --help` loads solve.py",
     ("commands/views.py", "rich.console"): "rich (~40-150 ms): a terminal's console only",
     ("commands/tables.py", "rich"): "rich's tables and text: the lobby's table on a terminal",
+    ("cli/ahead.py", "c4cli.node.net"): (
+        "the dial's socket and thread (~4 ms): a home bound to a node, not the local chain"
+    ),
     ("cli/console.py", "c4cli.commands.main"): "after the signal handlers that cover start-up",
     ("cli/console.py", "c4cli.commands"): "the ending and a fast lane: after the handlers too",
     ("cli/console.py", "c4cli.cli"): (
@@ -341,7 +343,12 @@ def test_only_measured_imports_are_lazy() -> None:
     in one import, a chain's journal is left in one place, the run opens its chain in
     one place, rich's console is made in one place, and what was imported lazily but
     loaded anyway (tomli_w by the log, the engine by the realm's rules) is imported at
-    the top."""
+    the top. Then the solver, which `c4 --help` loads through `c4 review` anyway, came
+    to the top of the four commands that solve, and a query of the local chain stopped
+    paying for the transaction's types (bench/side_by_side.py): the door opens the
+    local chain's reading half for a query, which loads the replay only for a log the
+    checkpoint does not describe, and the console dials a node only for a home bound
+    to one (three statements for four)."""
     assert _imports_inside_functions() == set(LAZY)
     assert len(LAZY) <= 40
     assert _lazy_statements() <= 45
@@ -541,7 +548,7 @@ def test_one_invocation_built_by_the_front_ends_alone() -> None:
 # cache of what was computed once, or the signals noted before c4 has loaded.
 PROCESS_STATE = {
     "engine/solver.py": "the native solver's handle and its opening book, loaded once",
-    "wire/tx.py": "the JSON encoder, chosen once (orjson in verify's workers)",
+    "wire/canonical.py": "the JSON encoder, chosen once (orjson in verify's workers)",
     "node/net/early.py": "the connections dialled as the process starts, each taken once",
 }
 

@@ -12,7 +12,7 @@ from c4cli.chain.interface import Chain, Head, Verified
 from c4cli.coins import Coins
 
 if TYPE_CHECKING:
-    from c4cli.local.blocks import Genesis
+    from c4cli.local.genesis import Genesis
 
 ID_DIGITS = 16  # of a block's hash in a snapshot's id
 

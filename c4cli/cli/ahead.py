@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 
-from c4cli.node.net import early
 from c4cli.settings import Settings
 
 CONFIG = "config.toml"
@@ -38,7 +37,9 @@ def dial(argv: list[str]) -> None:
             elif arg.startswith("--home="):
                 home = arg.removeprefix("--home=")
         url = _bound_url(os.path.join(home, CONFIG))
-    if url:
+    if url:  # the socket and thread it takes load only for a node's home
+        from c4cli.node.net import early
+
         early.dial(url)
 
 

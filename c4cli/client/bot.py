@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli.client import workflow
 from c4cli.client.realm_client import GameView, RealmClient, Status
+from c4cli.engine import solver
 from c4cli.errors import Refused
 
 if TYPE_CHECKING:
@@ -65,8 +66,6 @@ def turns(
     wait for its turn, search each move for at most ``think`` seconds and never past
     the move clock, and ``send`` it; after one move, or to the end with
     ``until_end``. Refused when the game is not found or not ``me``'s."""
-    from c4cli.engine import solver
-
     while True:
         before = chain.head().height  # taken before reading: no block is missed
         game = RealmClient(chain).game(number)

@@ -29,12 +29,14 @@ if TYPE_CHECKING:
     from c4cli.chain.interface import Chain, ChainReader, Head
     from c4cli.chain.trust import RealmHistory, TrustedSet
     from c4cli.home.trust import TrustFile
+    from c4cli.local.reader import LocalReader
     from c4cli.node.chain import NodeChain
     from c4cli.node.light.verify import Verifier
     from c4cli.node.net.transport import Transport
     from c4cli.node.reader import NodeReader
 
 Client = TypeVar("Client", "NodeReader", "NodeChain")
+Local = TypeVar("Local", "LocalReader", "LocalControls")
 OWN_NODE = "node"  # where `c4 node start` keeps its gnoland (gnoland.devnode.NODE_DIR)
 TRUST_NODE_WORD = "--trust-node (or $C4_TRUST_NODE=1) takes this node's word"
 
@@ -58,7 +60,7 @@ def open_chain(
     ``chain_id`` given.
     """
     return _open(
-        _sender, home, url=url, realm_path=realm_path, chain_id=chain_id,
+        _sender, _local_chain, home, url=url, realm_path=realm_path, chain_id=chain_id,
         trust_node=trust_node, deadlines=deadlines,
     )  # fmt: skip
 
@@ -77,7 +79,7 @@ def open_reader(
     simulates or delivers is loaded; every check of the chain and its answers is the
     same."""
     return _open(
-        _reader, home, url=url, realm_path=realm_path, chain_id=chain_id,
+        _reader, _local_reader, home, url=url, realm_path=realm_path, chain_id=chain_id,
         trust_node=trust_node, deadlines=deadlines,
     )  # fmt: skip
 
@@ -89,7 +91,7 @@ def idle_reader(
     local chain only while its cache answers as the log stands (else None: a replay
     would save it), a node as a query opens it."""
     if url is None and read_remote(home) is None:
-        chain = _local_chain(home)
+        chain = _local_reader(home)
         return chain if chain.answers_from_cache() else None
     return open_reader(home, url=url, deadlines=deadlines)
 
@@ -327,6 +329,7 @@ def _trust_file(home: Path) -> TrustFile:
 
 def _open(
     kind: Callable[[], Callable[[NodeSpec], Client]],
+    local: Callable[[Path], Local],
     home: Path,
     *,
     url: str | None,
@@ -334,12 +337,12 @@ def _open(
     chain_id: str | None,
     trust_node: bool = False,
     deadlines: Deadlines = DEFAULT_DEADLINES,
-) -> Client | LocalControls:
+) -> Client | Local:
     """The node's client of ``kind`` (imported only if a node is named), else the
-    home's own chain; a home with neither is exit 3."""
+    home's own chain as ``local`` opens it; a home with neither is exit 3."""
     config = read_remote(home)
     if url is None and config is None:
-        chain = _local_chain(home)
+        chain = local(home)
         chain.require()
         return chain
     if config is None:
@@ -387,6 +390,14 @@ def _local_chain(home: Path) -> LocalControls:
     from c4cli.local import chain as local
 
     return local.LocalChain(home)
+
+
+def _local_reader(home: Path) -> LocalReader:
+    """The local chain without its writing half (no transaction's type, no executor,
+    no cheat): what a query needs."""
+    from c4cli.local import reader
+
+    return reader.LocalReader(home)
 
 
 def _dial(url: str) -> None:

@@ -21,7 +21,7 @@ from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 from c4cli.local import genesis_state
-from c4cli.local.blocks import Genesis
+from c4cli.local.genesis import Genesis
 from c4cli.local.state import ChainState
 from c4cli.wire import crypto
 

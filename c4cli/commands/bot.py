@@ -29,6 +29,7 @@ from c4cli.commands.views import (
     standstill,
     terminal,
 )
+from c4cli.engine import review as reviewing
 from c4cli.errors import Refused, Unreachable
 from c4cli.escape import printable
 from c4cli.jsonvalue import Document
@@ -333,8 +334,6 @@ def _changes(
 def _judged(seen: _Seen, was: _Seen | None) -> dict[int, Document]:
     """`c4 watch --review`: the moves new since the last look, by number, each judged
     by the position before it (when every move is known)."""
-    from c4cli.engine import review as reviewing
-
     start = 0 if was is None or was.first != seen.first else was.upto
     new = range(start, seen.upto) if seen.first == 0 else range(0)
     verdicts = [reviewing.judge(seen.moves[:n], int(seen.moves[n])) for n in new]

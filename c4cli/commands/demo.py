@@ -21,7 +21,7 @@ from c4cli.commands.text import names as key_names
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY, Keyring
 from c4cli.home.secrets import SecretStore
-from c4cli.local.blocks import DEFAULT_REALM_PATH
+from c4cli.local.genesis import DEFAULT_REALM_PATH
 from c4cli.wire import crypto
 from c4cli.wire.msgs import MsgCall
 

@@ -23,6 +23,7 @@ from c4cli.commands.text import game_id_arg, parse_duration
 from c4cli.commands.transact import acting_address
 from c4cli.commands.txopts import TxOptions
 from c4cli.commitment import commitment_of
+from c4cli.engine import solver
 from c4cli.errors import CLOCK_RUNNING, BadInput, Refused
 from c4cli.home.secrets import SecretStore, new_secret, refuse_weak
 
@@ -217,8 +218,6 @@ def play(
 
 def best_column(gid: int, game: GameView | None) -> int:
     """The solver's choice for the side to move in a game that is being played."""
-    from c4cli.engine import solver
-
     if game is None or game.status != Status.PLAYING or game.turn == 0:
         raise BadInput(f"game {gid} has no move to play now: no best column")
     return solver.best_move(game.board())

@@ -21,7 +21,7 @@ from c4cli.commands.text import names, parse_duration, who
 from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY
 from c4cli.jsonvalue import Document
-from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
+from c4cli.local.genesis import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 
 
 @click.command()

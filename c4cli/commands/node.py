@@ -21,7 +21,7 @@ from c4cli.errors import BadInput
 from c4cli.home.config import Remote, read_remote, write_remote
 from c4cli.home.keys import DEV_KEY, DEV_MNEMONIC, Keyring, check_name
 from c4cli.jsonvalue import Document
-from c4cli.local.blocks import DEFAULT_REALM_PATH
+from c4cli.local.genesis import DEFAULT_REALM_PATH
 from c4cli.wire.tx import Msg, call_msg
 
 MAX_VALIDATORS = 10  # each gnoland takes some 400 MB

@@ -17,7 +17,7 @@ from c4cli.errors import BadInput
 from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
 from c4cli.jsonvalue import Document
-from c4cli.local.blocks import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
+from c4cli.local.genesis import DEFAULT_BLOCK_INTERVAL, DEFAULT_CHAIN_ID, DEFAULT_REALM_PATH
 from c4cli.serve.server import Server, loopback
 from c4cli.serve.server import run as run_server
 

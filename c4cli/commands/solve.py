@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TypeVar
 
 import click
@@ -16,6 +15,7 @@ from c4cli.commands.options import common_options, emit_json, json_option, quiet
 from c4cli.commands.params import FloatSeconds
 from c4cli.commands.text import names as names_of
 from c4cli.commands.views import load_game
+from c4cli.engine import solver
 from c4cli.errors import BadInput
 from c4cli.movetext import cut, moves_from
 
@@ -89,16 +89,16 @@ def solve(moves: str, every: bool, as_json: bool) -> None:
     """
     moves = moves_from(moves, "MOVES")
     try:
-        scores = _solver().solve_all(moves)
-    except _solver().SolverError as exc:
+        scores = solver.solve_all(moves)
+    except solver.SolverError as exc:
         raise BadInput(f"cannot solve {cut(moves)!r}: {exc}") from None
     score = max(s for s in scores if s is not None)
-    best = _solver().best_columns(scores)
+    best = solver.best_columns(scores)
     if as_json:
         document: dict[str, object] = {"moves": moves, "score": score, "best": best}
         if every:
             document["scores"] = scores
-        document.update(engine=_solver().ENGINE, book=_solver().reads_book(moves))
+        document.update(engine=solver.ENGINE, book=solver.reads_book(moves))
         emit_json(document)
         return
     side = "red" if len(moves) % 2 == 0 else "yellow"
@@ -149,12 +149,12 @@ def hint(game_id: str | None, given: str | None, think: float, home: Path, as_js
     board = game.board()
     moves = board.encode()
     try:
-        choice = _solver().solve_within(moves, time.monotonic() + think)
-    except _solver().SolverError as exc:  # a game in play is never over; kept for safety
+        choice = solver.solve_within(moves, time.monotonic() + think)
+    except solver.SolverError as exc:  # a game in play is never over; kept for safety
         raise BadInput(f"cannot solve game {game.id}: {exc}") from None
     scores = choice.scores
     score = max(s for s in scores if s is not None) if choice.exact else None
-    best = _solver().best_columns(scores) if choice.exact else [choice.column]
+    best = solver.best_columns(scores) if choice.exact else [choice.column]
     if as_json:
         emit_json(
             {
@@ -166,8 +166,8 @@ def hint(game_id: str | None, given: str | None, think: float, home: Path, as_js
                 "best": best,
                 "scores": scores,
                 "exact": choice.exact,
-                "engine": _solver().ENGINE,
-                "book": _solver().reads_book(moves),
+                "engine": solver.ENGINE,
+                "book": solver.reads_book(moves),
             }
         )
         return
@@ -185,27 +185,19 @@ def hint(game_id: str | None, given: str | None, think: float, home: Path, as_js
 def _position_hint(moves: str, think: float, as_json: bool) -> None:
     """`c4 hint --moves`: a position's hint, as `c4 solve` gives it within --think."""
     try:
-        choice = _solver().solve_within(moves, time.monotonic() + think)
-    except _solver().SolverError as exc:
+        choice = solver.solve_within(moves, time.monotonic() + think)
+    except solver.SolverError as exc:
         raise BadInput(f"cannot solve {cut(moves)!r}: {exc}") from None
     score = max(s for s in choice.scores if s is not None) if choice.exact else None
-    best = _solver().best_columns(choice.scores) if choice.exact else [choice.column]
+    best = solver.best_columns(choice.scores) if choice.exact else [choice.column]
     if as_json:
         emit_json(
             {"moves": moves, "score": score, "best": best, "scores": choice.scores,
-             "exact": choice.exact, "engine": _solver().ENGINE,
-             "book": _solver().reads_book(moves)}
+             "exact": choice.exact, "engine": solver.ENGINE,
+             "book": solver.reads_book(moves)}
         )  # fmt: skip
         return
     side = "red" if len(moves) % 2 == 0 else "yellow"
     said = f"{verdict(score, subject='')} (score {score:+d})" if score is not None else "not solved"
     click.echo(f"{moves or 'the empty board'}: {side} to move; {said}")
     click.echo(best_line(best) + ("" if choice.exact else " (the best found, not proven)"))
-
-
-def _solver() -> ModuleType:
-    """The solver and its native search: loaded by a command that solves, not by
-    `c4 --help`, which loads this module."""
-    from c4cli.engine import solver
-
-    return solver

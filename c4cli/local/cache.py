@@ -38,7 +38,7 @@ from c4cli import faults
 from c4cli.errors import HomeDamaged
 from c4cli.files import private_dir
 from c4cli.local import projection
-from c4cli.local.blocks import Genesis
+from c4cli.local.genesis import Genesis
 from c4cli.local.projection import ReadModel, TxRow
 from c4cli.realm.memory import Game
 

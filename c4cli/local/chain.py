@@ -21,13 +21,11 @@ from typing import TYPE_CHECKING
 from c4cli.chain.controls import Reverted, Snapshot
 from c4cli.chain.interface import (
     DEFAULT_POLICY,
-    Answer,
     Build,
     GameCall,
     Head,
     ListedBlock,
     ListedTx,
-    Reader,
     Receipt,
     SendPolicy,
     Signer,
@@ -43,13 +41,12 @@ from c4cli.errors import (
     SessionNotFound,
     UnknownAccount,
 )
-from c4cli.local import cheats, genesis_state, pooled, snapshots
+from c4cli.local import cheats, genesis_state, next_time, pooled, snapshots
 from c4cli.local.blocks import LoggedBlock, listed_blocks, listed_tx, new_record, tx_entry
 from c4cli.local.cache import Mark
-from c4cli.local.loading import LoggedState
 from c4cli.local.log import BlockRecord, TornLog, TxEntry, chain_digest
 from c4cli.local.projection import TxRow
-from c4cli.local.queries import from_cache
+from c4cli.local.reader import LocalReader, reader_of
 from c4cli.local.replay import keep_outcomes
 from c4cli.wire.msgs import Msg
 from c4cli.wire.pubkeys import PubKey
@@ -57,29 +54,19 @@ from c4cli.wire.std import Fee, Tx, encode_tx, runs_locally
 from c4cli.wire.tx import signed_tx
 
 if TYPE_CHECKING:
-    from c4cli.local.blocks import Genesis
     from c4cli.local.execute import Outcome, TxResult
+    from c4cli.local.genesis import Genesis
     from c4cli.local.state import ChainState
 
 
-class LocalChain(LoggedState):
+class LocalChain(LocalReader):
     """A chain in ``<home>/chain``: an append-only TOML log and a throwaway cache."""
 
     def __init__(self, home: Path) -> None:
         super().__init__(home)
-        self._realm_path: str | None = None
         self._genesis_games: dict[int, str] | None = None  # a state's move strings, once read
 
     # -- genesis ----------------------------------------------------------------
-
-    def exists(self) -> bool:
-        return self.log.exists()
-
-    def require(self) -> None:
-        self.log.require()
-
-    def answers_from_cache(self) -> bool:
-        return self.log.exists() and self.cache.fresh(self.log.path)
 
     def refuse_existing(self, *, force: bool) -> None:
         """`c4 init` without --force on a home that has a chain: refused, nothing touched."""
@@ -115,17 +102,6 @@ class LocalChain(LoggedState):
     # -- the Chain interface ------------------------------------------------------
 
     @property
-    def realm_path(self) -> str:
-        # Read once: a chain's realm path is its genesis', and every realm read asks.
-        if self._realm_path is None:
-            self._realm_path = str(self.cached().stamp["realm_path"])
-        return self._realm_path
-
-    @property
-    def chain_id(self) -> str:
-        return str(self.cached().stamp["chain_id"])
-
-    @property
     def exact_clock(self) -> bool:
         return True
 
@@ -137,58 +113,12 @@ class LocalChain(LoggedState):
     def fills_in_fee(self) -> bool:
         return False
 
-    def head(self) -> Head:
-        stamp = self.cached().stamp
-        return Head(int(stamp["height"]), int(stamp["time"]))
-
-    def realm_history(self) -> None:
-        return None  # the log is the chain's whole history, every block in it
-
-    def next_block_time(self, wall_clock: float) -> int:
-        """When a block made now would be dated (the clock the views count down on)."""
-        return self.state().next_block_time(wall_clock)
-
     def chain_time(self, wall_clock: float) -> int:
         """Chain time now: the last block's on a manual clock, the (shifted) wall clock's else."""
         state = self.state()
         if state.genesis.clock == "manual":
             return state.time
         return max(state.wall_time(wall_clock), state.time)
-
-    def query(self, path: str, data: str = "", *, height: int = 0) -> Answer:
-        """A query by gno.land's path: from the checkpoint's ready answers, else the
-        state; at a past ``height``, from the log replayed up to it."""
-        if height:
-            return _reader_of(self.state_at(height)).query(path, data, height=height)
-        with self.reading():
-            return self._answer(path, data)
-
-    def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
-        """Several queries at the last block, under one lock (the same block for all)."""
-        with self.reading():
-            return [self._answer(path, data) for path, data in asked]
-
-    def _answer(self, path: str, data: str) -> Answer:
-        """A query at the last block, inside the lock with the cache brought up to it."""
-        answer = from_cache(self.cache, path, data)
-        if answer is not None:
-            return answer
-        return _reader_of(self.current()).query(path, data)
-
-    def state_at(self, height: int) -> ChainState:
-        """The state after block ``height``: the log replayed, with every check, up to it."""
-        with self.log.locked(exclusive=False):
-            data = self.log.read_bytes()
-            _, offset = self.log.parse_genesis(data)
-            end = offset if height == 0 else None
-            for span in self.log.spans(data, offset, 1):
-                if span.height == height:
-                    end = span.end
-                    break
-            if end is None or height < 0:
-                top = self.head().height
-                raise BadInput(f"height {height} is not on this chain (its last block is {top})")
-            return self.replay(data=data[:end])
 
     def blocks(self, first: int, last: int | None) -> list[LoggedBlock]:
         """Blocks ``first`` to ``last`` with each transaction's outcome, without replaying
@@ -302,7 +232,7 @@ class LocalChain(LoggedState):
         """
         with self.log.locked(exclusive=True):
             state = self.current()
-            messages = build(_reader_of(state))
+            messages = build(reader_of(state))
             if signer.impersonated:  # the chain's refusal first: funding would not help
                 cheats.require_impersonation(state.genesis)
             account = state.account(signer.address)
@@ -391,7 +321,7 @@ class LocalChain(LoggedState):
     def append(self, state: ChainState, record: BlockRecord, results: list[TxResult]) -> None:
         """Append a block ``state`` executed (exclusive lock held); save the checkpoint."""
         written = self.log.append(record)
-        cheats.unpin(self.log.folder)
+        next_time.unpin(self.log.folder)
         self.mark = Mark(self.mark.offset + len(written), chain_digest(self.mark.digest, written))
         txs: list[TxRow] = []
         keep_outcomes(txs, state, results)
@@ -438,11 +368,3 @@ class LocalChain(LoggedState):
                 self.cache.discard()
                 return torn.height - 1
             return None
-
-
-def _reader_of(state: ChainState) -> Reader:
-    """Queries on a state in hand run the realm's code (its import is most of a command's
-    start-up): loaded only when the checkpoint's ready answers do not serve."""
-    from c4cli.local.state_reader import StateReader
-
-    return StateReader(state)

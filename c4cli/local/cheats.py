@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import time as wallclock
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from c4cli.chain.clock import MAX_TIME, check_settable, format_time, parse_time
@@ -26,16 +25,16 @@ from c4cli.coins import Coins, format_coins
 from c4cli.errors import BadInput, disk_error
 from c4cli.local import genesis_state, state_document
 from c4cli.local.blocks import new_record
+from c4cli.local.next_time import pin
 from c4cli.wire.msgs import Msg
 from c4cli.wire.std import Fee, Tx
 from c4cli.wire.tx import impersonated_tx
 
 if TYPE_CHECKING:
-    from c4cli.local.blocks import Genesis
     from c4cli.local.chain import LocalChain
+    from c4cli.local.genesis import Genesis
     from c4cli.local.state import ChainState
 
-NEXT_TIME = "next-time"
 MAX_MINED = 100_000  # empty blocks one `c4 cheat mine` makes at most
 
 
@@ -94,25 +93,8 @@ def next_time(chain: LocalChain, unix: int) -> int:
     check_settable(unix)
     with chain.log.locked(exclusive=True):
         _after_last(chain.current(), unix)
-        path = chain.log.folder / NEXT_TIME
-        try:
-            path.write_text(f"{format_time(unix)}\n")
-        except OSError as exc:
-            raise disk_error(path, exc, "the next block's time was not set") from None
+        pin(chain.log.folder, unix)
     return unix
-
-
-def pinned(folder: Path) -> int:
-    """The time ``c4 cheat next-time`` set for the next block; 0 when none is set."""
-    try:
-        return parse_time((folder / NEXT_TIME).read_text().strip())
-    except (OSError, BadInput):
-        return 0  # none set, or unreadable: the clock as it always runs
-
-
-def unpin(folder: Path) -> None:
-    """The next block was made: its time was taken."""
-    (folder / NEXT_TIME).unlink(missing_ok=True)
 
 
 def dump(chain: LocalChain) -> bytes:

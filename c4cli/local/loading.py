@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from c4cli.errors import HomeDamaged, notice
-from c4cli.local import cheats
+from c4cli.local import next_time
 from c4cli.local.cache import Cache, Mark
 from c4cli.local.log import BlockLog, GenesisRecord, chain_digest
 from c4cli.local.projection import TxRow
-from c4cli.local.replay import keep_outcomes, naming, replay
 
 if TYPE_CHECKING:
     from c4cli.local.state import ChainState
@@ -62,7 +61,7 @@ class LoggedState:
         """The state at the last block (the caller holds the lock), with the time `c4
         cheat next-time` set for the next block."""
         state = self._loaded()
-        state.pinned_time = cheats.pinned(self.log.folder)
+        state.pinned_time = next_time.pinned(self.log.folder)
         return state
 
     def _loaded(self) -> ChainState:
@@ -117,6 +116,8 @@ class LoggedState:
 
         False if the checkpoint could not take them: the caller replays instead.
         """
+        from c4cli.local.replay import keep_outcomes, naming  # blocks to execute: not a read
+
         txs: list[TxRow] = []
         digest = mark.digest
         with naming(self.log):
@@ -179,6 +180,8 @@ class LoggedState:
         data: bytes | None = None,
     ) -> ChainState:
         """Every block from genesis with every check; with ``verify``, checks in parallel."""
+        from c4cli.local.replay import replay  # the transactions' types, their checks
+
         return replay(self.log, parallel=verify, timings=timings, txs=txs, data=data)
 
 

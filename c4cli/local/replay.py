@@ -23,10 +23,11 @@ from typing import TYPE_CHECKING, Any
 from c4cli.errors import HomeDamaged
 from c4cli.interrupts import SIGNALS, for_workers
 from c4cli.local import genesis_state
-from c4cli.local.blocks import Genesis, block_hash
+from c4cli.local.genesis import Genesis, block_hash
 from c4cli.local.log import BlockLog, Buffer, Span, let_go, parse_toml
+from c4cli.wire.canonical import use_fast_json
 from c4cli.wire.std import Tx
-from c4cli.wire.tx import signature_error, tx_hash, use_fast_json
+from c4cli.wire.tx import signature_error, tx_hash
 
 if TYPE_CHECKING:
     from c4cli.local.execute import TxResult

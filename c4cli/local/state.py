@@ -25,8 +25,9 @@ from c4cli.local.accounts import (
     coins_from_json,
     require_funds,
 )
-from c4cli.local.blocks import BlockContext, Genesis, block_hash, tx_entry
+from c4cli.local.blocks import BlockContext, tx_entry
 from c4cli.local.execute import Executor, TxResult
+from c4cli.local.genesis import Genesis, block_hash
 from c4cli.local.log import BlockRecord, TxEntry
 from c4cli.realm.memory import RealmState, Store
 from c4cli.wire.std import Tx

@@ -8,15 +8,13 @@ their amino JSON with sorted keys, as tm2 renders the sign document.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections.abc import Iterator, Sequence
-from typing import Any
 
 from c4cli.coins import format_coins, parse_coins
-from c4cli.gotext import go_escaped
 from c4cli.jsonvalue import Document
 from c4cli.wire import crypto, pubkeys
+from c4cli.wire.canonical import canonical_json
 
 # The vocabulary of this module's callers too.
 from c4cli.wire.msgs import Msg as Msg
@@ -75,39 +73,6 @@ def fee(gas_wanted: int, gas_fee: str) -> Fee:
     return Fee(gas_wanted, format_coins(parse_coins(gas_fee)))
 
 
-def canonical_json(value: Any) -> bytes:
-    """tm2's sign-bytes JSON: keys sorted at every depth, no spaces, UTF-8.
-
-    As Go's encoding/json writes it: ``<``, ``>``, ``&`` and the line and
-    paragraph separators U+2028 and U+2029 are escaped; since Go 1.22 it writes
-    U+0008 and U+000C as ``\b`` and ``\f``, as Python does.
-    """
-    return go_escaped(_encode(value)).encode()
-
-
-def _json_encode(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-_encode = _json_encode
-
-
-def use_fast_json() -> None:
-    """Encode with orjson from now on: about ten times faster, the same bytes.
-
-    For the bulk paths (`c4 verify`, replays) only: importing orjson costs more
-    than a single command's three encodings. tests/wire/test_signing.py checks
-    that both encoders give identical output.
-    """
-    import orjson
-
-    def encode(value: Any) -> str:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-
-    global _encode
-    _encode = encode
-
-
 SIG_FAILED = "signature verification failed; verify correct account, sequence, and chain-id"
 
 
@@ -118,39 +83,19 @@ def sign_bytes(
     tx_fee: Fee,
     msgs: Sequence[Msg],
     memo: str,
+    *,
+    legacy: bool = False,
 ) -> bytes:
     """What gnokey v1.7.1 signs (tm2's ``GetSignaturePayload``): the sign document with
-    its fee restated as the Ledger Cosmos app reads a fee (see :func:`payload_fee`)."""
-    return _sign_document(chain_id, account_number, sequence, payload_fee(tx_fee), msgs, memo)
-
-
-def legacy_sign_bytes(
-    chain_id: str,
-    account_number: int,
-    sequence: int,
-    tx_fee: Fee,
-    msgs: Sequence[Msg],
-    memo: str,
-) -> bytes:
-    """The sign document with the fee as the transaction carries it (``gas_wanted``,
-    ``gas_fee``): what gno.land signed before v1.7.1, which a v1.7.1 node still verifies."""
-    return _sign_document(chain_id, account_number, sequence, tx_fee.to_json(), msgs, memo)
-
-
-def _sign_document(
-    chain_id: str,
-    account_number: int,
-    sequence: int,
-    fee_doc: Document,
-    msgs: Sequence[Msg],
-    memo: str,
-) -> bytes:
+    its fee restated as the Ledger Cosmos app reads a fee (see :func:`payload_fee`).
+    ``legacy``: the fee as the transaction carries it (``gas_wanted``, ``gas_fee``),
+    what gno.land signed before v1.7.1, which a v1.7.1 node still verifies."""
     return canonical_json(
         {
             "chain_id": chain_id,
             "account_number": str(account_number),
             "sequence": str(sequence),
-            "fee": fee_doc,
+            "fee": tx_fee.to_json() if legacy else payload_fee(tx_fee),
             "msgs": [msg.to_json() for msg in msgs],
             "memo": memo,
         }
@@ -194,8 +139,7 @@ def signed_tx(
 ) -> Tx:
     """A ``std.Tx`` with one signature over its sign document: the current payload, as
     gnokey v1.7.1 signs it, or with ``legacy`` the one older nodes know."""
-    render = legacy_sign_bytes if legacy else sign_bytes
-    doc = render(chain_id, account_number, sequence, tx_fee, msgs, memo)
+    doc = sign_bytes(chain_id, account_number, sequence, tx_fee, msgs, memo, legacy=legacy)
     signature = Signature(
         crypto.public_key(private_key), crypto.sign(private_key, doc), session_addr
     )
@@ -259,4 +203,4 @@ def accepted_sign_bytes(
     if asked for (a replay verifies the current one, nearly always)."""
     numbers = (chain_id, account_number, sequence, tx.fee, tx.msgs, tx.memo)
     yield sign_bytes(*numbers)
-    yield legacy_sign_bytes(*numbers)
+    yield sign_bytes(*numbers, legacy=True)

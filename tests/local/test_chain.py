@@ -142,7 +142,7 @@ def test_one_edited_character_is_caught_everywhere(chain: Home) -> None:
 
 
 def test_recomputed_hashes_still_fail_the_signature(chain: Home) -> None:
-    from c4cli.local.blocks import block_hash
+    from c4cli.local.genesis import block_hash
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
     data = chain.log_bytes().decode()

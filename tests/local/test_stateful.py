@@ -20,7 +20,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from c4cli.chain.clock import format_time
 from c4cli.errors import Refused
-from c4cli.local.blocks import Genesis, block_hash, tx_entry
+from c4cli.local.blocks import tx_entry
+from c4cli.local.genesis import Genesis, block_hash
 from c4cli.local.state import ChainState
 from c4cli.realm.memory import OPEN, PLAYING, Game
 from c4cli.wire import crypto

@@ -34,7 +34,7 @@ from real_gnoland.twin import player_key
 
 from c4cli.home.config import Remote, write_remote
 from c4cli.home.keys import Keyring
-from c4cli.local.blocks import DEFAULT_REALM_PATH
+from c4cli.local.genesis import DEFAULT_REALM_PATH
 from c4cli.wire import crypto
 from support import Home, start_game
 

@@ -652,7 +652,7 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
     from c4cli.home.journal import entries as journal_entries
     from c4cli.wire import crypto
     from c4cli.wire.std import decode_tx, tx_hash
-    from c4cli.wire.tx import legacy_sign_bytes, sign_bytes
+    from c4cli.wire.tx import sign_bytes
 
     sent: list[bytes] = []
 
@@ -685,10 +685,10 @@ def test_an_old_node_that_refuses_the_signature_only_at_checktx(
     first, second = (decode_tx(raw) for raw in sent)
     assert first.msgs == second.msgs and first.fee == second.fee
     args = ("dev", number, sequence, first.fee, first.msgs, first.memo)
-    for tx, render in ((first, sign_bytes), (second, legacy_sign_bytes)):
+    for tx, legacy in ((first, False), (second, True)):
         key = crypto.public_key(gno_node.keys["carol"])
         signature = tx.signature.signature
-        assert crypto.verify(key, render(*args), signature)
+        assert crypto.verify(key, sign_bytes(*args, legacy=legacy), signature)
     assert gno_node.account(carol)[1] == sequence + 1
     journaled = {entry.hash: entry.status for entry in journal_entries(remote.path)}
     assert [journaled[tx_hash(tx)] for tx in (first, second)] == ["dropped", "landed"]

@@ -29,8 +29,8 @@ from c4cli.client import workflow
 from c4cli.coins import UGNOT, format_coins
 from c4cli.errors import Refused
 from c4cli.gotext import parse_result
-from c4cli.local.blocks import Genesis
 from c4cli.local.chain import LocalChain
+from c4cli.local.genesis import Genesis
 from c4cli.wire import crypto
 from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import fee, signed_tx

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from c4cli.errors import Refused
 from c4cli.local.chain import LocalChain
 from c4cli.wire import crypto
-from c4cli.wire.tx import Tx, call_msg, fee, legacy_sign_bytes, send_msg, sign_bytes, signed_tx
+from c4cli.wire.tx import Tx, call_msg, fee, send_msg, sign_bytes, signed_tx
 
 # gnokey's dev mnemonic, spelled out here as the test vector (the constant in
 # c4cli.home.keys is checked against it).
@@ -54,11 +54,11 @@ def test_sign_bytes_and_signature_vectors() -> None:
     assert "args" not in msg.to_json()
     key = crypto.derive_private_key(DEV)
     document = ("dev", 0, 0, fee(2_000_000, "1000000ugnot"), [msg], "")
-    for render, expected, signature in (
-        (sign_bytes, GNOKEY_BYTES, GNOKEY_SIG),
-        (legacy_sign_bytes, VECTOR_BYTES, VECTOR_SIG),
+    for legacy, expected, signature in (
+        (False, GNOKEY_BYTES, GNOKEY_SIG),
+        (True, VECTOR_BYTES, VECTOR_SIG),
     ):
-        doc = render(*document)
+        doc = sign_bytes(*document, legacy=legacy)
         assert doc.decode() == expected
         assert base64.b64encode(crypto.sign(key, doc)).decode() == signature
         assert crypto.verify(crypto.public_key(key), doc, base64.b64decode(signature))
@@ -133,7 +133,7 @@ def test_chain_refuses_high_s_65_bytes_and_replays(chain) -> None:  # type: igno
 
 @given(st.recursive(st.text(), lambda inner: st.dictionaries(st.text(), inner, max_size=3)))
 def test_canonical_json_is_go_json(value: object) -> None:
-    from c4cli.wire.tx import canonical_json
+    from c4cli.wire.canonical import canonical_json
 
     raw = canonical_json(value).decode()
     assert json.loads(raw) == value  # the same document
@@ -153,16 +153,16 @@ def test_canonical_json_is_go_json(value: object) -> None:
 )
 def test_fast_and_standard_encoders_agree(value: object) -> None:
     """The encoder `use_fast_json` installs (not a copy of it) writes the standard bytes."""
-    from c4cli.wire import tx
+    from c4cli.wire import canonical
 
-    standard = tx._json_encode(value)
-    installed = tx._encode
+    standard = canonical._json_encode(value)
+    installed = canonical._encode
     try:
-        tx.use_fast_json()
-        assert tx._encode is not tx._json_encode
-        assert tx._encode(value) == standard
+        canonical.use_fast_json()
+        assert canonical._encode is not canonical._json_encode
+        assert canonical._encode(value) == standard
     finally:
-        tx._encode = installed
+        canonical._encode = installed
 
 
 def test_the_dev_key_is_gnokeys() -> None:

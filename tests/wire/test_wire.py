@@ -26,7 +26,6 @@ from c4cli.wire.tx import (
     call_msg,
     create_session_msg,
     fee,
-    legacy_sign_bytes,
     revoke_all_sessions_msg,
     revoke_session_msg,
     send_msg,
@@ -94,7 +93,7 @@ def test_zero_fee_is_signed_as_no_coin_and_verifies() -> None:
     tx = _counter_tx([], fee(2_000_000, "0ugnot"))
     doc = sign_bytes("dev", 0, 0, tx.fee, tx.msgs, "")
     assert b'"fee":{"amount":[],"gas":"2000000"}' in doc
-    legacy = legacy_sign_bytes("dev", 0, 0, tx.fee, tx.msgs, "")
+    legacy = sign_bytes("dev", 0, 0, tx.fee, tx.msgs, "", legacy=True)
     assert b'"fee":{"gas_fee":"","gas_wanted":"2000000"}' in legacy
     signature = tx.signature.signature
     assert crypto.verify(crypto.public_key(TEST1_KEY), doc, signature)
@@ -211,7 +210,7 @@ def test_bytes_sign_bytes_and_json_match_gnos_amino(
     assert base64.b64encode(encode_tx(tx)).decode() == answer["bytes"]
     document = ("dev", *numbers, tx.fee, tx.msgs, tx.memo)
     assert sign_bytes(*document).decode() == answer["sign_bytes"]  # what gnokey signs
-    assert legacy_sign_bytes(*document).decode() == answer["legacy_sign_bytes"]
+    assert sign_bytes(*document, legacy=True).decode() == answer["legacy_sign_bytes"]
     assert _ordered(json.dumps(tx.to_json())) == _ordered(answer["json"])
     assert Tx.from_json(json.loads(answer["json"])) == tx  # gno's JSON read back
     digest = hashlib.sha256(base64.b64decode(answer["bytes"])).digest()
@@ -290,7 +289,7 @@ def test_a_log_from_an_older_c4_is_refused_with_one_line(chain: Home, older: byt
 def test_a_recorded_tx_hash_that_does_not_match_its_bytes_is_caught(chain: Home) -> None:
     import tomllib
 
-    from c4cli.local.blocks import block_hash
+    from c4cli.local.genesis import block_hash
     from c4cli.local.log import render_block
 
     chain.ok("send", "--to", "bob", "--amount", "1gnot", "alice")
