@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import http.server
 import json
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -52,6 +53,11 @@ class RealmNode(http.server.ThreadingHTTPServer):
     def __init__(self, games: list[dict[str, Any]]) -> None:
         super().__init__(("127.0.0.1", 0), _Handler)
         self.games = games
+        self.errors: list[str] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Kept, not printed (see tests/real_gnoland/proxy.py)."""
+        self.errors.append(traceback.format_exc())
 
     @property
     def url(self) -> str:
