@@ -7,6 +7,7 @@ they fail instead, so CI always runs them.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import fcntl
 import hashlib
@@ -158,3 +159,24 @@ class GoAmino:
         }
         answer: dict[str, str] = json.loads(self.oracle.ask(json.dumps(request)))
         return answer
+
+    def verify_store(
+        self, ops: list[dict[str, str]], root: bytes, key: bytes, value: bytes | None
+    ) -> str:
+        """gno's proof runtime on a store proof: "" when it holds, else its error."""
+        request = {
+            "proof": ops,
+            "root": base64.b64encode(root).decode(),
+            "keypath": "/main/x:" + key.hex(),
+            "value": None if value is None else base64.b64encode(value).decode(),
+        }
+        answer = json.loads(self.oracle.ask(json.dumps(request)))
+        return "" if answer.get("verified") else str(answer.get("error") or answer)
+
+    def account(self, value: bytes) -> Any:
+        """A main-store account value as the node decodes it: its amino JSON."""
+        request = {"account": base64.b64encode(value).decode()}
+        answer = json.loads(self.oracle.ask(json.dumps(request)))
+        if "json" not in answer:
+            raise ValueError(answer.get("error"))
+        return json.loads(answer["json"])

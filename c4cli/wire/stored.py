@@ -1,0 +1,85 @@
+"""Values as gno.land's main store keeps them (amino binary), read into the values c4
+reads from the node's queries: what a proven store read gives back.
+
+An account is an amino ``Any`` (``/gno.Account``, ``/gno.SessionAccount``) whose value
+embeds tm2's ``BaseAccount`` (a session's through ``BaseSessionAccount``). Amino
+writes an address and coins as their text, unsigned numbers as varints and signed
+ones (a session's times) zigzagged. tests/wire/test_store_proofs.py holds this
+reading to gno's own decoding of the values a real node proved.
+"""
+
+from __future__ import annotations
+
+import base64
+
+from c4cli.wire.protowire import DecodeError, unzigzag, wire_fields
+from c4cli.wire.results import Tm2Account
+
+ACCOUNT, SESSION = "/gno.Account", "/gno.SessionAccount"
+PUBKEY_TYPES = ("/tm.PubKeySecp256k1", "/tm.PubKeyEd25519", "/tm.PubKeyMultisig")
+
+
+def _fields(data: bytes) -> dict[int, list[int | bytes]]:
+    found: dict[int, list[int | bytes]] = {}
+    for number, value in wire_fields(data):
+        found.setdefault(number, []).append(value)
+    return found
+
+
+def _text(fields: dict[int, list[int | bytes]], number: int) -> str:
+    value = fields.get(number, [b""])[-1]
+    if not isinstance(value, bytes):
+        raise DecodeError(f"field {number}: a number where text belongs")
+    return value.decode()
+
+
+def _number(fields: dict[int, list[int | bytes]], number: int, *, signed: bool = False) -> int:
+    value = fields.get(number, [0])[-1]
+    if isinstance(value, bytes):
+        raise DecodeError(f"field {number}: bytes where a number belongs")
+    return unzigzag(value) if signed else value
+
+
+def _message(fields: dict[int, list[int | bytes]], number: int) -> dict[int, list[int | bytes]]:
+    value = fields.get(number, [b""])[-1]
+    if not isinstance(value, bytes):
+        raise DecodeError(f"field {number}: a number where a message belongs")
+    return _fields(value)
+
+
+def _public_key(fields: dict[int, list[int | bytes]]) -> object:
+    """A public key's amino JSON, as the node's ``auth/accounts`` answer writes it."""
+    if 3 not in fields:
+        return None
+    any_value = _message(fields, 3)
+    type_url = _text(any_value, 1)
+    if type_url not in PUBKEY_TYPES[:2]:
+        raise DecodeError(f"a public key of type {type_url!r}, which c4 does not read here")
+    raw = _message(any_value, 2).get(1, [b""])[-1]
+    if not isinstance(raw, bytes):
+        raise DecodeError("a public key that is not bytes")
+    return {"@type": type_url, "value": base64.b64encode(raw).decode()}
+
+
+def account(value: bytes) -> Tm2Account:
+    """An account (or a session key's) as the main store holds it at ``/a/…``."""
+    outer = _fields(value)
+    type_url = _text(outer, 1)
+    if type_url not in (ACCOUNT, SESSION):
+        raise DecodeError(f"an account of type {type_url!r}")
+    inner = _message(outer, 2)
+    session = _message(inner, 1) if type_url == SESSION else {}
+    base = _message(session if type_url == SESSION else inner, 1)
+    paths = inner.get(2, []) if type_url == SESSION else []
+    return Tm2Account(
+        address=_text(base, 1),
+        number=_number(base, 4),
+        sequence=_number(base, 5),
+        public_key=_public_key(base),
+        coins=_text(base, 2),
+        expires_at=_number(session, 3, signed=True),
+        allow_paths=tuple(p.decode() for p in paths if isinstance(p, bytes)),
+        spend_limit=_text(session, 4),
+        spend_period=_number(session, 5, signed=True),
+        spent=_text(session, 6),
+    )
