@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, NotRequired, Protocol, TypedD
 from c4cli.errors import Unreachable
 
 if TYPE_CHECKING:
-    from c4cli.chain.trust import Proven, RealmHistory
+    from c4cli.chain.trust import Proven, RealmHistory, Stored
     from c4cli.jsonvalue import Document
     from c4cli.wire.pubkeys import PubKey
     from c4cli.wire.tx import Fee, Msg, Tx
@@ -303,6 +303,13 @@ class ChainReader(Reader, Protocol):
     def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
         """Queries (path, data) at the last block, answered in order: on a node in one
         request, so a page of reads costs one round trip. A refusal of any is raised."""
+        ...
+
+    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
+        """The main store's value at ``key`` after block ``height`` (0: the last one a
+        node can prove), proven against the app hash the trusted validators signed
+        (``what`` names it where it fails: exit 4). None where no proof is asked: the
+        local chain (its log is the chain) and a node whose word is taken."""
         ...
 
 

@@ -20,6 +20,15 @@ if TYPE_CHECKING:
 # A validator as tm2 lists one, and as c4 keeps one.
 
 
+class Stored(NamedTuple):
+    """A value of the main store (None: none there) in the state after block ``height``,
+    proven by header ``height + 1``'s app hash (node/light/store.py)."""
+
+    key: bytes
+    value: bytes | None
+    height: int
+
+
 class Proven(NamedTuple):
     """A block proven by the validators' signatures: its height, hash (hex), time, the
     voting power that signed it of the trusted set's whole, and whether a transaction's

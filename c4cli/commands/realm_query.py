@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from c4cli.chain.interface import ChainReader
+from c4cli.client import accounts
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.client.verified import marks_of, verification_of
@@ -22,12 +23,12 @@ from c4cli.commands.text import game_id_arg
 from c4cli.errors import BadInput, Unreachable
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
-from c4cli.wire.paths import ACCOUNTS, BALANCES
 
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
 # The realm's JSON printed exactly as it answers (cli.md): its marks go to stderr.
 EXACT = ("game", "active", "leaders")
-NODES_WORD = "the node's word: accounts and balances carry no proof c4 checks yet"
+NODES_WORD = "the node's word: this home takes it (--trust-node)"
+PROVEN = "proven at block {height} by the trusted validators' signatures"
 
 
 def answer(
@@ -107,22 +108,26 @@ def answer(
             _say(chain)
     else:
         address = current().keyring(home).resolve(needs_arg("an address or key name"))
-        prefix = BALANCES if what == "balance" else ACCOUNTS
-        document = chain.query(prefix + address, height=height).document(what)
+        read = accounts.read(chain, address, what, height)
+        proven = PROVEN.format(height=read.proven_at) if read.proven_at is not None else ""
         if what == "account":
             if as_json:
-                emit_json(document)
+                emit_json(read.document)
             else:
-                echo(json.dumps(document, indent=2))
+                echo(json.dumps(read.document, indent=2))
         else:
-            ugnot = _ugnot(document if isinstance(document, str) else "?")
+            ugnot = _ugnot(read.document if isinstance(read.document, str) else "?")
             if as_json:
-                word = {"verified": False, "unverified": NODES_WORD} if _on_node(home) else {}
+                word: dict[str, object] = {}
+                if read.proven_at is not None:
+                    word = {"proven": True, "height": read.proven_at}
+                elif _on_node(home):
+                    word = {"verified": False, "unverified": NODES_WORD}
                 emit_json({"address": address, "ugnot": ugnot, **word})
             else:
                 echo(f"{ugnot}ugnot")
-    if what in ("balance", "account") and _on_node(home):
-        echo(NODES_WORD, err=True)  # stdout stays the amount or the document alone
+        if proven or _on_node(home):  # on stderr: stdout stays the amount or the document
+            echo(proven or NODES_WORD, err=True)
 
 
 def _on_node(home: Path) -> bool:

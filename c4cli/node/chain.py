@@ -28,7 +28,7 @@ from c4cli.chain.interface import (
     ThenRead,
 )
 from c4cli.chain.listing import blocks_of
-from c4cli.chain.trust import RealmHistory
+from c4cli.chain.trust import RealmHistory, Stored
 from c4cli.node.net.transport import Link
 from c4cli.node.reader import NodeReader, open_reader
 from c4cli.node.sending import lookup
@@ -103,6 +103,9 @@ class NodeChain:
 
     def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
         return self.reader.queries(asked)
+
+    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
+        return self.reader.stored(key, what, height)
 
     # -- what this home sent, and any transaction by hash ----------------------------------
 

@@ -26,7 +26,7 @@ from c4cli.wire.paths import GASPRICE, SIMULATE
 from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 
 if TYPE_CHECKING:
-    from c4cli.chain.trust import RealmHistory
+    from c4cli.chain.trust import RealmHistory, Stored
     from c4cli.node.light.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
@@ -191,6 +191,12 @@ class NodeReader:
         if self.verifier is not None:
             return self.verifier.at(height).time
         return self.block(height).block.header.time.seconds
+
+    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
+        """The main store's value at ``key``, proven (node/light/store.py); None where
+        the node's word is taken."""
+        verifier = self.verifier
+        return None if verifier is None else verifier.stored(key, what, height)
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""

@@ -31,8 +31,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from c4cli.address import decode_bech32
-from c4cli.chain.trust import Proven, TrustedSet, TrustStore
+from c4cli.chain.trust import Proven, Stored, TrustedSet, TrustStore
 from c4cli.errors import NoValidators, Unreachable, Unverified, warn_once
+from c4cli.node.light import store
 from c4cli.node.light.headers import signed_hash, trusted_power, verify_commit
 from c4cli.node.net import rpc
 from c4cli.node.net.rpc import Ask, Malformed, Rpc
@@ -57,6 +58,7 @@ class Verifier:
         self._trusted: TrustedSet | None = None
         self._stored = 0  # the height trust.toml holds for the set
         self._latest: tuple[Proven, float] | None = None
+        self._latest_header: Header | None = None  # the header of _latest
 
     @property
     def redacted(self) -> str:
@@ -123,6 +125,7 @@ class Verifier:
                 )
             wallclock.sleep(0.25)
         self._latest = proven, wallclock.monotonic()
+        self._latest_header = signed.header
         self._keep_head()
         return proven, rode
 
@@ -137,6 +140,23 @@ class Verifier:
         """Block ``height``'s header, proven."""
         signed = self._signed(height)
         return self.header(signed.header, signed.commit)
+
+    def latest_header(self) -> Header:
+        """The last block's header, proven (kept while fresh, as :meth:`latest` is)."""
+        self.latest()
+        assert self._latest_header is not None, "latest() keeps the header it proves"
+        return self._latest_header
+
+    def stored(self, key: bytes, what: str, height: int = 0) -> Stored:
+        """The main store's value at ``key``, proven (node/light/store.py)."""
+        return store.read(self, key, what, height)
+
+    def proven_header(self, height: int) -> Header:
+        """Block ``height``'s header (its app hash: the state after the block before),
+        proven."""
+        signed = self._signed(height)
+        self.header(signed.header, signed.commit)
+        return signed.header
 
     def header(self, header: Header, commit: Commit, depth: int = 0) -> Proven:
         """``header`` proven by ``commit``: signed by more than 2/3 of the set trusted for

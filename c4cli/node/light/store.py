@@ -1,0 +1,98 @@
+"""A value of gno.land's main store, read from a node and proven: the key's proof held
+to the app hash in a header the trusted validators signed (wire/storeproof.py).
+
+The app hash after block H is in header H+1, so the freshest state a node can prove
+is the one after the block before its last: a read at "the last block" reads that
+state, against the last header the light client proved (kept while fresh: a read
+after another costs one round trip, else two, one more than the node's word). When
+this home saw one of its own transactions land after that state (read-your-writes:
+the journal's seen height), the block that proves it is waited for, a few seconds at
+most; the answer always says the block whose state it is. A value the node will not
+prove (a height it pruned, a height of 1 or less, which tm2 refuses to prove) is not
+believed: exit 4, naming the key.
+"""
+
+from __future__ import annotations
+
+import time as wallclock
+from typing import TYPE_CHECKING
+
+from c4cli.chain.trust import Stored
+from c4cli.errors import Unreachable, Unverified
+from c4cli.node.net import rpc
+from c4cli.wire.abci import ResponseQuery
+from c4cli.wire.ics23 import ProofError
+from c4cli.wire.storeproof import STORE_KEY, app_hash_of
+
+if TYPE_CHECKING:
+    from c4cli.node.light.verify import Verifier
+    from c4cli.wire.blocks import Header
+
+NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited for
+POLL = 0.2
+
+
+def read(verifier: Verifier, key: bytes, what: str, height: int = 0) -> Stored:
+    """``key`` (``what`` names it in a refusal) after block ``height`` (0: the last the
+    node can prove, see above), proven; Unverified when any part does not hold."""
+    if height:
+        response = _ask(verifier, key, what, height)
+        return _held(verifier, key, what, response, verifier.proven_header(height + 1))
+    header = verifier.latest_header()
+    at, seen = header.height - 1, verifier.transport.seen_height
+    if seen > at:  # this home's own transaction is after that state: its proof is awaited
+        awaited = _next(verifier, seen + 1)
+        if awaited is not None:
+            at, header = seen, awaited
+    return _held(verifier, key, what, _ask(verifier, key, what, at), header)
+
+
+def _next(verifier: Verifier, height: int) -> Header | None:
+    """Block ``height``'s header, proven, once the chain makes it (None: not in time)."""
+    deadline = wallclock.monotonic() + NEXT_BLOCK_WAIT
+    while True:
+        try:
+            return verifier.proven_header(height)
+        except Unverified:
+            raise
+        except Unreachable:
+            if wallclock.monotonic() >= deadline:
+                return None
+            wallclock.sleep(POLL)
+
+
+def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
+    response = verifier.rpc.ask(rpc.abci_query(STORE_KEY, key, height, prove=True)).response
+    response = _checked(verifier, what, response)
+    if response.height != height:
+        node = verifier.redacted
+        raise Unverified(f"{node} proved {what} at block {response.height}, asked at {height}")
+    return response
+
+
+def _checked(verifier: Verifier, what: str, response: ResponseQuery) -> ResponseQuery:
+    if response.refused:
+        said = response.log or (response.error.type_url if response.error else "")
+        raise Unverified(f"{verifier.redacted} would not prove {what}: {said}")
+    return response
+
+
+def _held(
+    verifier: Verifier, key: bytes, what: str, response: ResponseQuery, header: Header
+) -> Stored:
+    """The answered value, once its proof ends in ``header``'s app hash."""
+    node, at = verifier.redacted, response.height
+    if response.key != key:
+        raise Unverified(f"{node} answered the proof of another key than {what}'s")
+    value = response.value or None
+    try:
+        app_hash = app_hash_of(response.proof, key, value)
+    except ProofError as exc:
+        raise Unverified(f"{node}'s proof of {what} at block {at}: {exc}") from None
+    assert header.height == at + 1, "the header after the state read"
+    if header.app_hash != app_hash:
+        raise Unverified(
+            f"{node}'s proof of {what} at block {at} ends in another app hash than block "
+            f"{at + 1}'s header, which the validators signed"
+        )
+    return Stored(key, value, at)

@@ -1,0 +1,159 @@
+"""Issue 63 on a real gnoland: a balance and an account proven from the app hash.
+
+`c4 query balance` and `c4 query account` read the account's key in the main store
+with its proof, held to the header after it that the trusted validators signed, and
+print the node's own answer only when it agrees. Through the hostile proxy of
+:mod:`real_gnoland.proxy`: a balance forged by 1 ugnot (in ``bank/balances``, in
+``auth/accounts``, in the store's value), a proof forged, an answer at another
+height: exit 4 each, one line naming what failed. With --trust-node, the node's word
+as before, and said.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_proof_node import stranger
+from real_gnoland.test_remote import bound_home
+
+from c4cli.wire.storeproof import STORE_KEY
+from support import Home
+
+pytestmark = pytest.mark.node
+
+REALM_PATH = "gno.land/r/c4cli/store/connect4"
+Rule = Callable[[dict[str, Any], Callable[[], Any]], Any]
+
+
+@pytest.fixture(scope="module")
+def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> Home:
+    return bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("store"))
+
+
+def test_a_balance_and_an_account_are_proven(bound: Home, gno_node: Any) -> None:
+    address = bound.json("keys", "show", "carol")["address"]
+    shown = bound.json("query", "balance", "carol")
+    assert shown["proven"] is True and shown["height"] >= 2, shown
+    assert "verified" not in shown and "unverified" not in shown
+    assert shown["ugnot"] == gno_node.balance(address)
+    text = bound.ok("query", "balance", "carol")
+    assert text.stdout == f"{shown['ugnot']}ugnot\n"
+    assert re.fullmatch(r"proven at block \d+ by the trusted validators' signatures\n", text.stderr)
+    account = bound.json("query", "account", "carol")
+    assert account["BaseAccount"]["address"] == address
+    nobody = stranger()  # no account at all: its absence is proven
+    assert bound.json("query", "balance", nobody)["ugnot"] == 0
+
+
+def test_what_this_home_sent_is_what_it_reads(bound: Home) -> None:
+    """Read-your-writes: the state after the block that took this home's transaction
+    is awaited and proven, not the state one block older."""
+    to = stranger()
+    bound.ok("send", "--to", to, "--amount", "9ugnot", "carol")
+    shown = bound.json("query", "balance", to)
+    assert (shown["ugnot"], shown["proven"]) == (9, True), shown
+
+
+def _query_rule(path_start: str, change: Callable[[dict[str, Any]], None]) -> Rule:
+    """An abci_query rule: answers to paths starting ``path_start`` changed by ``change``
+    (the response, in place); others pass."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        if str(request["params"].get("path", "")).startswith(path_start):
+            change(document["result"]["response"])
+        return document
+
+    return rule
+
+
+def _data(response: dict[str, Any], edit: Callable[[Any], Any]) -> None:
+    base = response["ResponseBase"]
+    base["Data"] = base64.b64encode(
+        json.dumps(edit(json.loads(base64.b64decode(base["Data"])))).encode()
+    ).decode()
+
+
+def _one_more(coins: str) -> str:
+    amount = int(coins.removesuffix("ugnot"))
+    return f"{amount + 1}ugnot"
+
+
+def _balance_plus_one(response: dict[str, Any]) -> None:
+    _data(response, _one_more)
+
+
+def _account_plus_one(response: dict[str, Any]) -> None:
+    def edit(document: dict[str, Any]) -> dict[str, Any]:
+        base = document["BaseAccount"]
+        base["coins"] = _one_more(base["coins"])
+        return document
+
+    _data(response, edit)
+
+
+def _sequence_plus_one(response: dict[str, Any]) -> None:
+    def edit(document: dict[str, Any]) -> dict[str, Any]:
+        base = document["BaseAccount"]
+        base["sequence"] = str(int(base["sequence"]) + 1)
+        return document
+
+    _data(response, edit)
+
+
+def _stored_plus_one(response: dict[str, Any]) -> None:
+    """The amino value itself: its coins' text, one more (a digit raised)."""
+    value = base64.b64decode(response["Value"])
+    at = value.index(b"ugnot") - 1
+    raised = value[:at] + bytes([value[at] + 1 if value[at] < ord("9") else ord("0")])
+    response["Value"] = base64.b64encode(raised + value[at + 1 :]).decode()
+
+
+def _proof_step(response: dict[str, Any]) -> None:
+    op = response["Proof"]["ops"][0]
+    data = bytearray(base64.b64decode(op["data"]))
+    data[-3] ^= 0x01
+    op["data"] = base64.b64encode(bytes(data)).decode()
+
+
+def _height_moved(response: dict[str, Any]) -> None:
+    response["Height"] = str(int(response["Height"]) - 1)
+
+
+FORGED: dict[str, tuple[str, Rule, str]] = {
+    "bank/balances, 1 ugnot more": (
+        "balance", _query_rule("bank/balances/", _balance_plus_one), "holds"),
+    "auth/accounts, 1 ugnot more": (
+        "account", _query_rule("auth/accounts/", _account_plus_one), "differs from the proven"),
+    "auth/accounts, the sequence": (
+        "account", _query_rule("auth/accounts/", _sequence_plus_one), "sequence"),
+    "the store's value, 1 ugnot more": (
+        "balance", _query_rule(STORE_KEY, _stored_plus_one), "proof"),
+    "a step of the store's proof": ("balance", _query_rule(STORE_KEY, _proof_step), "proof"),
+    "the height of the store's answer": (
+        "balance", _query_rule(STORE_KEY, _height_moved), "asked at"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGED))
+def test_a_forged_balance_or_account_is_exit_4(bound: Home, gno_node: Any, forgery: str) -> None:
+    what, rule, named = FORGED[forgery]
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = rule
+        refused = bound.run("--remote", proxy.url, "query", what, "carol")
+        taken = bound.run("--remote", proxy.url, "--trust-node", "query", what, "carol")
+    assert refused.exit_code == 4, refused.output
+    assert refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and named in refused.stderr, refused.stderr
+    assert "carol" in refused.stderr or bound.json("keys", "show", "carol")["address"] in (
+        refused.stderr
+    )
+    # --trust-node: the node's answer, as before, and said (the store is never asked).
+    assert taken.exit_code == 0, taken.output
+    assert taken.stderr == "the node's word: this home takes it (--trust-node)\n"
