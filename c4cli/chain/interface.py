@@ -305,11 +305,12 @@ class ChainReader(Reader, Protocol):
         request, so a page of reads costs one round trip. A refusal of any is raised."""
         ...
 
-    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
+    def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored | None:
         """The main store's value at ``key`` after block ``height`` (0: the last one a
-        node can prove), proven against the app hash the trusted validators signed
-        (``what`` names it where it fails: exit 4). None where no proof is asked: the
-        local chain (its log is the chain) and a node whose word is taken."""
+        node can prove, and at least block ``after``, awaited), proven against the app
+        hash the trusted validators signed (``what`` names it where it fails: exit 4).
+        None where no proof is asked: the local chain (its log is the chain) and a node
+        whose word is taken."""
         ...
 
 

@@ -2,10 +2,14 @@
 account its main store proves against the app hash the trusted validators signed.
 
 gnokey prints the node's ``auth/accounts`` and ``bank/balances`` answers as they come;
-c4 prints the same answers, asked at the height the proof stands at, once they agree
-with the proven account (its address, numbers, key and coins; its ugnot for a
-balance). An answer that differs is exit 4, naming what differed; a home that takes
-its node's word (``--trust-node``) reads the answer alone, as before.
+c4 prints the same answer once it agrees with the proven account (its address,
+numbers, key and coins; its ugnot for a balance). The freshest state a header proves
+is the one before the node's last block (node/light/store.py): when the node's answer
+at its last block agrees with it, that answer is shown with the block it is proven
+at; when it differs (the account changed in the last block, or the node lies), the
+next block is awaited, and the node's answer at the block it proves must agree.
+Anything else is exit 4, naming what differed. A home that takes its node's word
+(``--trust-node``) reads the answer alone, as before.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import ChainReader
+from c4cli.chain.trust import Stored
 from c4cli.coins import parse_coins
 from c4cli.errors import BadInput, Unverified
 from c4cli.wire import stored
@@ -41,44 +46,51 @@ def ugnot_of(coins: str) -> int:
 
 def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     """``address``'s ``auth/accounts`` (``what`` "account") or ``bank/balances`` answer at
-    ``height``, held to the proven account where the chain proves one."""
+    ``height`` (0: the last block), held to the proven account where the chain proves
+    one (see above)."""
     name = f"the account {address}"
-    proven = chain.stored(account_key(address), name, height)
     path = (ACCOUNTS if what == "account" else BALANCES) + address
-    at = height if proven is None else proven.height
-    answer = chain.query(path, height=at)
-    document = answer.document(what)
+    proven = chain.stored(account_key(address), name, height)
+    answer = chain.query(path, height=height)
     if proven is None:
-        return Read(document, answer.height, None)
+        return Read(answer.document(what), answer.height, None)
+    if height == 0 and _differs(answer.document(what), proven, what, name) is not None:
+        # Changed in the node's last block, or a lie: the state after it, once proven.
+        proven = chain.stored(account_key(address), name, after=proven.height + 1)
+        assert proven is not None, "a chain that proved once proves again"
+        answer = chain.query(path, height=proven.height)
+    document = answer.document(what)
+    problem = _differs(document, proven, what, name)
+    if problem is not None:
+        raise Unverified(problem)
+    return Read(document, proven.height, proven.height)
+
+
+def _differs(document: Any, proven: Stored, what: str, name: str) -> str | None:
+    """How the node's answer differs from the proven account (None: it does not)."""
+    at = proven.height
     try:
         account = None if proven.value is None else stored.account(proven.value)
     except (DecodeError, ValueError) as exc:
         raise Unverified(f"{name} proven at block {at} is not an account: {exc}") from None
     if what == "account":
-        _same_account(document, account, name, at)
-    else:
-        said = ugnot_of(document if isinstance(document, str) else "?")
-        held = 0 if account is None else ugnot_of(account.coins)
-        if said != held:
-            raise Unverified(
-                f"the node says {name} holds {said}ugnot at block {at}; the proof, {held}ugnot"
-            )
-    return Read(document, at, at)
+        return _account_differs(document, account, name, at)
+    said = ugnot_of(document if isinstance(document, str) else "?")
+    held = 0 if account is None else ugnot_of(account.coins)
+    if said == held:
+        return None
+    return f"the node says {name} holds {said}ugnot; the proof at block {at}, {held}ugnot"
 
 
-def _same_account(document: Any, account: Tm2Account | None, name: str, at: int) -> None:
+def _account_differs(document: Any, account: Tm2Account | None, name: str, at: int) -> str | None:
     try:
         said = tm2_account(document)
     except (ValueError, TypeError, AttributeError):
-        raise Unverified(f"the node answered {name} in a shape it never has") from None
+        return f"the node answered {name} in a shape it never has"
     if said == account:
-        return
+        return None
     if said is None or account is None:
         held, shown = ("none", "one") if account is None else ("one", "none")
-        raise Unverified(f"the node shows {shown} for {name} at block {at}; the proof, {held}")
-    differ = [
-        field for field in Tm2Account._fields if getattr(said, field) != getattr(account, field)
-    ]
-    raise Unverified(
-        f"the node's {name} at block {at} differs from the proven one in: {', '.join(differ)}"
-    )
+        return f"the node shows {shown} for {name}; the proof at block {at}, {held}"
+    differ = [f for f in Tm2Account._fields if getattr(said, f) != getattr(account, f)]
+    return f"the node's {name} differs from the one proven at block {at} in: {', '.join(differ)}"

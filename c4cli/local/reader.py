@@ -57,7 +57,7 @@ class LocalReader(LoggedState):
     def realm_history(self) -> None:
         return None  # the log is the chain's whole history, every block in it
 
-    def stored(self, key: bytes, what: str, height: int = 0) -> None:
+    def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> None:
         return None  # no proof to ask: the log is the chain, every block of it checked
 
     def next_block_time(self, wall_clock: float) -> int:

@@ -104,8 +104,8 @@ class NodeChain:
     def queries(self, asked: Sequence[tuple[str, str]]) -> list[Answer]:
         return self.reader.queries(asked)
 
-    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
-        return self.reader.stored(key, what, height)
+    def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored | None:
+        return self.reader.stored(key, what, height, after=after)
 
     # -- what this home sent, and any transaction by hash ----------------------------------
 

@@ -192,11 +192,11 @@ class NodeReader:
             return self.verifier.at(height).time
         return self.block(height).block.header.time.seconds
 
-    def stored(self, key: bytes, what: str, height: int = 0) -> Stored | None:
+    def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored | None:
         """The main store's value at ``key``, proven (node/light/store.py); None where
         the node's word is taken."""
         verifier = self.verifier
-        return None if verifier is None else verifier.stored(key, what, height)
+        return None if verifier is None else verifier.stored(key, what, height, after=after)
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""

@@ -130,7 +130,7 @@ FORGED: dict[str, tuple[str, Rule, str]] = {
     "bank/balances, 1 ugnot more": (
         "balance", _query_rule("bank/balances/", _balance_plus_one), "holds"),
     "auth/accounts, 1 ugnot more": (
-        "account", _query_rule("auth/accounts/", _account_plus_one), "differs from the proven"),
+        "account", _query_rule("auth/accounts/", _account_plus_one), "differs from the one proven"),
     "auth/accounts, the sequence": (
         "account", _query_rule("auth/accounts/", _sequence_plus_one), "sequence"),
     "the store's value, 1 ugnot more": (

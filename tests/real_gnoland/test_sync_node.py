@@ -582,12 +582,12 @@ def test_coins_sent_to_the_realm_are_a_surplus_not_a_shortfall(
     books = json.loads(result.stdout)
     assert books["discrepancies"] == [] and books["surplus_ugnot"] == before["surplus_ugnot"] + 1
     assert "beyond what it owes" in home.ok("audit").stdout
-    # A balance is the node's word (issue 63 proves it): said, beside the amount alone.
+    # The realm's balance, proven from the app hash (issue 63): said, beside the amount.
     balance = home.run("query", "balance", address)
     assert balance.stdout.strip() == f"{books['balance_ugnot']}ugnot", balance.stdout
-    assert "the node's word" in balance.stderr, balance.stderr
+    assert "proven at block" in balance.stderr, balance.stderr
     said = json.loads(home.run("query", "balance", address, "--json").stdout)
-    assert said["verified"] is False and "node's word" in said["unverified"], said
+    assert said["proven"] is True and said["ugnot"] == books["balance_ugnot"], said
 
 
 # Two keys gnokey holds (BIP39 of fixed entropy); c4 never holds them.

@@ -32,15 +32,16 @@ NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited 
 POLL = 0.2
 
 
-def read(verifier: Verifier, key: bytes, what: str, height: int = 0) -> Stored:
+def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored:
     """``key`` (``what`` names it in a refusal) after block ``height`` (0: the last the
-    node can prove, see above), proven; Unverified when any part does not hold."""
+    node can prove, see above, and at least block ``after``: awaited, a few seconds at
+    most), proven; Unverified when any part does not hold."""
     if height:
         response = _ask(verifier, key, what, height)
         return _held(verifier, key, what, response, verifier.proven_header(height + 1))
     header = verifier.latest_header()
-    at, seen = header.height - 1, verifier.transport.seen_height
-    if seen > at:  # this home's own transaction is after that state: its proof is awaited
+    at, seen = header.height - 1, max(verifier.transport.seen_height, after)
+    if seen > at:  # a state after that one is asked for: the block that proves it, awaited
         awaited = _next(verifier, seen + 1)
         if awaited is not None:
             at, header = seen, awaited

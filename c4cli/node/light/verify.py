@@ -147,9 +147,9 @@ class Verifier:
         assert self._latest_header is not None, "latest() keeps the header it proves"
         return self._latest_header
 
-    def stored(self, key: bytes, what: str, height: int = 0) -> Stored:
+    def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored:
         """The main store's value at ``key``, proven (node/light/store.py)."""
-        return store.read(self, key, what, height)
+        return store.read(self, key, what, height, after=after)
 
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),
