@@ -18,7 +18,7 @@ import time as wallclock
 from typing import TYPE_CHECKING
 
 from c4cli.chain.trust import Stored
-from c4cli.errors import Unreachable, Unverified
+from c4cli.errors import Unverified
 from c4cli.node.net import rpc
 from c4cli.wire.abci import ResponseQuery
 from c4cli.wire.ics23 import ProofError
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from c4cli.wire.blocks import Header
 
 NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited for
-POLL = 0.2
+POLL = 0.55  # over the time the head proven is kept (verify.FRESH): asked again each time
 
 
 def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored:
@@ -49,17 +49,19 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
 
 
 def _next(verifier: Verifier, height: int) -> Header | None:
-    """Block ``height``'s header, proven, once the chain makes it (None: not in time)."""
+    """Block ``height``'s header, proven, once the chain makes it (None: not in time).
+    It is waited for through the last block, proven as the head is (never by asking a
+    node for a block it has not made: a failover reads that as the node failing)."""
     deadline = wallclock.monotonic() + NEXT_BLOCK_WAIT
     while True:
-        try:
+        last = verifier.latest_header()
+        if last.height == height:
+            return last
+        if last.height > height:
             return verifier.proven_header(height)
-        except Unverified:
-            raise
-        except Unreachable:
-            if wallclock.monotonic() >= deadline:
-                return None
-            wallclock.sleep(POLL)
+        if wallclock.monotonic() >= deadline:
+            return None
+        wallclock.sleep(POLL)
 
 
 def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
