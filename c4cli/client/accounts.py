@@ -26,11 +26,15 @@ from c4cli.wire.protowire import DecodeError
 from c4cli.wire.results import Tm2Account, tm2_account
 from c4cli.wire.storeproof import account_key
 
+PROVEN = "proven at block {height} by the trusted validators' signatures"
+
 
 class Read(NamedTuple):
-    """The node's answer (its JSON), and the block whose state proves it (None: not
-    proven, on the local chain or where the node's word is taken)."""
+    """The node's answer (its text, its JSON, the height it says, as gnokey prints it),
+    and the block whose state proves it (None: not proven, on the local chain or where
+    the node's word is taken)."""
 
+    data: str
     document: Any
     height: int
     proven_at: int | None
@@ -53,7 +57,7 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     proven = chain.stored(account_key(address), name, height)
     answer = chain.query(path, height=height)
     if proven is None:
-        return Read(answer.document(what), answer.height, None)
+        return Read(answer.data, answer.document(what), answer.height, None)
     if height == 0 and _differs(answer.document(what), proven, what, name) is not None:
         # Changed in the node's last block, or a lie: the state after it, once proven.
         proven = chain.stored(account_key(address), name, after=proven.height + 1)
@@ -63,7 +67,7 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     problem = _differs(document, proven, what, name)
     if problem is not None:
         raise Unverified(problem)
-    return Read(document, proven.height, proven.height)
+    return Read(answer.data, document, answer.height, proven.height)
 
 
 def _differs(document: Any, proven: Stored, what: str, name: str) -> str | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from c4cli.address import canonical
+from c4cli.client import accounts
 from c4cli.commands.ending import echo, emit_json
 from c4cli.errors import BadInput
 from c4cli.escape import printable
@@ -59,12 +61,23 @@ def is_raw_path(what: str) -> bool:
 
 
 def raw_answer(chain: ChainReader, what: str, data: str, height: int, as_json: bool) -> None:
-    """Ask ``chain`` a gnokey path and print its answer."""
-    answer = chain.query(what, data, height=height)
-    if as_json:
-        shown: object = answer.data
-        if what.startswith((BALANCES, ACCOUNTS)):
-            shown = answer.document(what)
-        emit_json({"height": answer.height, "data": shown})
+    """Ask ``chain`` a gnokey path and print its answer (an account's or a balance, on a
+    node, once it agrees with the account proven from the app hash: client/accounts.py)."""
+    prefix = next((p for p in (BALANCES, ACCOUNTS) if what.startswith(p)), None)
+    address = canonical(what[len(prefix) :]) if prefix is not None else None
+    if address is not None:
+        kind = "balance" if prefix == BALANCES else "account"
+        read = accounts.read(chain, address, kind, height)
+        shown: object = read.document
+        answered, said, at = read.data, read.height, read.proven_at
     else:
-        echo(f"height: {answer.height}\ndata: {printable(answer.data, lines=True)}")
+        answer = chain.query(what, data, height=height)
+        shown = answer.document(what) if prefix is not None else answer.data
+        answered, said, at = answer.data, answer.height, None
+    if as_json:
+        proof = {} if at is None else {"proven": True, "proven_at": at}
+        emit_json({"height": said, "data": shown, **proof})
+    else:
+        echo(f"height: {said}\ndata: {printable(answered, lines=True)}")
+    if at is not None:
+        echo(accounts.PROVEN.format(height=at), err=True)

@@ -28,7 +28,6 @@ LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
 # The realm's JSON printed exactly as it answers (cli.md): its marks go to stderr.
 EXACT = ("game", "active", "leaders")
 NODES_WORD = "the node's word: this home takes it (--trust-node)"
-PROVEN = "proven at block {height} by the trusted validators' signatures"
 
 
 def answer(
@@ -109,7 +108,7 @@ def answer(
     else:
         address = current().keyring(home).resolve(needs_arg("an address or key name"))
         read = accounts.read(chain, address, what, height)
-        proven = PROVEN.format(height=read.proven_at) if read.proven_at is not None else ""
+        proven = accounts.PROVEN.format(height=read.proven_at) if read.proven_at is not None else ""
         if what == "account":
             if as_json:
                 emit_json(read.document)

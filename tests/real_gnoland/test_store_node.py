@@ -157,3 +157,20 @@ def test_a_forged_balance_or_account_is_exit_4(bound: Home, gno_node: Any, forge
     # --trust-node: the node's answer, as before, and said (the store is never asked).
     assert taken.exit_code == 0, taken.output
     assert taken.stderr == "the node's word: this home takes it (--trust-node)\n"
+
+
+def test_gnokeys_paths_are_proven_and_print_gnokeys_lines(bound: Home, gno_node: Any) -> None:
+    """`c4 query bank/balances/ADDR` (and auth/accounts): gnokey's two lines on stdout,
+    the proof's block on stderr; a forged answer is exit 4 there too."""
+    address = bound.json("keys", "show", "carol")["address"]
+    path = f"bank/balances/{address}"
+    shown = bound.ok("query", path)
+    assert re.fullmatch(r'height: \d+\ndata: "\d+ugnot"\n', shown.stdout), shown.stdout
+    assert shown.stderr.startswith("proven at block ")
+    document = bound.json("query", f"auth/accounts/{address}")
+    assert document["proven"] is True and document["proven_at"] >= 2, document
+    assert document["data"]["BaseAccount"]["address"] == address
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = _query_rule("bank/balances/", _balance_plus_one)
+        refused = bound.run("--remote", proxy.url, "query", path)
+    assert refused.exit_code == 4 and "holds" in refused.stderr, refused.output
