@@ -36,7 +36,10 @@ import run as bench  # noqa: E402  (bench/run.py: the venv install)
 from real_gnoland.gnonode import GnoNode, install_gno  # noqa: E402
 from real_gnoland.wan import Link  # noqa: E402
 
-TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"
+from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
+
+TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys the realm
+REALM_PATH, PACKAGE_PATH = "gno.land/r/c4cli/connect4", "gno.land/p/c4cli/gno4"
 
 
 def main() -> None:
@@ -56,13 +59,16 @@ def main() -> None:
     node = GnoNode(bin_dir, gnoroot, folder / "node")
     node.start({alice: 10**12, TEST1: 10**12})
     try:
+        gno = HERE.parent / "gno"
+        node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
+        node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
         url, link = node.url, None
         if options.rtt or options.tls:
             link = Link(int(node.url.rsplit(":", 1)[1]), rtt_ms=options.rtt, tls=options.tls,
                         folder=folder)  # fmt: skip
             url = link.url
             os.environ["SSL_CERT_FILE"] = str(link.cert_file)
-        _c4(home, "init", "--remote", url, "--realm-path", "gno.land/r/c4cli/proven/connect4")
+        _c4(home, "init", "--remote", url, "--realm-path", REALM_PATH)
         samples, requests = rounds(options, url, link, bin_dir, home, alice)
     finally:
         node.stop()
@@ -117,7 +123,7 @@ def _c4(home: Path, *args: str) -> dict[str, object]:
     proc = subprocess.run([bench.C4, *args, "--json"], env=_env(home), capture_output=True,
                           text=True)  # fmt: skip
     if proc.returncode != 0:
-        sys.exit(f"c4 {' '.join(args)} failed: {proc.stderr}")
+        sys.exit(f"c4 {' '.join(args)} failed: {proc.stderr or proc.stdout}")
     document: dict[str, object] = json.loads(proc.stdout)
     return document
 
