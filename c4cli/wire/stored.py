@@ -10,13 +10,11 @@ reading to gno's own decoding of the values a real node proved.
 
 from __future__ import annotations
 
-import base64
-
+from c4cli.wire import pubkeys
 from c4cli.wire.protowire import DecodeError, unzigzag, wire_fields
 from c4cli.wire.results import Tm2Account
 
 ACCOUNT, SESSION = "/gno.Account", "/gno.SessionAccount"
-PUBKEY_TYPES = ("/tm.PubKeySecp256k1", "/tm.PubKeyEd25519", "/tm.PubKeyMultisig")
 
 
 def _fields(data: bytes) -> dict[int, list[int | bytes]]:
@@ -48,17 +46,16 @@ def _message(fields: dict[int, list[int | bytes]], number: int) -> dict[int, lis
 
 
 def _public_key(fields: dict[int, list[int | bytes]]) -> object:
-    """A public key's amino JSON, as the node's ``auth/accounts`` answer writes it."""
+    """A public key's amino JSON (a key or a multisig), as ``auth/accounts`` writes it."""
     if 3 not in fields:
         return None
-    any_value = _message(fields, 3)
-    type_url = _text(any_value, 1)
-    if type_url not in PUBKEY_TYPES[:2]:
-        raise DecodeError(f"a public key of type {type_url!r}, which c4 does not read here")
-    raw = _message(any_value, 2).get(1, [b""])[-1]
+    raw = fields[3][-1]
     if not isinstance(raw, bytes):
-        raise DecodeError("a public key that is not bytes")
-    return {"@type": type_url, "value": base64.b64encode(raw).decode()}
+        raise DecodeError("a public key that is a number")
+    try:
+        return pubkeys.to_json(pubkeys.from_any(raw))
+    except pubkeys.NotAKey as exc:
+        raise DecodeError(str(exc)) from None
 
 
 def account(value: bytes) -> Tm2Account:

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from c4cli.address import encode_address
-from c4cli.wire import ics23, stored
+from c4cli.wire import ics23, pubkeys, stored
 from c4cli.wire.abci import ProofOp, ResponseQuery
 from c4cli.wire.ics23 import ProofError
-from c4cli.wire.protowire import VARINT, bytes_field, encode_varint, field_key
+from c4cli.wire.protowire import VARINT, any_value, bytes_field, encode_varint, field_key
 from c4cli.wire.results import tm2_account
 from c4cli.wire.rpc import ResultCommit
 from c4cli.wire.storeproof import app_hash_of
@@ -235,3 +235,19 @@ def test_an_absence_shown_by_leaves_that_are_not_neighbours_fails(
     said = c4_says(ops, key, None, APP_HASH)
     assert "neighbour" in said, said
     assert go_amino.verify_store(as_json(ops), APP_HASH, key, None) != ""
+
+
+def test_a_multisig_accounts_key_reads_as_the_node_decodes_it(go_amino: Any) -> None:
+    """An account whose key is a multisig (gnokey's `multisig`, c4's `keys add
+    --multisig`): its value as the store keeps it, read by c4 and by gno's amino alike."""
+    members = [bytes([2]) + bytes([n]) * 32 for n in (1, 2, 3)]
+    key = pubkeys.new_multisig(2, list(members))
+    address = pubkeys.address(key)
+    base = bytes_field(1, address.encode()) + bytes_field(2, b"5ugnot")
+    base += bytes_field(3, pubkeys.any_bytes(key))
+    base += field_key(4, VARINT) + encode_varint(9) + field_key(5, VARINT) + encode_varint(4)
+    value = any_value("/gno.Account", bytes_field(1, base))
+    read = stored.account(value)
+    assert read == tm2_account(go_amino.account(value))
+    assert (read.address, read.number, read.sequence, read.coins) == (address, 9, 4, "5ugnot")
+    assert read.public_key["@type"] == "/tm.PubKeyMultisig"
