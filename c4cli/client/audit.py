@@ -7,8 +7,8 @@ withdrawn. On the local chain the log lists them; on a node the realm's history 
 (`c4 sync`, its calls run again by c4's mirror). What the books leave in the realm
 must be what it holds (the stakes of its open and live games, the fees collected and
 not yet withdrawn, as the realm itself says) and what its bank account holds (on a
-node, the node's word at its last block: balances have no proof here, and the audit
-says so).
+node that verifies blocks, the realm's account proven from the app hash, as `c4 query
+balance` proves it: client/accounts.py; with --trust-node, the node's word).
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from typing import NamedTuple
 from c4cli.address import package_address
 from c4cli.chain.controls import LocalControls
 from c4cli.chain.interface import ChainReader
+from c4cli.client import accounts
 from c4cli.client.player import live_games
 from c4cli.client.realm_client import RealmClient, Status
 from c4cli.client.replayed import Flow, Tally, tally_of
 from c4cli.coins import UGNOT, parse_coins
 from c4cli.jsonvalue import Document
-from c4cli.wire.paths import BALANCES
 
 
 class Books(NamedTuple):
@@ -37,6 +37,7 @@ class Books(NamedTuple):
     held: int  # the stakes of its open and live games, as the realm lists them
     pending_fees: int  # the fees collected and not yet withdrawn, as the realm says
     balance: int  # its bank balance
+    proven_at: int | None = None  # the block whose state proves the balance (a node's)
 
     @property
     def left(self) -> int:
@@ -90,10 +91,9 @@ def books(chain: ChainReader, tally: Tally) -> Books:
         if game.status in (Status.OPEN, Status.PLAYING)
     )
     pending = RealmClient(chain).fees().collected
-    address = package_address(chain.realm_path)
-    coins = chain.query(BALANCES + address).data.strip().strip('"')
-    balance = parse_coins(coins).get(UGNOT, 0)
-    return Books(*tally, held, pending, balance)
+    read = accounts.read(chain, package_address(chain.realm_path), "balance")
+    balance = accounts.ugnot_of(read.document if isinstance(read.document, str) else "?")
+    return Books(*tally, held, pending, balance, read.proven_at)
 
 
 def local_tally(chain: LocalControls) -> Tally:

@@ -57,6 +57,8 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
         tally, height = done.tally, done.height
         source = "the node's word at its last block"
     found = books(chain, tally)
+    if found.proven_at is not None:
+        source = f"proven at block {found.proven_at} by the trusted validators' signatures"
     discrepancies = found.discrepancies()
     if as_json:
         emit_json(_document(found, chain.realm_path, height, source, discrepancies))
