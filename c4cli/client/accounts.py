@@ -24,7 +24,7 @@ from c4cli.wire import stored
 from c4cli.wire.paths import ACCOUNTS, BALANCES
 from c4cli.wire.protowire import DecodeError
 from c4cli.wire.results import Tm2Account, tm2_account
-from c4cli.wire.storeproof import account_key
+from c4cli.wire.storeproof import account_key, session_key
 
 PROVEN = "proven at block {height} by the trusted validators' signatures"
 
@@ -73,10 +73,7 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
 def _differs(document: Any, proven: Stored, what: str, name: str) -> str | None:
     """How the node's answer differs from the proven account (None: it does not)."""
     at = proven.height
-    try:
-        account = None if proven.value is None else stored.account(proven.value)
-    except (DecodeError, ValueError) as exc:
-        raise Unverified(f"{name} proven at block {at} is not an account: {exc}") from None
+    account = _account_of(proven, name)
     if what == "account":
         return _account_differs(document, account, name, at)
     said = ugnot_of(document if isinstance(document, str) else "?")
@@ -86,9 +83,13 @@ def _differs(document: Any, proven: Stored, what: str, name: str) -> str | None:
     return f"the node says {name} holds {said}ugnot; the proof at block {at}, {held}ugnot"
 
 
-def _account_differs(document: Any, account: Tm2Account | None, name: str, at: int) -> str | None:
+def _account_differs(
+    document: Any, account: Tm2Account | None, name: str, at: int, *, listed: bool = False
+) -> str | None:
+    """How the node's account (its JSON; ``listed``: read already) differs from the
+    proven one (None: it does not)."""
     try:
-        said = tm2_account(document)
+        said = document if listed else tm2_account(document)
     except (ValueError, TypeError, AttributeError):
         return f"the node answered {name} in a shape it never has"
     if said == account:
@@ -98,3 +99,42 @@ def _account_differs(document: Any, account: Tm2Account | None, name: str, at: i
         return f"the node shows {shown} for {name}; the proof at block {at}, {held}"
     differ = [f for f in Tm2Account._fields if getattr(said, f) != getattr(account, f)]
     return f"the node's {name} differs from the one proven at block {at} in: {', '.join(differ)}"
+
+
+def _account_of(proven: Stored, name: str) -> Tm2Account | None:
+    try:
+        return None if proven.value is None else stored.account(proven.value)
+    except (DecodeError, ValueError) as exc:
+        raise Unverified(f"{name} proven at block {proven.height} is not one: {exc}") from None
+
+
+def sessions(chain: ChainReader, master: str) -> tuple[list[Tm2Account], int | None]:
+    """``master``'s session keys as the node lists them (``auth/accounts/<addr>/
+    sessions``), and, on a node that proves, the block at which each was held to its
+    key in the main store (``/a/<master>/s/<session>``: its numbers, expiry, paths and
+    allowance); None where nothing is proven. That the list is whole is the node's
+    word: the store proves a key, not that no other key is beside it."""
+    first = chain.stored(account_key(master), f"the account {master}")
+    at = 0 if first is None else first.height
+    answer = chain.query(f"{ACCOUNTS}{master}/sessions", height=at)
+    listed = []
+    for item in answer.document("the sessions") or []:
+        try:
+            found = tm2_account(item if isinstance(item, dict) else {})
+        except (ValueError, TypeError, AttributeError):
+            found = None
+        listed.append(found or Tm2Account("", 0, 0, None, ""))
+    if first is None:
+        return listed, None
+    for found in listed:
+        name = f"the session key {found.address} of {master}"
+        try:
+            key = session_key(master, found.address)
+        except ValueError:
+            raise Unverified(f"the node lists a session of {master} that is no address") from None
+        proven = chain.stored(key, name, at)
+        assert proven is not None, "a chain that proved once proves again"
+        problem = _account_differs(found, _account_of(proven, name), name, at, listed=True)
+        if problem is not None:
+            raise Unverified(problem)
+    return listed, at

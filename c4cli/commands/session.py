@@ -11,6 +11,7 @@ import click
 
 from c4cli.chain.clock import MAX_TIME, format_time, parse_time
 from c4cli.chain.interface import Reader
+from c4cli.client import accounts
 from c4cli.coins import format_coins, parse_amount
 from c4cli.commands import complete
 from c4cli.commands.options import TxCommand, common_options, emit_json, group_options, tx_options
@@ -245,9 +246,13 @@ def list_sessions(run: Invocation, master: str, home: Path, as_json: bool) -> No
       c4 session list bob --json
     """
     address = resolve(home, master)
-    sessions = _sessions(run.open_chain(home), address)
+    sessions, proven_at = accounts.sessions(run.open_chain(home), address)
+    if proven_at is not None:
+        click.echo(f"{accounts.PROVEN.format(height=proven_at)} (each session; that the "
+                   "list is whole is the node's word)", err=True)  # fmt: skip
     if as_json:
-        emit_json([_listed(found) for found in sessions])
+        proven = {} if proven_at is None else {"proven_at": proven_at}
+        emit_json([{**_listed(found), **proven} for found in sessions])
         return
     if not sessions:
         click.echo("no sessions")

@@ -174,3 +174,30 @@ def test_gnokeys_paths_are_proven_and_print_gnokeys_lines(bound: Home, gno_node:
         proxy.rules["abci_query"] = _query_rule("bank/balances/", _balance_plus_one)
         refused = bound.run("--remote", proxy.url, "query", path)
     assert refused.exit_code == 4 and "holds" in refused.stderr, refused.output
+
+
+def _expiry_plus_one(response: dict[str, Any]) -> None:
+    def edit(listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for item in listed:
+            session = item.get("BaseSessionAccount", item)
+            session["expires_at"] = str(int(session["expires_at"]) + 1)
+        return listed
+
+    _data(response, edit)
+
+
+def test_each_session_listed_is_proven(bound: Home, gno_node: Any) -> None:
+    """`c4 session list`: each session held to its key in the main store (its expiry,
+    paths and allowance); a forged expiry is exit 4."""
+    bound.ok("session", "create", "carol", "--session-key", "carol-s", "--expires", "1h",
+             "--allow-paths", f"vm/exec:{REALM_PATH}")  # fmt: skip
+    listed = bound.json("session", "list", "carol")
+    session = bound.json("keys", "show", "carol-s")["address"]
+    assert [item["address"] for item in listed] == [session]
+    assert listed[0]["proven_at"] >= 2 and listed[0]["allow_paths"] == [f"vm/exec:{REALM_PATH}"]
+    text = bound.ok("session", "list", "carol")
+    assert "that the list is whole is the node's word" in text.stderr
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = _query_rule("auth/accounts/", _expiry_plus_one)
+        refused = bound.run("--remote", proxy.url, "session", "list", "carol")
+    assert refused.exit_code == 4 and "expires_at" in refused.stderr, refused.output

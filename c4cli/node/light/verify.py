@@ -153,7 +153,9 @@ class Verifier:
 
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),
-        proven."""
+        proven (the last one proven, when it is that block's: it stays proven)."""
+        if self._latest_header is not None and self._latest_header.height == height:
+            return self._latest_header
         signed = self._signed(height)
         self.header(signed.header, signed.commit)
         return signed.header
