@@ -27,7 +27,9 @@ from c4cli.home.config import read_remote
 LAST_BLOCK_ONLY = ("game", "active", "leaders", "render", "fees", "player")
 # The realm's JSON printed exactly as it answers (cli.md): its marks go to stderr.
 EXACT = ("game", "active", "leaders")
-NODES_WORD = "the node's word: this home takes it (--trust-node)"
+NODES_WORD = (
+    "the node's word: no proof is checked (--trust-node, or a node this home is not bound to)"
+)
 
 
 def answer(

@@ -22,6 +22,7 @@ from real_gnoland.proxy import proxy_for
 from real_gnoland.test_proof_node import stranger
 from real_gnoland.test_remote import bound_home
 
+from c4cli.commands.realm_query import NODES_WORD
 from c4cli.wire.storeproof import STORE_KEY
 from support import Home
 
@@ -156,7 +157,7 @@ def test_a_forged_balance_or_account_is_exit_4(bound: Home, gno_node: Any, forge
     )
     # --trust-node: the node's answer, as before, and said (the store is never asked).
     assert taken.exit_code == 0, taken.output
-    assert taken.stderr == "the node's word: this home takes it (--trust-node)\n"
+    assert taken.stderr == f"{NODES_WORD}\n"
 
 
 def test_gnokeys_paths_are_proven_and_print_gnokeys_lines(bound: Home, gno_node: Any) -> None:
