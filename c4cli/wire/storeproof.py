@@ -45,16 +45,8 @@ def session_key(master: str, session: str) -> bytes:
     return account_key(master) + b"/s/" + _raw(session)
 
 
-def balance_key(address: str, denom: str) -> bytes:
-    return b"/b/" + _raw(address) + denom.encode()
-
-
 def package_key(path: str) -> bytes:
     return b"pkg:" + path.encode()
-
-
-def param_key(name: str) -> bytes:
-    return b"/pv/" + name.encode()
 
 
 def app_hash_of(ops: Sequence[ProofOp], key: bytes, value: bytes | None) -> bytes:
