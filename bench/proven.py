@@ -19,7 +19,6 @@ node's word.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -35,11 +34,9 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 import run as bench  # noqa: E402  (bench/run.py: the venv install)
 from real_gnoland.gnonode import GnoNode, install_gno  # noqa: E402
 from real_gnoland.wan import Link  # noqa: E402
+from remote import PACKAGE_PATH, REALM_PATH, TEST1, _c4, _env  # noqa: E402  (its node, its c4)
 
 from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
-
-TEST1 = "g1jg8mtutu9khhfwc4nxmuhcpftf0pajdhfvsqf5"  # the dev mnemonic's key: deploys the realm
-REALM_PATH, PACKAGE_PATH = "gno.land/r/c4cli/connect4", "gno.land/p/c4cli/gno4"
 
 
 def main() -> None:
@@ -113,19 +110,6 @@ def rounds(
     if options.tls:
         del samples[names[2]], requests[names[2]]
     return samples, requests
-
-
-def _env(home: Path) -> dict[str, str]:
-    return dict(os.environ, C4_HOME=str(home), C4_PASSWORD="")
-
-
-def _c4(home: Path, *args: str) -> dict[str, object]:
-    proc = subprocess.run([bench.C4, *args, "--json"], env=_env(home), capture_output=True,
-                          text=True)  # fmt: skip
-    if proc.returncode != 0:
-        sys.exit(f"c4 {' '.join(args)} failed: {proc.stderr or proc.stdout}")
-    document: dict[str, object] = json.loads(proc.stdout)
-    return document
 
 
 if __name__ == "__main__":

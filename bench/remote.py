@@ -221,7 +221,7 @@ def _c4(home: Path, *args: str) -> dict[str, object]:
         [bench.C4, *args, "--json"], env=_env(home), capture_output=True, text=True
     )
     if proc.returncode != 0:
-        sys.exit(f"c4 {' '.join(args)} failed: {proc.stderr}")
+        sys.exit(f"c4 {' '.join(args)} failed: {proc.stderr or proc.stdout}")
     document: dict[str, object] = json.loads(proc.stdout)
     return document
 

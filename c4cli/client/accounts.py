@@ -18,8 +18,9 @@ from typing import Any, NamedTuple
 
 from c4cli.chain.interface import ChainReader
 from c4cli.chain.trust import Stored
-from c4cli.coins import parse_coins
-from c4cli.errors import BadInput, Unverified
+from c4cli.coins import UGNOT, parse_coins
+from c4cli.errors import BadInput, Unreachable, Unverified
+from c4cli.escape import printable
 from c4cli.wire import stored
 from c4cli.wire.paths import ACCOUNTS, BALANCES
 from c4cli.wire.protowire import DecodeError
@@ -39,13 +40,21 @@ class Read(NamedTuple):
     height: int
     proven_at: int | None
 
+    @property
+    def ugnot(self) -> int:
+        """A balance's ugnot (the ``bank/balances`` answer is a coins text)."""
+        return ugnot_of(self.document if isinstance(self.document, str) else "?")
+
 
 def ugnot_of(coins: str) -> int:
-    """The ugnot in tm2 coins text (``5ugnot,3foo``)."""
+    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
+    (negative, garbled) is the chain's garbage, never shown as a number."""
     try:
-        return parse_coins(coins).get("ugnot", 0) if coins else 0
+        return parse_coins(coins).get(UGNOT, 0)
     except BadInput:
-        raise Unverified(f"a balance that is not coins: {coins!r}") from None
+        raise Unreachable(
+            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
+        ) from None
 
 
 def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:

@@ -92,8 +92,7 @@ def books(chain: ChainReader, tally: Tally) -> Books:
     )
     pending = RealmClient(chain).fees().collected
     read = accounts.read(chain, package_address(chain.realm_path), "balance")
-    balance = accounts.ugnot_of(read.document if isinstance(read.document, str) else "?")
-    return Books(*tally, held, pending, balance, read.proven_at)
+    return Books(*tally, held, pending, read.ugnot, read.proven_at)
 
 
 def local_tally(chain: LocalControls) -> Tally:

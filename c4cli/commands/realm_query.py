@@ -16,11 +16,11 @@ from c4cli.client import accounts
 from c4cli.client.player import ledger
 from c4cli.client.realm_client import RealmClient
 from c4cli.client.verified import marks_of, verification_of
-from c4cli.coins import gnot, parse_coins
+from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.run import current
 from c4cli.commands.text import game_id_arg
-from c4cli.errors import BadInput, Unreachable
+from c4cli.errors import BadInput
 from c4cli.escape import printable
 from c4cli.home.config import read_remote
 
@@ -117,7 +117,7 @@ def answer(
             else:
                 echo(json.dumps(read.document, indent=2))
         else:
-            ugnot = _ugnot(read.document if isinstance(read.document, str) else "?")
+            ugnot = read.ugnot
             if as_json:
                 word: dict[str, object] = {}
                 if read.proven_at is not None:
@@ -140,14 +140,3 @@ def _say(chain: ChainReader, *, err: bool = False) -> None:
     verification = verification_of(chain)
     if verification is not None:
         echo(printable(verification.text()), err=err)
-
-
-def _ugnot(coins: str) -> int:
-    """The ugnot in a balance's coins (``5ugnot,3foo``); a balance that is not tm2 coins
-    (negative, garbled) is the chain's garbage, never shown as a number."""
-    try:
-        return parse_coins(coins).get("ugnot", 0)
-    except BadInput:
-        raise Unreachable(
-            f"the chain answered a balance that is not coins: {printable(coins[:64])!r}"
-        ) from None

@@ -197,14 +197,8 @@ def _leaf_hash(leaf: LeafOp, key: bytes, value: bytes) -> bytes:
     return _hash(leaf.hash, leaf.prefix + key_data + value_data)
 
 
-def root_of(proof: ExistenceProof | NonExistenceProof) -> bytes:
-    """The root a proof computes to (a non-existence proof: its left neighbour's, else
-    its right's); :func:`verify` then holds every part of it to a spec and that root."""
-    if isinstance(proof, NonExistenceProof):
-        side = proof.left if proof.left is not None else proof.right
-        if side is None:
-            raise ProofError("a non-existence proof with neither neighbour")
-        proof = side
+def root_of(proof: ExistenceProof) -> bytes:
+    """The root a leaf's path computes to (its shape is :func:`_check_shape`'s)."""
     if proof.leaf is None:
         raise ProofError("an existence proof without its leaf")
     node = _leaf_hash(proof.leaf, proof.key, proof.value)
@@ -236,12 +230,6 @@ def _check_shape(proof: ExistenceProof, spec: Spec) -> None:
             raise ProofError(f"a step's prefix has an impossible length ({len(step.prefix)})")
         if len(step.suffix) % spec.child_size:
             raise ProofError("a step's suffix is not whole children")
-
-
-def _existence_holds(proof: ExistenceProof, spec: Spec, root: bytes) -> None:
-    _check_shape(proof, spec)
-    if root_of(proof) != root:
-        raise ProofError("the proof does not compute to the root")
 
 
 # -- where a step stands among its siblings (a non-existence proof's neighbours) ----
@@ -318,18 +306,24 @@ def _neighbours(left: tuple[InnerOp, ...], right: tuple[InnerOp, ...], spec: Spe
     return _right_most(left[: below[0]], spec) and _left_most(right[: below[1]], spec)
 
 
-def _absence_holds(proof: NonExistenceProof, spec: Spec, root: bytes, key: bytes) -> None:
+def _absence_root(proof: NonExistenceProof, spec: Spec, key: bytes) -> bytes:
+    """The root under which ``key`` is absent, as two neighbours of one tree show it."""
     left, right = proof.left, proof.right
     if left is None and right is None:
         raise ProofError("a non-existence proof with neither neighbour")
+    roots = set()
     if left is not None:
-        _existence_holds(left, spec, root)
+        _check_shape(left, spec)
+        roots.add(root_of(left))
         if not left.key < key:
             raise ProofError("the left neighbour is not left of the key")
     if right is not None:
-        _existence_holds(right, spec, root)
+        _check_shape(right, spec)
+        roots.add(root_of(right))
         if not key < right.key:
             raise ProofError("the right neighbour is not right of the key")
+    if len(roots) != 1:
+        raise ProofError("the two neighbours do not compute to one root")
     if left is None:
         assert right is not None
         if not _left_most(right.path, spec):
@@ -339,6 +333,7 @@ def _absence_holds(proof: NonExistenceProof, spec: Spec, root: bytes, key: bytes
             raise ProofError("no right neighbour, and the left one is not the last key")
     elif not _neighbours(left.path, right.path, spec):
         raise ProofError("the two neighbours are not next to each other")
+    return roots.pop()
 
 
 def verify(
@@ -347,17 +342,15 @@ def verify(
     """The root under which ``key`` holds ``value`` (None: holds nothing), as ``proof``
     shows it; ProofError when it does not show that. The root is the proof's own: the
     caller holds it to the root it trusts (the next operation's input, the app hash)."""
-    root = root_of(proof)
     if value is None:
         if not isinstance(proof, NonExistenceProof):
             raise ProofError("a proof that the key holds a value, where none was answered")
-        _absence_holds(proof, spec, root, key)
-        return root
+        return _absence_root(proof, spec, key)
     if not isinstance(proof, ExistenceProof):
         raise ProofError("a proof that the key is absent, where a value was answered")
     if proof.key != key:
         raise ProofError("the proof is of another key")
     if proof.value != value:
         raise ProofError("the proof is of another value")
-    _existence_holds(proof, spec, root)
-    return root
+    _check_shape(proof, spec)
+    return root_of(proof)
