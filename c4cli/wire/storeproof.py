@@ -19,11 +19,14 @@ account at ``/a/`` + its 20 address bytes; a session key at
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from c4cli.address import decode_address
 from c4cli.wire import ics23
-from c4cli.wire.abci import ProofOp
 from c4cli.wire.ics23 import ProofError
+
+if TYPE_CHECKING:  # an answer's operations, read by name: the ABCI types stay unloaded
+    from c4cli.wire.abci import ProofOp
 
 STORE_KEY = ".store/main/key"
 MAIN = b"main"  # the main store's name in the multistore
