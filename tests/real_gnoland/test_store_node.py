@@ -202,3 +202,16 @@ def test_each_session_listed_is_proven(bound: Home, gno_node: Any) -> None:
         proxy.rules["abci_query"] = _query_rule("auth/accounts/", _expiry_plus_one)
         refused = bound.run("--remote", proxy.url, "session", "list", "carol")
     assert refused.exit_code == 4 and "expires_at" in refused.stderr, refused.output
+
+
+def test_a_height_is_proven_or_refused_in_one_line(bound: Home) -> None:
+    """--height: a block past the chain is a bad input (exit 2, as on the local chain);
+    block 1, whose state tm2 proves nothing of, is exit 4 saying so; a past block's
+    state is proven at that block."""
+    past = bound.run("query", "balance", "carol", "--height", "999999999")
+    assert past.exit_code == 2 and "is not on this chain" in past.stderr, past.output
+    first = bound.run("query", "balance", "carol", "--height", "1")
+    assert first.exit_code == 4 and "no state before block 2" in first.stderr, first.output
+    now = bound.json("query", "balance", "carol")["height"]
+    earlier = bound.json("query", "balance", "carol", "--height", str(now - 1))
+    assert (earlier["proven"], earlier["height"]) == (True, now - 1)

@@ -18,7 +18,7 @@ import time as wallclock
 from typing import TYPE_CHECKING
 
 from c4cli.chain.trust import Stored
-from c4cli.errors import Unverified
+from c4cli.errors import BadInput, Unverified
 from c4cli.node.net import rpc
 from c4cli.wire.abci import ResponseQuery
 from c4cli.wire.ics23 import ProofError
@@ -36,10 +36,20 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
     """``key`` (``what`` names it in a refusal) after block ``height`` (0: the last the
     node can prove, see above, and at least block ``after``: awaited, a few seconds at
     most), proven; Unverified when any part does not hold."""
-    if height:
-        response = _ask(verifier, key, what, height)
-        return _held(verifier, key, what, response, verifier.proven_header(height + 1))
     header = verifier.latest_header()
+    if height:
+        if height > header.height:
+            raise BadInput(
+                f"height {height} is not on this chain (its last block is {header.height})"
+            )
+        if height < header.height - 1:
+            header = verifier.proven_header(height + 1)
+        elif height == header.height:
+            awaited = _next(verifier, height + 1)
+            if awaited is None:
+                raise Unverified(f"{what} after block {height} is not proven yet: no block since")
+            header = awaited
+        return _held(verifier, key, what, _ask(verifier, key, what, height), header)
     at, seen = header.height - 1, max(verifier.transport.seen_height, after)
     if seen > at:  # a state after that one is asked for: the block that proves it, awaited
         awaited = _next(verifier, seen + 1)
@@ -65,6 +75,8 @@ def _next(verifier: Verifier, height: int) -> Header | None:
 
 
 def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
+    if height <= 1:  # tm2 refuses to prove it (an internal error, in its words)
+        raise Unverified(f"{what} at block {height} cannot be proven: no state before block 2 is")
     response = verifier.rpc.ask(rpc.abci_query(STORE_KEY, key, height, prove=True)).response
     response = _checked(verifier, what, response)
     if response.height != height:
