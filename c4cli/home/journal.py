@@ -279,6 +279,19 @@ class Journal:
             if not entry.settled and entry.signer == address and entry.session == session
         ]
 
+    def landed_sequences(self, address: str, session: str | None) -> frozenset[int]:
+        """The sequences this account (and session) signed for in transactions that landed
+        (in a block: proven, on a home that proves blocks; its result a success): each
+        one the chain has taken."""
+        return frozenset(
+            entry.sequence
+            for entry in self.typed()
+            if entry.status == LANDED
+            and entry.sequence is not None
+            and entry.signer == address
+            and entry.session == session
+        )
+
     def unseen(self) -> list[Unsettled]:
         """Pending transactions of every account, oldest first."""
         return [self._unsettled(entry) for entry in self.typed() if entry.status == PENDING]

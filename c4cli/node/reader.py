@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from c4cli.chain.interface import Answer, Head, Signer
 from c4cli.errors import BadInput, Refused, SessionNotFound, UnknownAccount, Unreachable
@@ -30,6 +30,15 @@ if TYPE_CHECKING:
     from c4cli.node.light.verify import Verifier
 
 Query = tuple[str, str]  # (path, data), asked at the last block
+
+
+class Numbers(NamedTuple):
+    """An account's (or a session's) number and sequence as a node says them, and a
+    block it had made when it said them (their state is that block's or a later one's)."""
+
+    number: int
+    sequence: int
+    height: int
 
 
 METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
@@ -204,9 +213,10 @@ class NodeReader:
 
     # -- accounts and prices --------------------------------------------------------------
 
-    def account_numbers(self, signer: Signer, answer: Answer | None = None) -> tuple[int, int]:
-        """(account number, sequence) the signature must cover: the session's own when a
-        session key signs (``answer``: the account's query, asked ahead)."""
+    def account_numbers(self, signer: Signer, answer: Answer | None = None) -> Numbers:
+        """The account number and sequence the signature must cover, as the node says
+        them: the session's own when a session key signs (``answer``: the account's
+        query, asked ahead)."""
         path = account_path(signer)
         missing: Refused = (
             UnknownAccount(signer.address)
@@ -214,7 +224,8 @@ class NodeReader:
             else SessionNotFound(signer.session_addr, signer.address)
         )
         try:
-            document = json.loads((answer or self.query(path)).data or "null")
+            answer = answer or self.query(path)
+            document = json.loads(answer.data or "null")
         except Refused:
             raise missing from None
         except ValueError:
@@ -227,7 +238,9 @@ class NodeReader:
             raise Unreachable(f"{self.redacted} answered {path} in a shape it never has") from None
         if found is None:
             raise missing
-        return found
+        # tm2 dates no answer of a custom query asked at the last block (its height is 0):
+        # the node's last block as its status said, before this answer, dates it.
+        return Numbers(*found, answer.height or self.transport.status_height)
 
     def gas_price(self, answer: Answer | None = None) -> tuple[int, int]:
         """The node's gas price as (ugnot, per this much gas); (0, 1) when it asks none."""

@@ -146,6 +146,29 @@ def signed_tx(
     return Tx(tuple(msgs), tx_fee, (signature,), memo)
 
 
+def placeholder_tx(
+    msgs: Sequence[Msg],
+    tx_fee: Fee,
+    memo: str,
+    *,
+    pub_key: pubkeys.PubKey,
+    session_addr: str | None = None,
+) -> Tx:
+    """A ``std.Tx`` to simulate, signed by no one: a signature of the right shape under
+    the signer's public key (:func:`~c4cli.wire.pubkeys.placeholder_signature`), which
+    costs the gas a real one does. A node checks none in a simulation of these
+    messages (:func:`simulated_unsigned`)."""
+    placeholder = Signature(pub_key, pubkeys.placeholder_signature(pub_key), session_addr)
+    return Tx(tuple(msgs), tx_fee, (placeholder,), memo)
+
+
+def simulated_unsigned(msgs: Sequence[Msg]) -> bool:
+    """Whether a node simulates these messages without checking a signature: gno.land
+    v1.7.1 checks one only for messages that carry code (``txCarriesCode``)."""
+    unsigned = (MsgCall, MsgSend, MsgCreateSession, MsgRevokeSession, MsgRevokeAllSessions)
+    return all(isinstance(msg, unsigned) for msg in msgs)
+
+
 def impersonated_tx(
     msgs: Sequence[Msg],
     tx_fee: Fee,

@@ -144,6 +144,17 @@ def interrupted_while_held(
     return proc.returncode, err
 
 
+def after_broadcast(proxy: Proxy, rule: Rule) -> Rule:
+    """``rule`` once a broadcast went through ``proxy``; until then the node's answers
+    pass (a transaction's landing is what is forged, not the header that proves the
+    account's numbers before anything is signed)."""
+
+    def ruled(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
+        return rule(request, forward) if "broadcast_tx_commit" in proxy.seen else forward()
+
+    return ruled
+
+
 def tx_hash_of(request: dict[str, Any]) -> str:
     """The TX HASH of the transaction a broadcast request carries."""
     raw = base64.b64decode(request["params"]["tx"])

@@ -140,9 +140,11 @@ def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_bl
     gno_node: Any, players: Home, c4_bin: str
 ) -> None:
     """A move on a node: its first read (the game's move count, the account's numbers
-    and the gas price, with the status that checks the chain), the simulation, and
-    the broadcast with the last block and the game read back riding after it in one
-    request, as gnokey's three; the game shown is the chain's after the move."""
+    and the gas price, with the status that checks the chain), the simulation (of a
+    placeholder, with the proof of the account's numbers and the commit of the block
+    that proves them riding: nothing is signed before), and the broadcast with the
+    last block and the game read back riding after it in one request, as gnokey's
+    three; the game shown is the chain's after the move."""
     game, first, second = new_game(players)
     with proxy_for(gno_node.url) as proxy:
         env = {"C4_REMOTE": proxy.url}
@@ -154,7 +156,7 @@ def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_bl
         # the proof that the move landed costs no request of its own.
         assert proxy.requests == [
             ["status", "abci_query", "abci_query", "abci_query"],
-            ["abci_query"],
+            ["abci_query", "commit", "abci_query"],
             ["broadcast_tx_commit", "block", "commit", "abci_query"],
         ], proxy.requests
         assert played["verified"] is True and played["proof"]["height"] == played["height"]

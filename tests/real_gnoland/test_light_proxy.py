@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from real_gnoland.proxy import proxy_for
+from real_gnoland.proxy import after_broadcast, proxy_for
 from real_gnoland.test_proof_node import status_of, stranger
 from real_gnoland.test_remote import bound_home
 from real_gnoland.tm2json import header_hash, validators_hash, vote_sign_bytes
@@ -173,9 +173,27 @@ def test_a_forged_proof_leaves_the_transaction_pending(
     forge, words = CASES[case]
     to = stranger()
     with proxy_for(gno_node.url) as proxy:
-        proxy.rules["commit"] = proxy.rules["block"] = forging(forge)
+        proxy.rules["commit"] = proxy.rules["block"] = after_broadcast(proxy, forging(forge))
         result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
         settled_honestly(bound, gno_node, proxy, result, to, words)
+
+
+@pytest.mark.parametrize("case", ["a signature changed", "less than 2/3 of the power"])
+def test_a_forged_commit_before_signing_sends_nothing(
+    bound: Home, gno_node: Any, case: str
+) -> None:
+    """The commit of the header that proves the account's numbers, forged: exit 4 before
+    anything is signed, nothing broadcast or journaled."""
+    forge, words = CASES[case]
+    journal = bound.path / "journal.jsonl"
+    before = journal.read_bytes() if journal.exists() else b""
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["commit"] = forging(forge)
+        result = through(proxy)(bound, "send", "--to", stranger(), "--amount", "5ugnot", "carol")
+        seen = list(proxy.seen)
+    assert result.exit_code == 4 and words in result.stderr, result.output
+    assert "broadcast_tx_commit" not in seen, seen
+    assert (journal.read_bytes() if journal.exists() else b"") == before
 
 
 def test_a_block_whose_transactions_are_not_its_data_hashs(bound: Home, gno_node: Any) -> None:
@@ -245,7 +263,7 @@ def test_a_forged_validator_set_is_not_followed(bound: Home, gno_node: Any) -> N
     to = stranger()
     with proxy_for(gno_node.url) as proxy:
         for method in ("commit", "block", "validators"):
-            proxy.rules[method] = take_over
+            proxy.rules[method] = after_broadcast(proxy, take_over)
         result = through(proxy)(bound, "send", "--to", to, "--amount", "5ugnot", "carol")
         shown = through(proxy)(bound, "time")
         assert "its validator set changed from the one trusted at height" in result.stderr

@@ -27,7 +27,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
-from real_gnoland.proxy import answer, proxy_for
+from real_gnoland.proxy import after_broadcast, answer, proxy_for
 from real_gnoland.test_remote import staked_game
 from real_gnoland.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from real_gnoland.twin import player_key
@@ -439,6 +439,8 @@ def test_one_stolen_key_of_four_forges_nothing(net: Network, tmp_path: Path) -> 
         for method in ("commit", "block", "validators"):
             proxy.rules[method] = thief.rule(net.urls[1], 1000)
         far = home.run("--remote", proxy.url, "time")
+        for method in ("commit", "block", "validators"):  # the landing's proof, forged
+            proxy.rules[method] = after_broadcast(proxy, thief.rule(net.urls[1], 1000))
         sent = home.run("--remote", proxy.url, "send", "--to", "bob", "--amount", "5ugnot", "alice")
     for result in (far, sent):
         assert result.exit_code == 4 and result.stderr.count("\n") == 1, result.output

@@ -586,7 +586,9 @@ def test_the_node_stopped_mid_game(remote: Home, gno_node: Any) -> None:
 
 def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: Any) -> None:
     """A node older than v1.7.1 refuses a signature over the current payload: c4 signs the
-    legacy one instead, once, says so, and the node gets exactly that transaction."""
+    legacy one instead, once, says so, and the node gets exactly that transaction. (Its
+    first simulation is of a placeholder, signed by no one, while the account's numbers
+    are proven: such a node refuses that too, and the signed one follows.)"""
     import base64
 
     from real_gnoland.proxy import proxy_for
@@ -597,7 +599,7 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
     refused, sent = [], []
 
     def old_node(request: dict[str, Any], forward: Callable[[], dict[str, Any]]) -> Any:
-        if request["params"].get("path") != ".app/simulate" or refused:
+        if request["params"].get("path") != ".app/simulate" or len(refused) == 2:
             return forward()
         refused.append(request["params"]["data"])  # as a node before v1.7.1 answers it
         log = "unauthorized error: signature verification failed; verify correct account"
@@ -623,7 +625,12 @@ def test_a_node_that_knows_only_the_legacy_sign_payload(remote: Home, gno_node: 
         )
     assert result.exit_code == 0, result.output
     assert "legacy one (a node older than gno.land v1.7.1)" in result.stderr
-    assert len(refused) == 1
+    assert len(refused) == 2
+    from c4cli.wire.std import decode_tx
+
+    placeholder, current = (decode_tx(base64.b64decode(data)) for data in refused)
+    assert placeholder.signatures[0].signature == bytes(64)
+    assert current.signatures[0].signature != bytes(64)
     legacy = signed_tx(
         [send_msg(carol, bob, "3ugnot")],
         fee(2_000_000, "2000ugnot"),

@@ -215,3 +215,83 @@ def test_a_height_is_proven_or_refused_in_one_line(bound: Home) -> None:
     now = bound.json("query", "balance", "carol")["height"]
     earlier = bound.json("query", "balance", "carol", "--height", str(now - 1))
     assert (earlier["proven"], earlier["height"]) == (True, now - 1)
+
+
+def _numbers_changed(field: str, by: int) -> Callable[[dict[str, Any]], None]:
+    def change(response: dict[str, Any]) -> None:
+        def edit(document: dict[str, Any]) -> dict[str, Any]:
+            base = document["BaseAccount"]
+            base[field] = str(int(base[field]) + by)
+            return document
+
+        _data(response, edit)
+
+    return change
+
+
+NUMBERS: dict[str, tuple[str, int]] = {
+    "a sequence ahead": ("sequence", 1),
+    "a sequence behind": ("sequence", -1),
+    "another account number": ("account_number", 1),
+}
+
+
+def _journal_lines(home: Home) -> int:
+    journal = home.path / "journal.jsonl"
+    return len(journal.read_text().splitlines()) if journal.exists() else 0
+
+
+@pytest.mark.parametrize("forgery", sorted(NUMBERS))
+def test_forged_numbers_are_exit_4_before_anything_is_signed(
+    bound: Home, gno_node: Any, forgery: str
+) -> None:
+    """The account number and sequence a transaction is signed for are proven before
+    the first signature: a node that says others is exit 4, and what it was sent to
+    simulate carries no signature (a placeholder of 64 zero bytes); nothing is
+    broadcast, nothing journaled. With --trust-node the node's word is taken: the
+    forged sequence is signed and the node refuses it."""
+    from c4cli.wire.std import decode_tx
+
+    field, by = NUMBERS[forgery]
+    bound.ok("send", "--to", stranger(), "--amount", "1ugnot", "carol")  # a sequence above 0
+    before = _journal_lines(bound)
+    sent: list[bytes] = []
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        params = request["params"]
+        if params.get("path") == ".app/simulate":
+            sent.append(base64.b64decode(params["data"]))
+        document = forward()
+        if str(params.get("path", "")).startswith("auth/accounts/"):
+            _numbers_changed(field, by)(document["result"]["response"])
+        return document
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = rule
+        refused = bound.run("--remote", proxy.url, "send", "--to", stranger(),
+                            "--amount", "1ugnot", "carol")  # fmt: skip
+        seen = list(proxy.seen)
+    assert refused.exit_code == 4, refused.output
+    assert refused.stderr.count("\n") == 1, refused.stderr
+    assert "nothing was signed" in refused.stderr and f"{field.replace('_', ' ')} " in (
+        refused.stderr
+    ), refused.stderr
+    assert "broadcast_tx_commit" not in seen and _journal_lines(bound) == before
+    for raw in sent:
+        assert all(sig.signature == bytes(64) for sig in decode_tx(raw).signatures), raw
+
+
+def test_a_second_transaction_at_once_is_proven_by_the_first_ones_landing(
+    bound: Home, gno_node: Any
+) -> None:
+    """Read-your-writes for the numbers: right after this home's transaction landed, the
+    state a header proves may be the block before it; the sequence the node says is
+    one more, which the first transaction's proven landing explains: no block awaited,
+    still three requests."""
+    bound.ok("send", "--to", stranger(), "--amount", "1ugnot", "carol")
+    with proxy_for(gno_node.url) as proxy:
+        again = bound.run("--remote", proxy.url, "send", "--to", stranger(),
+                          "--amount", "1ugnot", "carol", "--json")  # fmt: skip
+        requests = list(proxy.requests)
+    assert again.exit_code == 0, again.output
+    assert len(requests) == 3 and requests[1] == ["abci_query", "commit", "abci_query"], requests

@@ -15,11 +15,12 @@ believed: exit 4, naming the key.
 from __future__ import annotations
 
 import time as wallclock
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.trust import Stored
 from c4cli.errors import BadInput, Unverified
 from c4cli.node.net import rpc
+from c4cli.node.net.rpc import Ask
 from c4cli.wire.abci import ResponseQuery
 from c4cli.wire.ics23 import ProofError
 from c4cli.wire.storeproof import STORE_KEY, app_hash_of
@@ -27,6 +28,7 @@ from c4cli.wire.storeproof import STORE_KEY, app_hash_of
 if TYPE_CHECKING:
     from c4cli.node.light.verify import Verifier
     from c4cli.wire.blocks import Header
+    from c4cli.wire.rpc import ResultABCIQuery, ResultCommit
 
 NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited for
 POLL = 0.55  # over the time the head proven is kept (verify.FRESH): asked again each time
@@ -45,10 +47,7 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
         if height < header.height - 1:
             header = verifier.proven_header(height + 1)
         elif height == header.height:
-            awaited = _next(verifier, height + 1)
-            if awaited is None:
-                raise Unverified(f"{what} after block {height} is not proven yet: no block since")
-            header = awaited
+            return after_block(verifier, key, what, height)
         return _held(verifier, key, what, _ask(verifier, key, what, height), header)
     at, seen = header.height - 1, max(verifier.transport.seen_height, after)
     if seen > at:  # a state after that one is asked for: the block that proves it, awaited
@@ -56,6 +55,54 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
         if awaited is not None:
             at, header = seen, awaited
     return _held(verifier, key, what, _ask(verifier, key, what, at), header)
+
+
+def after_block(verifier: Verifier, key: bytes, what: str, height: int) -> Stored:
+    """``key`` after block ``height``, the node's last or the one before: the block after
+    it, which proves it, awaited (a few seconds at most); Unverified when it does not
+    come in time."""
+    header = _next(verifier, height + 1)
+    if header is None:
+        raise Unverified(f"{what} after block {height} is not proven yet: no block since")
+    return _held(verifier, key, what, _ask(verifier, key, what, height), header)
+
+
+class Asked(NamedTuple):
+    """The reads that prove ``key`` after block ``height``, to ride in a request made for
+    something else: the store's answer with its proof, and the commit of the block
+    after it (None: the verifier holds that header already)."""
+
+    key: bytes
+    what: str
+    height: int
+    proof: Ask[ResultABCIQuery]
+    commit: Ask[ResultCommit] | None
+    header: Header | None  # the block after's, held (None: its commit is asked)
+
+    @property
+    def calls(self) -> list[Ask[Any]]:
+        return [self.proof] if self.commit is None else [self.commit, self.proof]
+
+
+def ask(verifier: Verifier, key: bytes, what: str, height: int) -> Asked:
+    """What proves ``key`` after block ``height`` (a block the node made, so the one
+    after it may not be made yet: only the one before it is asked when it is not)."""
+    _provable(what, height)
+    proof = rpc.abci_query(STORE_KEY, key, height, prove=True)
+    header = verifier.held_header(height + 1)
+    commit = None if header is not None else rpc.commit(height + 1)
+    return Asked(key, what, height, proof, commit, header)
+
+
+def answered(verifier: Verifier, asked: Asked, replies: rpc.Replies) -> Stored:
+    """The value ``asked`` for, proven from ``replies`` (Unverified when it is not)."""
+    header = asked.header
+    if header is None:
+        assert asked.commit is not None, "a header not held is asked for"
+        header = verifier.signed_in(replies, asked.commit, asked.height + 1)
+    response = _checked(verifier, asked.what, replies[asked.proof].response)
+    _at(verifier, asked.what, response, asked.height)
+    return _held(verifier, asked.key, asked.what, response, header)
 
 
 def _next(verifier: Verifier, height: int) -> Header | None:
@@ -75,10 +122,17 @@ def _next(verifier: Verifier, height: int) -> Header | None:
 
 
 def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
+    _provable(what, height)
+    response = verifier.rpc.ask(rpc.abci_query(STORE_KEY, key, height, prove=True)).response
+    return _at(verifier, what, _checked(verifier, what, response), height)
+
+
+def _provable(what: str, height: int) -> None:
     if height <= 1:  # tm2 refuses to prove it (an internal error, in its words)
         raise Unverified(f"{what} at block {height} cannot be proven: no state before block 2 is")
-    response = verifier.rpc.ask(rpc.abci_query(STORE_KEY, key, height, prove=True)).response
-    response = _checked(verifier, what, response)
+
+
+def _at(verifier: Verifier, what: str, response: ResponseQuery, height: int) -> ResponseQuery:
     if response.height != height:
         node = verifier.redacted
         raise Unverified(f"{node} proved {what} at block {response.height}, asked at {height}")

@@ -291,16 +291,34 @@ class Verifier:
             )
         return found
 
+    def held_header(self, height: int) -> Header | None:
+        """Block ``height``'s header if it is the last this verifier proved (None if not)."""
+        header = self._latest_header
+        return header if header is not None and header.height == height else None
+
+    def signed_in(self, replies: rpc.Replies, asked: Ask[ResultCommit], height: int) -> Header:
+        """Block ``height``'s header, proven by the commit answered to ``asked`` (a call of
+        a request that carried other reads too)."""
+        try:
+            signed = replies[asked]
+        except Malformed as wrong:
+            raise Unverified(str(wrong)) from None
+        self.header(_of_height(self.redacted, signed, height).header, signed.commit)
+        return signed.header
+
     def _signed(self, height: int) -> ResultCommit:
         """Block ``height``'s header and commit, once the node answered that height's."""
-        signed = ask_commit(self.rpc, height)[0]
-        answered = signed.header.height
-        if answered != height:
-            raise Unverified(
-                f"{self.redacted} answered the commit of block {answered} when asked for "
-                f"block {height}'s"
-            )
-        return signed
+        return _of_height(self.redacted, ask_commit(self.rpc, height)[0], height)
+
+
+def _of_height(node: str, signed: ResultCommit, height: int) -> ResultCommit:
+    """``signed``, a commit answer, if it is block ``height``'s."""
+    answered = signed.header.height
+    if answered != height:
+        raise Unverified(
+            f"{node} answered the commit of block {answered} when asked for block {height}'s"
+        )
+    return signed
 
 
 def results_committed(height: int, results: Sequence[ResponseDeliverTx], after: Header) -> None:

@@ -416,6 +416,11 @@ class Transport:
         if known < height:
             self.checked = False
 
+    @property
+    def status_height(self) -> int:
+        """The node's last block as its last status said (0: none asked yet)."""
+        return self._status.latest_block_height if self._status is not None else 0
+
     def status(self) -> ResultStatus:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""

@@ -35,16 +35,20 @@ from c4cli.errors import (
     notice,
     warn_once,
 )
-from c4cli.node.net import answers
-from c4cli.node.reader import Ahead, NodeReader, account_path
+from c4cli.node.net import answers, rpc
+from c4cli.node.net.rpc import Replies
+from c4cli.node.reader import Ahead, NodeReader, Numbers, account_path, decoded
+from c4cli.node.sending import numbers
 from c4cli.node.sending.delivery import Delivery, Submission, Superseded
 from c4cli.node.sending.receipts import RefusedInBlock
-from c4cli.wire import pubkeys, results
+from c4cli.wire import crypto, pubkeys, results
 from c4cli.wire.msgs import Msg
 from c4cli.wire.paths import GASPRICE, SIMULATE
-from c4cli.wire.std import Fee, Signature, Tx, encode_tx, tx_hash
+from c4cli.wire.std import Fee, Tx, encode_tx, tx_hash
 from c4cli.wire.tx import fee as make_fee
-from c4cli.wire.tx import signature_error, signed_tx
+from c4cli.wire.tx import placeholder_tx, signature_error, signed_tx, simulated_unsigned
+
+Simulate = Callable[[Fee], int]  # the gas the transaction uses at a fee, simulated
 
 GAS_MARGIN = 1.2  # gas wanted = simulated gas used x this (gnokey's default margin is similar)
 SIMULATION_GAS = 100_000_000  # the most a simulation may use
@@ -184,7 +188,7 @@ class Sender:
     def _broadcast_held(self, signer: Signer, tx: Tx, policy: SendPolicy) -> Receipt:
         submission = Submission()
         self.delivery.reconcile(signer, submission)
-        number, sequence = self.reader.account_numbers(signer)
+        number, sequence, _ = self.reader.account_numbers(signer)
         try:
             problem = signature_error(
                 tx,
@@ -215,27 +219,43 @@ class Sender:
         submission: Submission,
         ahead: Ahead,
     ) -> Receipt:
-        number, sequence = self.reader.account_numbers(signer, ahead.take(account_path(signer)))
+        said = self.reader.account_numbers(signer, ahead.take(account_path(signer)))
+        number, sequence = said.number, said.sequence
         # A transaction this command sent for an earlier sequence (refused by a node's
         # word, its answer lost) is proved first: if it landed, it is the command's
         # result, and nothing is signed again.
         earlier = self.delivery.reconcile(signer, submission, below=sequence)
         if earlier is not None:
             return earlier
+        # The numbers proven before the first signature (node/sending/numbers.py).
+        verifier = self.reader.verifier
+        check = None if verifier is None else numbers.ask(verifier, signer, said)
 
         def sign_at(paid: Fee) -> Tx:
+            nonlocal check, number, sequence
+            if check is not None:
+                number, sequence, _ = self._prove(check, None)
+                check = None
             return self._sign(signer, msgs, paid, memo, number, sequence)
+
+        def simulate_at(paid: Fee) -> int:
+            nonlocal check, number, sequence
+            if check is not None and simulated_unsigned(msgs) and not self.legacy_payload:
+                riding, check = check, None
+                proven, used = self._simulate_riding(signer, msgs, paid, memo, riding)
+                number, sequence = proven.number, proven.sequence
+                if used is not None:
+                    return used
+            return self._simulate_signed(lambda: sign_at(paid))[1]
 
         chosen = fee
         if not fee.gas_wanted or not fee.gas_fee:
             # c4 picks the gas (from the simulation), or the fee for the gas given.
             pick = self._given_gas if fee.gas_wanted else self._estimate
-            chosen, gas_used = pick(sign_at, fee, policy, ahead.take(GASPRICE))
-            tx = sign_at(chosen)
-        elif policy.simulate == "skip":
-            tx, gas_used = sign_at(chosen), 0
+            chosen, gas_used = pick(simulate_at, fee, policy, ahead.take(GASPRICE))
         else:
-            tx, gas_used = self._simulate_signed(lambda: sign_at(chosen))
+            gas_used = 0 if policy.simulate == "skip" else simulate_at(chosen)
+        tx = sign_at(chosen)
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
         try:
@@ -254,6 +274,35 @@ class Sender:
                 raise refused from None
         self._said_legacy()
         return receipt
+
+    def _prove(self, check: numbers.Check, replies: Replies | None) -> Numbers:
+        """The account's numbers to sign for, proven (their proof asked now unless it
+        rode in ``replies``), or Unverified: nothing is signed on a node's word."""
+        if replies is None and check.calls:
+            replies = self.reader.rpc.batch(check.calls)
+        return numbers.settle(self.reader, check, replies, self.delivery.journal)
+
+    def _simulate_riding(
+        self, signer: Signer, msgs: list[Msg], paid: Fee, memo: str, check: numbers.Check
+    ) -> tuple[Numbers, int | None]:
+        """The numbers proven, and the gas a placeholder of the transaction uses (signed by
+        no one: the numbers are not proven yet), simulated in the request that carries
+        their proof, which is settled first; None for the gas when the node wants a
+        signature to simulate (a node older than gno.land v1.7.1): the caller signs."""
+        key, session = crypto.public_key(signer.private_key), signer.session_addr
+        unsigned = placeholder_tx(msgs, paid, memo, pub_key=key, session_addr=session)
+        asked = rpc.abci_query(SIMULATE, encode_tx(unsigned))
+        replies = self.reader.rpc.batch([asked, *check.calls])
+        proven = self._prove(check, replies)
+        try:
+            result = answers.simulated(decoded(SIMULATE, replies.get(asked))[0])
+            if result.refusal is not None:
+                raise result.refusal
+        except Refused as refused:
+            if refused.kind == results.UNAUTHORIZED:
+                return proven, None
+            raise
+        return proven, result.gas_used
 
     def _simulated(self, signer: Signer, tx: Tx, gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
@@ -326,17 +375,16 @@ class Sender:
             )
 
     def _estimate(
-        self, sign_at: Callable[[Fee], Tx], fee: Fee, policy: SendPolicy, price: Answer | None
+        self, simulate_at: Simulate, fee: Fee, policy: SendPolicy, price: Answer | None
     ) -> tuple[Fee, int]:
-        """The fee to sign (the gas the simulation of what ``sign_at`` signs used, plus a
-        margin, and what the node's gas price asks for it, bounded; ``price``: its query,
-        asked ahead), and the gas the simulation used."""
-        trial = make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot")
-        _, used = self._simulate_signed(lambda: sign_at(trial))
+        """The fee to sign (the gas the transaction used, simulated at the most gas a
+        simulation may use, plus a margin, and what the node's gas price asks for it,
+        bounded; ``price``: its query, asked ahead), and the gas the simulation used."""
+        used = simulate_at(make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot"))
         return self._priced(math.ceil(used * GAS_MARGIN), fee, policy, price), used
 
     def _given_gas(
-        self, sign_at: Callable[[Fee], Tx], fee: Fee, policy: SendPolicy, price: Answer | None
+        self, simulate_at: Simulate, fee: Fee, policy: SendPolicy, price: Answer | None
     ) -> tuple[Fee, int]:
         """The gas given (--gas-wanted), its fee left to the node: priced at the node's gas
         price within the cap, and refused before anything is sent (exit 2) where the
@@ -346,7 +394,7 @@ class Sender:
         priced = self._priced(wanted, fee, policy, price)
         if policy.simulate == "skip":
             return priced, 0
-        enough, used = self._estimate(sign_at, fee, policy, price)
+        enough, used = self._estimate(simulate_at, fee, policy, price)
         if used > wanted:
             raise GasBelowUse(wanted, used, enough.gas_wanted, enough.gas_fee)
         return priced, used
@@ -387,7 +435,5 @@ class Sender:
         if fee.gas_wanted:
             return self._priced(fee.gas_wanted, fee, policy)
         trial = make_fee(SIMULATION_GAS, fee.gas_fee or "1ugnot")
-        placeholder = Signature(pub_key, pubkeys.placeholder_signature(pub_key))
-        unsigned = Tx(tuple(msgs), trial, (placeholder,), memo)
-        used = self.simulate(encode_tx(unsigned))
+        used = self.simulate(encode_tx(placeholder_tx(msgs, trial, memo, pub_key=pub_key)))
         return self._priced(math.ceil(used * GAS_MARGIN), fee, policy)
