@@ -8,7 +8,8 @@ withdrawn. On the local chain the log lists them; on a node the realm's history 
 must be what it holds (the stakes of its open and live games, the fees collected and
 not yet withdrawn, as the realm itself says) and what its bank account holds (on a
 node that verifies blocks, the realm's account proven from the app hash, as `c4 query
-balance` proves it: client/accounts.py; with --trust-node, the node's word).
+balance` proves it: client/accounts.py, after the history's last block, the block
+the books run to; with --trust-node, the node's word).
 """
 
 from __future__ import annotations
@@ -83,15 +84,16 @@ class Books(NamedTuple):
         return found
 
 
-def books(chain: ChainReader, tally: Tally) -> Books:
-    """The books of ``tally`` beside what the realm holds and its balance, read now."""
+def books(chain: ChainReader, tally: Tally, height: int = 0) -> Books:
+    """The books of ``tally`` (through block ``height``; 0: the last) beside what the
+    realm holds, read now, and its balance after that same block."""
     held = sum(
         game.stake * (1 if game.status == Status.OPEN else 2)
         for game in live_games(chain)
         if game.status in (Status.OPEN, Status.PLAYING)
     )
     pending = RealmClient(chain).fees().collected
-    read = accounts.read(chain, package_address(chain.realm_path), "balance")
+    read = accounts.read(chain, package_address(chain.realm_path), "balance", height)
     return Books(*tally, held, pending, read.ugnot, read.proven_at)
 
 

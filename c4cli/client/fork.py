@@ -8,10 +8,12 @@ realm's history synced there (`c4 sync`), every block proven. The realm's state 
 HEIGHT is *computed*: c4's mirror replays the history's delivered calls up to it
 (:mod:`c4cli.client.replayed`); a realm the history cannot make (code run once
 that reached it, another version of its code, a deployment before the history)
-is refused, never taken on the node's word. The accounts are the node's word at
-HEIGHT, as anvil takes its fork's: the number, sequence, public key and coins of
-every address the realm's history names (signers, players, the owner, the realm
-itself), read with ``auth/accounts`` at that height; the document says so.
+is refused, never taken on the node's word. So are the accounts (anvil takes its
+fork's on its node's word): the number, sequence, public key and coins of every
+address the realm's history names (signers, players, the owner, the realm itself),
+read from the main store after block HEIGHT, each with its proof, held to the
+header after it that the validators signed (:func:`c4cli.node.light.store.read_many`);
+the document's origin says so.
 
 The state becomes a document `c4 init --load` takes (:mod:`c4cli.local.genesis_state`),
 with an ``origin``: the chain id, the URL without its credentials, the height, and
@@ -39,17 +41,20 @@ from c4cli.address import package_address
 from c4cli.chain.clock import format_time
 from c4cli.chain.trust import Caught, IndexedTx, ReplayKeep
 from c4cli.client import connect, history, replayed
+from c4cli.client.accounts import PROVEN
 from c4cli.coins import parse_coins
-from c4cli.errors import BadInput, Unreachable
+from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.home.config import read_remote
 from c4cli.jsonvalue import Document
 from c4cli.local import genesis_state, state_document
 from c4cli.local.accounts import stored_key
 from c4cli.node.history.sync import NodeHistory, Progress
-from c4cli.node.net import rpc
-from c4cli.node.reader import CALLS, NodeReader
+from c4cli.node.light import store
+from c4cli.node.reader import NodeReader
 from c4cli.realm.memory import RealmState
-from c4cli.wire import pubkeys, results
+from c4cli.wire import pubkeys, results, stored
+from c4cli.wire.protowire import DecodeError
+from c4cli.wire.storeproof import account_key
 
 if TYPE_CHECKING:
     from c4cli.local.accounts import AccountRecord
@@ -152,7 +157,7 @@ def forked(
         "height": at,
         "block_hash": proven.block_hash,
         "time": format_time(proven.time),
-        "accounts": "the node's word at this height (auth/accounts)",
+        "accounts": PROVEN.format(height=at) + " (the main store's proofs)",
     }
     document: StateDocument = {
         "c4_state": genesis_state.FORMAT,
@@ -222,18 +227,21 @@ def _named(realm: RealmState, signers: set[str]) -> set[str]:
 
 
 def _accounts(reader: NodeReader, addresses: list[str], height: int) -> list[AccountRecord]:
-    """Each address's account at ``height``, as the node answers ``auth/accounts``
-    (none for an address it holds no account of), as a state document lists one."""
+    """Each address's account after block ``height`` (none for an address the chain
+    holds no account of), read from the main store and proven against the header after
+    it that the trusted validators signed, as a state document lists one."""
+    verifier = reader.verifier
+    assert verifier is not None, "a fork's source home proves its blocks"
+    keys = [(account_key(address), f"the account {address}") for address in addresses]
     listed: list[AccountRecord] = []
-    for part in range(0, len(addresses), CALLS):
-        asked = addresses[part : part + CALLS]
-        calls = [rpc.abci_query(results.account_path(a), b"", height) for a in asked]
-        found = reader.rpc.batch(calls)
-        for address, call in zip(asked, calls, strict=True):
-            text = reader.answer(results.account_path(address), found[call]).data
-            account = results.tm2_account(json.loads(text) if text.strip() else None)
-            if account is None:
-                continue
+    for address, proven in zip(addresses, store.read_many(verifier, keys, height), strict=True):
+        try:
+            account = None if proven.value is None else stored.account(proven.value)
+        except (DecodeError, ValueError) as exc:
+            raise Unverified(
+                f"the account {address} proven at block {height} is not one: {exc}"
+            ) from None
+        if account is not None:
             listed.append(_record(address, account))
     return listed
 

@@ -33,8 +33,9 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
     node the realm's history from blocks its validators signed (synced first, as c4
     sync does). What the books leave must be what the realm holds by its own word
     (its open and live games' stakes, the fees not yet withdrawn) and its bank
-    balance (on a node, the node's word at its last block). Exit 0 and one line when
-    they balance; else exit 1 and each discrepancy.
+    balance (on a node, after the block the history runs to, proven from the app
+    hash the validators signed). Exit 0 and one line when they balance; else exit 1
+    and each discrepancy.
 
     \b
     Example:
@@ -46,6 +47,7 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
     if run.remote is None and read_remote(home) is None:
         local = local_chain(home, "`c4 audit` of a local chain")
         tally, source, height = local_tally(local), "the local chain", chain.head().height
+        at = 0  # the balance now: the log the books are summed from is the chain
     else:
         brought_up(home, as_json)
         checker = checker_of(chain)
@@ -55,8 +57,9 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
         if done.unknown:
             raise Unreachable(f"the realm's books cannot be made: {done.unknown}")
         tally, height = done.tally, done.height
-        source = "the node's word at its last block"
-    found = books(chain, tally)
+        source = f"the node's word after block {height}"
+        at = height  # the balance after the block the books run to
+    found = books(chain, tally, at)
     if found.proven_at is not None:
         source = f"proven at block {found.proven_at} by the trusted validators' signatures"
     discrepancies = found.discrepancies()

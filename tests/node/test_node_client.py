@@ -85,6 +85,16 @@ def test_a_send_is_two_requests_and_lands_once(world: World) -> None:
     assert world.statuses() == ["landed"]
 
 
+def test_the_journal_names_the_sequences_its_landings_took(world: World) -> None:
+    """What explains a sequence a node says above the one proven a block before: each
+    sequence this home's landed transactions took, per account (and session)."""
+    world.send(5)
+    world.send(6)
+    assert world.journal.landed_sequences(ALICE, None) == {0, 1}
+    assert world.journal.landed_sequences(ALICE, BOB) == set()  # another signer: a session
+    assert world.journal.landed_sequences(BOB, None) == set()
+
+
 def test_a_lost_answer_is_found_by_hash_not_sent_again(world: World) -> None:
     world.nodes[A].misbehave["broadcast_tx_commit"] = lost
     receipt = world.send(5)

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -95,6 +96,11 @@ def test_a_fork_is_the_nodes_realm_and_plays_on_while_the_node_stays(
     said = made["origin"]
     assert said["chain_id"] == "dev" and made["chain_id"] == "dev-fork"  # nothing replays
     assert said["url"] == gno_node.url and len(said["block_hash"]) == 64
+    # Every account copied is proven from the main store at the fork's height.
+    assert said["accounts"] == (
+        f"proven at block {said['height']} by the trusted validators' signatures "
+        "(the main store's proofs)"
+    ), said
     # Every key of the home is an account the realm names, with the node's coins, but
     # the multisig: no account on the node (it never held a coin), funded as c4 init funds.
     assert list(made["balances"]) == [origin.owners]
@@ -257,3 +263,33 @@ def rpc_query(url: str, expression: str) -> str:
     value, kind = parse_result(text)
     assert kind == "string"
     return value
+
+
+def test_a_fork_through_a_node_that_forges_an_account_is_refused(
+    origin: Origin, gno_node: Any, tmp_path: Path
+) -> None:
+    """An account's coins raised in the main store's answer (its proof then ends in
+    another app hash): exit 4 naming the account, and no fork is made."""
+    from c4cli.wire.storeproof import STORE_KEY
+
+    def raised(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        response = document.get("result", {}).get("response", {})
+        if request["params"].get("path") == STORE_KEY and response.get("Value"):
+            value = bytearray(base64.b64decode(response["Value"]))
+            at = value.index(b"ugnot") - 1
+            value[at] = value[at] + 1 if value[at] < ord("9") else ord("0")
+            response["Value"] = base64.b64encode(bytes(value)).decode()
+        return document
+
+    fork = Home(tmp_path / "forged")
+    shutil.copytree(origin.home.path / "keys", fork.path / "keys")
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = raised
+        refused = fork.run(
+            "init", "--fork", proxy.url, "--realm-path", REALM_PATH, "--chain-id", "dev-forged",
+            env={"XDG_CACHE_HOME": str(tmp_path / "cache")},
+        )  # fmt: skip
+    assert refused.exit_code == 4, refused.output
+    assert refused.stderr.count("\n") == 1 and "the account g1" in refused.stderr, refused.stderr
+    assert not list(fork.path.glob("**/blocks.toml"))  # no chain begun

@@ -15,6 +15,7 @@ believed: exit 4, naming the key.
 from __future__ import annotations
 
 import time as wallclock
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.trust import Stored
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from c4cli.wire.blocks import Header
     from c4cli.wire.rpc import ResultABCIQuery, ResultCommit
 
+CALLS = 10  # proofs asked in one request
 NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited for
 POLL = 0.55  # over the time the head proven is kept (verify.FRESH): asked again each time
 
@@ -65,6 +67,28 @@ def after_block(verifier: Verifier, key: bytes, what: str, height: int) -> Store
     if header is None:
         raise Unverified(f"{what} after block {height} is not proven yet: no block since")
     return _held(verifier, key, what, _ask(verifier, key, what, height), header)
+
+
+def read_many(verifier: Verifier, keys: Sequence[tuple[bytes, str]], height: int) -> list[Stored]:
+    """Each of ``keys`` (a key, and what names it) after block ``height``, proven against
+    one header (the block after it: awaited, a few seconds at most, when ``height`` is
+    the last block), ``CALLS`` proofs a request."""
+    _provable("the state", height)
+    if height >= verifier.latest_header().height:
+        header = _next(verifier, height + 1)
+        if header is None:
+            raise Unverified(f"the state after block {height} is not proven yet: no block since")
+    else:
+        header = verifier.proven_header(height + 1)
+    found: list[Stored] = []
+    for part in range(0, len(keys), CALLS):
+        asked = keys[part : part + CALLS]
+        calls = [rpc.abci_query(STORE_KEY, key, height, prove=True) for key, _ in asked]
+        replies = verifier.rpc.batch(calls)
+        for (key, what), call in zip(asked, calls, strict=True):
+            response = _at(verifier, what, _checked(verifier, what, replies[call].response), height)
+            found.append(_held(verifier, key, what, response, header))
+    return found
 
 
 class Asked(NamedTuple):
