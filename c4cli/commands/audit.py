@@ -47,6 +47,7 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
     if run.remote is None and read_remote(home) is None:
         local = local_chain(home, "`c4 audit` of a local chain")
         tally, source, height = local_tally(local), "the local chain", chain.head().height
+        summed = "the local chain's log"
         at = 0  # the balance now: the log the books are summed from is the chain
     else:
         brought_up(home, as_json)
@@ -58,15 +59,17 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
             raise Unreachable(f"the realm's books cannot be made: {done.unknown}")
         tally, height = done.tally, done.height
         source = f"the node's word after block {height}"
+        summed = f"the realm's history through block {height}, in blocks the validators signed"
         at = height  # the balance after the block the books run to
     found = books(chain, tally, at)
     if found.proven_at is not None:
         source = f"proven at block {found.proven_at} by the trusted validators' signatures"
     discrepancies = found.discrepancies()
     if as_json:
-        emit_json(_document(found, chain.realm_path, height, source, discrepancies))
+        document = _document(found, chain.realm_path, height, source, discrepancies)
+        emit_json({**document, "books_source": summed})
     else:
-        _say(found, source, discrepancies)
+        _say(found, f"{source}; the books from {summed}", discrepancies)
     if discrepancies:
         sys.exit(1)
 

@@ -45,6 +45,7 @@ def test_the_books_balance_after_every_kind_of_ending(chain: Home) -> None:
     left = books["held_ugnot"] + books["pending_fees_ugnot"]
     assert books["left_ugnot"] == books["balance_ugnot"] == left
     assert books["balance_source"] == "the local chain"
+    assert books["books_source"] == "the local chain's log"
     text = chain.ok("audit").stdout
     assert text.startswith("the realm's books balance: ") and text.count("\n") == 1, text
 

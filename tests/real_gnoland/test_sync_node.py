@@ -295,6 +295,10 @@ def test_the_books_balance_on_the_node_and_a_forged_balance_is_not_believed(
     home = stranger(gno_node, tmp_path)
     books = home.json("audit")  # synced first, as c4 sync does
     assert books["discrepancies"] == [] and books["balance_source"].startswith("proven at block")
+    # The books and the balance at one height: the balance after the block they run to.
+    at = books["height"]
+    assert books["balance_source"].startswith(f"proven at block {at} "), books
+    assert books["books_source"].startswith(f"the realm's history through block {at}, "), books
     assert books["paid_ugnot"] == 2 * 1_000_000 - 100_000  # the won game's payout
     owed = books["held_ugnot"] + books["pending_fees_ugnot"]
     assert owed == books["left_ugnot"] == books["balance_ugnot"]  # the node's bank agrees
