@@ -218,6 +218,26 @@ def test_a_move_through_one_node_is_shown_through_another_at_once(
             assert shown.exit_code == 4 and "the node is behind" in shown.stderr, shown.output
 
 
+def test_coins_and_numbers_are_proven_through_any_of_four_validators(
+    net: Network, tmp_path: Path
+) -> None:
+    """Issue 63 on four validators: a send signed for numbers proven first, then the
+    coins it moved proven from the app hash through two other validators (the state
+    after its block at least), an account, the realm's books and balance at one
+    height."""
+    home = net.through(tmp_path / "home", 1)
+    sent = home.json("send", "--to", "bob", "--amount", "7ugnot", "alice")
+    assert sent["verified"] is True, sent
+    for index in (2, 3):
+        shown = home.json("--remote", net.urls[index], "query", "balance", "bob")
+        assert shown["proven"] is True and shown["height"] >= sent["height"], shown
+    account = home.json("query", "account", "alice")
+    assert account["BaseAccount"]["address"] == home.address("alice")
+    books = home.json("audit")
+    assert books["discrepancies"] == [], books
+    assert books["balance_source"].startswith(f"proven at block {books['height']} "), books
+
+
 def test_one_key_from_two_homes_through_two_nodes_at_once(net: Network, tmp_path: Path) -> None:
     """Both sign the same sequence: one lands; the other is signed again once with the
     next sequence and lands too, or is refused in one line; none is pending or paid twice."""
