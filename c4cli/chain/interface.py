@@ -167,6 +167,9 @@ class Receipt(NamedTuple):
     # (``unproven``); neither on the local chain, whose every block c4 made and replays.
     proven: Proven | None = None
     unproven: str = ""
+    # On a node that proves: the block after which the account's number and sequence
+    # it was signed for were proven, before it was signed.
+    numbers_proven_at: int | None = None
 
 
 # What c4 pays for gas without being told (--fee-cap, $C4_FEE_CAP, config.toml's

@@ -330,6 +330,8 @@ def receipt_json(
         "info": receipt.info,
     }
     document.update(proof_fields(receipt.proven, receipt.unproven))
+    if receipt.numbers_proven_at is not None:
+        document["numbers_proven_at"] = receipt.numbers_proven_at
     if receipt.simulated:
         document["simulated"] = True
     if receipt.result.impersonated:

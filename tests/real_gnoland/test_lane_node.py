@@ -160,6 +160,7 @@ def test_a_move_is_three_requests_as_gnokeys_and_reads_its_game_back_with_its_bl
             ["broadcast_tx_commit", "block", "commit", "abci_query"],
         ], proxy.requests
         assert played["verified"] is True and played["proof"]["height"] == played["height"]
+        assert 2 <= played["numbers_proven_at"] < played["height"], played  # before it
         # Through click, the same (--move: the first read is the account's and the price).
         proxy.requests.clear()
         clicked = players.run("--remote", proxy.url, "play", game, "3", "--move", "1", second)

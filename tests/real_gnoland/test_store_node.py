@@ -294,4 +294,5 @@ def test_a_second_transaction_at_once_is_proven_by_the_first_ones_landing(
                           "--amount", "1ugnot", "carol", "--json")  # fmt: skip
         requests = list(proxy.requests)
     assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["numbers_proven_at"] >= 2, again.stdout
     assert len(requests) == 3 and requests[1] == ["abci_query", "commit", "abci_query"], requests

@@ -73,11 +73,11 @@ def ask(verifier: Verifier, signer: Signer, said: Numbers) -> Check:
 
 def settle(
     reader: NodeReader, check: Check, replies: Replies | None, journal: SentLog | None
-) -> Numbers:
-    """The numbers to sign for: ``check``'s, held to its proof (in ``replies``, the
-    answers of the request it rode in), or the ones proven after the last block once
-    the next block proves them, where the node says the same there; Unverified when
-    the node's numbers are not the ones proven."""
+) -> tuple[Numbers, int]:
+    """The numbers to sign for, and the block after which they are proven: ``check``'s,
+    held to its proof (in ``replies``, the answers of the request it rode in), or the
+    ones proven after the last block once the next block proves them, where the node
+    says the same there; Unverified when the node's numbers are not the ones proven."""
     verifier = reader.verifier
     assert verifier is not None, "numbers are checked where blocks are proven"
     said, name = check.said, check.name
@@ -92,24 +92,58 @@ def settle(
         proven = store.answered(verifier, check.asked, replies)
         found = _numbers(proven.value, name, proven.height)
         if found == (said.number, said.sequence):
-            return said
+            return said, proven.height
         if found is not None and (found[0] != said.number or said.sequence < found[1]):
             raise Unverified(_differ(said, found, name, proven.height))
         if found is not None and _explained(said.sequence, found[1], taken):
-            return said
+            return said, proven.height
     # The account changed since (another client of it, or a lie): the state after the
     # last block, proven once the next one is made, and the node's numbers there.
     last = verifier.latest_header().height
     proven = store.after_block(verifier, check.key, name, last)
     found = _numbers(proven.value, name, last)
     if found == (said.number, said.sequence):
-        return said
+        return said, last
     there = reader.account_numbers(
         check.signer, reader.query(account_path(check.signer), height=last)
     )
     if found != (there.number, there.sequence):
         raise Unverified(_differ(there._replace(height=last), found, name, last))
-    return there
+    return there, last
+
+
+class Signing:
+    """The numbers one transaction is signed for: the node's, until their proof is
+    settled (riding in a request made for something else, or asked on its own before
+    the first signature); None for ``proven_at`` where the node's word is taken."""
+
+    def __init__(
+        self, reader: NodeReader, journal: SentLog | None, signer: Signer, said: Numbers
+    ) -> None:
+        self.reader, self.journal = reader, journal
+        self.number, self.sequence = said.number, said.sequence
+        verifier = reader.verifier
+        self.check = None if verifier is None else ask(verifier, signer, said)
+        self.proven_at: int | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.check is not None
+
+    def riders(self) -> list[Ask[object]]:
+        """The calls that prove the numbers, to ride in the caller's next request (which
+        must then :meth:`settle` them with its replies)."""
+        return [] if self.check is None else self.check.calls
+
+    def settle(self, replies: Replies | None = None) -> None:
+        """The numbers proven (asked now when no ``replies`` carry their proof), once."""
+        check, self.check = self.check, None
+        if check is None:
+            return
+        if replies is None and check.calls:
+            replies = self.reader.rpc.batch(check.calls)
+        numbers, self.proven_at = settle(self.reader, check, replies, self.journal)
+        self.number, self.sequence = numbers.number, numbers.sequence
 
 
 def _numbers(value: bytes | None, name: str, height: int) -> tuple[int, int] | None:

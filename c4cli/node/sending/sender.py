@@ -36,8 +36,7 @@ from c4cli.errors import (
     warn_once,
 )
 from c4cli.node.net import answers, rpc
-from c4cli.node.net.rpc import Replies
-from c4cli.node.reader import Ahead, NodeReader, Numbers, account_path, decoded
+from c4cli.node.reader import Ahead, NodeReader, account_path, decoded
 from c4cli.node.sending import numbers
 from c4cli.node.sending.delivery import Delivery, Submission, Superseded
 from c4cli.node.sending.receipts import RefusedInBlock
@@ -220,30 +219,22 @@ class Sender:
         ahead: Ahead,
     ) -> Receipt:
         said = self.reader.account_numbers(signer, ahead.take(account_path(signer)))
-        number, sequence = said.number, said.sequence
         # A transaction this command sent for an earlier sequence (refused by a node's
         # word, its answer lost) is proved first: if it landed, it is the command's
         # result, and nothing is signed again.
-        earlier = self.delivery.reconcile(signer, submission, below=sequence)
+        earlier = self.delivery.reconcile(signer, submission, below=said.sequence)
         if earlier is not None:
             return earlier
         # The numbers proven before the first signature (node/sending/numbers.py).
-        verifier = self.reader.verifier
-        check = None if verifier is None else numbers.ask(verifier, signer, said)
+        signing = numbers.Signing(self.reader, self.delivery.journal, signer, said)
 
         def sign_at(paid: Fee) -> Tx:
-            nonlocal check, number, sequence
-            if check is not None:
-                number, sequence, _ = self._prove(check, None)
-                check = None
-            return self._sign(signer, msgs, paid, memo, number, sequence)
+            signing.settle()
+            return self._sign(signer, msgs, paid, memo, signing.number, signing.sequence)
 
         def simulate_at(paid: Fee) -> int:
-            nonlocal check, number, sequence
-            if check is not None and simulated_unsigned(msgs) and not self.legacy_payload:
-                riding, check = check, None
-                proven, used = self._simulate_riding(signer, msgs, paid, memo, riding)
-                number, sequence = proven.number, proven.sequence
+            if signing.pending and simulated_unsigned(msgs) and not self.legacy_payload:
+                used = self._simulate_riding(signer, msgs, paid, memo, signing)
                 if used is not None:
                     return used
             return self._simulate_signed(lambda: sign_at(paid))[1]
@@ -258,8 +249,10 @@ class Sender:
         tx = sign_at(chosen)
         if policy.simulate == "only":
             return self._simulated(signer, tx, gas_used)
+        sequence, proven_at = signing.sequence, signing.proven_at
         try:
-            return self.delivery.broadcast(signer, tx, sequence, submission)
+            receipt = self.delivery.broadcast(signer, tx, sequence, submission)
+            return receipt._replace(numbers_proven_at=proven_at)
         except (RefusedInBlock, Superseded):
             raise  # in a block, or never to be: nothing to sign again
         except Refused as refused:
@@ -273,36 +266,29 @@ class Sender:
                 self.legacy_payload = False
                 raise refused from None
         self._said_legacy()
-        return receipt
-
-    def _prove(self, check: numbers.Check, replies: Replies | None) -> Numbers:
-        """The account's numbers to sign for, proven (their proof asked now unless it
-        rode in ``replies``), or Unverified: nothing is signed on a node's word."""
-        if replies is None and check.calls:
-            replies = self.reader.rpc.batch(check.calls)
-        return numbers.settle(self.reader, check, replies, self.delivery.journal)
+        return receipt._replace(numbers_proven_at=proven_at)
 
     def _simulate_riding(
-        self, signer: Signer, msgs: list[Msg], paid: Fee, memo: str, check: numbers.Check
-    ) -> tuple[Numbers, int | None]:
-        """The numbers proven, and the gas a placeholder of the transaction uses (signed by
-        no one: the numbers are not proven yet), simulated in the request that carries
-        their proof, which is settled first; None for the gas when the node wants a
-        signature to simulate (a node older than gno.land v1.7.1): the caller signs."""
+        self, signer: Signer, msgs: list[Msg], paid: Fee, memo: str, signing: numbers.Signing
+    ) -> int | None:
+        """The gas a placeholder of the transaction uses (signed by no one: its numbers are
+        not proven yet), simulated in the request that carries their proof, which is
+        settled first; None when the node wants a signature to simulate (a node older
+        than gno.land v1.7.1): the caller signs, the numbers proven."""
         key, session = crypto.public_key(signer.private_key), signer.session_addr
         unsigned = placeholder_tx(msgs, paid, memo, pub_key=key, session_addr=session)
         asked = rpc.abci_query(SIMULATE, encode_tx(unsigned))
-        replies = self.reader.rpc.batch([asked, *check.calls])
-        proven = self._prove(check, replies)
+        replies = self.reader.rpc.batch([asked, *signing.riders()])
+        signing.settle(replies)
         try:
             result = answers.simulated(decoded(SIMULATE, replies.get(asked))[0])
             if result.refusal is not None:
                 raise result.refusal
         except Refused as refused:
             if refused.kind == results.UNAUTHORIZED:
-                return proven, None
+                return None
             raise
-        return proven, result.gas_used
+        return result.gas_used
 
     def _simulated(self, signer: Signer, tx: Tx, gas_used: int) -> Receipt:
         """What a simulation says, as a receipt that was never sent (height 0)."""
