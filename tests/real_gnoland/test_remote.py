@@ -233,6 +233,7 @@ def test_session_keys_on_the_node(remote: Home) -> None:
         remote.ok("play", game, "1", "bob")
     played = remote.json("play", game, "4", "--master", "alice", "alice-s")
     assert played["game"]["lastCol"] == 3 and played["keys"][remote.address("alice")] == "alice"
+    assert played["numbers_proven_at"] >= 2  # the session's own numbers, from its store key
     result = remote.run("offer", "--stake", "1gnot", "--master", "alice", "alice-s")
     assert result.exit_code == 1
     assert result.stderr == "Error: Offer needs the account's own key, not a session key\n"
