@@ -318,6 +318,13 @@ class ChainReader(Reader, Protocol):
         whose word is taken."""
         ...
 
+    def stored_with(
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+    ) -> tuple[Stored, list[Answer]] | None:
+        """:meth:`stored`, and the answers to the queries ``paths`` at the block whose
+        state is proven, asked with the proof (one request, not two)."""
+        ...
+
 
 class Chain(ChainReader, Protocol):
     """A chain a command can use: read it, sign for it, submit to it."""

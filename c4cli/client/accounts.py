@@ -4,11 +4,10 @@ account its main store proves against the app hash the trusted validators signed
 gnokey prints the node's ``auth/accounts`` and ``bank/balances`` answers as they come;
 c4 prints the same answer once it agrees with the proven account (its address,
 numbers, key and coins; its ugnot for a balance). The freshest state a header proves
-is the one before the node's last block (node/light/store.py): when the node's answer
-at its last block agrees with it, that answer is shown with the block it is proven
-at; when it differs (the account changed in the last block, or the node lies), the
-next block is awaited, and the node's answer at the block it proves must agree.
-Anything else is exit 4, naming what differed. A home that takes its node's word
+is the one before the node's last block, or the one after this home's own last
+transaction, whose next block is awaited (node/light/store.py): the node's answer at
+that block is asked in the request that asks the proof, and must agree with it;
+anything else is exit 4, naming what differed. A home that takes its node's word
 (``--trust-node``) reads the answer alone, as before.
 """
 
@@ -58,20 +57,16 @@ def ugnot_of(coins: str) -> int:
 
 
 def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
-    """``address``'s ``auth/accounts`` (``what`` "account") or ``bank/balances`` answer at
-    ``height`` (0: the last block), held to the proven account where the chain proves
-    one (see above)."""
+    """``address``'s ``auth/accounts`` (``what`` "account") or ``bank/balances`` answer
+    after block ``height`` (0: the last block a node proves), held to the proven account
+    where the chain proves one (see above)."""
     name = f"the account {address}"
     path = (ACCOUNTS if what == "account" else BALANCES) + address
-    proven = chain.stored(account_key(address), name, height)
-    answer = chain.query(path, height=height)
-    if proven is None:
+    both = chain.stored_with(account_key(address), name, [path], height)
+    if both is None:
+        answer = chain.query(path, height=height)
         return Read(answer.data, answer.document(what), answer.height, None)
-    if height == 0 and _differs(answer.document(what), proven, what, name) is not None:
-        # Changed in the node's last block, or a lie: the state after it, once proven.
-        proven = chain.stored(account_key(address), name, after=proven.height + 1)
-        assert proven is not None, "a chain that proved once proves again"
-        answer = chain.query(path, height=proven.height)
+    proven, (answer,) = both
     document = answer.document(what)
     problem = _differs(document, proven, what, name)
     if problem is not None:

@@ -107,6 +107,11 @@ class NodeChain:
     def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored | None:
         return self.reader.stored(key, what, height, after=after)
 
+    def stored_with(
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+    ) -> tuple[Stored, list[Answer]] | None:
+        return self.reader.stored_with(key, what, paths, height)
+
     # -- what this home sent, and any transaction by hash ----------------------------------
 
     def listing(self, first: int, last: int | None, tail: int | None) -> list[ListedBlock]:

@@ -207,6 +207,19 @@ class NodeReader:
         verifier = self.verifier
         return None if verifier is None else verifier.stored(key, what, height, after=after)
 
+    def stored_with(
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+    ) -> tuple[Stored, list[Answer]] | None:
+        """:meth:`stored`, and the node's answers to ``paths`` at the block proven, asked
+        in the proof's request; None where the node's word is taken."""
+        verifier = self.verifier
+        if verifier is None:
+            return None
+        proven, found = verifier.stored_with(key, what, paths, height)
+        return proven, [
+            self.answer(path, result) for path, result in zip(paths, found, strict=True)
+        ]
+
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""
         return Ahead(self, paths)

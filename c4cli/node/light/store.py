@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from c4cli.chain.trust import Stored
-from c4cli.errors import BadInput, Unverified
+from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node.net import rpc
 from c4cli.node.net.rpc import Ask
 from c4cli.wire.abci import ResponseQuery
@@ -40,6 +40,27 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
     """``key`` (``what`` names it in a refusal) after block ``height`` (0: the last the
     node can prove, see above, and at least block ``after``: awaited, a few seconds at
     most), proven; Unverified when any part does not hold."""
+    return read_with(verifier, key, what, (), height, after=after)[0]
+
+
+def read_with(
+    verifier: Verifier,
+    key: bytes,
+    what: str,
+    paths: Sequence[str],
+    height: int = 0,
+    *,
+    after: int = 0,
+) -> tuple[Stored, list[ResultABCIQuery | Unreachable]]:
+    """:func:`read`, and the node's answers to the queries ``paths`` at the same block,
+    asked in the request that asks the proof."""
+    at, header = _state(verifier, what, height, after)
+    response, answers = _ask(verifier, key, what, at, paths)
+    return _held(verifier, key, what, response, header), answers
+
+
+def _state(verifier: Verifier, what: str, height: int, after: int) -> tuple[int, Header]:
+    """The block whose state is read (see :func:`read`) and the proven header after it."""
     header = verifier.latest_header()
     if height:
         if height > header.height:
@@ -47,26 +68,31 @@ def read(verifier: Verifier, key: bytes, what: str, height: int = 0, *, after: i
                 f"height {height} is not on this chain (its last block is {header.height})"
             )
         if height < header.height - 1:
-            header = verifier.proven_header(height + 1)
-        elif height == header.height:
-            return after_block(verifier, key, what, height)
-        return _held(verifier, key, what, _ask(verifier, key, what, height), header)
+            return height, verifier.proven_header(height + 1)
+        if height == header.height - 1:
+            return height, header
+        return height, _awaited(verifier, what, height)
     at, seen = header.height - 1, max(verifier.transport.seen_height, after)
     if seen > at:  # a state after that one is asked for: the block that proves it, awaited
         awaited = _next(verifier, seen + 1)
         if awaited is not None:
             at, header = seen, awaited
-    return _held(verifier, key, what, _ask(verifier, key, what, at), header)
+    return at, header
 
 
 def after_block(verifier: Verifier, key: bytes, what: str, height: int) -> Stored:
     """``key`` after block ``height``, the node's last or the one before: the block after
     it, which proves it, awaited (a few seconds at most); Unverified when it does not
     come in time."""
+    header = _awaited(verifier, what, height)
+    return _held(verifier, key, what, _ask(verifier, key, what, height)[0], header)
+
+
+def _awaited(verifier: Verifier, what: str, height: int) -> Header:
     header = _next(verifier, height + 1)
     if header is None:
         raise Unverified(f"{what} after block {height} is not proven yet: no block since")
-    return _held(verifier, key, what, _ask(verifier, key, what, height), header)
+    return header
 
 
 def read_many(verifier: Verifier, keys: Sequence[tuple[bytes, str]], height: int) -> list[Stored]:
@@ -145,10 +171,17 @@ def _next(verifier: Verifier, height: int) -> Header | None:
         wallclock.sleep(POLL)
 
 
-def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
+def _ask(
+    verifier: Verifier, key: bytes, what: str, height: int, paths: Sequence[str] = ()
+) -> tuple[ResponseQuery, list[ResultABCIQuery | Unreachable]]:
+    """The store's answer for ``key`` at ``height`` with its proof, and the node's
+    answers to ``paths`` at that height, in one request."""
     _provable(what, height)
-    response = verifier.rpc.ask(rpc.abci_query(STORE_KEY, key, height, prove=True)).response
-    return _at(verifier, what, _checked(verifier, what, response), height)
+    proof = rpc.abci_query(STORE_KEY, key, height, prove=True)
+    queries = [rpc.abci_query(path, b"", height) for path in paths]
+    replies = verifier.rpc.batch([proof, *queries])
+    response = _at(verifier, what, _checked(verifier, what, replies[proof].response), height)
+    return response, [replies.get(query) for query in queries]
 
 
 def _provable(what: str, height: int) -> None:

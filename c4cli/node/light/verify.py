@@ -41,7 +41,7 @@ from c4cli.node.net.transport import NoMethod, Transport
 from c4cli.wire import blocks
 from c4cli.wire.abci import ResponseDeliverTx, Unencodable, results_hash
 from c4cli.wire.blocks import Commit, Header, Validator, validators_hash
-from c4cli.wire.rpc import ResultBlock, ResultCommit
+from c4cli.wire.rpc import ResultABCIQuery, ResultBlock, ResultCommit
 
 FRESH = 0.5  # seconds a proven last block is the head before it is asked again
 BEHIND_WAIT = 3.0  # seconds a node whose last block is below the home's head is waited for
@@ -150,6 +150,13 @@ class Verifier:
     def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> Stored:
         """The main store's value at ``key``, proven (node/light/store.py)."""
         return store.read(self, key, what, height, after=after)
+
+    def stored_with(
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+    ) -> tuple[Stored, list[ResultABCIQuery | Unreachable]]:
+        """:meth:`stored`, and the node's answers to ``paths`` at the block whose state is
+        proven, asked with the proof."""
+        return store.read_with(self, key, what, paths, height)
 
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),
