@@ -224,7 +224,8 @@ def test_coins_and_numbers_are_proven_through_any_of_four_validators(
     """Issue 63 on four validators: a send signed for numbers proven first, then the
     coins it moved proven from the app hash through two other validators (the state
     after its block at least), an account, the realm's books and balance at one
-    height."""
+    height, a player's games (verified by the history), a session listed, and a fork's
+    accounts: each says so."""
     home = net.through(tmp_path / "home", 1)
     sent = home.json("send", "--to", "bob", "--amount", "7ugnot", "alice")
     assert sent["verified"] is True, sent
@@ -236,6 +237,17 @@ def test_coins_and_numbers_are_proven_through_any_of_four_validators(
     books = home.json("audit")
     assert books["discrepancies"] == [], books
     assert books["balance_source"].startswith(f"proven at block {books['height']} "), books
+    games = home.json("games", "alice")  # the history audit synced: its stakes verified
+    assert games["verified"] is True, games
+    home.ok("session", "create", "alice", "--session-key", "alice-s", "--expires", "1h",
+            "--allow-paths", f"vm/exec:{DEFAULT_REALM_PATH}")  # fmt: skip
+    (session,) = home.json("--remote", net.urls[3], "session", "list", "alice")
+    assert session["proven_at"] >= 2, session
+    fork = Home(tmp_path / "fork")
+    forked = fork.ok("init", "--fork", net.urls[2], "--realm-path", DEFAULT_REALM_PATH,
+                     "--json", env={"XDG_CACHE_HOME": str(tmp_path / "cache")})  # fmt: skip
+    origin = json.loads(forked.stdout)["origin"]
+    assert origin["accounts"].startswith("proven at block "), origin
 
 
 def test_one_key_from_two_homes_through_two_nodes_at_once(net: Network, tmp_path: Path) -> None:
