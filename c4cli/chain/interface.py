@@ -319,10 +319,11 @@ class ChainReader(Reader, Protocol):
         ...
 
     def stored_with(
-        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
     ) -> tuple[Stored, list[Answer]] | None:
         """:meth:`stored`, and the answers to the queries ``paths`` at the block whose
-        state is proven, asked with the proof (one request, not two)."""
+        state is proven (then, with ``latest``, at the last block too), asked with the
+        proof (one request, not two)."""
         ...
 
 

@@ -6,8 +6,11 @@ c4 prints the same answer once it agrees with the proven account (its address,
 numbers, key and coins; its ugnot for a balance). The freshest state a header proves
 is the one before the node's last block, or the one after this home's own last
 transaction, whose next block is awaited (node/light/store.py): the node's answer at
-that block is asked in the request that asks the proof, and must agree with it;
-anything else is exit 4, naming what differed. A home that takes its node's word
+that block, and at its last, are asked in the request that asks the proof. Where the
+two answers differ (the account changed in the last block, or the node lies), the
+block after the last is awaited and the state after the last is read so. The answer
+shown must agree with the account proven; anything else is exit 4, naming what
+differed. A home that takes its node's word
 (``--trust-node``) reads the answer alone, as before.
 """
 
@@ -62,11 +65,17 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     where the chain proves one (see above)."""
     name = f"the account {address}"
     path = (ACCOUNTS if what == "account" else BALANCES) + address
-    both = chain.stored_with(account_key(address), name, [path], height)
+    key = account_key(address)
+    both = chain.stored_with(key, name, [path], height, latest=not height)
     if both is None:
         answer = chain.query(path, height=height)
         return Read(answer.data, answer.document(what), answer.height, None)
-    proven, (answer,) = both
+    proven, (answer, *last) = both
+    if last and last[0].data != answer.data:
+        # Changed in the node's last block (or a lie): the state after it, once proven.
+        again = chain.stored_with(key, name, [path], proven.height + 1)
+        assert again is not None, "a chain that proved once proves again"
+        proven, (answer,) = again
     document = answer.document(what)
     problem = _differs(document, proven, what, name)
     if problem is not None:

@@ -60,7 +60,9 @@ class LocalReader(LoggedState):
     def stored(self, key: bytes, what: str, height: int = 0, *, after: int = 0) -> None:
         return None  # no proof to ask: the log is the chain, every block of it checked
 
-    def stored_with(self, key: bytes, what: str, paths: Sequence[str], height: int = 0) -> None:
+    def stored_with(
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
+    ) -> None:
         return None
 
     def next_block_time(self, wall_clock: float) -> int:

@@ -108,9 +108,9 @@ class NodeChain:
         return self.reader.stored(key, what, height, after=after)
 
     def stored_with(
-        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
     ) -> tuple[Stored, list[Answer]] | None:
-        return self.reader.stored_with(key, what, paths, height)
+        return self.reader.stored_with(key, what, paths, height, latest=latest)
 
     # -- what this home sent, and any transaction by hash ----------------------------------
 

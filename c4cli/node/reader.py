@@ -208,16 +208,18 @@ class NodeReader:
         return None if verifier is None else verifier.stored(key, what, height, after=after)
 
     def stored_with(
-        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
     ) -> tuple[Stored, list[Answer]] | None:
-        """:meth:`stored`, and the node's answers to ``paths`` at the block proven, asked
-        in the proof's request; None where the node's word is taken."""
+        """:meth:`stored`, and the node's answers to ``paths`` at the block proven (then,
+        with ``latest``, at its last block), asked in the proof's request; None where
+        the node's word is taken."""
         verifier = self.verifier
         if verifier is None:
             return None
-        proven, found = verifier.stored_with(key, what, paths, height)
+        proven, found = verifier.stored_with(key, what, paths, height, latest=latest)
+        asked = [*paths, *paths] if latest else paths
         return proven, [
-            self.answer(path, result) for path, result in zip(paths, found, strict=True)
+            self.answer(path, result) for path, result in zip(asked, found, strict=True)
         ]
 
     def ahead(self, *paths: str) -> Ahead:

@@ -15,12 +15,13 @@ import base64
 import json
 import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from real_gnoland.proxy import proxy_for
 from real_gnoland.test_proof_node import stranger
-from real_gnoland.test_remote import bound_home
+from real_gnoland.test_remote import bound_home, home_with_keys
 
 from c4cli.commands.realm_query import NODES_WORD
 from c4cli.wire.storeproof import STORE_KEY
@@ -59,6 +60,21 @@ def test_what_this_home_sent_is_what_it_reads(bound: Home) -> None:
     bound.ok("send", "--to", to, "--amount", "9ugnot", "carol")
     shown = bound.json("query", "balance", to)
     assert (shown["ugnot"], shown["proven"]) == (9, True), shown
+
+
+def test_another_clients_send_in_the_last_block_is_read_fresh(
+    bound: Home, gno_node: Any, tmp_path: Path
+) -> None:
+    """The freshest state a header proves is a block old; the node's answer at its last
+    block rides with the proof, and where it differs (a send by another client, which
+    this home's journal knows nothing of, in the last block) the next block is awaited
+    and the state after the send proven: never the block before shown as current."""
+    other = home_with_keys(gno_node, tmp_path / "other")
+    other.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    to = stranger()
+    other.ok("send", "--to", to, "--amount", "3ugnot", "carol")
+    shown = bound.json("query", "balance", to)
+    assert (shown["ugnot"], shown["proven"]) == (3, True), shown
 
 
 def _query_rule(path_start: str, change: Callable[[dict[str, Any]], None]) -> Rule:

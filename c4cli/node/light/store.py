@@ -51,11 +51,13 @@ def read_with(
     height: int = 0,
     *,
     after: int = 0,
+    latest: bool = False,
 ) -> tuple[Stored, list[ResultABCIQuery | Unreachable]]:
-    """:func:`read`, and the node's answers to the queries ``paths`` at the same block,
-    asked in the request that asks the proof."""
+    """:func:`read`, and the node's answers to the queries ``paths`` at the same block
+    (then, with ``latest``, at its last block too), asked in the request that asks the
+    proof."""
     at, header = _state(verifier, what, height, after)
-    response, answers = _ask(verifier, key, what, at, paths)
+    response, answers = _ask(verifier, key, what, at, paths, latest=latest)
     return _held(verifier, key, what, response, header), answers
 
 
@@ -172,13 +174,21 @@ def _next(verifier: Verifier, height: int) -> Header | None:
 
 
 def _ask(
-    verifier: Verifier, key: bytes, what: str, height: int, paths: Sequence[str] = ()
+    verifier: Verifier,
+    key: bytes,
+    what: str,
+    height: int,
+    paths: Sequence[str] = (),
+    *,
+    latest: bool = False,
 ) -> tuple[ResponseQuery, list[ResultABCIQuery | Unreachable]]:
     """The store's answer for ``key`` at ``height`` with its proof, and the node's
-    answers to ``paths`` at that height, in one request."""
+    answers to ``paths`` at that height (and with ``latest``, at its last block after
+    them), in one request."""
     _provable(what, height)
     proof = rpc.abci_query(STORE_KEY, key, height, prove=True)
-    queries = [rpc.abci_query(path, b"", height) for path in paths]
+    heights = [height, 0] if latest else [height]
+    queries = [rpc.abci_query(path, b"", at) for at in heights for path in paths]
     replies = verifier.rpc.batch([proof, *queries])
     response = _at(verifier, what, _checked(verifier, what, replies[proof].response), height)
     return response, [replies.get(query) for query in queries]

@@ -152,11 +152,11 @@ class Verifier:
         return store.read(self, key, what, height, after=after)
 
     def stored_with(
-        self, key: bytes, what: str, paths: Sequence[str], height: int = 0
+        self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
     ) -> tuple[Stored, list[ResultABCIQuery | Unreachable]]:
         """:meth:`stored`, and the node's answers to ``paths`` at the block whose state is
-        proven, asked with the proof."""
-        return store.read_with(self, key, what, paths, height)
+        proven (and with ``latest`` at its last block too), asked with the proof."""
+        return store.read_with(self, key, what, paths, height, latest=latest)
 
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),
