@@ -1,5 +1,6 @@
-"""An account read from the chain, and on a node proven: the node's answer held to the
-account its main store proves against the app hash the trusted validators signed.
+"""An account (or the gas price) read from the chain, and on a node proven: the node's
+answer held to the value its main store proves against the app hash the trusted
+validators signed.
 
 gnokey prints the node's ``auth/accounts`` and ``bank/balances`` answers as they come;
 c4 prints the same answer once it agrees with the proven account (its address,
@@ -24,12 +25,13 @@ from c4cli.coins import UGNOT, parse_coins
 from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.escape import printable
 from c4cli.wire import stored
-from c4cli.wire.paths import ACCOUNTS, BALANCES
+from c4cli.wire.paths import ACCOUNTS, BALANCES, GASPRICE
 from c4cli.wire.protowire import DecodeError
 from c4cli.wire.results import Tm2Account, tm2_account
-from c4cli.wire.storeproof import account_key, session_key
+from c4cli.wire.storeproof import GAS_PRICE_KEY, account_key, session_key
 
 PROVEN = "proven at block {height} by the trusted validators' signatures"
+PRICE = "the gas price"
 
 
 class Read(NamedTuple):
@@ -81,6 +83,49 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     if problem is not None:
         raise Unverified(problem)
     return Read(answer.data, document, answer.height, proven.height)
+
+
+def gas_price(chain: ChainReader, height: int = 0) -> Read:
+    """The node's ``auth/gasprice`` answer after block ``height`` (0: the last a node
+    proves, read as :func:`read` reads an account), held to the price its main store
+    keeps under ``gasPrice`` (what the next block asks) where the chain proves one."""
+    both = chain.stored_with(GAS_PRICE_KEY, PRICE, [GASPRICE], height, latest=not height)
+    if both is None:
+        answer = chain.query(GASPRICE, height=height)
+        return Read(answer.data, answer.document(PRICE), answer.height, None)
+    proven, (answer, *last) = both
+    if last and last[0].data != answer.data:  # changed in the last block, or a lie
+        again = chain.stored_with(GAS_PRICE_KEY, PRICE, [GASPRICE], proven.height + 1)
+        assert again is not None, "a chain that proved once proves again"
+        proven, (answer,) = again
+    document = answer.document(PRICE)
+    at = proven.height
+    try:
+        held = (0, 1) if proven.value is None else stored.gas_price(proven.value)
+    except DecodeError as exc:
+        raise Unverified(f"the gas price proven at block {at} is not one: {exc}") from None
+    said = _price_said(document)
+    if said != held:
+        shown = "no price" if said is None else f"{said[0]}ugnot per {said[1]} gas"
+        raise Unverified(
+            f"the node says the gas price is {shown}; the proof at block {at}, "
+            f"{held[0]}ugnot per {held[1]} gas"
+        )
+    return Read(answer.data, document, answer.height, at)
+
+
+def _price_said(document: Any) -> tuple[int, int] | None:
+    """(ugnot, per this much gas) of an ``auth/gasprice`` answer, as the store keeps
+    one (no ugnot asked: 0; no gas: 1); None for a shape it never has."""
+    try:
+        price = document.get("price") or ""
+        if isinstance(price, dict):
+            amount = int(price.get("amount") or 0) if price.get("denom") == UGNOT else 0
+        else:
+            amount = parse_coins(str(price)).get(UGNOT, 0)
+        return amount, max(int(document.get("gas") or 0), 1)
+    except (AttributeError, ValueError, TypeError, BadInput):
+        return None
 
 
 def _differs(document: Any, proven: Stored, what: str, name: str) -> str | None:

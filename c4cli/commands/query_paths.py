@@ -15,7 +15,16 @@ from c4cli.client import accounts
 from c4cli.commands.ending import echo, emit_json
 from c4cli.errors import BadInput
 from c4cli.escape import printable
-from c4cli.wire.paths import ACCOUNTS, BALANCES, QDOC, QEVAL, QFILE, QFUNCS, QRENDER
+from c4cli.wire.paths import (
+    ACCOUNTS,
+    BALANCES,
+    GASPRICE,
+    QDOC,
+    QEVAL,
+    QFILE,
+    QFUNCS,
+    QRENDER,
+)
 
 NEEDS_DATA = (QEVAL, QRENDER, QFUNCS, QFILE, QDOC)
 # The realm's named queries (commands/realm_query.py); the rest are gnokey's paths.
@@ -61,13 +70,17 @@ def is_raw_path(what: str) -> bool:
 
 
 def raw_answer(chain: ChainReader, what: str, data: str, height: int, as_json: bool) -> None:
-    """Ask ``chain`` a gnokey path and print its answer (an account's or a balance, on a
-    node, once it agrees with the account proven from the app hash: client/accounts.py)."""
+    """Ask ``chain`` a gnokey path and print its answer (an account's, a balance or the
+    gas price, on a node, once it agrees with the value proven from the app hash:
+    client/accounts.py)."""
     prefix = next((p for p in (BALANCES, ACCOUNTS) if what.startswith(p)), None)
     address = canonical(what[len(prefix) :]) if prefix is not None else None
-    if address is not None:
-        kind = "balance" if prefix == BALANCES else "account"
-        read = accounts.read(chain, address, kind, height)
+    if address is not None or what == GASPRICE:
+        if address is not None:
+            kind = "balance" if prefix == BALANCES else "account"
+            read = accounts.read(chain, address, kind, height)
+        else:
+            read = accounts.gas_price(chain, height)
         shown: object = read.document
         answered, said, at = read.data, read.height, read.proven_at
     else:

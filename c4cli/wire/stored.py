@@ -10,6 +10,8 @@ reading to gno's own decoding of the values a real node proved.
 
 from __future__ import annotations
 
+from c4cli.coins import UGNOT, parse_coins
+from c4cli.errors import BadInput
 from c4cli.wire import pubkeys
 from c4cli.wire.protowire import DecodeError, unzigzag, wire_fields
 from c4cli.wire.results import Tm2Account
@@ -80,3 +82,18 @@ def account(value: bytes) -> Tm2Account:
         spend_period=_number(session, 5, signed=True),
         spent=_text(session, 6),
     )
+
+
+def gas_price(value: bytes) -> tuple[int, int]:
+    """The gas price as the store keeps it (``gasPrice``: amino ``std.GasPrice``, its gas
+    a signed number, its price a coin's text) as (ugnot, per this much gas), read as the
+    node's ``auth/gasprice`` answer is: no ugnot asked is 0, no gas is 1."""
+    fields = _fields(value)
+    gas = _number(fields, 1, signed=True)
+    try:
+        amount = parse_coins(_text(fields, 2)).get(UGNOT, 0)
+    except BadInput as exc:
+        raise DecodeError(f"a price that is not a coin: {exc}") from None
+    if gas < 0:
+        raise DecodeError("a negative gas")
+    return amount, max(gas, 1)

@@ -48,6 +48,9 @@ def session_key(master: str, session: str) -> bytes:
     return account_key(master) + b"/s/" + _raw(session)
 
 
+GAS_PRICE_KEY = b"gasPrice"  # the gas price the next block asks (tm2's auth keeper)
+
+
 def package_key(path: str) -> bytes:
     return b"pkg:" + path.encode()
 

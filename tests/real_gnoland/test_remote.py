@@ -476,7 +476,7 @@ def test_a_sequence_taken_by_another_client_is_fetched_again(remote: Home, gno_n
 def test_the_chains_refusals_in_one_line(remote: Home) -> None:
     """Refusals before the realm runs (funds) come back as the node's message, one line."""
     result = remote.run("send", "--to", "bob", "--amount", "999999999gnot", "carol")
-    assert result.exit_code == 1 and result.stderr.count("\n") == 1
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
     assert "insufficient" in result.stderr and "--= Error =--" not in result.stderr
 
 

@@ -312,3 +312,20 @@ def test_a_second_transaction_at_once_is_proven_by_the_first_ones_landing(
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["numbers_proven_at"] >= 2, again.stdout
     assert len(requests) == 3 and requests[1] == ["abci_query", "commit", "abci_query"], requests
+
+
+def test_the_gas_price_is_proven_and_a_forged_one_is_exit_4(bound: Home, gno_node: Any) -> None:
+    """`c4 query auth/gasprice`: gnokey's answer, held to the price the main store keeps
+    under ``gasPrice``; a price raised by the node is exit 4, naming both."""
+    shown = bound.json("query", "auth/gasprice")
+    assert shown["proven"] is True and shown["proven_at"] >= 2, shown
+    assert shown["data"] == {"gas": "1000", "price": "1ugnot"}, shown  # as gnokey prints it
+
+    def raised(response: dict[str, Any]) -> None:
+        _data(response, lambda price: {**price, "price": "2ugnot"})
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = _query_rule("auth/gasprice", raised)
+        refused = bound.run("--remote", proxy.url, "query", "auth/gasprice")
+    assert refused.exit_code == 4 and refused.stderr.count("\n") == 1, refused.output
+    assert "the gas price is 2ugnot per 1000 gas; the proof at block" in refused.stderr

@@ -21,7 +21,14 @@ from c4cli.address import encode_address
 from c4cli.wire import ics23, pubkeys, stored
 from c4cli.wire.abci import ProofOp, ResponseQuery
 from c4cli.wire.ics23 import ProofError
-from c4cli.wire.protowire import VARINT, any_value, bytes_field, encode_varint, field_key
+from c4cli.wire.protowire import (
+    VARINT,
+    DecodeError,
+    any_value,
+    bytes_field,
+    encode_varint,
+    field_key,
+)
 from c4cli.wire.results import tm2_account
 from c4cli.wire.rpc import ResultCommit
 from c4cli.wire.storeproof import app_hash_of
@@ -251,3 +258,16 @@ def test_a_multisig_accounts_key_reads_as_the_node_decodes_it(go_amino: Any) -> 
     assert read == tm2_account(go_amino.account(value))
     assert (read.address, read.number, read.sequence, read.coins) == (address, 9, 4, "5ugnot")
     assert read.public_key["@type"] == "/tm.PubKeyMultisig"
+
+
+def test_the_gas_price_reads_as_the_node_answers_it() -> None:
+    """gno.land's dev gas price, 1ugnot per 1000 gas (as `auth/gasprice` answers it),
+    from the value the recorded node proved under ``gasPrice``; a value that is no
+    price is refused."""
+    from c4cli.wire.storeproof import GAS_PRICE_KEY
+
+    answer, key = recorded("gas_price")
+    assert key == GAS_PRICE_KEY
+    assert stored.gas_price(answer.value) == (1, 1000)
+    with pytest.raises(DecodeError):
+        stored.gas_price(b"\x08\x01\x12\x03bad")  # a price that is not a coin
