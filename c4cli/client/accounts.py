@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from c4cli.chain.interface import ChainReader
+from c4cli.chain.interface import Answer, ChainReader
 from c4cli.chain.trust import Stored
 from c4cli.coins import UGNOT, parse_coins
 from c4cli.errors import BadInput, Unreachable, Unverified
@@ -67,38 +67,41 @@ def read(chain: ChainReader, address: str, what: str, height: int = 0) -> Read:
     where the chain proves one (see above)."""
     name = f"the account {address}"
     path = (ACCOUNTS if what == "account" else BALANCES) + address
-    key = account_key(address)
-    both = chain.stored_with(key, name, [path], height, latest=not height)
-    if both is None:
-        answer = chain.query(path, height=height)
-        return Read(answer.data, answer.document(what), answer.height, None)
-    proven, (answer, *last) = both
-    if last and last[0].data != answer.data:
-        # Changed in the node's last block (or a lie): the state after it, once proven.
-        again = chain.stored_with(key, name, [path], proven.height + 1)
-        assert again is not None, "a chain that proved once proves again"
-        proven, (answer,) = again
+    proven, answer = _answered(chain, account_key(address), name, path, height)
     document = answer.document(what)
+    if proven is None:
+        return Read(answer.data, document, answer.height, None)
     problem = _differs(document, proven, what, name)
     if problem is not None:
         raise Unverified(problem)
     return Read(answer.data, document, answer.height, proven.height)
 
 
+def _answered(
+    chain: ChainReader, key: bytes, name: str, path: str, height: int
+) -> tuple[Stored | None, Answer]:
+    """The value at ``key`` proven after block ``height`` (None where the chain proves
+    nothing), and the node's answer to ``path`` after the same block (see above)."""
+    both = chain.stored_with(key, name, [path], height, latest=not height)
+    if both is None:
+        return None, chain.query(path, height=height)
+    proven, (answer, *last) = both
+    if last and last[0].data != answer.data:
+        # Changed in the node's last block (or a lie): the state after it, once proven.
+        again = chain.stored_with(key, name, [path], proven.height + 1)
+        assert again is not None, "a chain that proved once proves again"
+        proven, (answer,) = again
+    return proven, answer
+
+
 def gas_price(chain: ChainReader, height: int = 0) -> Read:
     """The node's ``auth/gasprice`` answer after block ``height`` (0: the last a node
     proves, read as :func:`read` reads an account), held to the price its main store
     keeps under ``gasPrice`` (what the next block asks) where the chain proves one."""
-    both = chain.stored_with(GAS_PRICE_KEY, PRICE, [GASPRICE], height, latest=not height)
-    if both is None:
-        answer = chain.query(GASPRICE, height=height)
-        return Read(answer.data, answer.document(PRICE), answer.height, None)
-    proven, (answer, *last) = both
-    if last and last[0].data != answer.data:  # changed in the last block, or a lie
-        again = chain.stored_with(GAS_PRICE_KEY, PRICE, [GASPRICE], proven.height + 1)
-        assert again is not None, "a chain that proved once proves again"
-        proven, (answer,) = again
+    proven, answer = _answered(chain, GAS_PRICE_KEY, PRICE, GASPRICE, height)
     document = answer.document(PRICE)
+    if proven is None:
+        return Read(answer.data, document, answer.height, None)
     at = proven.height
     try:
         held = (0, 1) if proven.value is None else stored.gas_price(proven.value)

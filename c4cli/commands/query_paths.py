@@ -79,9 +79,10 @@ def raw_answer(chain: ChainReader, what: str, data: str, height: int, as_json: b
         if address is not None:
             kind = "balance" if prefix == BALANCES else "account"
             read = accounts.read(chain, address, kind, height)
-        else:
+            shown: object = read.document
+        else:  # its data as the node gave it, as every other path's
             read = accounts.gas_price(chain, height)
-        shown: object = read.document
+            shown = read.data
         answered, said, at = read.data, read.height, read.proven_at
     else:
         answer = chain.query(what, data, height=height)

@@ -264,8 +264,8 @@ def test_forged_numbers_are_exit_4_before_anything_is_signed(
     """The account number and sequence a transaction is signed for are proven before
     the first signature: a node that says others is exit 4, and what it was sent to
     simulate carries no signature (a placeholder of 64 zero bytes); nothing is
-    broadcast, nothing journaled. With --trust-node the node's word is taken: the
-    forged sequence is signed and the node refuses it."""
+    broadcast, nothing journaled. A sequence behind is caught by this home's own
+    landing of the one before (its journal), whatever state the proof reads."""
     from c4cli.wire.std import decode_tx
 
     field, by = NUMBERS[forgery]
@@ -319,7 +319,7 @@ def test_the_gas_price_is_proven_and_a_forged_one_is_exit_4(bound: Home, gno_nod
     under ``gasPrice``; a price raised by the node is exit 4, naming both."""
     shown = bound.json("query", "auth/gasprice")
     assert shown["proven"] is True and shown["proven_at"] >= 2, shown
-    assert shown["data"] == {"gas": "1000", "price": "1ugnot"}, shown  # as gnokey prints it
+    assert json.loads(shown["data"]) == {"gas": "1000", "price": "1ugnot"}, shown
 
     def raised(response: dict[str, Any]) -> None:
         _data(response, lambda price: {**price, "price": "2ugnot"})
