@@ -232,8 +232,9 @@ def test_coins_and_numbers_are_proven_through_any_of_four_validators(
     for index in (2, 3):
         shown = home.json("--remote", net.urls[index], "query", "balance", "bob")
         assert shown["proven"] is True and shown["height"] >= sent["height"], shown
-    account = home.json("query", "account", "alice")
-    assert account["BaseAccount"]["address"] == home.address("alice")
+    account = home.run("query", "account", "alice")  # the document, its proof on stderr
+    assert json.loads(account.stdout)["BaseAccount"]["address"] == home.address("alice")
+    assert account.stderr.startswith("proven at block "), account.stderr
     books = home.json("audit")
     assert books["discrepancies"] == [], books
     assert books["balance_source"].startswith(f"proven at block {books['height']} "), books
