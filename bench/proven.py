@@ -19,7 +19,6 @@ node's word.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -32,39 +31,21 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import run as bench  # noqa: E402  (bench/run.py: the venv install)
-from real_gnoland.gnonode import GnoNode, install_gno  # noqa: E402
 from real_gnoland.wan import Link  # noqa: E402
-from remote import PACKAGE_PATH, REALM_PATH, TEST1, _c4, _env  # noqa: E402  (its node, its c4)
-
-from c4cli.home.keys import DEV_MNEMONIC  # noqa: E402
+from remote import REALM_PATH, TEST1, _c4, _env, parsed, prepared, reached, started  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=20)
-    parser.add_argument("--rtt", type=float, default=0, help="A link's round trip, in ms.")
-    parser.add_argument("--tls", action="store_true", help="Reach the node over HTTPS.")
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/c4-bench"))
-    options = parser.parse_args()
-    options.workdir.mkdir(parents=True, exist_ok=True)
-    bench.install(options.workdir)
-    bin_dir, gnoroot = install_gno()
+    options = parsed(parser)
+    bin_dir, gnoroot = prepared(options)
     folder = Path(tempfile.mkdtemp(prefix="c4-proven-bench-"))
     home = folder / "c4"
     alice = str(_c4(home, "keys", "add", "alice")["address"])
-    (folder / "node").mkdir()
-    node = GnoNode(bin_dir, gnoroot, folder / "node")
-    node.start({alice: 10**12, TEST1: 10**12})
+    node = started(bin_dir, gnoroot, folder, {alice: 10**12, TEST1: 10**12})
     try:
-        gno = HERE.parent / "gno"
-        node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
-        node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
-        url, link = node.url, None
-        if options.rtt or options.tls:
-            link = Link(int(node.url.rsplit(":", 1)[1]), rtt_ms=options.rtt, tls=options.tls,
-                        folder=folder)  # fmt: skip
-            url = link.url
-            os.environ["SSL_CERT_FILE"] = str(link.cert_file)
+        url, link = reached(node, options, folder)
         _c4(home, "init", "--remote", url, "--realm-path", REALM_PATH)
         samples, requests = rounds(options, url, link, bin_dir, home, alice)
     finally:

@@ -62,19 +62,45 @@ def main() -> None:
     parser.add_argument(
         "--spacing", type=float, default=2.2, help="Seconds between two moves (over 1 s)."
     )
-    parser.add_argument("--rtt", type=float, default=0, help="A link's round trip, in ms.")
-    parser.add_argument("--tls", action="store_true", help="Reach the node over HTTPS.")
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/c4-bench"))
-    options = parser.parse_args()
-    options.workdir.mkdir(parents=True, exist_ok=True)
-    bench.install(options.workdir)
-    bin_dir, gnoroot = install_gno()
+    options = parsed(parser)
+    bin_dir, gnoroot = prepared(options)
     folder = Path(tempfile.mkdtemp(prefix="c4-remote-bench-"))
     c4_home, gnokey_home = folder / "c4", folder / "gnokey"
     # The players' keys, made by c4 (it prints each new key's mnemonic) and given to gnokey.
     keys = {name: _c4(c4_home, "keys", "add", name) for name in ("alice", "bob")}
     funded = {str(key["address"]): 10**12 for key in keys.values()}
     funded[TEST1] = 10**12
+    node = started(bin_dir, gnoroot, folder, funded)
+    try:
+        for name, key in keys.items():
+            _gnokey(bin_dir, gnokey_home, ["add", name, "--recover"], f"{key['mnemonic']}\n\n\n")
+        url, link = reached(node, options, folder)
+        _c4(c4_home, "init", "--remote", url, "--realm-path", REALM_PATH)
+        samples, counts = play(options, url, link, bin_dir, c4_home, gnokey_home)
+    finally:
+        node.stop()
+    report(options, samples, counts)
+
+
+def parsed(parser: argparse.ArgumentParser) -> argparse.Namespace:
+    """``parser``'s options, with the link's and the work folder's added."""
+    parser.add_argument("--rtt", type=float, default=0, help="A link's round trip, in ms.")
+    parser.add_argument("--tls", action="store_true", help="Reach the node over HTTPS.")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/c4-bench"))
+    return parser.parse_args()
+
+
+def prepared(options: argparse.Namespace) -> tuple[Path, Path]:
+    """c4 installed as a user has it (bench/run.py's venv), and gno's binaries: their
+    folder and the GNOROOT."""
+    options.workdir.mkdir(parents=True, exist_ok=True)
+    bench.install(options.workdir)
+    return install_gno()
+
+
+def started(bin_dir: Path, gnoroot: Path, folder: Path, funded: dict[str, int]) -> GnoNode:
+    """A gnoland in ``folder``/node whose genesis funds ``funded``, the realm and its
+    package deployed by the dev key."""
     (folder / "node").mkdir()
     node = GnoNode(bin_dir, gnoroot, folder / "node")
     node.start(funded)
@@ -82,20 +108,21 @@ def main() -> None:
         gno = HERE.parent / "gno"
         node.deploy(gno / "p" / "c4cli" / "gno4", PACKAGE_PATH, DEV_MNEMONIC)
         node.deploy(gno / "r" / "c4cli" / "connect4", REALM_PATH, DEV_MNEMONIC)
-        for name, key in keys.items():
-            _gnokey(bin_dir, gnokey_home, ["add", name, "--recover"], f"{key['mnemonic']}\n\n\n")
-        link = None
-        url = node.url
-        if options.rtt or options.tls:
-            port = int(node.url.rsplit(":", 1)[1])
-            link = Link(port, rtt_ms=options.rtt, tls=options.tls, folder=folder)
-            url = link.url
-            os.environ["SSL_CERT_FILE"] = str(link.cert_file)
-        _c4(c4_home, "init", "--remote", url, "--realm-path", REALM_PATH)
-        samples, counts = play(options, url, link, bin_dir, c4_home, gnokey_home)
-    finally:
+    except BaseException:
         node.stop()
-    report(options, samples, counts)
+        raise
+    return node
+
+
+def reached(node: GnoNode, options: argparse.Namespace, folder: Path) -> tuple[str, Link | None]:
+    """The URL the clients reach ``node`` by: its own, or through a link of ``--rtt`` ms
+    (over HTTPS with ``--tls``, its certificate trusted through $SSL_CERT_FILE)."""
+    if not (options.rtt or options.tls):
+        return node.url, None
+    port = int(node.url.rsplit(":", 1)[1])
+    link = Link(port, rtt_ms=options.rtt, tls=options.tls, folder=folder)
+    os.environ["SSL_CERT_FILE"] = str(link.cert_file)
+    return link.url, link
 
 
 def report(
