@@ -102,19 +102,14 @@ def read_many(verifier: Verifier, keys: Sequence[tuple[bytes, str]], height: int
     one header (the block after it: awaited, a few seconds at most, when ``height`` is
     the last block), ``CALLS`` proofs a request."""
     _provable("the state", height)
-    if height >= verifier.latest_header().height:
-        header = _next(verifier, height + 1)
-        if header is None:
-            raise Unverified(f"the state after block {height} is not proven yet: no block since")
-    else:
-        header = verifier.proven_header(height + 1)
+    _, header = _state(verifier, "the state", height, 0)
     found: list[Stored] = []
     for part in range(0, len(keys), CALLS):
         asked = keys[part : part + CALLS]
         calls = [rpc.abci_query(STORE_KEY, key, height, prove=True) for key, _ in asked]
         replies = verifier.rpc.batch(calls)
         for (key, what), call in zip(asked, calls, strict=True):
-            response = _at(verifier, what, _checked(verifier, what, replies[call].response), height)
+            response = _at(verifier, what, replies[call].response, height)
             found.append(_held(verifier, key, what, response, header))
     return found
 
@@ -152,8 +147,7 @@ def answered(verifier: Verifier, asked: Asked, replies: rpc.Replies) -> Stored:
     if header is None:
         assert asked.commit is not None, "a header not held is asked for"
         header = verifier.signed_in(replies, asked.commit, asked.height + 1)
-    response = _checked(verifier, asked.what, replies[asked.proof].response)
-    _at(verifier, asked.what, response, asked.height)
+    response = _at(verifier, asked.what, replies[asked.proof].response, asked.height)
     return _held(verifier, asked.key, asked.what, response, header)
 
 
@@ -190,7 +184,7 @@ def _ask(
     heights = [height, 0] if latest else [height]
     queries = [rpc.abci_query(path, b"", at) for at in heights for path in paths]
     replies = verifier.rpc.batch([proof, *queries])
-    response = _at(verifier, what, _checked(verifier, what, replies[proof].response), height)
+    response = _at(verifier, what, replies[proof].response, height)
     return response, [replies.get(query) for query in queries]
 
 
@@ -200,16 +194,14 @@ def _provable(what: str, height: int) -> None:
 
 
 def _at(verifier: Verifier, what: str, response: ResponseQuery, height: int) -> ResponseQuery:
-    if response.height != height:
-        node = verifier.redacted
-        raise Unverified(f"{node} proved {what} at block {response.height}, asked at {height}")
-    return response
-
-
-def _checked(verifier: Verifier, what: str, response: ResponseQuery) -> ResponseQuery:
+    """``response``, the store's answer asked at ``height``, if it proves that height's
+    state (a refusal, or an answer of another height, is not believed)."""
+    node = verifier.redacted
     if response.refused:
         said = response.log or (response.error.type_url if response.error else "")
-        raise Unverified(f"{verifier.redacted} would not prove {what}: {said}")
+        raise Unverified(f"{node} would not prove {what}: {said}")
+    if response.height != height:
+        raise Unverified(f"{node} proved {what} at block {response.height}, asked at {height}")
     return response
 
 
