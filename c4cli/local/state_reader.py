@@ -141,13 +141,14 @@ def _functions() -> str:
         return {"Name": name, "Type": "string" if kind == abi.ADDRESS else kind, "Value": ""}
 
     listed = []
-    for func, signature in abi.CALLS.items():
-        params = [named("cur", REALM_TYPE)] + [named(n, k) for n, k in signature.params]
-        results = [named(".res.0", "int")] if func == "Offer" else []
+    for func in abi.LISTED:
+        if func in abi.CALLS:
+            params = [named("cur", REALM_TYPE)] + [named(n, k) for n, k in abi.CALLS[func].params]
+            results = [named(".res.0", "int")] if func == "Offer" else []
+        else:
+            params = [named(n, k) for n, k in abi.READS[func].params]
+            results = [named(".res.0", "string")]
         listed.append({"FuncName": func, "Params": params, "Results": results})
-    for func, signature in abi.READS.items():
-        params = [named(n, k) for n, k in signature.params]
-        listed.append({"FuncName": func, "Params": params, "Results": [named(".res.0", "string")]})
     return json.dumps(listed, separators=(",", ":"))
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from c4cli.gotext import quote
+from c4cli.realm import commitments
 from c4cli.realm.accessors import active_json, game_json, leaders_json
 from c4cli.realm.connect4 import Realm
 from c4cli.realm.memory import CallResult, Context, RealmState
@@ -55,8 +56,14 @@ READS: dict[str, Params] = {
     "GameJSON": Params((("id", INT),)),
     "ActiveJSON": Params((("offset", INT), ("limit", INT))),
     "LeadersJSON": Params(()),
+    "GameRecord": Params((("id", INT),)),
+    "RealmRecord": Params(()),
     "Render": Params((("path", STRING),)),
 }
+
+# The order ``vm/qfuncs`` lists the functions in: the package's files by name
+# (commit.gno, connect4.gno, json.gno, render.gno), each file's in its order.
+LISTED = ("GameRecord", "RealmRecord", *CALLS, "GameJSON", "ActiveJSON", "LeadersJSON", "Render")
 
 
 def parse_args(func: str, signature: Params, args: list[str], *, crossing: bool) -> list[Any]:
@@ -135,6 +142,14 @@ def read(state: RealmState, now: int, func: str, args: list[str]) -> tuple[str, 
         return active_json(state, now, values[0], values[1]), STRING
     if func == "LeadersJSON":
         return leaders_json(state), STRING
+    if func in ("GameRecord", "RealmRecord"):
+        game = state.games.get(values[0]) if values else None
+        record = (
+            commitments.realm_record(state)
+            if func == "RealmRecord"
+            else (b"" if game is None else commitments.game_record(game))
+        )
+        return record.decode("utf-8", "surrogateescape"), STRING
     from c4cli.realm.render import render  # only pages need it: keep the other calls light
 
     return render(state, now, values[0]), STRING

@@ -139,6 +139,16 @@ class GnoNode(DevNode):
         error = base.get("Error")
         return value.decode(), (base.get("Log") or "error") if error else ""
 
+    def stored(self, key: bytes) -> bytes | None:
+        """The main store's value at ``key`` at the last block (None: no such key)."""
+        result = self.rpc("abci_query", path=".store/main/key", data=base64.b64encode(key).decode())
+        response = result["response"]
+        base = response.get("ResponseBase", response)
+        if base.get("Error"):
+            raise NodeError(f".store/main/key {key!r}: {base.get('Log') or 'error'}")
+        value = response.get("Value") or base.get("Data")
+        return base64.b64decode(value) if value else None
+
     def account(self, address: str) -> tuple[int, int]:
         """(account number, sequence) of an address, as the node has it."""
         text, error = self.query(f"auth/accounts/{address}")

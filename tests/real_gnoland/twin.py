@@ -6,7 +6,9 @@ node's block time. After each step the two are compared on everything a
 client can read: accepted or refused and the realm's text, the call's result,
 GameJSON of the games touched, ActiveJSON, LeadersJSON, Render of the lobby
 and of those games, every player's balance (net of what each chain charges
-for gas and storage), the realm's balance, the fees collected and the owner.
+for gas and storage), the realm's balance, the fees collected and the owner, the
+records the realm commits (GameRecord, RealmRecord) and the digests it committed in
+its parameters (the node's main store) against the mirror's.
 
 The node makes a block only for a transaction (and for the proof block that
 follows it), so a query's ``now`` is the latest block time; the local chain is
@@ -31,6 +33,7 @@ from c4cli.errors import Refused
 from c4cli.gotext import parse_result
 from c4cli.local.chain import LocalChain
 from c4cli.local.genesis import Genesis
+from c4cli.realm import commitments
 from c4cli.wire import crypto
 from c4cli.wire.std import encode_tx
 from c4cli.wire.tx import fee, signed_tx
@@ -303,10 +306,18 @@ class Twin:
             ("Render('')", "Render", [""]),
             ("Render('new')", "Render", ["new"]),
         ]
+        reads.append(("RealmRecord()", "RealmRecord", []))
         for game in sorted(set(games)):
             reads.append((f"GameJSON({game})", "GameJSON", [str(game)]))
+            reads.append((f"GameRecord({game})", "GameRecord", [str(game)]))
             reads.append((f"Render('game/{game}')", "Render", [f"game/{game}"]))
         return reads
+
+    @staticmethod
+    def _committed(games: Iterable[int]) -> list[str]:
+        """The realm-local parameters the realm commits its state in: its own record's
+        and each game's (chain/params, proven by the main store)."""
+        return [commitments.REALM_KEY, *(commitments.game_key(g) for g in sorted(set(games)))]
 
     def _node_reads(self, games: Iterable[int]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -317,6 +328,9 @@ class Twin:
                 out[name] = self.node.qeval(REALM_PATH, f"{func}({','.join(args)})")
         out["collected"] = self.node.qeval(REALM_PATH, "collected")
         out["owner"] = self.node.qeval(REALM_PATH, "owner")
+        for key in self._committed(games):
+            found = self.node.stored(commitments.store_key(REALM_PATH, key))
+            out[f"committed {key}"] = found.hex() if found is not None else None
         realm = self.local.state().realm_address
         out["realm balance"] = self.node.balance(realm)
         for name, key in self.keys.items():
@@ -342,6 +356,14 @@ class Twin:
             out[name] = self._local_read(func, args)
         out["collected"] = self._local_read("collected", [])
         out["owner"] = self._local_read("owner", [])
+        realm = state.realm
+        for key in self._committed(games):
+            if key == commitments.REALM_KEY:
+                out[f"committed {key}"] = commitments.digest(commitments.realm_record(realm)).hex()
+                continue
+            game = realm.games.get(int(key.removeprefix(commitments.GAME_PREFIX)))
+            record = None if game is None else commitments.game_record(game)
+            out[f"committed {key}"] = None if record is None else commitments.digest(record).hex()
         out["realm balance"] = state.balance(state.realm_address)
         for name, key in self.keys.items():
             if not is_account(name):
