@@ -57,7 +57,9 @@ def main() -> None:
             )
         for name, (path, source) in realms.items():
             node.deploy_package(source, path, DEV_MNEMONIC)
-            counter = "gameCount" if name == "this checkout" else "len(games)"
+            # The realm's last id: ``gameCount`` since the trees; a slice's length before.
+            declared = "gameCount " in (source / "connect4.gno").read_text()
+            counter = "gameCount" if declared else "len(games)"
             print(f"{name} ({path}):")
             print(f"  {'games':>6}  " + "  ".join(f"{step:>16}" for step in STEPS))
             filler = Filler(node, path, counter=counter)

@@ -24,6 +24,7 @@ the value is the node's word.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Callable
@@ -31,11 +32,14 @@ from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
 from c4cli.chain.trust import Caught, CheckpointDamaged, RealmHistory
+from c4cli.client.proven import NotCommitted, Prover
 from c4cli.client.replayed import Computed, computed, forget, game_calls
 from c4cli.errors import Unverified
 from c4cli.realm import abi
 from c4cli.realm.memory import RealmState
 
+HISTORY = "history"  # verified by the realm's history, replayed (the Checker)
+PROOF = "proof"  # verified by the state the realm committed, proven (client/proven.py)
 LOOKS = 3  # looks at the node and the history before a moving realm is left unchecked
 _EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
 # The realm's variables a client reads, and where the mirror keeps each.
@@ -58,9 +62,10 @@ class GameCheck(NamedTuple):
     height: int
     calls: list[GameCall] | None
     behind: str = ""
+    by: str = HISTORY
 
     def verification(self) -> Verification:
-        return Verification(self.verified, self.unverified, self.height, self.behind)
+        return Verification(self.verified, self.unverified, self.height, self.behind, self.by)
 
 
 class Verification(NamedTuple):
@@ -72,12 +77,17 @@ class Verification(NamedTuple):
     unverified: str
     height: int
     behind: str = ""
+    by: str = HISTORY
 
     def json(self) -> dict[str, object]:
         """The marks a view's JSON carries."""
         if not self.verified:
             return {"verified": False, "unverified": self.unverified}
-        marks: dict[str, object] = {"verified": True, "verified_height": self.height}
+        marks: dict[str, object] = {
+            "verified": True,
+            "verified_height": self.height,
+            "verified_by": self.by,
+        }
         if self.behind:
             marks["behind"] = self.behind
         return marks
@@ -86,6 +96,16 @@ class Verification(NamedTuple):
         """The line a view ends with."""
         if not self.verified:
             return f"verified: no, the node's word ({self.unverified})"
+        if self.by == PROOF:
+            said = (
+                f"verified: proven at block {self.height} by its validators' signatures "
+                "(the state the realm committed)"
+            )
+            return (
+                f"{said}; the node's newer answer is not shown ({self.behind})"
+                if (self.behind)
+                else said
+            )
         if self.behind:
             return (
                 f"verified: as of block {self.height}, the last its validators' signed blocks "
@@ -222,10 +242,61 @@ class Checker:
         return GameCheck(True, "", verification.height, calls, verification.behind)
 
 
-def checker_of(reader: object) -> Checker | None:
+class Witnessed:
+    """A run's reads of the realm on a node home whose blocks are proven: held to the
+    state the realm committed where it commits (client/proven.py), and to its history
+    where the home keeps one (a second witness there, the only one where the realm
+    commits nothing); with neither, the node's word, said so."""
+
+    def __init__(self, prover: Prover, history: Checker | None) -> None:
+        self.prover = prover
+        self.history = history
+        self.unchecked: dict[str, str] = {}  # read with neither witness: why
+
+    def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
+        shown = None
+        if self.prover.commits is not False:
+            with contextlib.suppress(NotCommitted):
+                shown = self.prover.check(expression, value, again)
+        if self.history is not None:
+            held = self.history.check(expression, value, again)
+            return held if shown is None else shown
+        if shown is None:
+            self.unchecked[expression] = NO_HISTORY
+            return value
+        return shown
+
+    def _proven(self, expressions: tuple[str, ...]) -> bool:
+        prover = self.prover
+        read = expressions or (*prover.held, *prover.behind, *self.unchecked)
+        return bool(read) and all(e in prover.held or e in prover.behind for e in read)
+
+    def verification(self, *expressions: str) -> Verification:
+        if self._proven(expressions):
+            read = expressions or (*self.prover.held, *self.prover.behind)
+            behind = next((self.prover.behind[e] for e in read if e in self.prover.behind), "")
+            return Verification(True, "", self.prover.height(*expressions), behind, PROOF)
+        if self.history is not None:
+            return self.history.verification(*expressions)
+        read = expressions or tuple(self.unchecked)
+        return Verification(False, next((self.unchecked[e] for e in read), NO_HISTORY), 0)
+
+    def game(self, game_id: int) -> GameCheck:
+        expression = f"GameJSON({game_id})"
+        if not self._proven((expression,)):
+            if self.history is not None:
+                return self.history.game(game_id)
+            return GameCheck(False, NO_HISTORY, 0, None)
+        shown = self.verification(expression)
+        calls = None
+        if self.history is not None and self.history.verification(expression).verified:
+            calls = self.history.game(game_id).calls
+        return GameCheck(True, "", shown.height, calls, shown.behind, PROOF)
+
+
+def history_checker_of(reader: object) -> Checker | None:
     """The checker of a chain whose reads are held to a history: one a home keeps (`c4
-    sync` began it) on a node whose blocks are proven; None for anything else (the
-    local chain, a state in hand, a node whose word is taken)."""
+    sync` began it) on a node whose blocks are proven; None for anything else."""
     opener = getattr(reader, "realm_history", None)
     history: RealmHistory | None = opener() if callable(opener) else None
     if history is None or not history.begun():
@@ -237,10 +308,25 @@ def checker_of(reader: object) -> Checker | None:
     return found
 
 
+def checker_of(reader: object) -> Witnessed | Checker | None:
+    """What holds the realm's values read through ``reader``: on a node home whose
+    blocks are proven, its proofs and its history (:class:`Witnessed`, one a run); a
+    history alone where proofs cannot be asked; None for anything else (the local
+    chain, a state in hand, a node whose word is taken)."""
+    checker = history_checker_of(reader)
+    memo: object = getattr(reader, "memo", None)
+    if not getattr(reader, "proves", False) or not isinstance(memo, dict):
+        return checker
+    witnessed = memo.get("witnessed")
+    if not isinstance(witnessed, Witnessed):
+        witnessed = memo["witnessed"] = Witnessed(Prover(reader), checker)
+    return witnessed
+
+
 def verification_of(reader: object, *expressions: str) -> Verification | None:
     """How the realm's values read through ``reader`` stand: None on the local chain
     and where the node's word is taken by choice (``--trust-node``); not verified on
-    a node home that keeps no history (said, with the command that begins one)."""
+    a node home where neither proofs nor a history hold them (said why)."""
     checker = checker_of(reader)
     if checker is not None:
         return checker.verification(*expressions)

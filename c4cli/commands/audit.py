@@ -9,7 +9,7 @@ import click
 
 from c4cli.address import package_address
 from c4cli.client.audit import Books, books, local_tally
-from c4cli.client.verified import checker_of
+from c4cli.client.verified import history_checker_of
 from c4cli.coins import gnot
 from c4cli.commands.ending import echo, emit_json
 from c4cli.commands.options import common_options
@@ -51,7 +51,7 @@ def audit(run: Invocation, home: Path, as_json: bool) -> None:
         at = 0  # the balance now: the log the books are summed from is the chain
     else:
         brought_up(home, as_json)
-        checker = checker_of(chain)
+        checker = history_checker_of(chain)
         if checker is None:  # the home takes its node's word: nothing to hold books to
             raise Unreachable("the realm's history could not be opened on this node")
         done = checker.computed()

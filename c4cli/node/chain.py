@@ -30,7 +30,7 @@ from c4cli.chain.interface import (
 from c4cli.chain.listing import blocks_of
 from c4cli.chain.trust import RealmHistory, Stored
 from c4cli.node.net.transport import Link
-from c4cli.node.reader import NodeReader, open_reader
+from c4cli.node.reader import NodeReader, ProvenReads, open_reader
 from c4cli.node.sending import lookup
 from c4cli.node.sending.delivery import Delivery
 from c4cli.node.sending.recheck import recheck
@@ -111,6 +111,24 @@ class NodeChain:
         self, key: bytes, what: str, paths: Sequence[str], height: int = 0, *, latest: bool = False
     ) -> tuple[Stored, list[Answer]] | None:
         return self.reader.stored_with(key, what, paths, height, latest=latest)
+
+    def proven_reads(
+        self,
+        keys: Sequence[tuple[bytes, str]],
+        queries: Sequence[tuple[str, str]],
+        height: int = 0,
+        *,
+        latest: bool = False,
+    ) -> ProvenReads | None:
+        return self.reader.proven_reads(keys, queries, height, latest=latest)
+
+    @property
+    def memo(self) -> dict[str, object]:
+        return self.reader.memo
+
+    @property
+    def redacted(self) -> str:
+        return self.reader.redacted
 
     # -- what this home sent, and any transaction by hash ----------------------------------
 

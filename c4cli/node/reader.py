@@ -41,6 +41,16 @@ class Numbers(NamedTuple):
     height: int
 
 
+class ProvenReads(NamedTuple):
+    """Values of the main store proven after one block, the node's answers to queries
+    at that block (or its refusals), and the time of the block after it (whose header
+    proves them)."""
+
+    stored: list[Stored]
+    answers: list[Answer | Refused]
+    time: int
+
+
 METAS = 20  # tm2's ``blockchain`` answers at most 20 block metas
 CALLS = 10  # calls in one request (a JSON-RPC batch)
 
@@ -79,6 +89,7 @@ class NodeReader:
         self.unproven = unproven
         self._historian = historian
         self._history: RealmHistory | None = None
+        self.memo: dict[str, object] = {}  # what a command's reads keep for the run
 
     def realm_history(self) -> RealmHistory | None:
         """The home's history of the realm, from blocks proven by its validators; None
@@ -221,6 +232,31 @@ class NodeReader:
         return proven, [
             self.answer(path, result) for path, result in zip(asked, found, strict=True)
         ]
+
+    def proven_reads(
+        self,
+        keys: Sequence[tuple[bytes, str]],
+        queries: Sequence[Query],
+        height: int = 0,
+        *,
+        latest: bool = False,
+    ) -> ProvenReads | None:
+        """Each of ``keys`` (a key, what names it) proven after one block, and the node's
+        answers to ``queries`` there (then, with ``latest``, at its last block), in one
+        request; None where the node's word is taken."""
+        verifier = self.verifier
+        if verifier is None:
+            return None
+        encoded = [(path, data.encode()) for path, data in queries]
+        found = verifier.stored_all(keys, encoded, height, latest=latest)
+        asked = [*queries, *queries] if latest else list(queries)
+        answers: list[Answer | Refused] = []
+        for (path, _), result in zip(asked, found.answers, strict=True):
+            try:
+                answers.append(self.answer(path, result))
+            except Refused as refused:  # the asker decides what a refusal means
+                answers.append(refused)
+        return ProvenReads(found.stored, answers, found.header.time.seconds)
 
     def ahead(self, *paths: str) -> Ahead:
         """A reader for one transaction's build whose first query also asks ``paths``."""

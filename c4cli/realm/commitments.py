@@ -86,7 +86,7 @@ def game_record(game: Game) -> bytes:
     )
 
 
-class RealmRecord(NamedTuple):
+class RealmSummary(NamedTuple):
     """The realm's record as it commits it."""
 
     owner: str
@@ -117,9 +117,9 @@ class RealmRecord(NamedTuple):
         return b"".join(_field(value) for value in values)
 
 
-def realm_record_of(state: RealmState) -> RealmRecord:
+def realm_record_of(state: RealmState) -> RealmSummary:
     live = state.games.live()
-    return RealmRecord(
+    return RealmSummary(
         owner=state.owner,
         pending_owner=state.pending_owner,
         fee=state.fee,
@@ -210,7 +210,7 @@ def parse_game(record: bytes) -> Game:
     return game
 
 
-def parse_realm(record: bytes) -> RealmRecord:
+def parse_realm(record: bytes) -> RealmSummary:
     """The realm record ``record`` holds; RecordError for anything else."""
     read = _Reader(record, "realm")
     head = (read.text(), read.text(), read.int(), read.int(), read.int(), read.int(), read.int())
@@ -221,7 +221,7 @@ def parse_realm(record: bytes) -> RealmRecord:
             raise RecordError(f"a leaderboard of {count} entries (at most {BOARD_SIZE})")
         boards.append(tuple((read.text(), read.int()) for _ in range(count)))
     read.end()
-    found = RealmRecord(*head, wins_board=boards[0], gnot_board=boards[1])
+    found = RealmSummary(*head, wins_board=boards[0], gnot_board=boards[1])
     if found.encode() != record:
         raise RecordError("the record is not written as the realm writes one")
     return found

@@ -246,6 +246,13 @@ class GameBook:
         self._count = 0
         self.store = store
 
+    @classmethod
+    def known(cls, games: dict[int, Game], count: int) -> GameBook:
+        """A book of ``count`` games of which only ``games`` are held (a proven few)."""
+        book = cls()
+        book._games, book._count = dict(games), count
+        return book
+
     def __len__(self) -> int:
         return self._count
 

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.node
 
 REALM_PATH = "gno.land/r/c4cli/multisig/connect4"
 CLEAR = {"C4_ARMOR_PASSWORD": ""}  # an armor in clear, as gnokey writes one then
-FEE = ("--gas-wanted", "5000000", "--gas-fee", "500000ugnot")  # within the 1 GNOT fee cap
+FEE = ("--gas-wanted", "10000000", "--gas-fee", "500000ugnot")  # within the 1 GNOT fee cap
 
 
 class Gnokey:

@@ -56,9 +56,44 @@ def read_with(
     """:func:`read`, and the node's answers to the queries ``paths`` at the same block
     (then, with ``latest``, at its last block too), asked in the request that asks the
     proof."""
+    queries = [(path, b"") for path in paths]
+    found = read_all(verifier, [(key, what)], queries, height, after=after, latest=latest)
+    return found.stored[0], found.answers
+
+
+class Reads(NamedTuple):
+    """What :func:`read_all` proved and was answered, and the header that proves it."""
+
+    stored: list[Stored]
+    answers: list[ResultABCIQuery | Unreachable]
+    header: Header
+
+
+def read_all(
+    verifier: Verifier,
+    keys: Sequence[tuple[bytes, str]],
+    queries: Sequence[tuple[str, bytes]],
+    height: int = 0,
+    *,
+    after: int = 0,
+    latest: bool = False,
+) -> Reads:
+    """Each of ``keys`` (a key, and what names it) after block ``height`` (as
+    :func:`read` has it), proven against one header, and the node's answers to
+    ``queries`` (path, data) at the same block (then, with ``latest``, at its last
+    block too), all in one request."""
+    what = keys[0][1]
     at, header = _state(verifier, what, height, after)
-    response, answers = _ask(verifier, key, what, at, paths, latest=latest)
-    return _held(verifier, key, what, response, header), answers
+    _provable(what, at)
+    proofs = [rpc.abci_query(STORE_KEY, key, at, prove=True) for key, _ in keys]
+    heights = [at, 0] if latest else [at]
+    asked = [rpc.abci_query(path, data, when) for when in heights for path, data in queries]
+    replies = verifier.rpc.batch([*proofs, *asked])
+    found = [
+        _held(verifier, key, name, _at(verifier, name, replies[proof].response, at), header)
+        for (key, name), proof in zip(keys, proofs, strict=True)
+    ]
+    return Reads(found, [replies.get(query) for query in asked], header)
 
 
 def _state(verifier: Verifier, what: str, height: int, after: int) -> tuple[int, Header]:
@@ -87,7 +122,7 @@ def after_block(verifier: Verifier, key: bytes, what: str, height: int) -> Store
     it, which proves it, awaited (a few seconds at most); Unverified when it does not
     come in time."""
     header = _awaited(verifier, what, height)
-    return _held(verifier, key, what, _ask(verifier, key, what, height)[0], header)
+    return _held(verifier, key, what, _ask(verifier, key, what, height), header)
 
 
 def _awaited(verifier: Verifier, what: str, height: int) -> Header:
@@ -167,25 +202,11 @@ def _next(verifier: Verifier, height: int) -> Header | None:
         wallclock.sleep(POLL)
 
 
-def _ask(
-    verifier: Verifier,
-    key: bytes,
-    what: str,
-    height: int,
-    paths: Sequence[str] = (),
-    *,
-    latest: bool = False,
-) -> tuple[ResponseQuery, list[ResultABCIQuery | Unreachable]]:
-    """The store's answer for ``key`` at ``height`` with its proof, and the node's
-    answers to ``paths`` at that height (and with ``latest``, at its last block after
-    them), in one request."""
+def _ask(verifier: Verifier, key: bytes, what: str, height: int) -> ResponseQuery:
+    """The store's answer for ``key`` at ``height``, with its proof."""
     _provable(what, height)
     proof = rpc.abci_query(STORE_KEY, key, height, prove=True)
-    heights = [height, 0] if latest else [height]
-    queries = [rpc.abci_query(path, b"", at) for at in heights for path in paths]
-    replies = verifier.rpc.batch([proof, *queries])
-    response = _at(verifier, what, replies[proof].response, height)
-    return response, [replies.get(query) for query in queries]
+    return _at(verifier, what, verifier.rpc.ask(proof).response, height)
 
 
 def _provable(what: str, height: int) -> None:

@@ -158,6 +158,19 @@ class Verifier:
         proven (and with ``latest`` at its last block too), asked with the proof."""
         return store.read_with(self, key, what, paths, height, latest=latest)
 
+    def stored_all(
+        self,
+        keys: Sequence[tuple[bytes, str]],
+        queries: Sequence[tuple[str, bytes]],
+        height: int = 0,
+        *,
+        latest: bool = False,
+    ) -> store.Reads:
+        """Each of ``keys`` proven against one header, and the node's answers to
+        ``queries`` at the block proven (with ``latest``, at its last block too), in
+        one request (node/light/store.py)."""
+        return store.read_all(self, keys, queries, height, latest=latest)
+
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),
         proven (the last one proven, when it is that block's: it stays proven)."""

@@ -1,0 +1,306 @@
+"""The realm's values proven by what it committed: one proof each, on any history.
+
+A realm that commits (gno/r/c4cli/connect4/commit.gno, the same bytes in
+:mod:`c4cli.realm.commitments`) keeps the sha256 of each game's record and of its own
+record in its parameters, which gno.land keeps in the main store under the app hash.
+A read of such a realm is held there, in one request: the digests proven after the
+freshest block a header the trusted validators signed proves, the records the node
+gives for them (``RealmRecord()``, ``GameRecord(id)``) and its answer to the read
+itself, all at that block. A record whose sha256 is not the digest proven, or a node's
+answer that is not the one c4's mirror makes from the proven records, is exit 4, one
+line naming what. What is shown is the mirror's answer, dated the block whose header
+proves it.
+
+The lobby is proven complete, not only each row true: the realm's record counts its
+open and playing games, each game the node lists is proven open or playing by its own
+digest, and as many listed as counted is all of them.
+
+Where the node's last block changed the realm, its answer there is not the state
+proven a block before; the state after that block is proven once the next block is
+made (a few seconds at most), and a realm that keeps changing is shown as of the last
+block proven, said so. A realm that commits nothing (the version deployed on gno.land)
+is held to its history where a home keeps one (client/verified.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from c4cli.chain.interface import Answer
+from c4cli.errors import Refused, Unreachable, Unverified
+from c4cli.gotext import parse_result
+from c4cli.realm import abi, commitments
+from c4cli.realm.commitments import RealmSummary, RecordError
+from c4cli.realm.memory import PLAYING, Game, GameBook, RealmState
+from c4cli.realm.rules import Status
+from c4cli.wire.paths import QEVAL
+
+if TYPE_CHECKING:
+    from c4cli.node.reader import ProvenReads
+
+LOOKS = 3  # proofs a read is given to catch up with a realm that moves
+PROOFS = 50  # game digests proven in one request
+PAGE = 100  # games an ActiveJSON page lists at most
+_EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
+VARIABLES: dict[str, Callable[[RealmSummary], str]] = {
+    "fee": lambda realm: str(realm.fee),
+    "collected": lambda realm: str(realm.collected),
+    "owner": lambda realm: realm.owner,
+    "pendingOwner": lambda realm: realm.pending_owner,
+}
+
+
+class Committed(NamedTuple):
+    """The realm after block ``height``, as far as it was proven: its record, the games
+    proven (by id), the open and playing games' ids when the lobby was proven whole
+    (None: not asked), and ``time``, the block after's, which dates the answers."""
+
+    height: int
+    time: int
+    realm: RealmSummary
+    games: dict[int, Game]
+    live: list[int] | None = None
+
+    def state(self, path: str) -> RealmState:
+        """A realm state holding what was proven, for the mirror's accessors."""
+        state = RealmState(path, self.realm.owner)
+        state.pending_owner = self.realm.pending_owner
+        state.fee, state.collected = self.realm.fee, self.realm.collected
+        state.games = GameBook.known(self.games, self.realm.last_id)
+        state.active = dict.fromkeys(self.live or [])
+        state.wins_board = list(self.realm.wins_board)
+        state.gnot_board = list(self.realm.gnot_board)
+        return state
+
+
+class NotCommitted(Exception):
+    """The realm commits nothing: its reads are not this module's to prove."""
+
+
+class Prover:
+    """The realm's values as a node gave them, held to what the realm committed."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader = reader
+        self.path: str = reader.realm_path
+        self.held: dict[str, int] = {}  # expression: the block whose state proved it
+        self.behind: dict[str, str] = {}  # expression: why an older state was shown
+        self.commits: bool | None = None  # None until a first proof says
+
+    # -- one read --------------------------------------------------------------------------
+
+    def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
+        """The value of ``expression`` to show: the mirror's, from the records proven
+        after the freshest block proven, with ``value`` (the node's answer at its last
+        block) held to it; ``again`` asks the node once more. NotCommitted where the
+        realm commits nothing."""
+        height = 0
+        ours = ""
+        for _ in range(LOOKS):
+            snapshot, said = self._proven(expression, value, height)
+            ours = self._ours(snapshot, expression)
+            if not _same(said, ours):
+                raise Unverified(_difference(expression, said, ours, snapshot.height))
+            if _same(value, ours):
+                self.held[expression] = snapshot.height
+                self.behind.pop(expression, None)
+                return ours
+            # The node's last block changed the realm: the state after it, once proven.
+            value, height = again(), snapshot.height + 1
+        self.behind[expression] = "the realm changed while the node and its proofs were read"
+        return ours
+
+    def _proven(self, expression: str, value: str, height: int) -> tuple[Committed, str]:
+        """The realm after block ``height`` (0: the freshest proven) with what
+        ``expression`` needs of it, and the node's answer to it there."""
+        found = _EXPRESSION.match(expression)
+        func, args = (found[1], _ints(found[2])) if found else (expression, [])
+        if func not in ("GameJSON", "ActiveJSON", "LeadersJSON") and func not in VARIABLES:
+            raise NotCommitted(expression)  # not a read the records make
+        ids = args[:1] if func == "GameJSON" else _listed(value) if func == "ActiveJSON" else []
+        snapshot, answers = self._read(height, ids, [(QEVAL, f"{self.path}.{expression}")])
+        said = _value(answers[0], expression, snapshot.height, self.reader.redacted)
+        if func == "ActiveJSON":
+            whole = len(args) == 2 and args[0] <= 0 and snapshot.realm.live <= max(args[1], 1)
+            snapshot = self._lobby(snapshot, _listed(said) if whole else None)
+        return snapshot, said
+
+    def _ours(self, snapshot: Committed, expression: str) -> str:
+        if expression in VARIABLES:
+            return VARIABLES[expression](snapshot.realm)
+        found = _EXPRESSION.match(expression)
+        assert found is not None, "only the accessors and variables are proven"
+        state = snapshot.state(self.path)
+        return abi.read(state, snapshot.time, found[1], [a.strip() for a in _args(found[2])])[0]
+
+    # -- the proofs ------------------------------------------------------------------------
+
+    def _read(
+        self, height: int, ids: Sequence[int], extra: Sequence[tuple[str, str]]
+    ) -> tuple[Committed, list[Answer | Refused]]:
+        """The realm's record and games ``ids`` proven after block ``height``, with the
+        node's answers to ``extra`` there, in one request."""
+        keys = [(commitments.store_key(self.path, commitments.REALM_KEY), "the realm's record")]
+        keys += [
+            (commitments.store_key(self.path, commitments.game_key(i)), f"game {i}") for i in ids
+        ]
+        queries = [(QEVAL, f"{self.path}.RealmRecord()")]
+        queries += [(QEVAL, f"{self.path}.GameRecord({i})") for i in ids]
+        found: ProvenReads | None = self.reader.proven_reads(keys, [*queries, *extra], height)
+        if found is None:
+            raise NotCommitted("the node's word is taken")
+        realm_digest = found.stored[0]
+        at = realm_digest.height
+        if realm_digest.value is None:
+            self.commits = False
+            raise NotCommitted(f"the realm at {self.path} commits no record")
+        self.commits = True
+        realm = self._record(realm_digest.value, found.answers[0], "the realm's record", at)
+        parsed = _parsed(commitments.parse_realm, realm, "the realm's record", at)
+        games: dict[int, Game] = {}
+        for number, digest, answer in zip(ids, found.stored[1:], found.answers[1:], strict=False):
+            if digest.value is None:
+                if 1 <= number <= parsed.last_id:
+                    raise Unverified(
+                        f"game {number}: the realm committed no record of it by block {at}, "
+                        f"though its record says it gave ids up to {parsed.last_id}"
+                    )
+                continue  # proven never made
+            what = f"game {number}'s record"
+            record = self._record(digest.value, answer, what, at)
+            game = _parsed(commitments.parse_game, record, what, at)
+            if game.id != number:
+                raise Unverified(f"{what} as committed at block {at} is game {game.id}'s")
+            games[number] = game
+        snapshot = Committed(at, found.time, parsed, games)
+        return snapshot, list(found.answers[1 + len(ids) :])
+
+    def _record(self, digest: bytes, answer: Answer | Refused, what: str, at: int) -> bytes:
+        node = self.reader.redacted
+        if isinstance(answer, Refused):
+            raise Unverified(f"{node} would not give {what} at block {at}: {answer}")
+        try:
+            text, _ = parse_result(answer.data)
+        except ValueError:
+            raise Unverified(f"{node} answered {what} at block {at} with garbage") from None
+        record = text.encode("utf-8", "surrogateescape")
+        if commitments.digest(record) != digest:
+            raise Unverified(
+                f"{what} as {node} gave it at block {at} is not the one the realm committed "
+                "(its sha256 is not the digest proven)"
+            )
+        return record
+
+    def _lobby(self, snapshot: Committed, listed: list[int] | None) -> Committed:
+        """``snapshot`` with every open and playing game proven: ``listed`` (the node's
+        listing of them all at the same block; None: its pages are asked), each proven
+        live by its digest, as many as the realm's record counts (pages and proofs asked
+        a request at a time)."""
+        count, at = snapshot.realm.live, snapshot.height
+        if listed is None:
+            pages = [
+                (QEVAL, f"{self.path}.ActiveJSON({offset}, {PAGE})")
+                for offset in range(0, count, PAGE)
+            ]
+            listed = []
+            if pages:
+                _, answers = self._read(at, [], pages)
+                for answer in answers:
+                    listed += _listed(_value(answer, "ActiveJSON", at, self.reader.redacted))
+        games = dict(snapshot.games)
+        missing = [number for number in listed if number not in games]
+        for part in range(0, len(missing), PROOFS):
+            more, _ = self._read(at, missing[part : part + PROOFS], [])
+            games.update(more.games)
+        live = [n for n in listed if n in games and games[n].status in (Status.OPEN, PLAYING)]
+        if len(live) != count or len(set(listed)) != len(listed) or live != sorted(live):
+            raise Unverified(
+                f"the lobby the node lists at block {at} is not the realm's: it lists "
+                f"{len(listed)} games of which {len(live)} are proven open or playing, and the "
+                f"realm's committed record counts {count}"
+            )
+        return snapshot._replace(games=games, live=live)
+
+    # -- what a run read -------------------------------------------------------------------
+
+    def height(self, *expressions: str) -> int:
+        read = expressions or tuple(self.held)
+        heights = [self.held[e] for e in read if e in self.held]
+        return min(heights) if heights else 0
+
+
+def _parsed(parse: Callable[[bytes], Any], record: bytes, what: str, at: int) -> Any:
+    try:
+        return parse(record)
+    except RecordError as exc:
+        raise Unverified(f"{what} the realm committed at block {at} does not read: {exc}") from None
+
+
+def _value(answer: Answer | Refused, expression: str, at: int, node: str) -> str:
+    """The node's answer to ``expression`` at block ``at``, where the proof is."""
+    if isinstance(answer, Refused):
+        raise Unverified(f"{node} would not answer {expression} at block {at}: {answer}")
+    try:
+        return parse_result(answer.data)[0]
+    except ValueError:
+        raise Unreachable(f"the chain answered {expression} with garbage") from None
+
+
+def _args(text: str) -> list[str]:
+    return [arg for arg in text.split(",") if arg.strip()]
+
+
+def _ints(text: str) -> list[int]:
+    try:
+        return [int(arg) for arg in _args(text)]
+    except ValueError:
+        return []
+
+
+def _listed(text: str) -> list[int]:
+    """The ids an ActiveJSON answer lists (none for what is not one)."""
+    try:
+        games = json.loads(text).get("games")
+        return [int(game["id"]) for game in games][:PAGE]
+    except (ValueError, AttributeError, TypeError, KeyError):
+        return []
+
+
+def _same(theirs: str, ours: str) -> bool:
+    """Whether the node's answer is the mirror's, but for the block time it was read at."""
+    if theirs == ours:
+        return True
+    try:
+        node, mine = json.loads(theirs), json.loads(ours)
+    except ValueError:
+        return False
+    if not isinstance(node, dict) or not isinstance(mine, dict) or "now" not in mine:
+        return False
+    node.pop("now", None)
+    mine.pop("now")
+    return bool(node == mine)
+
+
+def _difference(expression: str, theirs: str, ours: str, height: int) -> str:
+    """Where the node's answer is not what the proven records make, in one line."""
+    proven = f"the state the realm committed, proven at block {height}"
+    try:
+        mine, node = json.loads(ours), json.loads(theirs)
+    except ValueError:
+        return f"{expression}: the node says {theirs[:200]!r}, {proven} says {ours[:200]!r}"
+    if isinstance(mine, dict) and isinstance(node, dict) and "game" in mine:
+        mine_game, node_game = mine.get("game"), node.get("game")
+        if isinstance(mine_game, dict) and isinstance(node_game, dict):
+            for field in dict.fromkeys([*mine_game, *node_game]):
+                if mine_game.get(field) != node_game.get(field):
+                    return (
+                        f"game {mine_game.get('id')}: the node says {field} is "
+                        f"{json.dumps(node_game.get(field))}, {proven} makes it "
+                        f"{json.dumps(mine_game.get(field))}"
+                    )
+    return (
+        f"{expression}: the node's answer is not {proven}: {theirs[:200]!r} against {ours[:200]!r}"
+    )

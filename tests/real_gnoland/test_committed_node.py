@@ -1,0 +1,149 @@
+"""Issue 64 on a real gnoland: the realm's reads proven by the state it committed.
+
+The realm writes the sha256 of each game's record and of its own where the app hash
+covers them (gno/r/c4cli/connect4/commit.gno). A home that never synced holds every
+read to those digests, proven against a header the trusted validators signed: a
+game, the lobby (whole), the leaderboards and the books are `"verified": true`, by
+proof, at the proof's block. Through the hostile proxy, an answer that is not the
+proven state (a disc moved, an open offer left out, a leader or the books forged, a
+record that is not the one committed) is exit 4, one line naming what.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from real_gnoland.proxy import proxy_for
+from real_gnoland.test_remote import bound_home, home_with_keys, staked_game
+
+from c4cli.gotext import parse_result, quote
+from support import Home
+
+pytestmark = pytest.mark.node
+
+REALM_PATH = "gno.land/r/c4cli/committed/connect4"
+Rule = Callable[[dict[str, Any], Callable[[], Any]], Any]
+
+
+@pytest.fixture(scope="module")
+def played(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Game 1 won by c4's players, game 2 an open offer by carol; the games' ids."""
+    home = bound_home(gno_node, REALM_PATH, tmp_path_factory.mktemp("committed"))
+    won = staked_game(home, 2_000_000)
+    offer = home.json("offer", "--stake", "3gnot", "--valid-for", "60m", "carol")
+    return {"won": won.id, "open": str(offer["result"][0])}
+
+
+def fresh(gno_node: Any, folder: Path) -> Home:
+    """A home bound to the node that never synced: no history of the realm at all."""
+    home = home_with_keys(gno_node, folder)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    return home
+
+
+def proven(document: dict[str, Any]) -> int:
+    assert document["verified"] is True and document["verified_by"] == "proof", document
+    assert document["verified_height"] >= 2, document
+    return int(document["verified_height"])
+
+
+def test_a_fresh_home_proves_every_read(
+    played: dict[str, str], gno_node: Any, tmp_path: Path
+) -> None:
+    home = fresh(gno_node, tmp_path)
+    shown = home.json("show", played["won"])
+    proven(shown)
+    assert shown["game"]["status"] == "won"
+    lobby = home.json("lobby")
+    proven(lobby)
+    assert [game["id"] for game in lobby["games"]] == [int(played["open"])]
+    leaders = home.json("leaders")
+    proven(leaders)
+    assert leaders["wins"][0]["score"] == 1
+    fees = home.json("query", "fees")
+    proven(fees)
+    assert fees["collected_ugnot"] == 100_000
+    text = home.ok("show", played["won"]).stdout
+    assert re.search(
+        r"^ *verified: proven at block \d+ by its validators' signatures "
+        r"\(the state the realm committed\)$",
+        text,
+        re.M,
+    ), text
+    game = home.ok("query", "game", played["won"])
+    assert json.loads(game.stdout)["game"]["id"] == int(played["won"])
+    assert "proven at block" in game.stderr, game.stderr
+
+
+def _qeval_rule(expression: str, change: Callable[[str], str]) -> Rule:
+    """Answers to ``vm/qeval`` of ``expression`` (at any block) with their value passed
+    through ``change``; every other request passes."""
+
+    def rule(request: dict[str, Any], forward: Callable[[], Any]) -> Any:
+        document = forward()
+        params = request["params"]
+        data = base64.b64decode(params.get("data") or "").decode()
+        if params.get("path") == "vm/qeval" and data.endswith(f".{expression}"):
+            base = document["result"]["response"]["ResponseBase"]
+            value, kind = parse_result(base64.b64decode(base["Data"]).decode())
+            forged = (
+                f"({quote(change(value))} {kind})"
+                if kind == "string"
+                else (f"({change(value)} {kind})")
+            )
+            base["Data"] = base64.b64encode(forged.encode()).decode()
+        return document
+
+    return rule
+
+
+def _disc_moved(text: str) -> str:
+    document = json.loads(text)
+    board = document["game"]["board"]
+    document["game"]["board"] = board[1:] + board[0]
+    return json.dumps(document, separators=(",", ":"))
+
+
+def _offer_left_out(text: str) -> str:
+    document = json.loads(text)
+    document["games"] = []
+    return json.dumps(document, separators=(",", ":"))
+
+
+def _leader_forged(text: str) -> str:
+    document = json.loads(text)
+    document["wins"][0]["score"] += 1
+    return json.dumps(document, separators=(",", ":"))
+
+
+def _byte_changed(text: str) -> str:
+    return text.replace("3:won", "3:wan")
+
+
+FORGED: dict[str, tuple[list[str], str, Callable[[str], str], str]] = {
+    "a disc moved": (["show", "{won}"], "GameJSON({won})", _disc_moved, "board"),
+    "an open offer left out": (["lobby"], "ActiveJSON(0, 100)", _offer_left_out, "lobby"),
+    "a leader's score": (["leaders"], "LeadersJSON()", _leader_forged, "LeadersJSON"),
+    "the fees collected": (["query", "fees"], "collected", lambda v: str(int(v) + 1), "collected"),
+    "a game's record": (["show", "{won}"], "GameRecord({won})", _byte_changed, "sha256"),
+}
+
+
+@pytest.mark.parametrize("forgery", sorted(FORGED))
+def test_an_answer_that_is_not_the_committed_state_is_exit_4(
+    played: dict[str, str], gno_node: Any, tmp_path: Path, forgery: str
+) -> None:
+    home = fresh(gno_node, tmp_path)
+    args, expression, change, named = FORGED[forgery]
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = _qeval_rule(expression.format(**played), change)
+        refused = home.run("--remote", proxy.url, *(a.format(**played) for a in args))
+    assert refused.exit_code == 4, refused.output
+    assert refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and named in refused.stderr, refused.stderr
