@@ -1,19 +1,19 @@
 """The realm's values proven by what it committed: one proof each, on any history.
 
 A realm that commits (gno/r/c4cli/connect4/commit.gno, the same bytes in
-:mod:`c4cli.realm.commitments`) keeps the sha256 of each game's record and of its own
-record in its parameters, which gno.land keeps in the main store under the app hash.
-A read of such a realm is held there, in one request: the digests proven after the
-freshest block a header the trusted validators signed proves, the records the node
-gives for them (``RealmRecord()``, ``GameRecord(id)``) and its answer to the read
-itself, all at that block. A record whose sha256 is not the digest proven, or a node's
-answer that is not the one c4's mirror makes from the proven records, is exit 4, one
-line naming what. What is shown is the mirror's answer, dated the block whose header
-proves it.
+:mod:`c4cli.realm.commitments`) keeps the sha256 of each game's record, of its
+books' and of its leaderboards' in its parameters, which gno.land keeps in the main
+store under the app hash. A read of such a realm is held there, in one request: the
+digests proven after the freshest block a header the trusted validators signed
+proves, the records the node gives for them (``BooksRecord()``, ``LeadersRecord()``,
+``GameRecord(id)``) and its answer to the read itself, all at that block. A record
+whose sha256 is not the digest proven, or a node's answer that is not the one c4's
+mirror makes from the proven records, is exit 4, one line naming what. What is
+shown is the mirror's answer, dated the block whose header proves it.
 
-The lobby is proven complete, not only each row true: the realm's record counts its
-open and playing games, each game the node lists is proven open or playing by its own
-digest, and as many listed as counted is all of them.
+The lobby is proven complete, not only each row true: the realm's books count its
+open and playing games, each game the node lists is proven open or playing by its
+own digest, and as many listed as counted is all of them.
 
 Where the node's last block changed the realm, its answer there is not the state
 proven a block before; the state after that block is proven once the next block is
@@ -33,7 +33,7 @@ from c4cli.chain.interface import Answer
 from c4cli.errors import Refused, Unreachable, Unverified
 from c4cli.gotext import parse_result
 from c4cli.realm import abi, commitments
-from c4cli.realm.commitments import RealmSummary, RecordError
+from c4cli.realm.commitments import CommittedBooks, Leaders, RecordError
 from c4cli.realm.memory import PLAYING, Game, GameBook, RealmState
 from c4cli.realm.rules import Status
 from c4cli.wire.paths import QEVAL
@@ -45,34 +45,39 @@ LOOKS = 3  # proofs a read is given to catch up with a realm that moves
 PROOFS = 50  # game digests proven in one request
 PAGE = 100  # games an ActiveJSON page lists at most
 _EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
-VARIABLES: dict[str, Callable[[RealmSummary], str]] = {
-    "fee": lambda realm: str(realm.fee),
-    "collected": lambda realm: str(realm.collected),
-    "owner": lambda realm: realm.owner,
-    "pendingOwner": lambda realm: realm.pending_owner,
+VARIABLES: dict[str, Callable[[CommittedBooks], str]] = {
+    "fee": lambda books: str(books.fee),
+    "collected": lambda books: str(books.collected),
+    "owner": lambda books: books.owner,
+    "pendingOwner": lambda books: books.pending_owner,
 }
 
 
 class Committed(NamedTuple):
-    """The realm after block ``height``, as far as it was proven: its record, the games
-    proven (by id), the open and playing games' ids when the lobby was proven whole
-    (None: not asked), and ``time``, the block after's, which dates the answers."""
+    """The realm after block ``height``, as far as it was proven: its books, its
+    leaderboards, the games proven (by id), the open and playing games' ids when the
+    lobby was proven whole (None: not asked), and ``time``, the block after's, which
+    dates the answers."""
 
     height: int
     time: int
-    realm: RealmSummary
+    books: CommittedBooks
+    leaders: Leaders
     games: dict[int, Game]
     live: list[int] | None = None
 
     def state(self, path: str) -> RealmState:
         """A realm state holding what was proven, for the mirror's accessors."""
-        state = RealmState(path, self.realm.owner)
-        state.pending_owner = self.realm.pending_owner
-        state.fee, state.collected = self.realm.fee, self.realm.collected
-        state.games = GameBook.known(self.games, self.realm.last_id)
+        books = self.books
+        state = RealmState(path, books.owner)
+        state.pending_owner, state.fee, state.collected = (
+            books.pending_owner,
+            books.fee,
+            books.collected,
+        )
+        state.games = GameBook.known(self.games, books.last_id)
         state.active = dict.fromkeys(self.live or [])
-        state.wins_board = list(self.realm.wins_board)
-        state.gnot_board = list(self.realm.gnot_board)
+        state.wins_board, state.gnot_board = list(self.leaders.wins), list(self.leaders.gnot)
         return state
 
 
@@ -124,13 +129,13 @@ class Prover:
         snapshot, answers = self._read(height, ids, [(QEVAL, f"{self.path}.{expression}")])
         said = _value(answers[0], expression, snapshot.height, self.reader.redacted)
         if func == "ActiveJSON":
-            whole = len(args) == 2 and args[0] <= 0 and snapshot.realm.live <= max(args[1], 1)
+            whole = len(args) == 2 and args[0] <= 0 and snapshot.books.live <= max(args[1], 1)
             snapshot = self._lobby(snapshot, _listed(said) if whole else None)
         return snapshot, said
 
     def _ours(self, snapshot: Committed, expression: str) -> str:
         if expression in VARIABLES:
-            return VARIABLES[expression](snapshot.realm)
+            return VARIABLES[expression](snapshot.books)
         found = _EXPRESSION.match(expression)
         assert found is not None, "only the accessors and variables are proven"
         state = snapshot.state(self.path)
@@ -141,32 +146,41 @@ class Prover:
     def _read(
         self, height: int, ids: Sequence[int], extra: Sequence[tuple[str, str]]
     ) -> tuple[Committed, list[Answer | Refused]]:
-        """The realm's record and games ``ids`` proven after block ``height``, with the
-        node's answers to ``extra`` there, in one request."""
-        keys = [(commitments.store_key(self.path, commitments.REALM_KEY), "the realm's record")]
-        keys += [
-            (commitments.store_key(self.path, commitments.game_key(i)), f"game {i}") for i in ids
+        """The realm's books, leaderboards and games ``ids`` proven after block
+        ``height``, with the node's answers to ``extra`` there, in one request."""
+        key = commitments.store_key
+        keys = [
+            (key(self.path, commitments.BOOKS_KEY), "the realm's books"),
+            (key(self.path, commitments.LEADERS_KEY), "the realm's leaderboards"),
+            *((key(self.path, commitments.game_key(i)), f"game {i}") for i in ids),
         ]
-        queries = [(QEVAL, f"{self.path}.RealmRecord()")]
-        queries += [(QEVAL, f"{self.path}.GameRecord({i})") for i in ids]
+        queries = [
+            (QEVAL, f"{self.path}.BooksRecord()"),
+            (QEVAL, f"{self.path}.LeadersRecord()"),
+            *((QEVAL, f"{self.path}.GameRecord({i})") for i in ids),
+        ]
         found: ProvenReads | None = self.reader.proven_reads(keys, [*queries, *extra], height)
         if found is None:
             raise NotCommitted("the node's word is taken")
-        realm_digest = found.stored[0]
-        at = realm_digest.height
-        if realm_digest.value is None:
+        (books_digest, leaders_digest, *game_digests), answers = found.stored, found.answers
+        at = books_digest.height
+        if books_digest.value is None or leaders_digest.value is None:
             self.commits = False
-            raise NotCommitted(f"the realm at {self.path} commits no record")
+            raise NotCommitted(f"the realm at {self.path} commits no books")
         self.commits = True
-        realm = self._record(realm_digest.value, found.answers[0], "the realm's record", at)
-        parsed = _parsed(commitments.parse_realm, realm, "the realm's record", at)
+        what = "the realm's books"
+        books = commitments.parse_books
+        parsed = _parsed(books, self._record(books_digest.value, answers[0], what, at), what, at)
+        what = "the realm's leaderboards"
+        record = self._record(leaders_digest.value, answers[1], what, at)
+        leaders = _parsed(commitments.parse_leaders, record, what, at)
         games: dict[int, Game] = {}
-        for number, digest, answer in zip(ids, found.stored[1:], found.answers[1:], strict=False):
+        for number, digest, answer in zip(ids, game_digests, answers[2:], strict=False):
             if digest.value is None:
                 if 1 <= number <= parsed.last_id:
                     raise Unverified(
                         f"game {number}: the realm committed no record of it by block {at}, "
-                        f"though its record says it gave ids up to {parsed.last_id}"
+                        f"though its books say it gave ids up to {parsed.last_id}"
                     )
                 continue  # proven never made
             what = f"game {number}'s record"
@@ -175,8 +189,8 @@ class Prover:
             if game.id != number:
                 raise Unverified(f"{what} as committed at block {at} is game {game.id}'s")
             games[number] = game
-        snapshot = Committed(at, found.time, parsed, games)
-        return snapshot, list(found.answers[1 + len(ids) :])
+        committed = Committed(at, found.time, parsed, leaders, games)
+        return committed, list(answers[2 + len(ids) :])
 
     def _record(self, digest: bytes, answer: Answer | Refused, what: str, at: int) -> bytes:
         node = self.reader.redacted
@@ -197,9 +211,9 @@ class Prover:
     def _lobby(self, snapshot: Committed, listed: list[int] | None) -> Committed:
         """``snapshot`` with every open and playing game proven: ``listed`` (the node's
         listing of them all at the same block; None: its pages are asked), each proven
-        live by its digest, as many as the realm's record counts (pages and proofs asked
+        live by its digest, as many as the realm's books count (pages and proofs asked
         a request at a time)."""
-        count, at = snapshot.realm.live, snapshot.height
+        count, at = snapshot.books.live, snapshot.height
         if listed is None:
             pages = [
                 (QEVAL, f"{self.path}.ActiveJSON({offset}, {PAGE})")

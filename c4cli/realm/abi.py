@@ -57,13 +57,18 @@ READS: dict[str, Params] = {
     "ActiveJSON": Params((("offset", INT), ("limit", INT))),
     "LeadersJSON": Params(()),
     "GameRecord": Params((("id", INT),)),
-    "RealmRecord": Params(()),
+    "BooksRecord": Params(()),
+    "LeadersRecord": Params(()),
     "Render": Params((("path", STRING),)),
 }
 
 # The order ``vm/qfuncs`` lists the functions in: the package's files by name
 # (commit.gno, connect4.gno, json.gno, render.gno), each file's in its order.
-LISTED = ("GameRecord", "RealmRecord", *CALLS, "GameJSON", "ActiveJSON", "LeadersJSON", "Render")
+LISTED = (
+    *("GameRecord", "BooksRecord", "LeadersRecord"),
+    *CALLS,
+    *("GameJSON", "ActiveJSON", "LeadersJSON", "Render"),
+)
 
 
 def parse_args(func: str, signature: Params, args: list[str], *, crossing: bool) -> list[Any]:
@@ -142,14 +147,18 @@ def read(state: RealmState, now: int, func: str, args: list[str]) -> tuple[str, 
         return active_json(state, now, values[0], values[1]), STRING
     if func == "LeadersJSON":
         return leaders_json(state), STRING
-    if func in ("GameRecord", "RealmRecord"):
-        game = state.games.get(values[0]) if values else None
-        record = (
-            commitments.realm_record(state)
-            if func == "RealmRecord"
-            else (b"" if game is None else commitments.game_record(game))
-        )
-        return record.decode("utf-8", "surrogateescape"), STRING
+    if func == "GameRecord":
+        game = state.games.get(values[0])
+        return _text(b"" if game is None else commitments.game_record(game)), STRING
+    if func == "BooksRecord":
+        return _text(commitments.books_of(state).encode()), STRING
+    if func == "LeadersRecord":
+        return _text(commitments.leaders_of(state).encode()), STRING
     from c4cli.realm.render import render  # only pages need it: keep the other calls light
 
     return render(state, now, values[0]), STRING
+
+
+def _text(record: bytes) -> str:
+    """A record as the realm's string holds it (its bytes, whatever they are)."""
+    return record.decode("utf-8", "surrogateescape")

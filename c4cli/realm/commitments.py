@@ -1,29 +1,39 @@
 """What the realm commits where the app hash covers it: the same bytes as its Gno.
 
 Every call that changes a game writes ``sha256(game record)`` under the realm-local
-parameter ``game:<id>``; every call that changes the realm's own record (its owner,
+parameter ``game:<id>``; every call that changes its books (owner, pending owner,
 fee, fees collected, the stakes it holds, the last id it gave, how many games are
-live, both leaderboards) writes ``sha256(realm record)`` under ``realm``. gno.land
-keeps a realm's parameters in its main store at ``/pv/vm:<realm path>:<key>``, so a
-client proves a digest against a header the validators signed, and holds to it the
-record the node answers ``GameRecord(id)`` or ``RealmRecord()`` with.
+open or playing) writes ``sha256(books record)`` under ``books``; a win, which moves
+the leaderboards, writes ``sha256(leaders record)`` under ``leaders`` (the
+deployment writes the first books and leaders). gno.land keeps a realm's parameters
+in its main store at ``/pv/vm:<realm path>:<key>``, so a client proves a digest
+against a header the validators signed, and holds to it the record the node answers
+``GameRecord(id)``, ``BooksRecord()`` or ``LeadersRecord()`` with.
 
 A record is a list of fields, each its length in bytes in decimal, a colon, then its
 bytes; integers in decimal, booleans ``1`` or ``0``; the first field names the kind
-(``game`` or ``realm``). :func:`parse_game` and :func:`parse_realm` read one back and
-refuse anything else, so a record a node forged to fit a digest cannot be read twice.
+(``game``, ``books`` or ``leaders``). :func:`parse_game`, :func:`parse_books` and
+:func:`parse_leaders` read one back and refuse anything else, so a record forged to
+fit a digest cannot be read as another.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
-from typing import NamedTuple
+from typing import NamedTuple, Protocol, TypeVar
 
 from c4cli.realm.memory import PLAYING, Game, RealmState
 from c4cli.realm.rules import BOARD_SIZE, Status
 
-REALM_KEY = "realm"
+
+class _Record(Protocol):
+    def encode(self) -> bytes: ...
+
+
+T = TypeVar("T", bound=_Record)
+BOOKS_KEY = "books"
+LEADERS_KEY = "leaders"
 GAME_PREFIX = "game:"
 RECORD_BYTES = 64 * 1024  # a record read from a node, at most (a game's is under 1 KiB)
 
@@ -86,8 +96,8 @@ def game_record(game: Game) -> bytes:
     )
 
 
-class RealmSummary(NamedTuple):
-    """The realm's record as it commits it."""
+class CommittedBooks(NamedTuple):
+    """The realm's books as it commits them."""
 
     owner: str
     pending_owner: str
@@ -96,30 +106,32 @@ class RealmSummary(NamedTuple):
     held: int  # the stakes of the open and playing games
     last_id: int
     live: int  # how many games are open or playing
-    wins_board: tuple[tuple[str, int], ...]
-    gnot_board: tuple[tuple[str, int], ...]
 
     def encode(self) -> bytes:
-        values: list[str | int] = [
-            "realm",
-            self.owner,
-            self.pending_owner,
-            self.fee,
-            self.collected,
-            self.held,
-            self.last_id,
-            self.live,
-        ]
-        for board in (self.wins_board, self.gnot_board):
+        return b"".join(_field(value) for value in ("books", *self))
+
+
+Board = tuple[tuple[str, int], ...]
+
+
+class Leaders(NamedTuple):
+    """Both leaderboards as the realm commits them: most wins, most ugnot won."""
+
+    wins: Board
+    gnot: Board
+
+    def encode(self) -> bytes:
+        values: list[str | int] = ["leaders"]
+        for board in self:
             values.append(len(board))
             for address, score in board:
                 values += [address, score]
         return b"".join(_field(value) for value in values)
 
 
-def realm_record_of(state: RealmState) -> RealmSummary:
+def books_of(state: RealmState) -> CommittedBooks:
     live = state.games.live()
-    return RealmSummary(
+    return CommittedBooks(
         owner=state.owner,
         pending_owner=state.pending_owner,
         fee=state.fee,
@@ -127,13 +139,11 @@ def realm_record_of(state: RealmState) -> RealmSummary:
         held=sum(game.stake * (2 if game.status == PLAYING else 1) for game in live),
         last_id=len(state.games),
         live=len(live),
-        wins_board=tuple(state.wins_board),
-        gnot_board=tuple(state.gnot_board),
     )
 
 
-def realm_record(state: RealmState) -> bytes:
-    return realm_record_of(state).encode()
+def leaders_of(state: RealmState) -> Leaders:
+    return Leaders(tuple(state.wins_board), tuple(state.gnot_board))
 
 
 # -- reading a record back -------------------------------------------------------------
@@ -210,18 +220,28 @@ def parse_game(record: bytes) -> Game:
     return game
 
 
-def parse_realm(record: bytes) -> RealmSummary:
-    """The realm record ``record`` holds; RecordError for anything else."""
-    read = _Reader(record, "realm")
-    head = (read.text(), read.text(), read.int(), read.int(), read.int(), read.int(), read.int())
-    boards: list[tuple[tuple[str, int], ...]] = []
+def parse_books(record: bytes) -> CommittedBooks:
+    """The books ``record`` holds; RecordError for anything else."""
+    read = _Reader(record, "books")
+    found = CommittedBooks(read.text(), read.text(), *(read.int() for _ in range(5)))
+    read.end()
+    return _canonical(found, record)
+
+
+def parse_leaders(record: bytes) -> Leaders:
+    """Both boards ``record`` holds; RecordError for anything else."""
+    read = _Reader(record, "leaders")
+    boards: list[Board] = []
     for _ in range(2):
         count = read.int()
         if not 0 <= count <= BOARD_SIZE:
             raise RecordError(f"a leaderboard of {count} entries (at most {BOARD_SIZE})")
         boards.append(tuple((read.text(), read.int()) for _ in range(count)))
     read.end()
-    found = RealmSummary(*head, wins_board=boards[0], gnot_board=boards[1])
+    return _canonical(Leaders(*boards), record)
+
+
+def _canonical(found: T, record: bytes) -> T:
     if found.encode() != record:
         raise RecordError("the record is not written as the realm writes one")
     return found

@@ -146,8 +146,9 @@ def test_gnoweb_shows_the_lobby_a_game_and_its_help(
 
 
 EXPORTED = (
-    "Accept AcceptOwnership ActiveJSON Cancel ClaimTimeout GameJSON GameRecord LeadersJSON Offer "
-    "Play RealmRecord Render Resign Reveal RevealSeed SetFee TransferOwnership WithdrawFees"
+    "Accept AcceptOwnership ActiveJSON BooksRecord Cancel ClaimTimeout GameJSON GameRecord "
+    "LeadersJSON LeadersRecord Offer Play Render Resign Reveal RevealSeed SetFee "
+    "TransferOwnership WithdrawFees"
 )
 FILES = ("address.gno", "commit.gno", "connect4.gno", "gnomod.toml", "json.gno", "render.gno")
 

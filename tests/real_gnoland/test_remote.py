@@ -365,11 +365,14 @@ def as_deployed_on_gno_land(name: str, text: str) -> str:
     """The realm in `gno/` made into the version deployed on gno.land as the samcrew
     realm (samouraiworld/gnoland-packages at ae5eb87e) publishes it: no maxFee in
     Offer, no "fee" in ActiveJSON, the fees in `feesCollected`, the owner a
-    `*ownable.Ownable`, no state committed (no GameRecord, no RealmRecord)."""
+    `*ownable.Ownable`, no state committed (no GameRecord, BooksRecord or LeadersRecord)."""
     if name == "json.gno":
         return text.replace('`,"fee":` + jsonInt(fee) + ', "")
     if name == "commit.gno":  # that realm commits nothing where the app hash covers it
-        return "package connect4\n\nfunc commitGame(g *Game) {}\n\nfunc commitRealm() {}\n"
+        return (
+            "package connect4\n\nfunc commitGame(g *Game) {}\n\nfunc commitBooks() {}\n\n"
+            "func commitLeaders() {}\n"
+        )
     if name != "connect4.gno":
         return text
     text = text.replace(", maxFee int) int {", ") int {")

@@ -7,8 +7,8 @@ client can read: accepted or refused and the realm's text, the call's result,
 GameJSON of the games touched, ActiveJSON, LeadersJSON, Render of the lobby
 and of those games, every player's balance (net of what each chain charges
 for gas and storage), the realm's balance, the fees collected and the owner, the
-records the realm commits (GameRecord, RealmRecord) and the digests it committed in
-its parameters (the node's main store) against the mirror's.
+records the realm commits (GameRecord, BooksRecord, LeadersRecord), and the digests
+it committed in its parameters (the node's main store) against the mirror's.
 
 The node makes a block only for a transaction (and for the proof block that
 follows it), so a query's ``now`` is the latest block time; the local chain is
@@ -306,7 +306,8 @@ class Twin:
             ("Render('')", "Render", [""]),
             ("Render('new')", "Render", ["new"]),
         ]
-        reads.append(("RealmRecord()", "RealmRecord", []))
+        reads.append(("BooksRecord()", "BooksRecord", []))
+        reads.append(("LeadersRecord()", "LeadersRecord", []))
         for game in sorted(set(games)):
             reads.append((f"GameJSON({game})", "GameJSON", [str(game)]))
             reads.append((f"GameRecord({game})", "GameRecord", [str(game)]))
@@ -315,9 +316,10 @@ class Twin:
 
     @staticmethod
     def _committed(games: Iterable[int]) -> list[str]:
-        """The realm-local parameters the realm commits its state in: its own record's
-        and each game's (chain/params, proven by the main store)."""
-        return [commitments.REALM_KEY, *(commitments.game_key(g) for g in sorted(set(games)))]
+        """The realm-local parameters the realm commits its state in: its books', its
+        leaderboards' and each game's (chain/params, proven by the main store)."""
+        games = (commitments.game_key(g) for g in sorted(set(games)))
+        return [commitments.BOOKS_KEY, commitments.LEADERS_KEY, *games]
 
     def _node_reads(self, games: Iterable[int]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -358,11 +360,13 @@ class Twin:
         out["owner"] = self._local_read("owner", [])
         realm = state.realm
         for key in self._committed(games):
-            if key == commitments.REALM_KEY:
-                out[f"committed {key}"] = commitments.digest(commitments.realm_record(realm)).hex()
-                continue
-            game = realm.games.get(int(key.removeprefix(commitments.GAME_PREFIX)))
-            record = None if game is None else commitments.game_record(game)
+            if key == commitments.BOOKS_KEY:
+                record: bytes | None = commitments.books_of(realm).encode()
+            elif key == commitments.LEADERS_KEY:
+                record = commitments.leaders_of(realm).encode()
+            else:
+                game = realm.games.get(int(key.removeprefix(commitments.GAME_PREFIX)))
+                record = None if game is None else commitments.game_record(game)
             out[f"committed {key}"] = None if record is None else commitments.digest(record).hex()
         out["realm balance"] = state.balance(state.realm_address)
         for name, key in self.keys.items():
