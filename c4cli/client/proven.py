@@ -27,18 +27,23 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, NoReturn
 
 from c4cli.chain.interface import Answer
 from c4cli.errors import Refused, Unreachable, Unverified
 from c4cli.gotext import parse_result
+from c4cli.local import sources
 from c4cli.realm import abi, commitments
 from c4cli.realm.commitments import CommittedBooks, Leaders, RecordError
 from c4cli.realm.memory import PLAYING, Game, GameBook, RealmState
 from c4cli.realm.rules import Status
+from c4cli.wire import stored
 from c4cli.wire.paths import QEVAL
+from c4cli.wire.protowire import DecodeError
+from c4cli.wire.storeproof import package_key
 
 if TYPE_CHECKING:
+    from c4cli.chain.trust import Stored
     from c4cli.node.reader import ProvenReads
 
 LOOKS = 3  # proofs a read is given to catch up with a realm that moves
@@ -94,6 +99,8 @@ class Prover:
         self.held: dict[str, int] = {}  # expression: the block whose state proved it
         self.behind: dict[str, str] = {}  # expression: why an older state was shown
         self.commits: bool | None = None  # None until a first proof says
+        self.code_held = False  # the realm's code proven c4's in this run
+        self.why_not = ""  # why its proofs say nothing (it commits nothing, other code)
 
     # -- one read --------------------------------------------------------------------------
 
@@ -154,6 +161,9 @@ class Prover:
             (key(self.path, commitments.LEADERS_KEY), "the realm's leaderboards"),
             *((key(self.path, commitments.game_key(i)), f"game {i}") for i in ids),
         ]
+        code = not self.code_held  # the realm's code, proven once a run: c4's, or no proof
+        if code:
+            keys.append((package_key(self.path), "the realm's code"))
         queries = [
             (QEVAL, f"{self.path}.BooksRecord()"),
             (QEVAL, f"{self.path}.LeadersRecord()"),
@@ -162,11 +172,13 @@ class Prover:
         found: ProvenReads | None = self.reader.proven_reads(keys, [*queries, *extra], height)
         if found is None:
             raise NotCommitted("the node's word is taken")
-        (books_digest, leaders_digest, *game_digests), answers = found.stored, found.answers
+        values = list(found.stored)
+        if code:
+            self._code(values.pop())
+        (books_digest, leaders_digest, *game_digests), answers = values, found.answers
         at = books_digest.height
         if books_digest.value is None or leaders_digest.value is None:
-            self.commits = False
-            raise NotCommitted(f"the realm at {self.path} commits no books")
+            self._commits_nothing(f"the realm at {self.path} commits none of its state")
         self.commits = True
         what = "the realm's books"
         books = commitments.parse_books
@@ -191,6 +203,27 @@ class Prover:
             games[number] = game
         committed = Committed(at, found.time, parsed, leaders, games)
         return committed, list(answers[2 + len(ids) :])
+
+    def _commits_nothing(self, why: str) -> NoReturn:
+        self.commits, self.why_not = False, why
+        raise NotCommitted(why)
+
+    def _code(self, found: Stored) -> None:
+        """Whether the realm's code, proven, is c4's (its Gno files, tests aside, byte for
+        byte, and no file more): only then do its digests say what c4 reads them as."""
+        differs = "no package"
+        if found.value is not None:
+            try:
+                _, files = stored.package(found.value)
+                differs = _code_differs(files, self.path)
+            except (DecodeError, UnicodeDecodeError):
+                differs = "a package c4 cannot read"
+        if differs:
+            self._commits_nothing(
+                f"the realm's code proven at block {found.height} is not c4's ({differs}): "
+                "what it commits is not read as c4's"
+            )
+        self.code_held = True
 
     def _record(self, digest: bytes, answer: Answer | Refused, what: str, at: int) -> bytes:
         node = self.reader.redacted
@@ -244,6 +277,18 @@ class Prover:
         read = expressions or tuple(self.held)
         heights = [self.held[e] for e in read if e in self.held]
         return min(heights) if heights else 0
+
+
+def _code_differs(files: dict[str, str], path: str) -> str:
+    """What makes ``files`` (a deployed package's) other than c4's realm at ``path``:
+    "" when its Gno files are c4's byte for byte (gnomod.toml, which the chain
+    stamps, aside)."""
+    mine = [name for name in sources.source_files() if name != sources.GNOMOD]
+    extra = sorted(name for name in files if name not in mine and name != sources.GNOMOD)
+    if extra:
+        return f"{extra[0]} is not c4's"
+    differs = [name for name in mine if files.get(name) != sources.file_text(name, path)]
+    return f"{differs[0]} differs" if differs else ""
 
 
 def _parsed(parse: Callable[[bytes], Any], record: bytes, what: str, at: int) -> Any:

@@ -256,13 +256,14 @@ class Witnessed:
     def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
         shown = None
         if self.prover.commits is not False:
-            with contextlib.suppress(NotCommitted):
+            with contextlib.suppress(NotCommitted):  # or a read the records do not make
                 shown = self.prover.check(expression, value, again)
         if self.history is not None:
             held = self.history.check(expression, value, again)
             return held if shown is None else shown
         if shown is None:
-            self.unchecked[expression] = NO_HISTORY
+            why = self.prover.why_not
+            self.unchecked[expression] = f"{why}; {NO_HISTORY}" if why else NO_HISTORY
             return value
         return shown
 
@@ -286,7 +287,7 @@ class Witnessed:
         if not self._proven((expression,)):
             if self.history is not None:
                 return self.history.game(game_id)
-            return GameCheck(False, NO_HISTORY, 0, None)
+            return GameCheck(False, self.verification(expression).unverified, 0, None)
         shown = self.verification(expression)
         calls = None
         if self.history is not None and self.history.verification(expression).verified:

@@ -66,6 +66,11 @@ def node() -> None:
     help="Start this validator of the home's network only (0 is the first).",
 )
 @click.option(
+    "--in-genesis",
+    is_flag=True,
+    help="Put the realm and its rules in the chain's genesis (a new node only).",
+)
+@click.option(
     "--force",
     is_flag=True,
     help="Bind a home that already has a chain (its journal is kept aside).",
@@ -78,6 +83,7 @@ def start(
     deployer: str,
     validators: int | None,
     only: int | None,
+    in_genesis: bool,
     force: bool,
     home: Path,
     as_json: bool,
@@ -86,8 +92,10 @@ def start(
 
     A new node gets a genesis that gives every key of the home 10,000,000 GNOT
     (test1, the public dev key, is added if missing), and the realm in gno/ and
-    its rules package, deployed with gnokey by test1; with --deployer NAME, test1
-    then hands the realm over (TransferOwnership, AcceptOwnership signed by NAME).
+    its rules package, deployed with gnokey by test1 (with --in-genesis, in the
+    genesis itself, deployed by test1 as gno's own packages are); with --deployer
+    NAME, test1 then hands the realm over (TransferOwnership, AcceptOwnership
+    signed by NAME).
     A node stopped with `c4 node stop` starts again on its own chain, from where
     it was. gnoland runs in the background, its data and log in HOME/node.
 
@@ -142,17 +150,22 @@ def start(
         raise BadInput(f"--deployer {deployer!r}: no such key in {home}")
     balances = genesis.node_balances(keyring)
     nodes = [running]
+    packages = [
+        (sources_of("p", "gno4"), gnoland().devnode.RULES_PATH),
+        (sources_of("r", "connect4"), realm_path),
+    ]
+    in_it = packages if in_genesis else []
+    creator = keyring.resolve(DEV_KEY)  # deploys them, and owns the realm
     try:
         if count == 1:
-            running.create(balances, empty_blocks=True)
+            running.create(balances, empty_blocks=True, packages=in_it, creator=creator)
             running.launch(detach=True)
         else:
-            network.create(count, balances)
+            network.create(count, balances, in_it, creator)
             network.start(list(range(count)), detach=True)
             nodes = network.nodes
-        first = nodes[0]
-        first.deploy_package(sources_of("p", "gno4"), gnoland().devnode.RULES_PATH, DEV_MNEMONIC)
-        first.deploy_package(sources_of("r", "connect4"), realm_path, DEV_MNEMONIC)
+        for source, path in [] if in_genesis else packages:
+            nodes[0].deploy_package(source, path, DEV_MNEMONIC)
     except BaseException:
         # A chain that never got its realm holds nothing of anyone's: gone, so that
         # the next start makes a whole one instead of running this one again.

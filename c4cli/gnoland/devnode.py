@@ -26,6 +26,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -116,7 +117,14 @@ class DevNode:
         found = re.search(r'^laddr = "tcp://127\.0\.0\.1:(\d+)"', text.split("[rpc]", 1)[-1], re.M)
         return None if found is None else int(found[1])
 
-    def create(self, balances: dict[str, int], *, empty_blocks: bool = False) -> None:
+    def create(
+        self,
+        balances: dict[str, int],
+        *,
+        empty_blocks: bool = False,
+        packages: Sequence[tuple[Path, str]] = (),
+        creator: str = "",
+    ) -> None:
         """A new chain whose genesis gives each address its ugnot. Its blocks come only
         with transactions, at least a second apart; with ``empty_blocks``, one a second
         with or without any, so block time follows the clock as on gno.land (a move
@@ -124,9 +132,14 @@ class DevNode:
 
         tm2 waits ``create_empty_blocks_interval`` for a transaction after the commit
         timeout before it makes an empty block: 1s there made a block every 2 s; 0s
-        proposes the next block as soon as the commit timeout (1 s) has passed."""
+        proposes the next block as soon as the commit timeout (1 s) has passed.
+
+        ``packages`` (a folder of Gno files, and the path to deploy it at) are in the
+        genesis, deployed with gno's examples by ``creator`` (gnoland's lazy genesis
+        signs them with the validator's key, and funds it with only enough gas: the
+        address named in a package's gnomod.toml pays its storage and owns it)."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        self._gnoroot()
+        self._gnoroot(packages, creator)
         config = self.dir / "data" / "config" / "config.toml"
         config.parent.mkdir(parents=True)
         self._gnoland("config", "init", "--config-path", str(config))
@@ -251,24 +264,27 @@ class DevNode:
         path = self.dir / "gnoland.log"
         return path.read_text(errors="replace")[-2000:].strip() if path.exists() else ""
 
-    def _gnoroot(self) -> None:
+    def _gnoroot(self, packages: Sequence[tuple[Path, str]], creator: str) -> None:
         """A GNOROOT with gno's standard libraries and, of its example packages, only
-        those the realm imports: genesis loads every package under ``examples/``, and
-        all of them would take a minute to start where these take a second."""
+        those the realm imports (and ``packages``): genesis loads every package under
+        ``examples/``, and all of them would take a minute to start where these take a
+        second."""
         root = self.dir / "gnoroot"
         (root / "examples").mkdir(parents=True)
         for path in EXAMPLES_IMPORTED:  # copied (genesis follows no link), tests aside
-            into, source = root / "examples" / path, self.gnoroot / "examples" / path
+            source = self.gnoroot / "examples" / path
             if not source.is_dir():
                 raise NodeFailed(
                     f"{source} is missing: the realm imports {path}, which gno's sources "
                     f"hold (GNOROOT {self.gnoroot} is not a whole gno {GNO_VERSION} checkout)"
                 )
-            into.mkdir(parents=True)
-            for item in source.iterdir():
-                test = item.name.endswith(("_test.gno", "_filetest.gno"))
-                if item.name == "gnomod.toml" or (item.suffix == ".gno" and not test):
-                    shutil.copy(item, into / item.name)
+            _copy_package(source, root / "examples" / path)
+        for source, path in packages:
+            into = root / "examples" / path
+            _copy_package(source, into)
+            (into / "gnomod.toml").write_text(
+                f'module = "{path}"\ngno = "0.9"\n\n[addpkg]\n  creator = "{creator}"\n'
+            )
         for name in ("gnovm", "tm2"):
             (root / name).symlink_to(self.gnoroot / name)
         genesis = root / "gno.land" / "genesis"
@@ -376,6 +392,15 @@ class DevNode:
     def latest_height(self, *, timeout: float = 60) -> int:
         answer = self.rpc(Method.STATUS, timeout=timeout)
         return ResultStatus.from_json(answer).latest_block_height
+
+
+def _copy_package(source: Path, into: Path) -> None:
+    """A package's files as a chain keeps them (its tests aside) copied into ``into``."""
+    into.mkdir(parents=True)
+    for item in source.iterdir():
+        test = item.name.endswith(("_test.gno", "_filetest.gno"))
+        if item.name == "gnomod.toml" or (item.suffix == ".gno" and not test):
+            shutil.copy(item, into / item.name)
 
 
 def running_pid(folder: Path) -> int | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from c4cli.gnoland.devnode import CHAIN_ID, DevNode, claim_port, free_port, running_pid, stop_pid
@@ -51,11 +52,18 @@ class Network:
         rpc = self.ports[index][0] if index < len(self.ports) else None
         return DevNode(self.dir / f"v{index}", self.bin, self.gnoroot, rpc_port=rpc)
 
-    def create(self, count: int, balances: dict[str, int]) -> None:
-        """A new chain of ``count`` validators (stopped: :meth:`start` runs them)."""
+    def create(
+        self,
+        count: int,
+        balances: dict[str, int],
+        packages: Sequence[tuple[Path, str]] = (),
+        creator: str = "",
+    ) -> None:
+        """A new chain of ``count`` validators (stopped: :meth:`start` runs them), with
+        ``packages`` in its genesis (see DevNode.create)."""
         self.nodes = [self._node(i) for i in range(count)]
         for node in self.nodes:
-            node.create(balances, empty_blocks=True)
+            node.create(balances, empty_blocks=True, packages=packages, creator=creator)
             node.secrets("init")
         first = self.nodes[0]
         first.launch(at_least=1)  # writes genesis.json

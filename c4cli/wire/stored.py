@@ -97,3 +97,16 @@ def gas_price(value: bytes) -> tuple[int, int]:
     if gas < 0:
         raise DecodeError("a negative gas")
     return amount, max(gas, 1)
+
+
+def package(value: bytes) -> tuple[str, dict[str, str]]:
+    """A package as the VM keeps it under ``pkg:<path>`` (an amino ``MemPackage``: its
+    name, its path, its files, each a name and a body): (its path, its files)."""
+    fields = _fields(value)
+    files: dict[str, str] = {}
+    for item in fields.get(3, []):
+        if not isinstance(item, bytes):
+            raise DecodeError("field 3: a number where a file belongs")
+        file = _fields(item)
+        files[_text(file, 1)] = _text(file, 2)
+    return _text(fields, 2), files

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -147,3 +149,48 @@ def test_an_answer_that_is_not_the_committed_state_is_exit_4(
     assert refused.exit_code == 4, refused.output
     assert refused.stdout == ""
     assert refused.stderr.count("\n") == 1 and named in refused.stderr, refused.stderr
+
+
+def test_a_realm_of_other_code_is_not_read_as_c4s(gno_node: Any, tmp_path: Path) -> None:
+    """Digests mean what c4 reads them as only in c4's code: a realm that commits but
+    whose code was changed (a comment in render.gno) is proven to be other code, and
+    its reads are the node's word, said (no history here), never `verified`."""
+    path = "gno.land/r/c4cli/othercode/connect4"
+    home = bound_home(
+        gno_node,
+        path,
+        tmp_path,
+        lambda name, text: text + "\n// changed by hand\n" if name == "render.gno" else text,
+    )
+    home.ok("offer", "--stake", "2gnot", "alice")
+    shown = home.json("show", "1")
+    assert shown["verified"] is False, shown
+    assert "render.gno differs" in shown["unverified"], shown
+    assert "is not c4's" in shown["unverified"] and "`c4 sync` begins it" in shown["unverified"]
+
+
+def test_a_realm_in_the_genesis_is_proven(
+    c4_bin: str, gno_env: dict[str, str], tmp_path: Path
+) -> None:
+    """`c4 node start --in-genesis`: the realm deployed in the genesis, which no history
+    can replay, is read with one proof each all the same."""
+    home = tmp_path / "home"
+    env = dict(os.environ, C4_HOME=str(home), C4_PASSWORD="", **gno_env)
+
+    def c4(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([c4_bin, *args], env=env, capture_output=True, text=True, timeout=300)
+
+    assert c4("keys", "add", "alice").returncode == 0
+    started = c4("node", "start", "--in-genesis", "--json")
+    try:
+        assert started.returncode == 0, started.stderr
+        assert json.loads(started.stdout)["height"] >= 1
+        offer = c4("offer", "--stake", "2gnot", "alice", "--json")
+        assert offer.returncode == 0, offer.stderr
+        game = json.loads(offer.stdout)["result"][0]
+        for args in (["show", str(game)], ["lobby"], ["leaders"], ["query", "fees"]):
+            shown = c4(*args, "--json")
+            assert shown.returncode == 0, shown.stderr
+            proven(json.loads(shown.stdout))
+    finally:
+        c4("node", "stop")
