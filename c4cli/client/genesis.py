@@ -32,10 +32,15 @@ if TYPE_CHECKING:
     from c4cli.local.genesis_state import StateDocument
 
 
+def dev_private_key() -> bytes:
+    """The dev key's (test1's), which deploys the realm on a node c4 starts."""
+    return crypto.derive_private_key(DEV_MNEMONIC)
+
+
 def with_dev_key(keyring: Keyring) -> str:
     """The dev key's address, the key added to the home first if it is not there."""
     if not keyring.exists(DEV_KEY):
-        keyring.add(DEV_KEY, crypto.derive_private_key(DEV_MNEMONIC), "")
+        keyring.add(DEV_KEY, dev_private_key(), "")
     return keyring.resolve(DEV_KEY)
 
 

@@ -155,10 +155,10 @@ def start(
         (sources_of("r", "connect4"), realm_path),
     ]
     in_it = packages if in_genesis else []
-    creator = keyring.resolve(DEV_KEY)  # deploys them, and owns the realm
+    creator = genesis.dev_private_key()  # test1's: deploys them, and owns the realm
     try:
         if count == 1:
-            running.create(balances, empty_blocks=True, packages=in_it, creator=creator)
+            running.create(balances, empty_blocks=True, packages=in_it, creator_key=creator)
             running.launch(detach=True)
         else:
             network.create(count, balances, in_it, creator)
@@ -166,6 +166,9 @@ def start(
             nodes = network.nodes
         for source, path in [] if in_genesis else packages:
             nodes[0].deploy_package(source, path, DEV_MNEMONIC)
+        # tm2 proves no state before block 2, which block 3 proves: a home's first
+        # command signs for numbers it proves (the deployments above took that long).
+        nodes[0].wait(3)
     except BaseException:
         # A chain that never got its realm holds nothing of anyone's: gone, so that
         # the next start makes a whole one instead of running this one again.

@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from c4cli.errors import BadInput, Unreachable
+from c4cli.gnoland import genesis_txs
 from c4cli.gnoland.binaries import GNO_VERSION
 from c4cli.jsonvalue import Document
+from c4cli.wire import crypto
 from c4cli.wire.rpc import Method, ResultStatus
 
 CHAIN_ID = "dev"
@@ -123,7 +125,7 @@ class DevNode:
         *,
         empty_blocks: bool = False,
         packages: Sequence[tuple[Path, str]] = (),
-        creator: str = "",
+        creator_key: bytes = b"",
     ) -> None:
         """A new chain whose genesis gives each address its ugnot. Its blocks come only
         with transactions, at least a second apart; with ``empty_blocks``, one a second
@@ -135,10 +137,9 @@ class DevNode:
         proposes the next block as soon as the commit timeout (1 s) has passed.
 
         ``packages`` (a folder of Gno files, and the path to deploy it at) are in the
-        genesis, deployed with gno's examples by ``creator`` (gnoland's lazy genesis
-        signs them with the validator's key, and funds it with only enough gas: the
-        address named in a package's gnomod.toml pays its storage and owns it)."""
+        genesis, deployed by ``creator_key``'s address (gnoland/genesis_txs.py)."""
         self.dir.mkdir(parents=True, exist_ok=True)
+        creator = crypto.address_of(crypto.public_key(creator_key)) if packages else ""
         self._gnoroot(packages, creator)
         config = self.dir / "data" / "config" / "config.toml"
         config.parent.mkdir(parents=True)
@@ -155,6 +156,10 @@ class DevNode:
             "".join(f"{addr}={amount}ugnot\n" for addr, amount in balances.items())
         )
         (self.dir / "txs.jsonl").write_text("")
+        if packages:
+            self.bind(self.rpc_port, free_port())
+            if genesis_txs.sign_packages(self, creator_key, CHAIN_ID) is None:
+                raise NodeFailed(f"gnoland wrote no genesis: {self.tail()}")
 
     def launch(self, *, at_least: int = 1, detach: bool = False) -> None:
         """Run gnoland on this folder's chain, its RPC on ``rpc_port`` (kept across a

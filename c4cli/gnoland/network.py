@@ -57,13 +57,14 @@ class Network:
         count: int,
         balances: dict[str, int],
         packages: Sequence[tuple[Path, str]] = (),
-        creator: str = "",
+        creator_key: bytes = b"",
     ) -> None:
         """A new chain of ``count`` validators (stopped: :meth:`start` runs them), with
         ``packages`` in its genesis (see DevNode.create)."""
         self.nodes = [self._node(i) for i in range(count)]
-        for node in self.nodes:
-            node.create(balances, empty_blocks=True, packages=packages, creator=creator)
+        for index, node in enumerate(self.nodes):  # the first node's genesis is every one's
+            genesis = packages if index == 0 else ()
+            node.create(balances, empty_blocks=True, packages=genesis, creator_key=creator_key)
             node.secrets("init")
         first = self.nodes[0]
         first.launch(at_least=1)  # writes genesis.json

@@ -7,6 +7,7 @@ their amino JSON with sorted keys, as tm2 renders the sign document.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Iterator, Sequence
@@ -227,3 +228,30 @@ def accepted_sign_bytes(
     numbers = (chain_id, account_number, sequence, tx.fee, tx.msgs, tx.memo)
     yield sign_bytes(*numbers)
     yield sign_bytes(*numbers, legacy=True)
+
+
+def resigned_genesis_tx(tx: Document, private_key: bytes, chain_id: str) -> Document | None:
+    """A genesis transaction (amino JSON, as a genesis file holds one) signed again by
+    ``private_key``, as genesis transactions are signed (account number and sequence
+    0), when each of its messages is created by that key's address; else None."""
+    public = crypto.public_key(private_key)
+    address = crypto.address_of(public)
+    msgs = tx.get("msg")
+    if not isinstance(msgs, list) or not msgs:
+        return None
+    if any(not isinstance(msg, dict) or msg.get("creator") != address for msg in msgs):
+        return None
+    memo = tx.get("memo", "")
+    payload = canonical_json(
+        {
+            "chain_id": chain_id,
+            "account_number": "0",
+            "sequence": "0",
+            "fee": payload_fee(Fee.from_json(tx.get("fee"))),
+            "msgs": msgs,
+            "memo": memo if isinstance(memo, str) else "",
+        }
+    )
+    key = {"@type": "/tm.PubKeySecp256k1", "value": base64.b64encode(public).decode()}
+    signature = base64.b64encode(crypto.sign(private_key, payload)).decode()
+    return {**tx, "signatures": [{"pub_key": key, "signature": signature}]}

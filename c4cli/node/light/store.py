@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from c4cli.wire.rpc import ResultABCIQuery, ResultCommit
 
 CALLS = 10  # proofs asked in one request
+FIRST_PROVEN = 2  # tm2 proves no state before block 2
 NEXT_BLOCK_WAIT = 3.0  # seconds the block that proves the last state is waited for
 POLL = 0.55  # over the time the head proven is kept (verify.FRESH): asked again each time
 
@@ -110,6 +111,7 @@ def _state(verifier: Verifier, what: str, height: int, after: int) -> tuple[int,
             return height, header
         return height, _awaited(verifier, what, height)
     at, seen = header.height - 1, max(verifier.transport.seen_height, after)
+    seen = max(seen, FIRST_PROVEN)  # a new chain's first state tm2 proves: awaited
     if seen > at:  # a state after that one is asked for: the block that proves it, awaited
         awaited = _next(verifier, seen + 1)
         if awaited is not None:
