@@ -47,6 +47,7 @@ def comparable(document: dict[str, Any]) -> dict[str, Any]:
     """`c4 games --json` without what differs from chain to chain by design (times, and
     the marks a node home gives what it checked)."""
     dropped = ("now", "games", "address", "verified", "unverified", "verified_height", "behind")
+    dropped += ("verified_by",)
     return {
         **{k: v for k, v in document.items() if k not in dropped},
         "games": [

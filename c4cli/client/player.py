@@ -88,6 +88,7 @@ def every_game(chain: ChainReader, page: int = PAGE) -> Iterator[GameView]:
     while True:
         ids = range(first, first + page)
         answers = chain.queries([client.game_query(game_id) for game_id in ids])
+        client.prove_games(ids)
         for game_id, answer in zip(ids, answers, strict=True):
             game = client.game_answer(game_id, answer.data)
             if game is None:

@@ -101,6 +101,7 @@ class Prover:
         self.commits: bool | None = None  # None until a first proof says
         self.code_held = False  # the realm's code proven c4's in this run
         self.why_not = ""  # why its proofs say nothing (it commits nothing, other code)
+        self._known: Committed | None = None  # games proven ahead (prove_games)
 
     # -- one read --------------------------------------------------------------------------
 
@@ -109,6 +110,12 @@ class Prover:
         after the freshest block proven, with ``value`` (the node's answer at its last
         block) held to it; ``again`` asks the node once more. NotCommitted where the
         realm commits nothing."""
+        known = self._ahead(expression)
+        if known is not None:
+            ours = self._ours(known, expression)
+            if _same(value, ours):  # proven ahead with others (prove_games)
+                self.held[expression] = known.height
+                return ours
         height = 0
         ours = ""
         for _ in range(LOOKS):
@@ -124,6 +131,32 @@ class Prover:
             value, height = again(), snapshot.height + 1
         self.behind[expression] = "the realm changed while the node and its proofs were read"
         return ours
+
+    def prove_games(self, ids: Sequence[int]) -> None:
+        """Games ``ids`` proven ahead, ``PROOFS`` a request, for the reads of their
+        GameJSON that follow (a page of `c4 games`): one proof request a page, not one a
+        game. A realm that commits nothing is left to :meth:`check` to say so."""
+        if self.commits is False:
+            return
+        for part in range(0, len(ids), PROOFS):
+            try:
+                found, _ = self._read(0, ids[part : part + PROOFS], [])
+            except NotCommitted:
+                return
+            known = self._known
+            if known is not None and known.height == found.height:
+                found = found._replace(games={**known.games, **found.games})
+            self._known = found
+
+    def _ahead(self, expression: str) -> Committed | None:
+        """The state :meth:`prove_games` proved, if it holds what ``expression`` reads."""
+        found, known = _EXPRESSION.match(expression), self._known
+        if found is None or found[1] != "GameJSON" or known is None:
+            return None
+        ids = _ints(found[2])
+        if len(ids) != 1 or (ids[0] not in known.games and 1 <= ids[0] <= known.books.last_id):
+            return None
+        return known
 
     def _proven(self, expression: str, value: str, height: int) -> tuple[Committed, str]:
         """The realm after block ``height`` (0: the freshest proven) with what

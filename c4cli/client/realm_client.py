@@ -11,12 +11,12 @@ whether a clock ran out, how a game ended) is asked of the realm's own rules
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from c4cli.chain.interface import GameCall, Reader, TxOutcome
-from c4cli.client.verified import checker_of
+from c4cli.client.verified import checker_of, history_checker_of
 from c4cli.engine import BadEncoding, Board
 from c4cli.errors import UNDECLARED, Refused, Unreachable
 from c4cli.escape import printable
@@ -219,10 +219,13 @@ def _int_arg(args: list[str], index: int) -> int | None:
 class RealmClient:
     """The realm's reads over any :class:`Reader` (a chain, or a state inside the lock)."""
 
-    def __init__(self, reader: Reader) -> None:
+    def __init__(self, reader: Reader, *, proofs: bool = True) -> None:
         self.reader = reader
-        # On a node home that keeps the realm's history, every value is held to it.
-        self.checker = checker_of(reader)
+        # On a node home whose blocks are proven, every value is held to the realm's
+        # history or its committed state; without ``proofs``, to the history alone (a
+        # receipt's game, read with its block: proving the state after that block
+        # would wait for the next one).
+        self.checker = checker_of(reader) if proofs else history_checker_of(reader)
 
     def _value(self, expression: str) -> str:
         return self._typed(expression)[0]
@@ -281,6 +284,13 @@ class RealmClient:
     def game_query(self, game_id: int) -> tuple[str, str]:
         """The query :meth:`game` asks, to be asked ahead of it."""
         return self._query(f"GameJSON({game_id})")
+
+    def prove_games(self, ids: Sequence[int]) -> None:
+        """Where reads are proven by the realm's digests, games ``ids`` proven ahead of
+        their reads, in as few requests as the proofs allow (client/proven.py)."""
+        ahead = getattr(self.checker, "prove_games", None)
+        if callable(ahead):
+            ahead(ids)
 
     def game(self, game_id: int) -> GameView | None:
         return self._game(game_id, self._document(f"GameJSON({game_id})"))

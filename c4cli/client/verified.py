@@ -27,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
@@ -244,9 +244,10 @@ class Checker:
 
 class Witnessed:
     """A run's reads of the realm on a node home whose blocks are proven: held to the
-    state the realm committed where it commits (client/proven.py), and to its history
-    where the home keeps one (a second witness there, the only one where the realm
-    commits nothing); with neither, the node's word, said so."""
+    realm's history where the home keeps one and it makes the value (the Checker),
+    else to the state the realm committed, where it commits it (client/proven.py: a
+    fresh home, a realm deployed in the genesis, one reached by code the history
+    cannot replay); with neither, the node's word, said so."""
 
     def __init__(self, prover: Prover, history: Checker | None) -> None:
         self.prover = prover
@@ -254,45 +255,58 @@ class Witnessed:
         self.unchecked: dict[str, str] = {}  # read with neither witness: why
 
     def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
-        shown = None
+        history = self.history
+        if history is not None:
+            shown = history.check(expression, value, again)
+            if expression in history.held or expression in history.behind:
+                return shown
         if self.prover.commits is not False:
             with contextlib.suppress(NotCommitted):  # or a read the records do not make
-                shown = self.prover.check(expression, value, again)
-        if self.history is not None:
-            held = self.history.check(expression, value, again)
-            return held if shown is None else shown
-        if shown is None:
+                return self.prover.check(expression, value, again)
+        if history is None:
             why = self.prover.why_not
             self.unchecked[expression] = f"{why}; {NO_HISTORY}" if why else NO_HISTORY
-            return value
-        return shown
-
-    def _proven(self, expressions: tuple[str, ...]) -> bool:
-        prover = self.prover
-        read = expressions or (*prover.held, *prover.behind, *self.unchecked)
-        return bool(read) and all(e in prover.held or e in prover.behind for e in read)
+        return value
 
     def verification(self, *expressions: str) -> Verification:
-        if self._proven(expressions):
-            read = expressions or (*self.prover.held, *self.prover.behind)
-            behind = next((self.prover.behind[e] for e in read if e in self.prover.behind), "")
-            return Verification(True, "", self.prover.height(*expressions), behind, PROOF)
-        if self.history is not None:
-            return self.history.verification(*expressions)
-        read = expressions or tuple(self.unchecked)
-        return Verification(False, next((self.unchecked[e] for e in read), NO_HISTORY), 0)
+        history, prover = self.history, self.prover
+        by_history = () if history is None else (*history.held, *history.behind)
+        read = expressions or tuple(
+            dict.fromkeys(
+                [
+                    *by_history,
+                    *(() if history is None else history.unchecked),
+                    *prover.held,
+                    *prover.behind,
+                    *self.unchecked,
+                ]
+            )
+        )
+        made = [e for e in read if e in by_history]
+        proven = [e for e in read if e not in made and (e in prover.held or e in prover.behind)]
+        if history is not None and (not proven or len(made) + len(proven) < len(read)):
+            return history.verification(*read)  # its own, or why neither holds the rest
+        if read and len(proven) == len(read):
+            behind = next((prover.behind[e] for e in proven if e in prover.behind), "")
+            return Verification(True, "", prover.height(*proven), behind, PROOF)
+        if read and history is not None:  # some made by the history, the others proven
+            height = min(prover.height(*proven), history.verification(*made).height)
+            return Verification(True, "", height, "", PROOF)
+        missing = next((e for e in read if e not in proven), "")
+        return Verification(False, self.unchecked.get(missing, prover.why_not or NO_HISTORY), 0)
+
+    def prove_games(self, ids: Sequence[int]) -> None:
+        """Games ``ids`` proven ahead of their reads where no history makes them."""
+        if self.history is None:
+            self.prover.prove_games(ids)
 
     def game(self, game_id: int) -> GameCheck:
-        expression = f"GameJSON({game_id})"
-        if not self._proven((expression,)):
-            if self.history is not None:
-                return self.history.game(game_id)
-            return GameCheck(False, self.verification(expression).unverified, 0, None)
-        shown = self.verification(expression)
-        calls = None
-        if self.history is not None and self.history.verification(expression).verified:
-            calls = self.history.game(game_id).calls
-        return GameCheck(True, "", shown.height, calls, shown.behind, PROOF)
+        shown = self.verification(f"GameJSON({game_id})")
+        if self.history is not None and (shown.by == HISTORY or not shown.verified):
+            return self.history.game(game_id)
+        if not shown.verified:
+            return GameCheck(False, shown.unverified, 0, None)
+        return GameCheck(True, "", shown.height, None, shown.behind, PROOF)
 
 
 def history_checker_of(reader: object) -> Checker | None:

@@ -68,6 +68,9 @@ def test_a_fresh_home_proves_every_read(
     leaders = home.json("leaders")
     proven(leaders)
     assert leaders["wins"][0]["score"] == 1
+    games = home.json("games", "alice")
+    proven(games)
+    assert {game["id"] for game in games["games"]} >= {int(played["won"])}
     fees = home.json("query", "fees")
     proven(fees)
     assert fees["collected_ugnot"] == 100_000

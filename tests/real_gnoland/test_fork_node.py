@@ -84,7 +84,7 @@ def realm_reads(home: Home, origin: Origin) -> list[Any]:
 def _without_now(read: Any) -> Any:
     """A read without the chain's time, and without the marks a node home gives it (a
     fork is a local chain: it has none)."""
-    dropped = ("now", "verified", "unverified", "verified_height", "behind")
+    dropped = ("now", "verified", "unverified", "verified_height", "verified_by", "behind")
     return {k: v for k, v in read.items() if k not in dropped} if isinstance(read, dict) else read
 
 

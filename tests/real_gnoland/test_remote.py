@@ -352,7 +352,7 @@ def test_the_views_are_the_same_on_both_backends(gno_node: Any, tmp_path: Path) 
 def unmarked(view: str) -> str:
     """A node home's view without what says how far it was checked (its `verified` line,
     its JSON marks): the local chain's log is the realm's history, and says none."""
-    marks = ("verified", "unverified", "verified_height", "behind")
+    marks = ("verified", "unverified", "verified_height", "verified_by", "behind")
     if view.startswith("{") and '"verified": ' in view:
         document = json.loads(view)
         shown = {k: v for k, v in document.items() if k not in marks}

@@ -642,13 +642,13 @@ def test_a_game_by_gnokey_alone_is_shown_verified_by_a_home_that_played_nothing(
     assert all(move["time"] for move in record["move_list"])
 
 
-def test_code_run_once_that_reached_the_realm_is_said_not_replayed(
+def test_code_run_once_that_reached_the_realm_is_kept_and_its_state_proven(
     player: Home, gno_node: Any, tmp_path: Path
 ) -> None:
     """A `gnokey maketx run` script that cancels an offer reaches the realm in a way
-    c4's mirror does not replay: the history keeps it (found by its events), lists
-    it as code run once, and from its block on the realm's state is the node's word,
-    said so in `c4 show`, never shown as verified."""
+    c4's mirror does not replay: the history keeps it (found by its events) and lists
+    it as code run once, and from its block on the history cannot make the realm's
+    state; the state the realm committed proves it all the same (issue 64)."""
     gk = Gnokey(str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", gno_node.url)
     gk.realm = REALM_PATH
     gk.add("gk-a", GNOKEY_KEYS["gk-a"])
@@ -674,8 +674,9 @@ def test_code_run_once_that_reached_the_realm_is_said_not_replayed(
     (row,) = [r for r in home.json("log", "--realm") if r["kind"] == "run"]
     assert row["ok"] and row["calls"][0]["type"] == "/vm.m_run", row
     shown = home.json("show", game)
-    assert shown["game"]["status"] == "cancelled"  # the node's word
-    assert shown["verified"] is False and str(row["height"]) in shown["unverified"], shown
+    assert shown["game"]["status"] == "cancelled"
+    assert shown["verified"] is True and shown["verified_by"] == "proof", shown
+    assert shown["verified_height"] >= row["height"], shown
 
 
 def test_a_realm_whose_code_is_not_c4s_is_the_nodes_word_said(
@@ -698,14 +699,15 @@ def test_a_realm_whose_code_is_not_c4s_is_the_nodes_word_said(
     assert "render.gno differs" in shown["unverified"] and "node's word" in shown["unverified"]
 
 
-def test_a_script_that_reaches_the_realm_with_no_event_ends_its_verification(
+def test_a_script_that_reaches_the_realm_with_no_event_ends_its_history(
     player: Home, gno_node: Any, tmp_path: Path
 ) -> None:
     """`gnokey maketx run` of a script that calls SetFee with a value of the same size:
     no storage change, no coins, no event. The history keeps it (its code imports the
-    realm), and from its block the realm is the node's word, said: no home calls the
-    honest node a liar, and a fork of it is refused rather than built wrong. (The
-    realm's first change re-saves it, an event; the next SetFee leaves none.)"""
+    realm), and from its block the history cannot make the realm: no home calls the
+    honest node a liar, the fee is proven by the state the realm committed, and a fork
+    of it (made from the history) is refused rather than built wrong. (The realm's
+    first change re-saves it, an event; the next SetFee leaves none.)"""
     from c4cli.home.keys import DEV_MNEMONIC
 
     path = "gno.land/r/c4cli/scripted/connect4"  # a realm of its own: it ends verification
@@ -741,10 +743,10 @@ def test_a_script_that_reaches_the_realm_with_no_event_ends_its_verification(
     runs = [r for r in home.json("log", "--realm") if r["kind"] == "run"]
     assert quiet in [r["hash"] for r in runs] and len(runs) == step, runs
     fees = home.run("query", "fees", "--json")
-    assert fees.exit_code == 0, fees.stderr  # not a liar: the node's word, said
+    assert fees.exit_code == 0, fees.stderr  # not a liar
     document = json.loads(fees.stdout)
-    assert document["fee_ugnot"] == fee + step and document["verified"] is False
-    assert str(runs[0]["height"]) in document["unverified"], document
+    assert document["fee_ugnot"] == fee + step and document["verified"] is True
+    assert document["verified_by"] == "proof", document
     assert home.run("lobby", "--json").exit_code == 0
     fork = Home(tmp_path / "fork").run(
         "init", "--fork", gno_node.url, "--realm-path", path,
