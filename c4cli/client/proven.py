@@ -15,11 +15,13 @@ The lobby is proven complete, not only each row true: the realm's books count it
 open and playing games, each game the node lists is proven open or playing by its
 own digest, and as many listed as counted is all of them.
 
-Where the node's last block changed the realm, its answer there is not the state
-proven a block before; the state after that block is proven once the next block is
-made (a few seconds at most), and a realm that keeps changing is shown as of the last
-block proven, said so. A realm that commits nothing (the version deployed on gno.land)
-is held to its history where a home keeps one (client/verified.py).
+Where the node's last block changed the realm, its records are not the ones the
+block before committed; the state after that block is proven once the next block is
+made (a few seconds at most), and a record no later state holds is exit 4. (gno
+v1.7.1 answers a realm's ``vm/qeval`` from the realm's latest state whatever height
+is asked: the records are read at the node's last block.) A realm that commits
+nothing (the version deployed on gno.land) is held to its history where a home keeps
+one (client/verified.py).
 """
 
 from __future__ import annotations
@@ -86,6 +88,17 @@ class Committed(NamedTuple):
         return state
 
 
+class StateMoved(Unverified):
+    """A record the node gave that is not the one committed by the block proven: the
+    node answers from its last block, so the realm may have changed in it (the state
+    after it is proven once the next block comes), or the node lies (then no later
+    state holds it either: the message says which record)."""
+
+    def __init__(self, message: str, height: int) -> None:
+        super().__init__(message)
+        self.height = height
+
+
 class NotCommitted(Exception):
     """The realm commits nothing: its reads are not this module's to prove."""
 
@@ -97,7 +110,6 @@ class Prover:
         self.reader = reader
         self.path: str = reader.realm_path
         self.held: dict[str, int] = {}  # expression: the block whose state proved it
-        self.behind: dict[str, str] = {}  # expression: why an older state was shown
         self.commits: bool | None = None  # None until a first proof says
         self.code_held = False  # the realm's code proven c4's in this run
         self.why_not = ""  # why its proofs say nothing (it commits nothing, other code)
@@ -107,30 +119,35 @@ class Prover:
 
     def check(self, expression: str, value: str, again: Callable[[], str]) -> str:
         """The value of ``expression`` to show: the mirror's, from the records proven
-        after the freshest block proven, with ``value`` (the node's answer at its last
-        block) held to it; ``again`` asks the node once more. NotCommitted where the
-        realm commits nothing."""
+        (the node's last block's, held to the digests proven after the block before it,
+        or, where it changed the realm, after it, once the next block proves that), with
+        the node's answer there held to it; ``value``, the node's answer read before,
+        names the games a lobby lists. (``again`` is the Checker's: the node's answer
+        rides with the proofs here.) NotCommitted where the realm commits nothing."""
         known = self._ahead(expression)
         if known is not None:
             ours = self._ours(known, expression)
             if _same(value, ours):  # proven ahead with others (prove_games)
                 self.held[expression] = known.height
                 return ours
-        height = 0
-        ours = ""
+        height, moved = 0, None
         for _ in range(LOOKS):
-            snapshot, said = self._proven(expression, value, height)
+            try:
+                snapshot, said = self._proven(expression, value, height)
+            except StateMoved as found:
+                moved, height = found, found.height + 1
+                continue
+            except Unverified:
+                if moved is None:
+                    raise
+                raise Unverified(str(moved)) from None  # no later state proves otherwise
             ours = self._ours(snapshot, expression)
             if not _same(said, ours):
                 raise Unverified(_difference(expression, said, ours, snapshot.height))
-            if _same(value, ours):
-                self.held[expression] = snapshot.height
-                self.behind.pop(expression, None)
-                return ours
-            # The node's last block changed the realm: the state after it, once proven.
-            value, height = again(), snapshot.height + 1
-        self.behind[expression] = "the realm changed while the node and its proofs were read"
-        return ours
+            self.held[expression] = snapshot.height
+            return ours
+        assert moved is not None, "only a realm that moved is looked at again"
+        raise Unverified(str(moved))
 
     def prove_games(self, ids: Sequence[int]) -> None:
         """Games ``ids`` proven ahead, ``PROOFS`` a request, for the reads of their
@@ -141,8 +158,8 @@ class Prover:
         for part in range(0, len(ids), PROOFS):
             try:
                 found, _ = self._read(0, ids[part : part + PROOFS], [])
-            except NotCommitted:
-                return
+            except (NotCommitted, StateMoved):
+                return  # each read proves itself (check)
             known = self._known
             if known is not None and known.height == found.height:
                 found = found._replace(games={**known.games, **found.games})
@@ -165,7 +182,9 @@ class Prover:
         func, args = (found[1], _ints(found[2])) if found else (expression, [])
         if func not in ("GameJSON", "ActiveJSON", "LeadersJSON") and func not in VARIABLES:
             raise NotCommitted(expression)  # not a read the records make
-        ids = args[:1] if func == "GameJSON" else _listed(value) if func == "ActiveJSON" else []
+        ids = args[:1] if func == "GameJSON" else []
+        if func == "ActiveJSON":  # the games the node listed: proven in the same request
+            ids = _listed(value)[:PROOFS]
         snapshot, answers = self._read(height, ids, [(QEVAL, f"{self.path}.{expression}")])
         said = _value(answers[0], expression, snapshot.height, self.reader.redacted)
         if func == "ActiveJSON":
@@ -223,9 +242,10 @@ class Prover:
         for number, digest, answer in zip(ids, game_digests, answers[2:], strict=False):
             if digest.value is None:
                 if 1 <= number <= parsed.last_id:
-                    raise Unverified(
+                    raise StateMoved(
                         f"game {number}: the realm committed no record of it by block {at}, "
-                        f"though its books say it gave ids up to {parsed.last_id}"
+                        f"though its books say it gave ids up to {parsed.last_id}",
+                        at,
                     )
                 continue  # proven never made
             what = f"game {number}'s record"
@@ -268,9 +288,10 @@ class Prover:
             raise Unverified(f"{node} answered {what} at block {at} with garbage") from None
         record = text.encode("utf-8", "surrogateescape")
         if commitments.digest(record) != digest:
-            raise Unverified(
-                f"{what} as {node} gave it at block {at} is not the one the realm committed "
-                "(its sha256 is not the digest proven)"
+            raise StateMoved(
+                f"{what} as {node} gave it is not the one the realm committed by block {at} "
+                "(its sha256 is not the digest proven), nor by a later block",
+                at,
             )
         return record
 

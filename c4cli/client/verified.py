@@ -97,14 +97,9 @@ class Verification(NamedTuple):
         if not self.verified:
             return f"verified: no, the node's word ({self.unverified})"
         if self.by == PROOF:
-            said = (
+            return (
                 f"verified: proven at block {self.height} by its validators' signatures "
                 "(the state the realm committed)"
-            )
-            return (
-                f"{said}; the node's newer answer is not shown ({self.behind})"
-                if (self.behind)
-                else said
             )
         if self.behind:
             return (
@@ -277,18 +272,16 @@ class Witnessed:
                     *by_history,
                     *(() if history is None else history.unchecked),
                     *prover.held,
-                    *prover.behind,
                     *self.unchecked,
                 ]
             )
         )
         made = [e for e in read if e in by_history]
-        proven = [e for e in read if e not in made and (e in prover.held or e in prover.behind)]
+        proven = [e for e in read if e not in made and e in prover.held]
         if history is not None and (not proven or len(made) + len(proven) < len(read)):
             return history.verification(*read)  # its own, or why neither holds the rest
         if read and len(proven) == len(read):
-            behind = next((prover.behind[e] for e in proven if e in prover.behind), "")
-            return Verification(True, "", prover.height(*proven), behind, PROOF)
+            return Verification(True, "", prover.height(*proven), "", PROOF)
         if read and history is not None:  # some made by the history, the others proven
             height = min(prover.height(*proven), history.verification(*made).height)
             return Verification(True, "", height, "", PROOF)

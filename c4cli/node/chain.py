@@ -113,14 +113,9 @@ class NodeChain:
         return self.reader.stored_with(key, what, paths, height, latest=latest)
 
     def proven_reads(
-        self,
-        keys: Sequence[tuple[bytes, str]],
-        queries: Sequence[tuple[str, str]],
-        height: int = 0,
-        *,
-        latest: bool = False,
+        self, keys: Sequence[tuple[bytes, str]], queries: Sequence[tuple[str, str]], height: int = 0
     ) -> ProvenReads | None:
-        return self.reader.proven_reads(keys, queries, height, latest=latest)
+        return self.reader.proven_reads(keys, queries, height)
 
     @property
     def memo(self) -> dict[str, object]:

@@ -43,8 +43,8 @@ class Numbers(NamedTuple):
 
 class ProvenReads(NamedTuple):
     """Values of the main store proven after one block, the node's answers to queries
-    at that block (or its refusals), and the time of the block after it (whose header
-    proves them)."""
+    at its last block (or its refusals), and the time of the block after the one
+    proven (whose header proves them)."""
 
     stored: list[Stored]
     answers: list[Answer | Refused]
@@ -234,24 +234,19 @@ class NodeReader:
         ]
 
     def proven_reads(
-        self,
-        keys: Sequence[tuple[bytes, str]],
-        queries: Sequence[Query],
-        height: int = 0,
-        *,
-        latest: bool = False,
+        self, keys: Sequence[tuple[bytes, str]], queries: Sequence[Query], height: int = 0
     ) -> ProvenReads | None:
         """Each of ``keys`` (a key, what names it) proven after one block, and the node's
-        answers to ``queries`` there (then, with ``latest``, at its last block), in one
+        answers to ``queries`` at its last block (gno v1.7.1 answers a realm's
+        ``vm/qeval`` from the realm's latest state whatever height is asked), in one
         request; None where the node's word is taken."""
         verifier = self.verifier
         if verifier is None:
             return None
         encoded = [(path, data.encode()) for path, data in queries]
-        found = verifier.stored_all(keys, encoded, height, latest=latest)
-        asked = [*queries, *queries] if latest else list(queries)
+        found = verifier.stored_all(keys, encoded, height)
         answers: list[Answer | Refused] = []
-        for (path, _), result in zip(asked, found.answers, strict=True):
+        for (path, _), result in zip(queries, found.answers, strict=True):
             try:
                 answers.append(self.answer(path, result))
             except Refused as refused:  # the asker decides what a refusal means

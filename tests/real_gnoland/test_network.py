@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import after_broadcast, answer, proxy_for
+from real_gnoland.test_committed_node import disc_moved, proven_reads, qeval_rule, reach
 from real_gnoland.test_remote import staked_game
 from real_gnoland.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from real_gnoland.twin import player_key
@@ -534,3 +535,23 @@ def test_the_realms_history_from_four_validators_one_killed_during_the_sync(
     assert theirs["verified"] is True and theirs["moves"] == "3232323"
     assert theirs["game"] == gk.game(by_gnokey.game_id)
     assert {receipt.hash for receipt in gk.receipts} <= {row["hash"] for row in history}
+
+
+def test_a_fresh_home_proves_the_realm_reached_by_gnokey_a_script_and_a_realm(
+    net: Network, tmp_path: Path
+) -> None:
+    """Issue 64 on four validators: a game by gnokey alone through validator 3, its
+    first reveal by `gnokey maketx run`, the ownership taken by a realm that imports
+    c4's (last in the module: the realm keeps that owner); a home that never synced,
+    bound to validator 1 first, proves the game, the lobby, the leaderboards and the
+    books, and one bound to validator 2 behind a proxy that moves a disc is exit 4."""
+    player = net.through(tmp_path / "player", 3)
+    heir = "gno.land/r/c4cli/netheir"
+    reached = reach(player, net.urls[3], DEFAULT_REALM_PATH, heir, tmp_path)
+    fresh = net.through(tmp_path / "fresh", 1)
+    listed = [game["id"] for game in fresh.json("--trust-node", "lobby")["games"]]
+    proven_reads(fresh, reached, listed)
+    with proxy_for(net.urls[2]) as proxy:
+        proxy.rules["abci_query"] = qeval_rule(f"GameJSON({reached.game})", disc_moved)
+        refused = fresh.run("--remote", proxy.url, "show", str(reached.game))
+    assert refused.exit_code == 4 and "the node says board is" in refused.stderr, refused.output

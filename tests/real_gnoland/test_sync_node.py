@@ -189,18 +189,20 @@ def first_game(player: Home) -> str:
 def test_a_game_shown_on_a_node_is_the_one_its_signed_blocks_make(
     player: Home, gno_node: Any, tmp_path: Path
 ) -> None:
-    """A home that played nothing shows another home's game verified, with its whole
-    move list (from the realm's history, not its own journal); --trust-node checks
-    nothing and says nothing of it."""
+    """A home that played nothing shows another home's game verified: by the state the
+    realm committed, proven, before it keeps a history (issue 64), then by the history,
+    with its whole move list (from the realm's history, not its own journal);
+    --trust-node checks nothing and says nothing of it."""
     home = stranger(gno_node, tmp_path)
     game = first_game(player)
     mine = player.json("show", game)
-    unsynced = home.json("show", game)  # no history kept: nothing checked, and said
-    assert unsynced["verified"] is False and "`c4 sync`" in unsynced["unverified"], unsynced
-    assert "verified: no, the node's word" in home.ok("show", game).stdout
+    unsynced = home.json("show", game)  # no history kept: proven, its moves unknown
+    assert unsynced["verified_by"] == "proof" and unsynced["moves"] is None, unsynced
+    assert "verified: proven at block" in home.ok("show", game).stdout
     home.ok("sync")
     shown = home.json("show", game)
     assert shown["verified"] is True and "unverified" not in shown
+    assert shown["verified_by"] == "history", shown
     assert shown["game"] == mine["game"] and shown["game"]["status"] == "won"
     assert shown["moves"] == mine["moves"] == "4545454"
     assert shown["ending"] == mine["ending"]
@@ -398,7 +400,9 @@ def test_a_view_on_a_synced_home_asks_one_request_more(
 ) -> None:
     """A view on a home that keeps the history brings it up to the head and holds the
     node's answer to it at the price of one request: the blocks made since its last
-    read ride with the head's commit (a realm transaction among them costs one more)."""
+    read ride with the head's commit (a realm transaction among them costs one more);
+    on a home that keeps none, the state the realm committed is proven at the price of
+    one request too."""
     game = first_game(player)
     synced, plain = stranger(gno_node, tmp_path / "synced"), stranger(gno_node, tmp_path / "plain")
     synced.ok("sync")
@@ -410,8 +414,8 @@ def test_a_view_on_a_synced_home_asks_one_request_more(
             shown = home.run("--remote", proxy.url, "show", game, "--json")
             assert shown.exit_code == 0, shown.stderr
             asked[name] = proxy.requests
-    assert json.loads(shown.stdout)["verified"] is False  # the plain home: unchecked, said
-    assert len(asked["synced"]) == len(asked["plain"]) + 1, asked
+    assert json.loads(shown.stdout)["verified_by"] == "proof"  # the plain home: proven
+    assert len(asked["synced"]) == len(asked["plain"]), asked
     extra = [methods for methods in asked["synced"] if "commit" in methods]
     assert extra and any("blockchain" in methods for methods in extra), asked
 

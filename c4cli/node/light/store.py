@@ -78,23 +78,42 @@ def read_all(
     *,
     after: int = 0,
     latest: bool = False,
+    last_only: bool = False,
 ) -> Reads:
     """Each of ``keys`` (a key, and what names it) after block ``height`` (as
     :func:`read` has it), proven against one header, and the node's answers to
     ``queries`` (path, data) at the same block (then, with ``latest``, at its last
-    block too), all in one request."""
+    block too; with ``last_only``, at its last block alone), all in one request."""
     what = keys[0][1]
-    at, header = _state(verifier, what, height, after)
-    _provable(what, at)
+    head = _head_said(verifier, height, after) if last_only else 0
+    at = head - 1 if head else 0
+    if not head:
+        at, header = _state(verifier, what, height, after)
+        _provable(what, at)
     proofs = [rpc.abci_query(STORE_KEY, key, at, prove=True) for key, _ in keys]
-    heights = [at, 0] if latest else [at]
+    heights = [0] if last_only else [at, 0] if latest else [at]
     asked = [rpc.abci_query(path, data, when) for when in heights for path, data in queries]
-    replies = verifier.rpc.batch([*proofs, *asked])
+    if head:  # the proofs ride with the head's commit: one request
+        _, replies = verifier.latest_with([*proofs, *asked])
+        header = verifier.held_header(head) or verifier.proven_header(head)
+    else:
+        replies = verifier.rpc.batch([*proofs, *asked])
     found = [
         _held(verifier, key, name, _at(verifier, name, replies[proof].response, at), header)
         for (key, name), proof in zip(keys, proofs, strict=True)
     ]
     return Reads(found, [replies.get(query) for query in asked], header)
+
+
+def _head_said(verifier: Verifier, height: int, after: int) -> int:
+    """The node's last block as the status this command read says it, where the head is
+    to be proven anew and the state read is the one before it (the proofs can then
+    ride with the head's commit); 0 where not."""
+    if height or verifier.head_fresh():
+        return 0
+    said = verifier.transport.status_height
+    wanted = max(verifier.transport.seen_height, after, FIRST_PROVEN)
+    return said if said - 1 >= wanted else 0
 
 
 def _state(verifier: Verifier, what: str, height: int, after: int) -> tuple[int, Header]:

@@ -106,9 +106,13 @@ class Verifier:
         proven last while under half a second old, as a status is kept."""
         return self.latest_with(())[0]
 
+    def head_fresh(self) -> bool:
+        """Whether the last block proven is still taken as the head (see :meth:`latest`)."""
+        return self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH
+
     def latest_with(self, riders: Sequence[Ask[Any]]) -> tuple[Proven, rpc.Replies]:
         """:meth:`latest`, and the answers of ``riders``, asked in the same request."""
-        if self._latest is not None and wallclock.monotonic() - self._latest[1] < FRESH:
+        if self._latest is not None and self.head_fresh():
             return self._latest[0], self.rpc.batch(riders)
         deadline = wallclock.monotonic() + BEHIND_WAIT
         while True:
@@ -163,13 +167,10 @@ class Verifier:
         keys: Sequence[tuple[bytes, str]],
         queries: Sequence[tuple[str, bytes]],
         height: int = 0,
-        *,
-        latest: bool = False,
     ) -> store.Reads:
         """Each of ``keys`` proven against one header, and the node's answers to
-        ``queries`` at the block proven (with ``latest``, at its last block too), in
-        one request (node/light/store.py)."""
-        return store.read_all(self, keys, queries, height, latest=latest)
+        ``queries`` at its last block, in one request (node/light/store.py)."""
+        return store.read_all(self, keys, queries, height, last_only=True)
 
     def proven_header(self, height: int) -> Header:
         """Block ``height``'s header (its app hash: the state after the block before),

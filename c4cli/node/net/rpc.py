@@ -151,6 +151,8 @@ class Rpc:
         asked as one call, not a batch. A failure of the request is raised; a node's
         error for one call is that call's answer (raised when it is taken)."""
         found: list[object]
+        if not asks:  # nothing to ask: no request (an empty batch is a round trip)
+            return Replies(self.redacted, asks, [])
         if len(asks) == 1:
             try:
                 found = [self.transport.call(*asks[0].call, timeout=timeout)]
