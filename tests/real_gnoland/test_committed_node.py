@@ -249,8 +249,8 @@ def reach(funder: Home, url: str, path: str, heir: str, folder: Path) -> Reached
     package = folder / "heir"
     package.mkdir()
     (package / "gnomod.toml").write_text(f'module = "{heir}"\ngno = "0.9"\n')
-    (package / "heir.gno").write_text(
-        f'package heir\n\nimport c4 "{path}"\n\n'
+    (package / "heir.gno").write_text(  # a package is named as its path ends
+        f'package {heir.rsplit("/", 1)[1]}\n\nimport c4 "{path}"\n\n'
         "// Accept takes the ownership of c4's realm handed to this realm.\n"
         "func Accept(cur realm) { c4.AcceptOwnership(cross(cur)) }\n"
     )
