@@ -143,7 +143,8 @@ class Prover:
                 raise Unverified(str(moved)) from None  # no later state proves otherwise
             ours = self._ours(snapshot, expression)
             if not _same(said, ours):
-                raise Unverified(_difference(expression, said, ours, snapshot.height))
+                proven = f"the state the realm committed, proven at block {snapshot.height}"
+                raise Unverified(difference(expression, said, ours, proven, "makes"))
             self.held[expression] = snapshot.height
             return ours
         assert moved is not None, "only a realm that moved is looked at again"
@@ -397,23 +398,29 @@ def _same(theirs: str, ours: str) -> bool:
     return bool(node == mine)
 
 
-def _difference(expression: str, theirs: str, ours: str, height: int) -> str:
-    """Where the node's answer is not what the proven records make, in one line."""
-    proven = f"the state the realm committed, proven at block {height}"
+def difference(expression: str, theirs: str, ours: str, source: str, verb: str) -> str:
+    """Where the node's answer to ``expression`` is not ``ours``, what ``source`` (the
+    proven state, or the blocks a history replayed) ``verb`` it, in one line: a game's
+    first field that differs, else the two values."""
     try:
         mine, node = json.loads(ours), json.loads(theirs)
     except ValueError:
-        return f"{expression}: the node says {theirs[:200]!r}, {proven} says {ours[:200]!r}"
+        return f"{expression}: the node says {theirs[:200]!r}, {source} {verb} it {ours[:200]!r}"
     if isinstance(mine, dict) and isinstance(node, dict) and "game" in mine:
         mine_game, node_game = mine.get("game"), node.get("game")
-        if isinstance(mine_game, dict) and isinstance(node_game, dict):
-            for field in dict.fromkeys([*mine_game, *node_game]):
-                if mine_game.get(field) != node_game.get(field):
-                    return (
-                        f"game {mine_game.get('id')}: the node says {field} is "
-                        f"{json.dumps(node_game.get(field))}, {proven} makes it "
-                        f"{json.dumps(mine_game.get(field))}"
-                    )
+        game_id = (mine_game or node_game or {}).get("id")
+        if node_game is None:
+            return f"game {game_id}: the node shows no such game, and {source} {verb} one"
+        if mine_game is None:
+            return f"game {game_id}: the node shows a game {source} {verb} none of"
+        for field in dict.fromkeys([*mine_game, *node_game]):
+            if mine_game.get(field) != node_game.get(field):
+                return (
+                    f"game {game_id}: the node says {field} is "
+                    f"{json.dumps(node_game.get(field))}, {source} {verb} it "
+                    f"{json.dumps(mine_game.get(field))}"
+                )
     return (
-        f"{expression}: the node's answer is not {proven}: {theirs[:200]!r} against {ours[:200]!r}"
+        f"{expression}: the node's answer is not the one {source} {verb}: "
+        f"{theirs[:200]!r} against {ours[:200]!r}"
     )

@@ -32,7 +32,7 @@ from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
 from c4cli.chain.trust import Caught, CheckpointDamaged, RealmHistory
-from c4cli.client.proven import NotCommitted, Prover
+from c4cli.client.proven import NotCommitted, Prover, difference
 from c4cli.client.replayed import Computed, computed, forget, game_calls
 from c4cli.errors import Unverified
 from c4cli.realm import abi
@@ -405,28 +405,6 @@ def _ahead(theirs: str, ours: str, head_time: int) -> bool:
 
 
 def _difference(expression: str, theirs: str, ours: str, height: int) -> str:
-    """Where the node's answer is not the history's, in one line: a game's first field
-    that differs, else the two values."""
+    """Where the node's answer is not the history's, in one line."""
     signed = f"the blocks its validators signed (to block {height})"
-    try:
-        mine, node = json.loads(ours), json.loads(theirs)
-    except ValueError:
-        return f"{expression}: the node says {theirs!r}, {signed} make it {ours!r}"
-    if isinstance(mine, dict) and isinstance(node, dict) and "game" in mine:
-        mine_game, node_game = mine.get("game"), node.get("game")
-        game_id = (mine_game or node_game or {}).get("id")
-        if node_game is None:
-            return f"game {game_id}: the node shows no such game, and {signed} make one"
-        if mine_game is None:
-            return f"game {game_id}: the node shows a game {signed} make none of"
-        for field in dict.fromkeys([*mine_game, *node_game]):
-            if mine_game.get(field) != node_game.get(field):
-                return (
-                    f"game {game_id}: the node says {field} is "
-                    f"{json.dumps(node_game.get(field))}, {signed} make it "
-                    f"{json.dumps(mine_game.get(field))}"
-                )
-    return (
-        f"{expression}: the node's answer is not the one {signed} make: "
-        f"{theirs[:200]!r} against {ours[:200]!r}"
-    )
+    return difference(expression, theirs, ours, signed, "make")
