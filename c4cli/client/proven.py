@@ -6,7 +6,8 @@ books' and of its leaderboards' in its parameters, which gno.land keeps in the m
 store under the app hash. A read of such a realm is held there, in one request: the
 digests proven after the freshest block a header the trusted validators signed
 proves, the records the node gives for them (``BooksRecord()``, ``LeadersRecord()``,
-``GameRecord(id)``) and its answer to the read itself, all at that block. A record
+``GameRecord(id)``) and its answer to the read itself (see below for the block they
+are read at). A record
 whose sha256 is not the digest proven, or a node's answer that is not the one c4's
 mirror makes from the proven records, is exit 4, one line naming what. What is
 shown is the mirror's answer, dated the block whose header proves it.
@@ -322,7 +323,7 @@ class Prover:
             raise Unverified(
                 f"the lobby the node lists at block {at} is not the realm's: it lists "
                 f"{len(listed)} games of which {len(live)} are proven open or playing, and the "
-                f"realm's committed record counts {count}"
+                f"realm's committed books count {count}"
             )
         return snapshot._replace(games=games, live=live)
 
