@@ -170,3 +170,32 @@ def test_the_dev_key_is_gnokeys() -> None:
 
     assert (DEV_KEY, DEV_MNEMONIC) == ("test1", DEV)
     assert crypto.address_of(crypto.public_key(crypto.derive_private_key(DEV))) == TEST1
+
+
+def test_a_genesis_package_transaction_is_signed_again_by_its_creator() -> None:
+    """`c4 node start --in-genesis`: gnoland's lazy genesis signs every package with the
+    validator's key; a transaction whose messages are all test1's is signed again by
+    test1's key over the genesis sign document (account number and sequence 0), and
+    one of another creator is left as it is."""
+    from c4cli.home.keys import DEV_MNEMONIC
+    from c4cli.wire.canonical import canonical_json
+    from c4cli.wire.tx import Fee, payload_fee, resigned_genesis_tx
+
+    key = crypto.derive_private_key(DEV_MNEMONIC)
+    creator = crypto.address_of(crypto.public_key(key))
+    msg = {"@type": "/vm.m_addpkg", "creator": creator, "package": {"name": "p"}, "send": ""}
+    tx = {"msg": [msg], "fee": {"gas_wanted": "50000", "gas_fee": "1ugnot"}, "signatures": []}
+    signed = resigned_genesis_tx(tx, key, "dev")
+    assert signed is not None and signed["msg"] == [msg]
+    (signature,) = signed["signatures"]
+    assert signature["pub_key"]["@type"] == "/tm.PubKeySecp256k1"
+    document = {
+        "chain_id": "dev", "account_number": "0", "sequence": "0",
+        "fee": payload_fee(Fee.from_json(tx["fee"])), "msgs": [msg], "memo": "",
+    }  # fmt: skip
+    assert crypto.verify(
+        crypto.public_key(key), canonical_json(document), base64.b64decode(signature["signature"])
+    )
+    assert resigned_genesis_tx(tx, key, "other") != signed  # the chain id is signed
+    other = {**tx, "msg": [{**msg, "creator": "g1validator"}]}
+    assert resigned_genesis_tx(other, key, "dev") is None
