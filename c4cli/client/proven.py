@@ -38,7 +38,7 @@ from c4cli.gotext import parse_result
 from c4cli.local import sources
 from c4cli.realm import abi, commitments
 from c4cli.realm.commitments import CommittedBooks, Leaders, RecordError
-from c4cli.realm.memory import PLAYING, Game, GameBook, RealmState
+from c4cli.realm.memory import PLAYING, VARIABLES, Game, GameBook, RealmState
 from c4cli.realm.rules import Status
 from c4cli.wire import stored
 from c4cli.wire.paths import QEVAL
@@ -52,13 +52,9 @@ if TYPE_CHECKING:
 LOOKS = 3  # proofs a read is given to catch up with a realm that moves
 PROOFS = 50  # game digests proven in one request
 PAGE = 100  # games an ActiveJSON page lists at most
-_EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
-VARIABLES: dict[str, Callable[[CommittedBooks], str]] = {
-    "fee": lambda books: str(books.fee),
-    "collected": lambda books: str(books.collected),
-    "owner": lambda books: books.owner,
-    "pendingOwner": lambda books: books.pending_owner,
-}
+# A call of one of the realm's read accessors (its name, its integer arguments).
+EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
+ACCESSORS = ("GameJSON", "ActiveJSON", "LeadersJSON")  # the reads c4's mirror makes
 
 
 class Committed(NamedTuple):
@@ -169,7 +165,7 @@ class Prover:
 
     def _ahead(self, expression: str) -> Committed | None:
         """The state :meth:`prove_games` proved, if it holds what ``expression`` reads."""
-        found, known = _EXPRESSION.match(expression), self._known
+        found, known = EXPRESSION.match(expression), self._known
         if found is None or found[1] != "GameJSON" or known is None:
             return None
         ids = _ints(found[2])
@@ -180,9 +176,9 @@ class Prover:
     def _proven(self, expression: str, value: str, height: int) -> tuple[Committed, str]:
         """The realm after block ``height`` (0: the freshest proven) with what
         ``expression`` needs of it, and the node's answer to it there."""
-        found = _EXPRESSION.match(expression)
+        found = EXPRESSION.match(expression)
         func, args = (found[1], _ints(found[2])) if found else (expression, [])
-        if func not in ("GameJSON", "ActiveJSON", "LeadersJSON") and func not in VARIABLES:
+        if func not in ACCESSORS and func not in VARIABLES:
             raise NotCommitted(expression)  # not a read the records make
         ids = args[:1] if func == "GameJSON" else []
         if func == "ActiveJSON":  # the games the node listed: proven in the same request
@@ -195,11 +191,11 @@ class Prover:
         return snapshot, said
 
     def _ours(self, snapshot: Committed, expression: str) -> str:
-        if expression in VARIABLES:
-            return VARIABLES[expression](snapshot.books)
-        found = _EXPRESSION.match(expression)
-        assert found is not None, "only the accessors and variables are proven"
         state = snapshot.state(self.path)
+        if expression in VARIABLES:
+            return str(state.variables()[expression])
+        found = EXPRESSION.match(expression)
+        assert found is not None, "only the accessors and variables are proven"
         return abi.read(state, snapshot.time, found[1], [a.strip() for a in _args(found[2])])[0]
 
     # -- the proofs ------------------------------------------------------------------------

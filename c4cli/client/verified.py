@@ -26,29 +26,19 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from c4cli.chain.interface import GameCall
 from c4cli.chain.trust import Caught, CheckpointDamaged, RealmHistory
-from c4cli.client.proven import NotCommitted, Prover, difference
+from c4cli.client.proven import ACCESSORS, EXPRESSION, NotCommitted, Prover, difference
 from c4cli.client.replayed import Computed, computed, forget, game_calls
 from c4cli.errors import Unverified
 from c4cli.realm import abi
-from c4cli.realm.memory import RealmState
 
 HISTORY = "history"  # verified by the realm's history, replayed (the Checker)
 PROOF = "proof"  # verified by the state the realm committed, proven (client/proven.py)
 LOOKS = 3  # looks at the node and the history before a moving realm is left unchecked
-_EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
-# The realm's variables a client reads, and where the mirror keeps each.
-VARIABLES: dict[str, Callable[[RealmState], str]] = {
-    "fee": lambda state: str(state.fee),
-    "collected": lambda state: str(state.collected),
-    "owner": lambda state: state.owner,
-    "pendingOwner": lambda state: state.pending_owner,
-}
 
 
 class GameCheck(NamedTuple):
@@ -370,10 +360,11 @@ def _mirror(done: Computed, expression: str, value: str, caught: Caught) -> str 
     state = done.state
     if state is None:
         return None
-    if expression in VARIABLES:
-        return VARIABLES[expression](state)
-    found = _EXPRESSION.match(expression)
-    if found is None or found[1] not in ("GameJSON", "ActiveJSON", "LeadersJSON"):
+    variables = state.variables()
+    if expression in variables:
+        return str(variables[expression])
+    found = EXPRESSION.match(expression)
+    if found is None or found[1] not in ACCESSORS:
         return None
     args = [arg.strip() for arg in found[2].split(",") if arg.strip()]
     now = caught.head_time

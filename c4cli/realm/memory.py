@@ -46,6 +46,9 @@ if TYPE_CHECKING:
         live_games: list[GameRecord]
 
 
+# The realm's package variables a client reads with ``vm/qeval``, by their Gno names.
+VARIABLES = ("fee", "collected", "owner", "pendingOwner")
+
 OPEN = Status.OPEN
 PLAYING = Status.PLAYING
 WON = Status.WON
@@ -374,13 +377,10 @@ class RealmState(Record):
         self.used_commitments.store = store
 
     def variables(self) -> dict[str, int | str]:
-        """The package variables a ``vm/qeval`` may name, by their names in the Gno realm."""
-        return {
-            "fee": self.fee,
-            "collected": self.collected,
-            "owner": self.owner,
-            "pendingOwner": self.pending_owner,
-        }
+        """The package variables a ``vm/qeval`` may name (:data:`VARIABLES`), by their names
+        in the Gno realm."""
+        values = (self.fee, self.collected, self.owner, self.pending_owner)
+        return dict(zip(VARIABLES, values, strict=True))
 
     def snapshot(self) -> RealmSnapshot:
         """The realm's live state as plain JSON values.
