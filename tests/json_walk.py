@@ -247,6 +247,10 @@ def walk(c4: Walk, realm_path: str, *, local: bool) -> Iterator[str]:
         yield "the local chain's own"
     else:
         c4("trust")
+        proof = str(folder / "walk.proof.json")
+        c4("export", str(game), "--proof", proof, name="export --proof")
+        checked = c4("verify-record", proof)
+        assert checked["verified"] is True and checked["game"] == game, checked
         for cheat in ("mine 1", "set-balance bob 1gnot", "next-time 2030-01-01T00:00:00Z"):
             c4(f"cheat {cheat.split()[0]}", *cheat.split()[1:], code=2)  # a node has none
         c4("cheat dump", str(folder / "walk-state.json"), code=2)

@@ -262,13 +262,7 @@ class Prover:
     def _code(self, found: Stored) -> None:
         """Whether the realm's code, proven, is c4's (its Gno files, tests aside, byte for
         byte, and no file more): only then do its digests say what c4 reads them as."""
-        differs = "no package"
-        if found.value is not None:
-            try:
-                _, files = stored.package(found.value)
-                differs = _code_differs(files, self.path)
-            except (DecodeError, UnicodeDecodeError):
-                differs = "a package c4 cannot read"
+        differs = code_differs(found.value, self.path)
         if differs:
             self._commits_nothing(
                 f"the realm's code proven at block {found.height} is not c4's ({differs}): "
@@ -331,10 +325,16 @@ class Prover:
         return min(heights) if heights else 0
 
 
-def _code_differs(files: dict[str, str], path: str) -> str:
-    """What makes ``files`` (a deployed package's) other than c4's realm at ``path``:
-    "" when its Gno files are c4's byte for byte (gnomod.toml, which the chain
-    stamps, aside)."""
+def code_differs(package: bytes | None, path: str) -> str:
+    """What makes ``package`` (the store's value at ``pkg:<path>``) other than c4's
+    realm at ``path``: "" when its Gno files are c4's byte for byte (gnomod.toml, which
+    the chain stamps, aside)."""
+    if package is None:
+        return "no package"
+    try:
+        _, files = stored.package(package)
+    except (DecodeError, UnicodeDecodeError):
+        return "a package c4 cannot read"
     mine = [name for name in sources.source_files() if name != sources.GNOMOD]
     extra = sorted(name for name in files if name not in mine and name != sources.GNOMOD)
     if extra:

@@ -70,6 +70,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("c4cli.commands.trust", "trust"),
     "tx": ("c4cli.commands.history", "tx_cmd"),
     "verify": ("c4cli.commands.chain", "verify"),
+    "verify-record": ("c4cli.commands.verify_record", "verify_record"),
     "watch": ("c4cli.commands.bot", "watch"),
     "withdraw-fees": ("c4cli.commands.owner", "withdraw_fees"),
 }
@@ -82,7 +83,7 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     ),
     "Views and the solver": (
         "show", "board", "lobby", "leaders", "watch", "games", "hint", "solve", "review",
-        "export",
+        "export", "verify-record",
     ),
     "Keys, sessions and signing": ("keys", "session", "send", "sign", "multisign", "broadcast"),
     "The realm's owner": (

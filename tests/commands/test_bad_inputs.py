@@ -53,7 +53,12 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
     "bot": [(["1", "nobody"], 2), (["1", "alice", "--think", "never"], 2)],
     "solve": [(["4444444"], 2), (["9"], 2)],
     "review": [([], 2), (["x"], 2), (["--moves", "8"], 2), (["1", "--moves", "44"], 2)],
-    "export": [(["x"], 2), (["1", "--format", "pgn"], 2)],
+    "export": [(["x"], 2), (["1", "--format", "pgn"], 2), (["1", "--proof", "{folder}/p"], 2)],
+    "verify-record": [
+        (["{folder}/none.json", "--fingerprint", "ab" * 32], 2),
+        (["{folder}/none.json"], 2),
+        (["{folder}/none.json", "--trust", "1:zz"], 2),
+    ],
     "time": [(["--remote", UNREACHABLE], 4), (["--home", "{missing}"], 3)],
     "time advance": [(["-5s"], 2), (["soon"], 2)],
     "time set": [(["yesterday"], 2), (["10000-01-01T00:00:00Z"], 2)],

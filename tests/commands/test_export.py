@@ -70,3 +70,39 @@ def test_a_record_draws_its_game_in_the_games_colours(chain: Home, tmp_path: Pat
     drawn, game = chain.json("board", "--moves", str(record)), chain.json("board", started.id)
     assert drawn["board"] == game["board"] and drawn["winner_color"] == game["winner_color"]
     assert drawn["winner_color"] == "yellow"  # bob, the acceptor, won with yellow discs
+
+
+def test_a_proof_needs_a_nodes_validators(chain: Home, tmp_path: Path) -> None:
+    """The local chain signs no block: it has no record with a proof to give."""
+    started = start_game(chain, "4545454")
+    file = tmp_path / "game.proof.json"
+    refused = chain.run("export", started.id, "--proof", str(file))
+    assert refused.exit_code == 2 and "the local chain has none" in refused.stderr, refused.output
+    assert not file.exists()
+
+
+def test_verify_record_refuses_what_it_cannot_trust_or_read(chain: Home, tmp_path: Path) -> None:
+    """verify-record reads the file alone: no trust named is exit 2 on a home that trusts
+    no set, as is a fingerprint that is none; a file that is no game proof is exit 4."""
+    file = tmp_path / "f.json"
+    file.write_text('{"format": "c4 game proof 1"}\n')
+    untrusting = chain.run("verify-record", str(file))
+    assert untrusting.exit_code == 2 and "trusts no validator set" in untrusting.stderr
+    short = chain.run("verify-record", str(file), "--fingerprint", "12ab")
+    assert short.exit_code == 2 and "is not a fingerprint" in short.stderr
+    both = chain.run("verify-record", str(file), "--fingerprint", "ab" * 32, "--trust", "5:x")
+    assert both.exit_code == 2 and "give one" in both.stderr
+    point = chain.run("verify-record", str(file), "--trust", "5:nothex")
+    assert point.exit_code == 2 and "HEIGHT:HASH" in point.stderr
+    for text, named in (
+        ("not json", "it is not JSON"),
+        ('{"format": "other"}', "its format is not 'c4 game proof 1'"),
+        ('{"format": "c4 game proof 1"}', "its state does not read"),
+        ("[1]", "its format is not"),
+    ):
+        file.write_text(text)
+        refused = chain.run("verify-record", str(file), "--fingerprint", "ab" * 32)
+        assert refused.exit_code == 4 and refused.stdout == "", refused.output
+        assert named in refused.stderr and refused.stderr.count("\n") == 1, refused.stderr
+    missing = chain.run("verify-record", str(tmp_path / "none.json"), "--fingerprint", "ab" * 32)
+    assert missing.exit_code == 2 and "cannot read the game proof" in missing.stderr

@@ -26,6 +26,7 @@ def test_help_has_an_example(name: str, command: click.Command) -> None:
 # Commands that never reach a chain do not offer --remote; solve uses no home either.
 NO_REMOTE = {
     "demo",
+    "verify-record",
     "keys add",
     "keys delete",
     "keys export",

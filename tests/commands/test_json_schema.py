@@ -13,7 +13,7 @@ from support import GENESIS, Home, leaf_commands
 
 # Documents the walk does not print on the local chain; the node tests validate them
 # (`c4 serve`'s first line: tests/real_gnoland/test_serve_node.py, which runs it as a user does).
-ON_A_NODE = {"node start", "init --remote", "serve"}
+ON_A_NODE = {"node start", "init --remote", "serve", "export --proof", "verify-record"}
 
 
 def test_every_command_prints_what_the_schema_says_on_the_local_chain(home: Home) -> None:

@@ -551,6 +551,16 @@ def test_a_fresh_home_proves_the_realm_reached_by_gnokey_a_script_and_a_realm(
     fresh = net.through(tmp_path / "fresh", 1)
     listed = [game["id"] for game in fresh.json("--trust-node", "lobby")["games"]]
     proven_reads(fresh, reached, listed)
+    # The game's record with its proof, checked by one who has no home and no node.
+    file = tmp_path / "game.proof.json"
+    fresh.ok("export", str(reached.game), "--proof", str(file))
+    fingerprint = fresh.json("trust")["fingerprint"]
+    checked = Home(tmp_path / "stranger").json(
+        "verify-record", str(file), "--fingerprint", fingerprint
+    )
+    assert checked["status"] == "won" and checked["transactions"] == 0, checked
+    assert 3 * checked["signed_power"] > 2 * checked["total_power"], checked
+    assert len(json.loads(file.read_text())["validators"]) == 4
     with proxy_for(net.urls[2]) as proxy:
         proxy.rules["abci_query"] = qeval_rule(f"GameJSON({reached.game})", disc_moved)
         refused = fresh.run("--remote", proxy.url, "show", str(reached.game))

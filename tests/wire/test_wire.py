@@ -20,6 +20,7 @@ from c4cli.address import encode_address, package_address
 from c4cli.coins import format_coins
 from c4cli.home.keys import DEV_MNEMONIC
 from c4cli.wire import crypto
+from c4cli.wire.merkle import aunts, merkle_root, root_from_aunts
 from c4cli.wire.msgs import Msg
 from c4cli.wire.std import ZERO_ADDRESS, Fee, Tx, decode_tx, encode_tx, tx_hash
 from c4cli.wire.tx import (
@@ -349,3 +350,20 @@ def test_a_transaction_that_is_not_one_is_refused_naming_what(change: Any, said:
     change(document)
     with pytest.raises(ValueError, match=re.escape(said)):
         Tx.from_json(document)
+
+
+@given(st.lists(st.binary(max_size=8), min_size=1, max_size=40, unique=True), st.data())
+def test_a_merkle_path_leads_each_item_to_the_root_and_no_other(
+    items: list[bytes], data: st.DataObject
+) -> None:
+    """tm2's simple proof: an item's aunts lead it to the root; another item or index
+    does not, nor a path of another length. (The count is not bound by the path: a
+    block's is its header's num_txs, checked beside it.)"""
+    index = data.draw(st.integers(0, len(items) - 1))
+    path = aunts(items, index)
+    root = merkle_root(items)
+    assert root_from_aunts(items[index], index, len(items), path) == root
+    assert root_from_aunts(items[index] + b"x", index, len(items), path) != root
+    if len(items) > 1:
+        assert root_from_aunts(items[index], (index + 1) % len(items), len(items), path) != root
+    assert root_from_aunts(items[index], index, len(items), [*path, bytes(32)]) is None

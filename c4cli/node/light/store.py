@@ -68,6 +68,7 @@ class Reads(NamedTuple):
     stored: list[Stored]
     answers: list[ResultABCIQuery | Unreachable]
     header: Header
+    proofs: list[ResponseQuery]  # the store's answer for each key, its proof in it
 
 
 def read_all(
@@ -98,11 +99,15 @@ def read_all(
         header = verifier.held_header(head) or verifier.proven_header(head)
     else:
         replies = verifier.rpc.batch([*proofs, *asked])
-    found = [
-        _held(verifier, key, name, _at(verifier, name, replies[proof].response, at), header)
-        for (key, name), proof in zip(keys, proofs, strict=True)
+    responses = [
+        _at(verifier, name, replies[proof].response, at)
+        for (_, name), proof in zip(keys, proofs, strict=True)
     ]
-    return Reads(found, [replies.get(query) for query in asked], header)
+    found = [
+        _held(verifier, key, name, response, header)
+        for (key, name), response in zip(keys, responses, strict=True)
+    ]
+    return Reads(found, [replies.get(query) for query in asked], header, responses)
 
 
 def _head_said(verifier: Verifier, height: int, after: int) -> int:

@@ -142,8 +142,13 @@ class Verifier:
 
     def at(self, height: int) -> Proven:
         """Block ``height``'s header, proven."""
+        return self.header(*self.signed(height)[:2])
+
+    def signed(self, height: int) -> ResultCommit:
+        """Block ``height``'s header and the commit that signed it, proven."""
         signed = self._signed(height)
-        return self.header(signed.header, signed.commit)
+        self.header(signed.header, signed.commit)
+        return signed
 
     def latest_header(self) -> Header:
         """The last block's header, proven (kept while fresh, as :meth:`latest` is)."""
