@@ -181,7 +181,7 @@ def _part(name: str, what: str, read: Callable[[Any], T], value: object) -> T:
         raise Unverified(f"{name} is not a game proof: {what} does not read") from None
 
 
-def _mapping(value: object) -> dict[str, Any]:
+def _mapping(value: object) -> dict[str, object]:
     if not isinstance(value, dict):
         raise TypeError("not an object")
     return value

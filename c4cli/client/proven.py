@@ -124,7 +124,7 @@ class Prover:
         known = self._ahead(expression)
         if known is not None:
             ours = self._ours(known, expression)
-            if _same(value, ours):  # proven ahead with others (prove_games)
+            if same_answer(value, ours):  # proven ahead with others (prove_games)
                 self.held[expression] = known.height
                 return ours
         height, moved = 0, None
@@ -139,7 +139,7 @@ class Prover:
                     raise
                 raise Unverified(str(moved)) from None  # no later state proves otherwise
             ours = self._ours(snapshot, expression)
-            if not _same(said, ours):
+            if not same_answer(said, ours):
                 proven = f"the state the realm committed, proven at block {snapshot.height}"
                 raise Unverified(difference(expression, said, ours, proven, "makes"))
             self.held[expression] = snapshot.height
@@ -380,7 +380,7 @@ def _listed(text: str) -> list[int]:
         return []
 
 
-def _same(theirs: str, ours: str) -> bool:
+def same_answer(theirs: str, ours: str) -> bool:
     """Whether the node's answer is the mirror's, but for the block time it was read at."""
     if theirs == ours:
         return True

@@ -7,13 +7,15 @@ from pathlib import Path
 
 import click
 
-from c4cli.client.connect import shown_url
+from c4cli.client.connect import shown_url, trusted_set
 from c4cli.commands.init import LocalInit, init_local
 from c4cli.commands.options import common_options, emit_json
 from c4cli.commands.run import Invocation, takes_run
 from c4cli.commands.text import parse_duration
 from c4cli.commands.transact import local_chain
 from c4cli.errors import BadInput
+from c4cli.escape import printable
+from c4cli.gateway.methods import open_gateway
 from c4cli.home.keys import DEV_KEY
 from c4cli.interrupts import Interrupted
 from c4cli.jsonvalue import Document
@@ -52,10 +54,28 @@ def parse_listen(text: str) -> tuple[str, int]:
     metavar="URL[@HEIGHT]",
     help="First make the home's chain a fork of a node's realm (as c4 init --fork), then serve it.",
 )
+@click.option(
+    "--upstream",
+    metavar="URL[,URL…]",
+    help="Serve a node's chain instead, each answer proven by the validators this home "
+    "trusts (or marked as the node's word): a verifying gateway.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="With --upstream: refuse what cannot be proven, instead of passing it on marked.",
+)
 @common_options
 @takes_run
 def serve(
-    run: Invocation, listen: str, block_time: str, fork: str | None, home: Path, as_json: bool
+    run: Invocation,
+    listen: str,
+    block_time: str,
+    fork: str | None,
+    upstream: str | None,
+    strict: bool,
+    home: Path,
+    as_json: bool,
 ) -> None:
     """Answer gno.land's RPC (tm2's JSON-RPC, as gnoland v1.7.1) on the home's local
     chain, for gnokey, gnoweb and gno's JS client, until Ctrl-C.
@@ -85,6 +105,13 @@ def serve(
         -remote 127.0.0.1:26657 -chainid dev -broadcast test1
       c4 serve --fork https://rpc.gno.land:443 --home rehearsal
     """
+    if upstream is not None:
+        if fork is not None or block_time.strip() not in ("0", "0s"):
+            raise BadInput("--upstream serves a node's chain: not with --fork or --block-time")
+        _gateway(home, upstream, strict, listen, as_json)
+        return
+    if strict:
+        raise BadInput("--strict is the gateway's (--upstream URL)")
     origin: Document | None = None
     if fork is not None:
         if run.remote is not None:
@@ -144,6 +171,40 @@ def serve(
         run_server(server, ready)
     except Interrupted as stop:
         # The way a server is stopped: every request in flight was answered first.
+        if not as_json:
+            click.echo(f"c4 serve: stopped ({stop.name})", err=True)
+
+
+def _gateway(home: Path, upstream: str, strict: bool, listen: str, as_json: bool) -> None:
+    """`c4 serve --upstream`: the node's chain, proven, until stopped."""
+
+    def say(line: str) -> None:
+        click.echo(printable(line), err=True)
+
+    gateway = open_gateway(home, upstream, strict=strict, say=say)
+    head, chain_id = gateway.verifier.latest(), gateway.reader.chain_id
+    fingerprint = trusted_set(home)
+    host, port = parse_listen(listen)
+
+    def ready(server: Server) -> None:
+        if as_json:
+            emit_json({"url": server.url, "chain_id": chain_id, "height": head.height})
+        else:
+            print_ = fingerprint[1] if fingerprint is not None else "?"
+            click.echo(
+                f"c4 serve: a gateway to {gateway.reader.redacted} (chain {chain_id}, block "
+                f"{head.height}) on {shown_url(server.url)}, each answer proven by the "
+                f"validators {print_}{' (--strict)' if strict else ''}; Ctrl-C stops it"
+            )
+        sys.stdout.flush()
+
+    try:
+        server = Server((host, port), home, methods=lambda _: gateway)
+    except OSError as exc:
+        raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+    try:
+        run_server(server, ready)
+    except Interrupted as stop:
         if not as_json:
             click.echo(f"c4 serve: stopped ({stop.name})", err=True)
 

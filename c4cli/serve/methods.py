@@ -15,9 +15,9 @@ import binascii
 import functools
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from c4cli import __version__
 from c4cli.errors import BadInput, C4Error, NodeOnly, Refused
@@ -120,12 +120,32 @@ def param_int(params: dict[str, Any], name: str) -> int:
     return int(text)
 
 
+class Stops(Protocol):
+    def stop(self) -> None: ...
+
+
+class Answers(Protocol):
+    """What the server serves: a home's chain (:class:`Methods`) or a node's, proven
+    (``c4cli.gateway``)."""
+
+    @property
+    def broadcaster(self) -> Stops: ...
+
+    @property
+    def params(self) -> Mapping[str, tuple[str, ...]]:
+        """Each method served, and the names of its parameters in their order."""
+        ...
+
+    def call(self, method: str, params: dict[str, Any]) -> Any: ...
+
+
 class Methods:
     """The RPC methods of one home's chain, as ``c4 serve`` answers them."""
 
     def __init__(self, home: Path, listen: str, block_time: float = 0) -> None:
         self.home = home
         self.listen = listen
+        self.params = PARAMS
         self.lock = threading.Lock()
         self.broadcaster = Broadcaster(home, self.lock, block_time)
         self.impersonated: set[str] = set()  # c4_impersonate's, while the server runs

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
 from c4cli.serve import cheats
-from c4cli.serve.methods import PARAMS, Methods, RpcError
+from c4cli.serve.methods import Answers, RpcError
 
 PARSE_ERROR = (-32700, "Parse error. Invalid JSON")
 INVALID_REQUEST = (-32600, "Invalid Request")
@@ -77,7 +77,7 @@ def error_document(ident: Any, code: tuple[int, str], data: str | None = None) -
     return {"jsonrpc": "2.0", "id": ident, "error": error}
 
 
-def _answer(methods: Methods, request: Any, caller: Caller) -> dict[str, Any] | None:
+def _answer(methods: Answers, request: Any, caller: Caller) -> dict[str, Any] | None:
     """One call's answer document; None for a notification."""
     if not isinstance(request, dict):
         return error_document("", INVALID_REQUEST, "a request must be a JSON object")
@@ -85,14 +85,14 @@ def _answer(methods: Methods, request: Any, caller: Caller) -> dict[str, Any] | 
     if ident == "" or ident is None:
         return None
     method = request.get("method")
-    if not isinstance(method, str) or method not in PARAMS:
+    if not isinstance(method, str) or method not in methods.params:
         return error_document(ident, METHOD_NOT_FOUND)
     refused = caller.refusal(method)
     if refused:
         return error_document(ident, FORBIDDEN, refused)
     params = request.get("params")
     if isinstance(params, list):
-        names = PARAMS[method]
+        names = methods.params[method]
         if len(params) > len(names):
             return error_document(
                 ident,
@@ -107,7 +107,7 @@ def _answer(methods: Methods, request: Any, caller: Caller) -> dict[str, Any] | 
     return call(methods, ident, method, params)
 
 
-def call(methods: Methods, ident: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def call(methods: Answers, ident: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
     try:
         result = methods.call(method, params)
     except RpcError as exc:
@@ -115,7 +115,7 @@ def call(methods: Methods, ident: Any, method: str, params: dict[str, Any]) -> d
     return {"jsonrpc": "2.0", "id": ident, "result": result}
 
 
-def post(methods: Methods, body: bytes, caller: Caller) -> bytes | None:
+def post(methods: Answers, body: bytes, caller: Caller) -> bytes | None:
     """The answer to a POST body; None when nothing is to be sent (notifications only)."""
     if not body:
         return None
@@ -159,10 +159,10 @@ def uri_params(query: str) -> dict[str, Any]:
     return params
 
 
-def get(methods: Methods, path: str, query: str) -> bytes | None:
+def get(methods: Answers, path: str, query: str) -> bytes | None:
     """The answer to ``GET /<method>?<params>``; None for a path that is no method."""
     method = path.strip("/")
-    if method not in PARAMS:
+    if method not in methods.params:
         return None
     refused = Caller().refusal(method, uri=True)
     if refused:
@@ -174,11 +174,11 @@ def get(methods: Methods, path: str, query: str) -> bytes | None:
     return dumps(call(methods, "", method, params))
 
 
-def endpoints() -> bytes:
+def endpoints(methods: Answers) -> bytes:
     """What tm2 shows a browser at ``/``: a link per method."""
     links = "".join(
         f'<a href="/{name}?{"&".join(p + "=_" for p in args)}">/{name}?'
         f"{'&'.join(p + '=_' for p in args)}</a></br>"
-        for name, args in sorted(PARAMS.items())
+        for name, args in sorted(methods.params.items())
     )
     return f"<html><body><br>Available endpoints:<br><br>{links}</body></html>".encode()

@@ -34,7 +34,7 @@ from typing import Any
 
 from c4cli.files import write_private
 from c4cli.serve import rpc
-from c4cli.serve.methods import Methods
+from c4cli.serve.methods import Answers, Methods
 
 MAX_BODY = 1_000_000
 READ_TIMEOUT = 10.0
@@ -44,6 +44,7 @@ IDLE_THREADS = 32  # connection threads kept waiting for the next connection
 
 
 TOKEN_FILE = "serve.token"  # the running server's token, 0600 in the home
+UNPROVEN = "X-C4-Unproven"  # a gateway's answer that carries a node's word: what, and why
 
 
 class Server(HTTPServer):
@@ -55,7 +56,13 @@ class Server(HTTPServer):
     allow_reuse_address = True
     request_queue_size = BACKLOG
 
-    def __init__(self, address: tuple[str, int], home: Path, block_time: float = 0) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        home: Path,
+        block_time: float = 0,
+        methods: Callable[[str], Answers] | None = None,
+    ) -> None:
         super().__init__(address, Handler)
         host, port = str(self.server_address[0]), int(self.server_address[1])
         self.url = f"http://{host}:{port}"
@@ -64,7 +71,11 @@ class Server(HTTPServer):
         self.token = secrets.token_hex(16)
         self.token_file = home / TOKEN_FILE
         write_private(self.token_file, self.token.encode() + b"\n", consequence="not served")
-        self.methods = Methods(home, f"{host}:{port}", block_time)
+        # The home's local chain, or what ``methods`` makes for this address (a gateway).
+        listen = f"{host}:{port}"
+        self.methods: Answers = (
+            Methods(home, listen, block_time) if methods is None else methods(listen)
+        )
         self.open: set[socket.socket] = set()
         self.open_lock = threading.Lock()
         self._jobs: queue.SimpleQueue[tuple[Any, Any] | None] = queue.SimpleQueue()
@@ -174,6 +185,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
+        marks = getattr(self.server.methods, "take_marks", None)
+        for mark in marks() if marks is not None else []:
+            self.send_header(UNPROVEN, mark.encode("ascii", "replace").decode()[:500])
         if self.headers.get("Origin"):
             self.send_header("Access-Control-Allow-Origin", "*")
             self.send_header("Vary", "Origin")
@@ -215,7 +229,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, rpc.dumps(document))
             return
         if not body:
-            self._send(200, rpc.endpoints(), "text/html")
+            self._send(200, rpc.endpoints(self.server.methods), "text/html")
             return
         answer = rpc.post(self.server.methods, body, self._caller())
         self._send(200, answer or b"")
@@ -223,7 +237,7 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path, _, query = self.path.partition("?")
         if path in ("", "/"):
-            self._send(200, rpc.endpoints(), "text/html")
+            self._send(200, rpc.endpoints(self.server.methods), "text/html")
             return
         answer = rpc.get(self.server.methods, path, query)
         if answer is None:

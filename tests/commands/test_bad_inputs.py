@@ -74,6 +74,9 @@ CASES: dict[str, list[tuple[list[str], int]]] = {
         (["--listen", "nowhere"], 2),
         (["--block-time", "soon"], 2),
         (["--home", "{missing}"], 3),
+        (["--strict"], 2),  # the gateway's
+        (["--upstream", UNREACHABLE], 2),  # a home bound to no network: no set to trust
+        (["--upstream", UNREACHABLE, "--block-time", "1s"], 2),
     ],
     "snapshot": [(["--remote", UNREACHABLE], 2), (["--home", "{missing}"], 3)],
     "revert": [(["12"], 2), (["1:0000000000000000"], 2), (["999:0000000000000000"], 2)],

@@ -111,12 +111,13 @@ def read_all(
 
 
 def _head_said(verifier: Verifier, height: int, after: int) -> int:
-    """The node's last block as the status this command read says it, where the head is
-    to be proven anew and the state read is the one before it (the proofs can then
-    ride with the head's commit); 0 where not."""
+    """The node's last block as the status this command just read says it, where the
+    head is to be proven anew and the state read is the one before it (the proofs can
+    then ride with the head's commit); 0 where not (no fresh status: the head is
+    proven first)."""
     if height or verifier.head_fresh():
         return 0
-    said = verifier.transport.status_height
+    said = verifier.transport.fresh_status_height
     wanted = max(verifier.transport.seen_height, after, FIRST_PROVEN)
     return said if said - 1 >= wanted else 0
 

@@ -421,6 +421,13 @@ class Transport:
         """The node's last block as its last status said (0: none asked yet)."""
         return self._status.latest_block_height if self._status is not None else 0
 
+    @property
+    def fresh_status_height(self) -> int:
+        """:attr:`status_height` while it stands for the head (STATUS_FRESH), else 0."""
+        if self._status is None or wallclock.monotonic() - self._status_at >= STATUS_FRESH:
+            return 0
+        return self._status.latest_block_height
+
     def status(self) -> ResultStatus:
         """The node's status: the one the check read, while under half a second old (a
         view reads the head more than once), else asked again."""

@@ -1,0 +1,401 @@
+"""`c4 serve --upstream URL`: gno.land's RPC, each answer proven by c4's light client
+or marked as a node's word.
+
+Every method is asked of the upstream node as its caller asked it, and its answer is
+passed on as the node wrote it, once it is proven:
+
+- blocks (``commit``, ``block``, ``blockchain``, ``validators``, ``block_results``):
+  each header held to the validators the home trusts (node/light/verify.py), a
+  block's transactions to its data hash, a set to its header's validators hash, a
+  block's results to the next header's results hash; ``status``'s head is the last
+  header proven (its height, hash, app hash and time put in where the node's differ);
+- ``tx``: the transaction in its proven block, at its place, and its result held to
+  the next header;
+- ``abci_query``: an account, a balance and the gas price held to the main store's
+  proven values (client/accounts.py), a store key's proof to the proven app hash, a
+  read of c4's realm (``vm/qeval`` of its accessors and variables) to the state it
+  committed (client/proven.py);
+- ``broadcast_tx_commit``: the node's answer once its block is proven to hold the
+  transaction and the next header its result; a "committed" that no block proves is
+  an error, never a success. ``broadcast_tx_sync`` and ``async`` are forwarded.
+
+What no proof reaches (another realm's state, a simulation, ``net_info``, the
+mempool…) is forwarded and marked: a line on stderr, and the ``X-C4-Unproven``
+header of the answer naming it; with ``--strict`` it is refused with a JSON-RPC
+error that says why. A forged answer is a JSON-RPC error naming what was forged,
+logged; the next request is served.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from c4cli.client import accounts, connect
+from c4cli.client.proven import NotCommitted, Prover, difference, same_answer
+from c4cli.errors import BadInput, C4Error, Unreachable, Unverified
+from c4cli.gotext import parse_result
+from c4cli.home.config import read_remote
+from c4cli.node.light.verify import Verifier, results_committed
+from c4cli.node.net import rpc
+from c4cli.node.net.rpc import Malformed
+from c4cli.node.net.transport import NodeSaid, RpcCall
+from c4cli.node.reader import NodeReader
+from c4cli.serve.methods import PARAMS, RpcError
+from c4cli.wire.abci import ResponseQuery, Unencodable
+from c4cli.wire.blocks import validators_hash
+from c4cli.wire.ics23 import ProofError
+from c4cli.wire.paths import ACCOUNTS, BALANCES, GASPRICE, QEVAL
+from c4cli.wire.rpc import (
+    Method,
+    ResultABCIQuery,
+    ResultBlock,
+    ResultBlockchain,
+    ResultBlockResults,
+    ResultBroadcastTxCommit,
+    ResultCommit,
+    ResultTx,
+    ResultValidators,
+)
+from c4cli.wire.storeproof import STORE_KEY, app_hash_of
+
+RESULT_WAIT = 10.0  # seconds a landed transaction's next block is awaited for its proof
+FORGED = (-32603, "Internal error")
+STRICT = (-32600, "Invalid Request")
+# tm2's methods that carry nothing a header proves: passed on, marked.
+UNPROVABLE = {
+    "health": "the node's health is its own word",
+    "net_info": "a node's peers are its own word",
+    "genesis": "the genesis is the node's word (c4 trusts the validators, not the file)",
+    "consensus_params": "the consensus parameters are the node's word",
+    "num_unconfirmed_txs": "the mempool is the node's word",
+    "unconfirmed_txs": "the mempool is the node's word",
+    "abci_info": "the application's info is the node's word",
+}
+
+
+class Gateway:
+    """The RPC methods of a node, proven (see the module), for c4's HTTP server."""
+
+    def __init__(self, reader: NodeReader, *, strict: bool, say: Callable[[str], None]) -> None:
+        verifier = reader.verifier
+        assert verifier is not None, "a gateway proves: its home trusts a validator set"
+        self.reader = reader
+        self.verifier: Verifier = verifier
+        self.strict = strict
+        self.say = say
+        self.lock = threading.Lock()  # one node client: a request at a time
+        self._marks = threading.local()
+        self._code_held = False  # the realm's code proven c4's (it never changes)
+        self.broadcaster = _Nothing()  # the server stops it: a gateway pools nothing
+        self.params = GATEWAY_PARAMS
+
+    # -- the server's side ----------------------------------------------------------------
+
+    def call(self, method: str, params: dict[str, Any]) -> Any:
+        if method not in tm2_methods():
+            raise RpcError(
+                *STRICT, f"{method} is the local chain's: c4 serve --upstream serves a node's"
+            )
+        handler = getattr(self, "m_" + method, None)
+        with self.lock:
+            try:
+                if handler is None:
+                    return self._passed(method, params, UNPROVABLE.get(method, "not proven"))
+                return handler(params)
+            except Unverified as lie:
+                self.say(f"c4 serve: refused {method}: {lie}")
+                raise RpcError(*FORGED, f"c4 refused the node's answer: {lie}") from None
+            except NodeSaid as said:
+                raise RpcError(*FORGED, str(said)) from None
+            except Unreachable as down:
+                raise RpcError(*FORGED, f"c4: {down}") from None
+            except C4Error as wrong:
+                raise RpcError(-32602, "Invalid params", str(wrong)) from None
+
+    def take_marks(self) -> list[str]:
+        """What the answers of this thread's last request did not prove (and clears it)."""
+        found: list[str] = getattr(self._marks, "list", [])
+        self._marks.list = []
+        return found
+
+    def _mark(self, method: str, why: str) -> None:
+        if self.strict:
+            raise RpcError(*STRICT, f"--strict: {method} is not proven: {why}")
+        self.say(f"c4 serve: {method} passed on unproven: {why}")
+        self._marks.list = [*getattr(self._marks, "list", []), f"{method}: {why}"]
+
+    def _raw(self, method: str, params: dict[str, Any]) -> Any:
+        return self.reader.transport.call(Method(method), params)
+
+    def _passed(self, method: str, params: dict[str, Any], why: str) -> Any:
+        self._mark(method, why)
+        return self._raw(method, params)
+
+    # -- blocks ---------------------------------------------------------------------------
+
+    def m_status(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("status", params)
+        header = self.verifier.latest_header()
+        sync = answer.get("sync_info") if isinstance(answer, dict) else None
+        if not isinstance(sync, dict):
+            raise Unverified("the node answered status in a shape it never has")
+        own = header.hash() or b""
+        sync.update(
+            latest_block_hash=own.hex().upper(),
+            latest_app_hash=header.app_hash.hex().upper(),
+            latest_block_height=str(header.height),
+            latest_block_time=header.time.to_json(),
+        )
+        return answer
+
+    def m_commit(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("commit", params)
+        signed = _read(ResultCommit.from_json, answer, "commit")
+        asked = _height(params)
+        if asked and signed.header.height != asked:
+            raise Unverified(f"the node answered block {signed.header.height}'s commit for {asked}")
+        self.verifier.header(signed.header, signed.commit)
+        return answer
+
+    def m_block(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("block", params)
+        found = _read(ResultBlock.from_json, answer, "block")
+        self.verifier.block(found)
+        meta = found.block_meta
+        if meta is not None and meta.block_id.hash != found.block.header.hash():
+            raise Unverified(f"block {found.block.header.height}: its meta names another block")
+        return answer
+
+    def m_blockchain(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("blockchain", params)
+        metas = _read(ResultBlockchain.from_json, answer, "blockchain").block_metas
+        asks = [rpc.commit(meta.header.height) for meta in metas]
+        replies = self.verifier.rpc.batch(asks)
+        for meta, ask in zip(metas, asks, strict=True):
+            height = meta.header.height
+            proven = self.verifier.signed_in(replies, ask, height)
+            if meta.header.hash() != proven.hash() or meta.block_id.hash != proven.hash():
+                raise Unverified(f"block {height}: the header listed is not the one signed")
+        return answer
+
+    def m_validators(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("validators", params)
+        found = _read(ResultValidators.from_json, answer, "validators")
+        header = self.verifier.proven_header(found.block_height)
+        if validators_hash(found.validators) != header.validators_hash:
+            raise Unverified(
+                f"block {found.block_height}: the validator set given is not the one its "
+                "header names"
+            )
+        return answer
+
+    def m_block_results(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("block_results", params)
+        found = _read(ResultBlockResults.from_json, answer, "block_results")
+        height = found.height
+        if self.verifier.latest().height <= height:
+            self._mark("block_results", f"block {height + 1}, which proves them, is not made yet")
+            return answer
+        header = self.verifier.proven_header(height + 1)
+        try:
+            results_committed(height, found.deliver_tx, header)
+        except Unencodable as unknown:
+            self._mark("block_results", f"they hold {unknown}, which c4 cannot encode")
+        return answer
+
+    # -- transactions ---------------------------------------------------------------------
+
+    def m_tx(self, params: dict[str, Any]) -> Any:
+        answer = self._raw("tx", params)
+        found = _read(ResultTx.from_json, answer, "tx")
+        self._landed(found.tx, found.hash, found.height, found.place, found.tx_result, "tx")
+        return answer
+
+    def m_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
+        answer = self._sent("broadcast_tx_commit", params)
+        found = _read(ResultBroadcastTxCommit.from_json, answer, "broadcast_tx_commit")
+        if found.check_tx.refused or found.height <= 0:
+            # Not landed, in the node's words: nothing to prove, and nothing claimed.
+            self._mark("broadcast_tx_commit", "a refusal before a block is the node's word")
+            return answer
+        raw = _param_bytes(params, "tx")
+        if hashlib.sha256(raw).digest() != found.hash:
+            raise Unverified("the node answered the commit of another transaction's hash")
+        block = self.verifier.rpc.block(found.height)
+        proven = self.verifier.block(block)
+        place = next((i for i, tx in enumerate(block.block.txs) if tx == raw), None)
+        if place is None:
+            raise Unverified(
+                f"the node says the transaction was committed in block {found.height}, "
+                "which does not hold it"
+            )
+        self._result(proven, place, found.deliver_tx, "broadcast_tx_commit", fail=True)
+        return answer
+
+    def m_broadcast_tx_sync(self, params: dict[str, Any]) -> Any:
+        return self._sent("broadcast_tx_sync", params)
+
+    def m_broadcast_tx_async(self, params: dict[str, Any]) -> Any:
+        return self._sent("broadcast_tx_async", params)
+
+    def _sent(self, method: str, params: dict[str, Any]) -> Any:
+        """A broadcast, sent once to the node in use (never again on a failure)."""
+        (answer,) = self.reader.transport.send([RpcCall(Method(method), params)], timeout=60)
+        if isinstance(answer, Unreachable):
+            raise answer
+        return answer
+
+    def _landed(
+        self, tx: bytes, tx_hash: bytes, height: int, place: int, result: Any, method: str
+    ) -> None:
+        """``tx`` held to block ``height`` at ``place``, and its result to the next header."""
+        if hashlib.sha256(tx).digest() != tx_hash:
+            raise Unverified("the transaction given does not hash to the hash asked")
+        block = self.verifier.rpc.block(height)
+        proven = self.verifier.block(block)
+        txs = block.block.txs
+        if not 0 <= place < len(txs) or txs[place] != tx:
+            raise Unverified(f"block {height} does not hold the transaction at place {place}")
+        self._result(proven, place, result, method, fail=False)
+
+    def _result(self, proven: Any, place: int, result: Any, method: str, *, fail: bool) -> None:
+        held = self.verifier.result(proven, place, result, wait=RESULT_WAIT)
+        if held.result_unproven:
+            why = f"its result: {held.result_unproven}"
+            if fail:  # a success that no block proves is not answered as one
+                raise Unverified(f"the transaction's block {proven.height} is proven; {why}")
+            self._mark(method, why)
+
+    # -- queries --------------------------------------------------------------------------
+
+    def m_abci_query(self, params: dict[str, Any]) -> Any:
+        path = str(params.get("path") or "")
+        data = _param_bytes(params, "data")
+        height = _height(params)
+        if path.startswith(ACCOUNTS) and "/" not in path.removeprefix(ACCOUNTS):
+            return _answered(
+                accounts.read(self.reader, path.removeprefix(ACCOUNTS), "account", height)
+            )
+        if path.startswith(BALANCES) and "/" not in path.removeprefix(BALANCES):
+            return _answered(
+                accounts.read(self.reader, path.removeprefix(BALANCES), "balance", height)
+            )
+        if path == GASPRICE:
+            return _answered(accounts.gas_price(self.reader, height))
+        if path == STORE_KEY and params.get("prove") in (True, "true"):
+            return self._store_key(params, data)
+        if path == QEVAL and data.startswith(self.reader.realm_path.encode() + b"."):
+            return self._realm_read(params, data)
+        return self._passed("abci_query", params, f"{path or 'the query'} is not proven")
+
+    def _store_key(self, params: dict[str, Any], key: bytes) -> Any:
+        answer = self._raw("abci_query", params)
+        response = _read(ResultABCIQuery.from_json, answer, "abci_query").response
+        if response.refused:
+            return answer
+        if response.key != key:
+            raise Unverified("the node proved another key than the one asked")
+        header = self.verifier.proven_header(response.height + 1)
+        try:
+            root = app_hash_of(response.proof, key, response.value or None)
+        except ProofError as exc:
+            raise Unverified(
+                f"the proof of the store key at block {response.height}: {exc}"
+            ) from None
+        if root != header.app_hash:
+            raise Unverified(
+                f"the proof of the store key at block {response.height} ends in another app "
+                f"hash than block {response.height + 1}'s"
+            )
+        return answer
+
+    def _realm_read(self, params: dict[str, Any], data: bytes) -> Any:
+        """A read of c4's realm, held to the state it committed."""
+        expression = data.decode("utf-8", "replace").removeprefix(self.reader.realm_path + ".")
+        answer = self._raw("abci_query", params)
+        response = _read(ResultABCIQuery.from_json, answer, "abci_query").response
+        if response.refused or _height(params):
+            why = "a refusal is the node's word" if response.refused else "a past height"
+            self._mark("abci_query", f"{QEVAL} {expression}: {why}")
+            return answer
+        try:
+            said, _ = parse_result(response.data.decode("utf-8", "replace"))
+        except ValueError:
+            raise Unverified(f"the node answered {expression} with garbage") from None
+        prover = Prover(self.reader)
+        prover.code_held = self._code_held
+        try:
+            ours = prover.check(expression, said, lambda: said)
+        except NotCommitted:
+            why = prover.why_not or "not a read the realm's committed state makes"
+            self._mark("abci_query", f"{QEVAL} {expression}: {why}")
+            return answer
+        self._code_held = prover.code_held
+        if not same_answer(said, ours):
+            raise Unverified(difference(expression, said, ours, "the state proven", "makes"))
+        return answer
+
+
+class _Nothing:
+    def stop(self) -> None:
+        return None
+
+
+# tm2's methods (and the local chain's cheats, to refuse them in words).
+GATEWAY_PARAMS = {**PARAMS, "commit": ("height",), "genesis": ()}
+
+
+def tm2_methods() -> set[str]:
+    """The methods a gateway serves: tm2's, none of the local chain's cheats."""
+    return {name for name in GATEWAY_PARAMS if not name.startswith("c4_")}
+
+
+def _read(parse: Callable[[Any], Any], answer: Any, method: str) -> Any:
+    try:
+        return parse(answer)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise Malformed(f"the node answered {method} in a shape it never has") from None
+
+
+def _height(params: dict[str, Any]) -> int:
+    value = params.get("height") or 0
+    try:
+        return max(int(value), 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _param_bytes(params: dict[str, Any], name: str) -> bytes:
+    try:
+        return base64.b64decode(str(params.get(name) or ""), validate=True)
+    except (binascii.Error, ValueError):
+        raise RpcError(-32602, "Invalid params", f"{name}: not base64") from None
+
+
+def _answered(read: accounts.Read) -> Any:
+    """An ``abci_query`` answer as gnoland writes one, of a read proven."""
+    response = ResponseQuery(data=read.data.encode(), height=read.height)
+    return ResultABCIQuery(response).to_json()
+
+
+def open_gateway(home: Path, upstream: str, *, strict: bool, say: Callable[[str], None]) -> Gateway:
+    """The gateway to ``upstream`` (URL[,URL…]) for a home bound to its chain, whose
+    trusted validators prove every answer; its head proven before it serves."""
+    config = read_remote(home)
+    if config is None or config.trust_node:
+        raise BadInput(
+            "a gateway proves each answer with the validators a home trusts: bind this home "
+            "to the network first (`c4 init --remote URL`)"
+        )
+    reader = connect.open_reader(home, url=upstream)
+    if not isinstance(reader, NodeReader) or reader.verifier is None:
+        raise BadInput(f"{home} takes its node's word: a gateway needs its validators trusted")
+    gateway = Gateway(reader, strict=strict, say=say)
+    gateway.verifier.latest()
+    return gateway

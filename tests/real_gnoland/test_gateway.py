@@ -1,0 +1,177 @@
+"""Issue 65 on a real gnoland: `c4 serve --upstream URL`, a verifying gateway.
+
+gnokey v1.7.1 through the gateway gets the node's own answers (queries, a whole
+staked game by `maketx call`), each proven by the validators the home trusts; what
+no proof reaches is passed on marked (an ``X-C4-Unproven`` header, a line on the
+gateway's stderr) or, with --strict, refused. Behind the test proxy, a forged
+balance is a JSON-RPC error gnokey prints, logged by the gateway, and the next
+honest request is answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from real_gnoland.gnokey_game import Gnokey, play, start
+from real_gnoland.gnonode import install_gno
+from real_gnoland.proxy import abci_answer, abci_path, proxy_for
+from real_gnoland.test_committed_node import GNOKEY_KEYS, gk_address
+from real_gnoland.test_remote import deploy_copy, home_with_keys
+
+from c4cli.home.keys import DEV_MNEMONIC
+from support import Home
+
+pytestmark = pytest.mark.node
+
+REALM_PATH = "gno.land/r/c4cli/gateway/connect4"
+
+
+class Gateway:
+    """`c4 serve --upstream` run as a user runs it (the installed c4)."""
+
+    def __init__(self, c4_bin: str, home: Path, upstream: str, *extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [c4_bin, "serve", "--upstream", upstream, "--listen", "127.0.0.1:0", "--json", *extra],
+            env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD=""),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        assert line, self.proc.stderr.read() if self.proc.stderr else ""
+        self.url: str = json.loads(line)["url"]
+
+    def stop(self) -> str:
+        """Its stderr, once stopped."""
+        self.proc.send_signal(2)
+        _, err = self.proc.communicate(timeout=30)
+        return err
+
+    def post(
+        self, method: str, params: dict[str, Any], token: str = ""
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        asked = urllib.request.Request(self.url, body.encode(), headers)
+        with urllib.request.urlopen(asked, timeout=30) as answer:
+            return json.loads(answer.read()), dict(answer.headers)
+
+
+@pytest.fixture(scope="module")
+def bound(gno_node: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Home, Gnokey]:
+    """A home bound to the node on c4's realm, and gnokey's keys funded by its alice."""
+    folder = tmp_path_factory.mktemp("gateway")
+    deploy_copy(gno_node, REALM_PATH, folder / "realm")
+    home = home_with_keys(gno_node, folder)
+    home.ok("init", "--remote", gno_node.url, "--realm-path", REALM_PATH)
+    gk = Gnokey(str(install_gno()[0] / "gnokey"), folder / "gnokey", gno_node.url, realm=REALM_PATH)
+    for name, words in GNOKEY_KEYS.items():
+        gk.add(name, words)
+        home.ok("send", "--to", gk_address(name), "--amount", "50gnot", "alice")
+    gk.add("owner", DEV_MNEMONIC)
+    return home, gk
+
+
+@pytest.fixture
+def gateway(c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any) -> Iterator[Gateway]:
+    served = Gateway(c4_bin, bound[0].path, gno_node.url)
+    try:
+        yield served
+    finally:
+        if served.proc.poll() is None:
+            served.stop()
+
+
+def _without_now(answer: str) -> Any:
+    """A GameJSON answer without its block time (two reads may be a block apart)."""
+    document = json.loads(json.loads(answer.split("(", 1)[1].rsplit(" string)", 1)[0]))
+    document.pop("now", None)
+    return document
+
+
+def test_gnokey_through_the_gateway_gets_the_nodes_answers(
+    bound: tuple[Home, Gnokey], gateway: Gateway, gno_node: Any
+) -> None:
+    _, direct = bound
+    through = Gnokey(direct.binary, direct.home, gateway.url, realm=REALM_PATH)
+    played = start(through, "gk-a", "gk-b", "a gateway's secret", "a gateway's seed")
+    play(through, played, "4545454")
+    game = through.game(played.game_id)
+    assert game["status"] == "won" and game["moves"] == 7
+    for name in ("gk-a", "gk-b"):
+        address = gk_address(name)
+        assert through.query(f"auth/accounts/{address}") == direct.query(f"auth/accounts/{address}")
+        assert through.balance(address) == direct.balance(address)
+    expression = f"{REALM_PATH}.GameJSON({played.game_id})"
+    assert _without_now(through.query("vm/qeval", expression)) == _without_now(
+        direct.query("vm/qeval", expression)
+    )
+    assert through.query("vm/qrender", f"{REALM_PATH}:") == direct.query(
+        "vm/qrender", f"{REALM_PATH}:"
+    )
+    assert through.query("auth/gasprice") == direct.query("auth/gasprice")
+    log = gateway.stop()
+    assert "refused" not in log, log
+    assert "vm/qeval" not in log, log  # proven: not passed on marked
+
+
+def test_what_no_proof_reaches_is_marked_or_refused_with_strict(
+    c4_bin: str, bound: tuple[Home, Gnokey], gateway: Gateway, gno_node: Any
+) -> None:
+    info, headers = gateway.post("net_info", {})
+    assert "result" in info and "net_info" in headers.get("X-C4-Unproven", ""), headers
+    status, headers = gateway.post("status", {})
+    assert "X-C4-Unproven" not in headers
+    head = int(status["result"]["sync_info"]["latest_block_height"])
+    signed, _ = gateway.post("commit", {"height": str(head)})
+    assert signed["result"]["signed_header"]["header"]["height"] == str(head)
+    cheat, _ = gateway.post("c4_mine", {"blocks": 1})
+    assert "needs the token" in cheat["error"]["data"], cheat  # the token rule stays
+    token = (bound[0].path / "serve.token").read_text().strip()
+    cheat, _ = gateway.post("c4_mine", {"blocks": 1}, token)
+    assert "is the local chain's" in cheat["error"]["data"], cheat
+    strict = Gateway(c4_bin, bound[0].path, gno_node.url, "--strict")
+    try:
+        refused, _ = strict.post("net_info", {})
+        assert refused["error"]["data"].startswith("--strict: net_info is not proven"), refused
+        proven, _ = strict.post("block", {"height": str(head)})
+        assert proven["result"]["block"]["header"]["height"] == str(head)
+    finally:
+        strict.stop()
+
+
+def test_a_forged_balance_is_an_error_and_the_next_request_is_served(
+    c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any
+) -> None:
+    home, direct = bound
+    address = gk_address("gk-a")
+
+    def forged(request: dict[str, Any], forward: Any) -> Any:
+        if abci_path(request) == f"bank/balances/{address}":
+            return abci_answer(request, b'"1000000000000ugnot"')
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged
+        served = Gateway(c4_bin, home.path, proxy.url)
+        try:
+            argv = [direct.binary, "query", f"bank/balances/{address}", "-remote", served.url]
+            lied = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+            assert lied.returncode != 0 and "c4 refused the node's answer" in lied.stderr, lied
+            through = Gnokey(direct.binary, direct.home, served.url, realm=REALM_PATH)
+            assert through.query(f"auth/accounts/{address}") == direct.query(
+                f"auth/accounts/{address}"
+            )
+        finally:
+            log = served.stop()
+    assert f"refused abci_query: the node says the account {address}" in log, log
