@@ -39,9 +39,10 @@ from c4cli.local import sources
 from c4cli.realm import abi, commitments
 from c4cli.realm.commitments import CommittedBooks, Leaders, RecordError
 from c4cli.realm.memory import PLAYING, VARIABLES, Game, GameBook, RealmState
+from c4cli.realm.render import atoi, render
 from c4cli.realm.rules import Status
 from c4cli.wire import stored
-from c4cli.wire.paths import QEVAL
+from c4cli.wire.paths import QEVAL, QRENDER
 from c4cli.wire.protowire import DecodeError
 from c4cli.wire.storeproof import package_key
 
@@ -55,6 +56,7 @@ PAGE = 100  # games an ActiveJSON page lists at most
 # A call of one of the realm's read accessors (its name, its integer arguments).
 EXPRESSION = re.compile(r"^([A-Za-z]+)\(([-0-9, ]*)\)$")
 ACCESSORS = ("GameJSON", "ActiveJSON", "LeadersJSON")  # the reads c4's mirror makes
+PAGE_OF = "Render:"  # what a page of the realm is checked as: PAGE_OF + its path
 
 
 class Committed(NamedTuple):
@@ -176,6 +178,8 @@ class Prover:
     def _proven(self, expression: str, value: str, height: int) -> tuple[Committed, str]:
         """The realm after block ``height`` (0: the freshest proven) with what
         ``expression`` needs of it, and the node's answer to it there."""
+        if expression.startswith(PAGE_OF):  # a page of the realm (vm/qrender)
+            return self._page(expression.removeprefix(PAGE_OF), height)
         found = EXPRESSION.match(expression)
         func, args = (found[1], _ints(found[2])) if found else (expression, [])
         if func not in ACCESSORS and func not in VARIABLES:
@@ -190,8 +194,22 @@ class Prover:
             snapshot = self._lobby(snapshot, _listed(said) if whole else None)
         return snapshot, said
 
+    def _page(self, route: str, height: int) -> tuple[Committed, str]:
+        """The realm after block ``height`` with what page ``route`` shows (the lobby's
+        games whole, or one game), and the node's page there."""
+        page = route.partition("?")[0]
+        number = atoi(page.removeprefix("game/")) if page.startswith("game/") else None
+        ids = [number] if number is not None else []
+        snapshot, answers = self._read(height, ids, [(QRENDER, f"{self.path}:{route}")])
+        answer = answers[0]
+        if isinstance(answer, Refused):
+            raise Unverified(f"{self.reader.redacted} would not render {route!r}: {answer}")
+        return (self._lobby(snapshot, None) if page == "" else snapshot), answer.data
+
     def _ours(self, snapshot: Committed, expression: str) -> str:
         state = snapshot.state(self.path)
+        if expression.startswith(PAGE_OF):
+            return render(state, snapshot.time, expression.removeprefix(PAGE_OF))
         if expression in VARIABLES:
             return str(state.variables()[expression])
         found = EXPRESSION.match(expression)

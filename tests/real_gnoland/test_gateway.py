@@ -10,6 +10,7 @@ honest request is answered.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -22,7 +23,7 @@ import pytest
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import abci_answer, abci_path, proxy_for
-from real_gnoland.test_committed_node import GNOKEY_KEYS, gk_address
+from real_gnoland.test_committed_node import GNOKEY_KEYS, disc_moved, gk_address, qeval_rule
 from real_gnoland.test_remote import deploy_copy, home_with_keys
 
 from c4cli.home.keys import DEV_MNEMONIC
@@ -116,13 +117,13 @@ def test_gnokey_through_the_gateway_gets_the_nodes_answers(
     assert _without_now(through.query("vm/qeval", expression)) == _without_now(
         direct.query("vm/qeval", expression)
     )
-    assert through.query("vm/qrender", f"{REALM_PATH}:") == direct.query(
-        "vm/qrender", f"{REALM_PATH}:"
-    )
+    for page in ("", f"game/{played.game_id}"):  # a page with no clock: the same bytes
+        shown = through.query("vm/qrender", f"{REALM_PATH}:{page}")
+        assert shown == direct.query("vm/qrender", f"{REALM_PATH}:{page}"), page
     assert through.query("auth/gasprice") == direct.query("auth/gasprice")
     log = gateway.stop()
     assert "refused" not in log, log
-    assert "vm/qeval" not in log, log  # proven: not passed on marked
+    assert "vm/qeval" not in log and "vm/qrender" not in log, log  # proven: not marked
 
 
 def test_what_no_proof_reaches_is_marked_or_refused_with_strict(
@@ -175,3 +176,40 @@ def test_a_forged_balance_is_an_error_and_the_next_request_is_served(
         finally:
             log = served.stop()
     assert f"refused abci_query: the node says the account {address}" in log, log
+
+
+def _signature_forged(request: dict[str, Any], forward: Any) -> Any:
+    document = forward()
+    vote = document["result"]["signed_header"]["commit"]["precommits"][0]
+    signature = bytearray(base64.b64decode(vote["signature"]))
+    signature[3] ^= 1
+    vote["signature"] = base64.b64encode(bytes(signature)).decode()
+    return document
+
+
+def test_a_forged_game_or_commit_is_an_error_naming_it(
+    c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any
+) -> None:
+    """Behind the proxy: a GameJSON with a disc moved, then a commit whose signature was
+    changed: each an error that names it, logged; honest requests between them served."""
+    home, direct = bound
+    with proxy_for(gno_node.url) as proxy:
+        served = Gateway(c4_bin, home.path, proxy.url)
+        try:
+            proxy.rules["abci_query"] = qeval_rule("GameJSON(1)", disc_moved)
+            argv = [direct.binary, "query", "vm/qeval", "-data", f"{REALM_PATH}.GameJSON(1)"]
+            lied = subprocess.run([*argv, "-remote", served.url], capture_output=True, text=True)
+            assert lied.returncode != 0 and "the node says board is" in lied.stderr, lied.stderr
+            del proxy.rules["abci_query"]
+            through = Gnokey(direct.binary, direct.home, served.url, realm=REALM_PATH)
+            assert through.game(1)["id"] == 1
+            proxy.rules["commit"] = _signature_forged
+            forged, _ = served.post("commit", {})
+            assert "precommit 0's signature is forged" in forged["error"]["data"], forged
+            del proxy.rules["commit"]
+            honest, _ = served.post("status", {})
+            assert int(honest["result"]["sync_info"]["latest_block_height"]) > 1
+        finally:
+            log = served.stop()
+    assert "refused abci_query: game 1: the node says board is" in log, log
+    assert "refused commit: block" in log and "signature is forged" in log, log
