@@ -51,7 +51,7 @@ ALLOWED = {
     "node": {"chain", "wire"},
     "gnoland": {"wire"},
     "serve": {"chain", "local", "wire"},
-    "gateway": {"serve", "client", "home", "node", "chain", "wire"},
+    "gateway": {"serve", "client", "home", "node", "chain", "wire", "local"},
     "home": {"chain", "wire"},
     "client": {"home", "chain", "wire", "local", "node", "realm", "engine"},
     "commands": {

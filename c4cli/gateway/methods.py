@@ -28,32 +28,27 @@ logged; the next request is served.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from c4cli.client import accounts, connect
-from c4cli.client.proven import PAGE_OF, NotCommitted, Prover, same_answer
+from c4cli.client import connect
 from c4cli.errors import BadInput, C4Error, Unreachable, Unverified
-from c4cli.gotext import parse_result, quote
+from c4cli.gateway import queries
+from c4cli.gateway.queries import height_of, param_bytes, read_answer
 from c4cli.home.config import read_remote
 from c4cli.node.light.verify import Verifier, results_committed
 from c4cli.node.net import rpc
-from c4cli.node.net.rpc import Malformed
 from c4cli.node.net.transport import NodeSaid, RpcCall
+from c4cli.node.net.urls import split_urls
 from c4cli.node.reader import NodeReader
 from c4cli.serve.methods import PARAMS, RpcError
-from c4cli.wire.abci import ResponseQuery, Unencodable
+from c4cli.wire.abci import Unencodable
 from c4cli.wire.blocks import validators_hash
-from c4cli.wire.ics23 import ProofError
-from c4cli.wire.paths import ACCOUNTS, BALANCES, GASPRICE, QEVAL, QRENDER
 from c4cli.wire.rpc import (
     Method,
-    ResultABCIQuery,
     ResultBlock,
     ResultBlockchain,
     ResultBlockResults,
@@ -62,7 +57,6 @@ from c4cli.wire.rpc import (
     ResultTx,
     ResultValidators,
 )
-from c4cli.wire.storeproof import STORE_KEY, app_hash_of
 
 RESULT_WAIT = 10.0  # seconds a landed transaction's next block is awaited for its proof
 FORGED = (-32603, "Internal error")
@@ -82,18 +76,30 @@ UNPROVABLE = {
 class Gateway:
     """The RPC methods of a node, proven (see the module), for c4's HTTP server."""
 
-    def __init__(self, reader: NodeReader, *, strict: bool, say: Callable[[str], None]) -> None:
-        verifier = reader.verifier
-        assert verifier is not None, "a gateway proves: its home trusts a validator set"
-        self.reader = reader
-        self.verifier: Verifier = verifier
+    def __init__(
+        self, readers: list[NodeReader], *, strict: bool, say: Callable[[str], None]
+    ) -> None:
+        assert readers and all(r.verifier is not None for r in readers), "each one proves"
+        self.readers = readers  # one an upstream URL: a node that lies is left for the next
+        self._at = 0
         self.strict = strict
         self.say = say
         self.lock = threading.Lock()  # one node client: a request at a time
         self._marks = threading.local()
-        self._code_held = False  # the realm's code proven c4's (it never changes)
+        self.code_held = False  # the realm's code proven c4's (it never changes)
+        self.files: dict[str, str] | None = None  # its files, once proven
         self.broadcaster = _Nothing()  # the server stops it: a gateway pools nothing
         self.params = GATEWAY_PARAMS
+
+    @property
+    def reader(self) -> NodeReader:
+        return self.readers[self._at]
+
+    @property
+    def verifier(self) -> Verifier:
+        verifier = self.reader.verifier
+        assert verifier is not None, "a gateway's readers prove"
+        return verifier
 
     # -- the server's side ----------------------------------------------------------------
 
@@ -104,19 +110,28 @@ class Gateway:
             )
         handler = getattr(self, "m_" + method, None)
         with self.lock:
-            try:
-                if handler is None:
-                    return self._passed(method, params, UNPROVABLE.get(method, "not proven"))
-                return handler(params)
-            except Unverified as lie:
-                self.say(f"c4 serve: refused {method}: {lie}")
-                raise RpcError(*FORGED, f"c4 refused the node's answer: {lie}") from None
-            except NodeSaid as said:
-                raise RpcError(*FORGED, str(said)) from None
-            except Unreachable as down:
-                raise RpcError(*FORGED, f"c4: {down}") from None
-            except C4Error as wrong:
-                raise RpcError(-32602, "Invalid params", str(wrong)) from None
+            # A read that a node forged, or could not answer, is asked of the next; a
+            # broadcast is sent once, to one node.
+            tries = 1 if method.startswith("broadcast_") else len(self.readers)
+            for left in range(tries - 1, -1, -1):
+                try:
+                    if handler is None:
+                        return self.passed(method, params, UNPROVABLE.get(method, "not proven"))
+                    return handler(params)
+                except Unverified as lie:
+                    self.say(f"c4 serve: refused {method} from {self.reader.redacted}: {lie}")
+                    if not left:
+                        raise RpcError(*FORGED, f"c4 refused the node's answer: {lie}") from None
+                except NodeSaid as said:
+                    raise RpcError(*FORGED, str(said)) from None
+                except Unreachable as down:
+                    if not left:
+                        raise RpcError(*FORGED, f"c4: {down}") from None
+                except C4Error as wrong:
+                    raise RpcError(-32602, "Invalid params", str(wrong)) from None
+                self._at = (self._at + 1) % len(self.readers)
+                self.say(f"c4 serve: asking {self.reader.redacted} instead")
+            raise AssertionError("the last try returns or raises")
 
     def take_marks(self) -> list[str]:
         """What the answers of this thread's last request did not prove (and clears it)."""
@@ -124,23 +139,23 @@ class Gateway:
         self._marks.list = []
         return found
 
-    def _mark(self, method: str, why: str) -> None:
+    def mark(self, method: str, why: str) -> None:
         if self.strict:
             raise RpcError(*STRICT, f"--strict: {method} is not proven: {why}")
         self.say(f"c4 serve: {method} passed on unproven: {why}")
         self._marks.list = [*getattr(self._marks, "list", []), f"{method}: {why}"]
 
-    def _raw(self, method: str, params: dict[str, Any]) -> Any:
+    def raw(self, method: str, params: dict[str, Any]) -> Any:
         return self.reader.transport.call(Method(method), params)
 
-    def _passed(self, method: str, params: dict[str, Any], why: str) -> Any:
-        self._mark(method, why)
-        return self._raw(method, params)
+    def passed(self, method: str, params: dict[str, Any], why: str) -> Any:
+        self.mark(method, why)
+        return self.raw(method, params)
 
     # -- blocks ---------------------------------------------------------------------------
 
     def m_status(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("status", params)
+        answer = self.raw("status", params)
         header = self.verifier.latest_header()
         sync = answer.get("sync_info") if isinstance(answer, dict) else None
         if not isinstance(sync, dict):
@@ -155,17 +170,17 @@ class Gateway:
         return answer
 
     def m_commit(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("commit", params)
-        signed = _read(ResultCommit.from_json, answer, "commit")
-        asked = _height(params)
+        answer = self.raw("commit", params)
+        signed = read_answer(ResultCommit.from_json, answer, "commit")
+        asked = height_of(params)
         if asked and signed.header.height != asked:
             raise Unverified(f"the node answered block {signed.header.height}'s commit for {asked}")
         self.verifier.header(signed.header, signed.commit)
         return answer
 
     def m_block(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("block", params)
-        found = _read(ResultBlock.from_json, answer, "block")
+        answer = self.raw("block", params)
+        found = read_answer(ResultBlock.from_json, answer, "block")
         self.verifier.block(found)
         meta = found.block_meta
         if meta is not None and meta.block_id.hash != found.block.header.hash():
@@ -173,8 +188,8 @@ class Gateway:
         return answer
 
     def m_blockchain(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("blockchain", params)
-        metas = _read(ResultBlockchain.from_json, answer, "blockchain").block_metas
+        answer = self.raw("blockchain", params)
+        metas = read_answer(ResultBlockchain.from_json, answer, "blockchain").block_metas
         asks = [rpc.commit(meta.header.height) for meta in metas]
         replies = self.verifier.rpc.batch(asks)
         for meta, ask in zip(metas, asks, strict=True):
@@ -185,8 +200,8 @@ class Gateway:
         return answer
 
     def m_validators(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("validators", params)
-        found = _read(ResultValidators.from_json, answer, "validators")
+        answer = self.raw("validators", params)
+        found = read_answer(ResultValidators.from_json, answer, "validators")
         header = self.verifier.proven_header(found.block_height)
         if validators_hash(found.validators) != header.validators_hash:
             raise Unverified(
@@ -196,35 +211,35 @@ class Gateway:
         return answer
 
     def m_block_results(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("block_results", params)
-        found = _read(ResultBlockResults.from_json, answer, "block_results")
+        answer = self.raw("block_results", params)
+        found = read_answer(ResultBlockResults.from_json, answer, "block_results")
         height = found.height
         if self.verifier.latest().height <= height:
-            self._mark("block_results", f"block {height + 1}, which proves them, is not made yet")
+            self.mark("block_results", f"block {height + 1}, which proves them, is not made yet")
             return answer
         header = self.verifier.proven_header(height + 1)
         try:
             results_committed(height, found.deliver_tx, header)
         except Unencodable as unknown:
-            self._mark("block_results", f"they hold {unknown}, which c4 cannot encode")
+            self.mark("block_results", f"they hold {unknown}, which c4 cannot encode")
         return answer
 
     # -- transactions ---------------------------------------------------------------------
 
     def m_tx(self, params: dict[str, Any]) -> Any:
-        answer = self._raw("tx", params)
-        found = _read(ResultTx.from_json, answer, "tx")
+        answer = self.raw("tx", params)
+        found = read_answer(ResultTx.from_json, answer, "tx")
         self._landed(found.tx, found.hash, found.height, found.place, found.tx_result, "tx")
         return answer
 
     def m_broadcast_tx_commit(self, params: dict[str, Any]) -> Any:
         answer = self._sent("broadcast_tx_commit", params)
-        found = _read(ResultBroadcastTxCommit.from_json, answer, "broadcast_tx_commit")
+        found = read_answer(ResultBroadcastTxCommit.from_json, answer, "broadcast_tx_commit")
         if found.check_tx.refused or found.height <= 0:
             # Not landed, in the node's words: nothing to prove, and nothing claimed.
-            self._mark("broadcast_tx_commit", "a refusal before a block is the node's word")
+            self.mark("broadcast_tx_commit", "a refusal before a block is the node's word")
             return answer
-        raw = _param_bytes(params, "tx")
+        raw = param_bytes(params, "tx")
         if hashlib.sha256(raw).digest() != found.hash:
             raise Unverified("the node answered the commit of another transaction's hash")
         block = self.verifier.rpc.block(found.height)
@@ -270,87 +285,12 @@ class Gateway:
             why = f"its result: {held.result_unproven}"
             if fail:  # a success that no block proves is not answered as one
                 raise Unverified(f"the transaction's block {proven.height} is proven; {why}")
-            self._mark(method, why)
+            self.mark(method, why)
 
     # -- queries --------------------------------------------------------------------------
 
     def m_abci_query(self, params: dict[str, Any]) -> Any:
-        path = str(params.get("path") or "")
-        data = _param_bytes(params, "data")
-        height = _height(params)
-        if path.startswith(ACCOUNTS) and "/" not in path.removeprefix(ACCOUNTS):
-            return _answered(
-                accounts.read(self.reader, path.removeprefix(ACCOUNTS), "account", height)
-            )
-        if path.startswith(BALANCES) and "/" not in path.removeprefix(BALANCES):
-            return _answered(
-                accounts.read(self.reader, path.removeprefix(BALANCES), "balance", height)
-            )
-        if path == GASPRICE:
-            return _answered(accounts.gas_price(self.reader, height))
-        if path == STORE_KEY and params.get("prove") in (True, "true"):
-            return self._store_key(params, data)
-        realm = self.reader.realm_path.encode()
-        if path == QEVAL and data.startswith(realm + b"."):
-            expression = data.removeprefix(realm + b".").decode("utf-8", "replace")
-            return self._realm_read(params, expression, path)
-        if path == QRENDER and data.startswith(realm + b":"):
-            page = data.removeprefix(realm + b":").decode("utf-8", "replace")
-            return self._realm_read(params, PAGE_OF + page, path)
-        return self._passed("abci_query", params, f"{path or 'the query'} is not proven")
-
-    def _store_key(self, params: dict[str, Any], key: bytes) -> Any:
-        answer = self._raw("abci_query", params)
-        response = _read(ResultABCIQuery.from_json, answer, "abci_query").response
-        if response.refused:
-            return answer
-        if response.key != key:
-            raise Unverified("the node proved another key than the one asked")
-        header = self.verifier.proven_header(response.height + 1)
-        try:
-            root = app_hash_of(response.proof, key, response.value or None)
-        except ProofError as exc:
-            raise Unverified(
-                f"the proof of the store key at block {response.height}: {exc}"
-            ) from None
-        if root != header.app_hash:
-            raise Unverified(
-                f"the proof of the store key at block {response.height} ends in another app "
-                f"hash than block {response.height + 1}'s"
-            )
-        return answer
-
-    def _realm_read(self, params: dict[str, Any], expression: str, path: str) -> Any:
-        """A read of c4's realm (a ``vm/qeval`` expression, or a ``vm/qrender`` page as
-        proven.PAGE_OF names one), held to the state it committed."""
-        answer = self._raw("abci_query", params)
-        response = _read(ResultABCIQuery.from_json, answer, "abci_query").response
-        if response.refused or _height(params):
-            why = "a refusal is the node's word" if response.refused else "a past height"
-            self._mark("abci_query", f"{path} {expression}: {why}")
-            return answer
-        said = response.data.decode("utf-8", "replace")
-        if path == QEVAL:
-            try:
-                said, _ = parse_result(said)
-            except ValueError:
-                raise Unverified(f"the node answered {expression} with garbage") from None
-        prover = Prover(self.reader)
-        prover.code_held = self._code_held
-        try:
-            ours = prover.check(expression, said, lambda: said)
-        except NotCommitted:
-            why = prover.why_not or "not a read the realm's committed state makes"
-            self._mark("abci_query", f"{path} {expression}: {why}")
-            return answer
-        self._code_held = prover.code_held
-        if same_answer(said, ours):
-            return answer
-        # The node's first answer, a block before the proof's (a clock, a move since):
-        # the answer proven is given instead, in the node's words.
-        text = response.data.decode("utf-8", "replace")
-        shown = ours if path == QRENDER else text.replace(quote(said), quote(ours), 1)
-        return ResultABCIQuery(response._replace(data=shown.encode())).to_json()
+        return queries.abci_query(self, params)
 
 
 class _Nothing:
@@ -367,34 +307,6 @@ def tm2_methods() -> set[str]:
     return {name for name in GATEWAY_PARAMS if not name.startswith("c4_")}
 
 
-def _read(parse: Callable[[Any], Any], answer: Any, method: str) -> Any:
-    try:
-        return parse(answer)
-    except (KeyError, TypeError, ValueError, AttributeError):
-        raise Malformed(f"the node answered {method} in a shape it never has") from None
-
-
-def _height(params: dict[str, Any]) -> int:
-    value = params.get("height") or 0
-    try:
-        return max(int(value), 0)
-    except (TypeError, ValueError):
-        return 0
-
-
-def _param_bytes(params: dict[str, Any], name: str) -> bytes:
-    try:
-        return base64.b64decode(str(params.get(name) or ""), validate=True)
-    except (binascii.Error, ValueError):
-        raise RpcError(-32602, "Invalid params", f"{name}: not base64") from None
-
-
-def _answered(read: accounts.Read) -> Any:
-    """An ``abci_query`` answer as gnoland writes one, of a read proven."""
-    response = ResponseQuery(data=read.data.encode(), height=read.height)
-    return ResultABCIQuery(response).to_json()
-
-
 def open_gateway(home: Path, upstream: str, *, strict: bool, say: Callable[[str], None]) -> Gateway:
     """The gateway to ``upstream`` (URL[,URL…]) for a home bound to its chain, whose
     trusted validators prove every answer; its head proven before it serves."""
@@ -404,9 +316,12 @@ def open_gateway(home: Path, upstream: str, *, strict: bool, say: Callable[[str]
             "a gateway proves each answer with the validators a home trusts: bind this home "
             "to the network first (`c4 init --remote URL`)"
         )
-    reader = connect.open_reader(home, url=upstream)
-    if not isinstance(reader, NodeReader) or reader.verifier is None:
-        raise BadInput(f"{home} takes its node's word: a gateway needs its validators trusted")
-    gateway = Gateway(reader, strict=strict, say=say)
+    readers = []
+    for url in split_urls(upstream) or [upstream]:
+        reader = connect.open_reader(home, url=url)
+        if not isinstance(reader, NodeReader) or reader.verifier is None:
+            raise BadInput(f"{home} takes its node's word: a gateway needs its validators trusted")
+        readers.append(reader)
+    gateway = Gateway(readers, strict=strict, say=say)
     gateway.verifier.latest()
     return gateway

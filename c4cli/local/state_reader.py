@@ -75,7 +75,7 @@ class StateReader:
         if path == QFUNCS:
             if data != self.realm_path:
                 raise PackageNotFound(data)
-            return Answer(state.height, _functions())
+            return Answer(state.height, functions())
         if path.startswith(BALANCES):
             account = state.account(address_in(path, BALANCES))
             coins = "" if account is None else format_coins(account.coins)
@@ -132,7 +132,7 @@ def _sessions(account: Account | None, sub: str) -> str:
     raise Refused(f"unknown account sub-query: {kind}")
 
 
-def _functions() -> str:
+def functions() -> str:
     """``vm/qfuncs`` of the realm: its exported functions and their parameters, as the VM
     lists them (a crossing function's first parameter is ``cur realm``)."""
 
@@ -148,7 +148,8 @@ def _functions() -> str:
         else:
             params = [named(n, k) for n, k in abi.READS[func].params]
             results = [named(".res.0", "string")]
-        listed.append({"FuncName": func, "Params": params, "Results": results})
+        # Go's encoder writes an empty list of parameters or results as null.
+        listed.append({"FuncName": func, "Params": params or None, "Results": results or None})
     return json.dumps(listed, separators=(",", ":"))
 
 

@@ -66,7 +66,8 @@ READS: dict[str, Params] = {
 # (commit.gno, connect4.gno, json.gno, render.gno), each file's in its order.
 LISTED = (
     *("GameRecord", "BooksRecord", "LeadersRecord"),
-    *CALLS,
+    *("Offer", "Accept", "Cancel", "Reveal", "RevealSeed", "Play", "ClaimTimeout", "Resign"),
+    *("SetFee", "WithdrawFees", "TransferOwnership", "AcceptOwnership"),
     *("GameJSON", "ActiveJSON", "LeadersJSON", "Render"),
 )
 

@@ -121,9 +121,16 @@ def test_gnokey_through_the_gateway_gets_the_nodes_answers(
         shown = through.query("vm/qrender", f"{REALM_PATH}:{page}")
         assert shown == direct.query("vm/qrender", f"{REALM_PATH}:{page}"), page
     assert through.query("auth/gasprice") == direct.query("auth/gasprice")
+    for path, data in (
+        ("vm/qfuncs", REALM_PATH),
+        ("vm/qfile", REALM_PATH),
+        ("vm/qfile", f"{REALM_PATH}/render.gno"),
+    ):
+        assert through.query(path, data) == direct.query(path, data), (path, data)
     log = gateway.stop()
     assert "refused" not in log, log
-    assert "vm/qeval" not in log and "vm/qrender" not in log, log  # proven: not marked
+    for path in ("vm/qeval", "vm/qrender", "vm/qfuncs", "vm/qfile"):
+        assert path not in log, log  # proven: not passed on marked
 
 
 def test_what_no_proof_reaches_is_marked_or_refused_with_strict(
@@ -175,7 +182,7 @@ def test_a_forged_balance_is_an_error_and_the_next_request_is_served(
             )
         finally:
             log = served.stop()
-    assert f"refused abci_query: the node says the account {address}" in log, log
+    assert f"refused abci_query from {proxy.url}: the node says the account {address}" in log
 
 
 def _signature_forged(request: dict[str, Any], forward: Any) -> Any:
@@ -211,5 +218,29 @@ def test_a_forged_game_or_commit_is_an_error_naming_it(
             assert int(honest["result"]["sync_info"]["latest_block_height"]) > 1
         finally:
             log = served.stop()
-    assert "refused abci_query: game 1: the node says board is" in log, log
-    assert "refused commit: block" in log and "signature is forged" in log, log
+    assert f"refused abci_query from {proxy.url}: game 1: the node says board is" in log, log
+    assert f"refused commit from {proxy.url}: block" in log and "signature is forged" in log
+
+
+def test_a_lying_upstream_is_left_for_the_next(
+    c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any
+) -> None:
+    """--upstream LIAR,HONEST: the forged balance is refused and asked of the next node,
+    whose answer gnokey gets; the gateway says which node it left."""
+    home, direct = bound
+    address = gk_address("gk-b")
+
+    def forged(request: dict[str, Any], forward: Any) -> Any:
+        if abci_path(request) == f"bank/balances/{address}":
+            return abci_answer(request, b'"1ugnot"')
+        return forward()
+
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["abci_query"] = forged
+        served = Gateway(c4_bin, home.path, f"{proxy.url},{gno_node.url}")
+        try:
+            through = Gnokey(direct.binary, direct.home, served.url, realm=REALM_PATH)
+            assert through.balance(address) == direct.balance(address) > 1
+        finally:
+            log = served.stop()
+    assert f"refused abci_query from {proxy.url}" in log and "asking" in log, log
