@@ -18,12 +18,27 @@ from c4cli.serve.methods import RpcError
 from c4cli.wire import stored
 from c4cli.wire.abci import ResponseQuery
 from c4cli.wire.ics23 import ProofError
-from c4cli.wire.paths import ACCOUNTS, BALANCES, GASPRICE, QEVAL, QFILE, QFUNCS, QRENDER
+from c4cli.wire.paths import (
+    ACCOUNTS,
+    BALANCES,
+    GASPRICE,
+    QDOC,
+    QEVAL,
+    QFILE,
+    QFUNCS,
+    QRENDER,
+    SIMULATE,
+)
 from c4cli.wire.rpc import ResultABCIQuery
 from c4cli.wire.storeproof import STORE_KEY, app_hash_of, package_key
 
 if TYPE_CHECKING:
     from c4cli.gateway.methods import Gateway
+
+UNPROVEN = {  # why a query is passed on marked
+    SIMULATE: "a simulation is the node's own run of a transaction: no block holds it",
+    QDOC: "the doc is the VM's reading of the code: c4 does not make it",
+}
 
 
 def abci_query(gw: Gateway, params: dict[str, Any]) -> Any:
@@ -48,7 +63,8 @@ def abci_query(gw: Gateway, params: dict[str, Any]) -> Any:
     if path == QRENDER and data.startswith(realm + b":"):
         page = data.removeprefix(realm + b":").decode("utf-8", "replace")
         return _realm_read(gw, params, PAGE_OF + page, path)
-    return gw.passed("abci_query", params, f"{path or 'the query'} is not proven")
+    why = UNPROVEN.get(path, "no proof c4 makes reaches it")
+    return gw.passed("abci_query", params, f"{path or 'the empty path'}: {why}")
 
 
 def _store_key(gw: Gateway, params: dict[str, Any], key: bytes) -> Any:

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from oracles import js_clients
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import abci_answer, abci_path, proxy_for
 from real_gnoland.test_committed_node import GNOKEY_KEYS, disc_moved, gk_address, qeval_rule
 from real_gnoland.test_remote import deploy_copy, home_with_keys
 
+from c4cli.gotext import parse_result
 from c4cli.home.keys import DEV_MNEMONIC
 from support import Home
 
@@ -93,7 +95,7 @@ def gateway(c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any) -> Iterator[
             served.stop()
 
 
-def _without_now(answer: str) -> Any:
+def without_now(answer: str) -> Any:
     """A GameJSON answer without its block time (two reads may be a block apart)."""
     document = json.loads(json.loads(answer.split("(", 1)[1].rsplit(" string)", 1)[0]))
     document.pop("now", None)
@@ -114,7 +116,7 @@ def test_gnokey_through_the_gateway_gets_the_nodes_answers(
         assert through.query(f"auth/accounts/{address}") == direct.query(f"auth/accounts/{address}")
         assert through.balance(address) == direct.balance(address)
     expression = f"{REALM_PATH}.GameJSON({played.game_id})"
-    assert _without_now(through.query("vm/qeval", expression)) == _without_now(
+    assert without_now(through.query("vm/qeval", expression)) == without_now(
         direct.query("vm/qeval", expression)
     )
     for page in ("", f"game/{played.game_id}"):  # a page with no clock: the same bytes
@@ -244,3 +246,32 @@ def test_a_lying_upstream_is_left_for_the_next(
         finally:
             log = served.stop()
     assert f"refused abci_query from {proxy.url}" in log and "asking" in log, log
+
+
+def test_gnos_js_client_reads_and_moves_through_the_gateway(
+    bound: tuple[Home, Gnokey], gateway: Gateway
+) -> None:
+    """gno's JS client (status, a balance, an account, GameJSON, the lobby's page, and a
+    Play by broadcast_tx_commit) through the gateway: every answer proven."""
+    _, direct = bound
+    through = Gnokey(direct.binary, direct.home, gateway.url, realm=REALM_PATH)
+    played = start(through, "gk-a", "gk-b", "a JS client's secret", "a JS client's seed")
+    run = subprocess.run(
+        ["node", "serve_client.js", gateway.url, REALM_PATH, str(played.game_id), "4", "0"],
+        cwd=js_clients(),
+        input=GNOKEY_KEYS[played.first],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    address = gk_address(played.first)
+    assert (seen["chain_id"], seen["address"]) == ("dev", address)
+    value, kind = parse_result(seen["game"])
+    assert kind == "string" and json.loads(value)["game"]["turnPlayer"] == address
+    assert f"[#{played.game_id}](" in seen["lobby"], seen["lobby"]
+    assert int(seen["moved"]["height"]) > 0
+    assert direct.game(played.game_id)["moves"] == 1
+    log = gateway.stop()
+    assert "refused" not in log and "vm/q" not in log, log

@@ -28,7 +28,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import after_broadcast, answer, proxy_for
-from real_gnoland.test_committed_node import disc_moved, proven_reads, qeval_rule, reach
+from real_gnoland.test_committed_node import (
+    GNOKEY_KEYS,
+    disc_moved,
+    gk_address,
+    proven_reads,
+    qeval_rule,
+    reach,
+)
+from real_gnoland.test_gateway import Gateway, without_now
 from real_gnoland.test_remote import staked_game
 from real_gnoland.tm2json import header_hash, validators_hash, verify_commit, vote_sign_bytes
 from real_gnoland.twin import player_key
@@ -42,7 +50,6 @@ from support import Home, start_game
 pytestmark = [pytest.mark.node, pytest.mark.network]
 
 PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank")
-GNOKEY_KEYS = {"gk-a": "abandon " * 23 + "art", "gk-b": "zoo " * 23 + "vote"}  # gnokey's
 VALIDATORS = 4
 # What one command may take with a validator gone: its node's refusal or silence
 # (C4_TIMEOUT, 10 s by default) and a block made without it.
@@ -535,6 +542,48 @@ def test_the_realms_history_from_four_validators_one_killed_during_the_sync(
     assert theirs["verified"] is True and theirs["moves"] == "3232323"
     assert theirs["game"] == gk.game(by_gnokey.game_id)
     assert {receipt.hash for receipt in gk.receipts} <= {row["hash"] for row in history}
+
+
+SIMULATION = {
+    "c4 serve: consensus_params passed on unproven: the consensus parameters are the node's word",
+    "c4 serve: abci_query passed on unproven: .app/simulate: a simulation is the node's own "
+    "run of a transaction: no block holds it",
+}
+
+
+def test_gnokey_through_a_gateway_to_four_validators(
+    net: Network, c4_bin: str, tmp_path: Path
+) -> None:
+    """Issue 65 on four validators: `c4 serve --upstream` to all four (validator 2's URL
+    first); gnokey plays a whole staked game through it, and its queries answer as the
+    nodes' own do, each proven: nothing refused, and nothing passed on marked but what
+    no block proves (a transaction's simulation, the consensus parameters gnokey asks
+    before it)."""
+    home = net.through(tmp_path / "gateway", 2)
+    direct = Gnokey(
+        str(install_gno()[0] / "gnokey"), tmp_path / "gnokey", net.urls[0], realm=DEFAULT_REALM_PATH
+    )
+    for name, words in GNOKEY_KEYS.items():
+        direct.add(name, words)
+        home.ok("send", "--to", gk_address(name), "--amount", "50gnot", "alice")
+    served = Gateway(c4_bin, home.path, ",".join(net.urls[2:] + net.urls[:2]))
+    try:
+        through = Gnokey(direct.binary, direct.home, served.url, realm=DEFAULT_REALM_PATH)
+        played = start(through, "gk-a", "gk-b", "four validators' secret", "four's seed")
+        play(through, played, "4545454")
+        address = gk_address(played.first)
+        for path in (f"auth/accounts/{address}", f"bank/balances/{address}"):
+            assert through.query(path) == direct.query(path), path
+        page = f"{DEFAULT_REALM_PATH}:game/{played.game_id}"
+        assert through.query("vm/qrender", page) == direct.query("vm/qrender", page)
+        expression = f"{DEFAULT_REALM_PATH}.GameJSON({played.game_id})"
+        game = without_now(through.query("vm/qeval", expression))
+        assert game == without_now(direct.query("vm/qeval", expression))
+        assert game["game"]["status"] == "won"
+    finally:
+        log = served.stop()
+    marked = {line for line in log.splitlines() if "passed on unproven" in line}
+    assert "refused" not in log and marked <= SIMULATION, log
 
 
 def test_a_fresh_home_proves_the_realm_reached_by_gnokey_a_script_and_a_realm(
