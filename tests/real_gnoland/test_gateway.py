@@ -19,12 +19,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import oracles
 import pytest
 from oracles import js_clients
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import abci_answer, abci_path, proxy_for
 from real_gnoland.test_committed_node import GNOKEY_KEYS, disc_moved, gk_address, qeval_rule
+from real_gnoland.test_gnoweb import gnoweb_on, page_text
 from real_gnoland.test_remote import deploy_copy, home_with_keys
 
 from c4cli.gotext import parse_result
@@ -275,3 +277,56 @@ def test_gnos_js_client_reads_and_moves_through_the_gateway(
     assert direct.game(played.game_id)["moves"] == 1
     log = gateway.stop()
     assert "refused" not in log and "vm/q" not in log, log
+
+
+def _result_forged(request: dict[str, Any], forward: Any) -> Any:
+    document = forward()
+    base = document["result"]["deliver_tx"]["ResponseBase"]
+    base["Data"] = base64.b64encode(b"(7 int)\n\n").decode()  # not the result it had
+    return document
+
+
+def test_a_forged_transaction_result_is_an_error_gnokey_prints(
+    c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any
+) -> None:
+    """A broadcast_tx_commit whose result the node changed: the transaction landed (its
+    block holds it), but the result is not the one the next header commits: gnokey
+    prints an error, not a success, and the gateway says what was forged."""
+    home, direct = bound
+    with proxy_for(gno_node.url) as proxy:
+        proxy.rules["broadcast_tx_commit"] = _result_forged
+        served = Gateway(c4_bin, home.path, proxy.url)
+        try:
+            argv = [direct.binary, "maketx", "call", "-pkgpath", REALM_PATH, "-func", "SetFee"]
+            argv += ["-args", "100000", "-gas-fee", "1000000ugnot", "-gas-wanted", "50000000"]
+            argv += ["-broadcast", "-chainid", "dev", "-remote", served.url]
+            argv += ["-insecure-password-stdin", "-home", str(direct.home), "owner"]
+            sent = subprocess.run(argv, input="\n", capture_output=True, text=True, timeout=120)
+            assert sent.returncode != 0 and "OK!" not in sent.stdout, sent.stdout
+            assert "result is not the one committed" in sent.stderr, sent.stderr
+        finally:
+            log = served.stop()
+    assert "refused broadcast_tx_commit" in log, log
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    return oracles.chromium()
+
+
+def test_gnoweb_renders_the_lobby_and_a_game_through_the_gateway(
+    bound: tuple[Home, Gnokey], gateway: Gateway, chromium: str
+) -> None:
+    """gnoweb v1.7.1 with -remote at the gateway, in headless Chromium: the lobby (an
+    open offer in it) and a game's page, each page's Render proven."""
+    home, _ = bound
+    offer = home.json("offer", "--stake", "2gnot", "--valid-for", "60m", "alice")
+    game = int(offer["result"][0])
+    page = "/r/c4cli/gateway/connect4"
+    with gnoweb_on(gateway.url, page) as url:
+        lobby = page_text(chromium, url + page)
+        game_page = page_text(chromium, f"{url}{page}:game/{game}")
+    assert "Connect 4" in lobby and "Open offers" in lobby and f"#{game}" in lobby, lobby
+    assert f"Game #{game}" in game_page and home.address("alice") in game_page, game_page
+    log = gateway.stop()
+    assert "refused" not in log and "vm/qrender" not in log, log
