@@ -40,8 +40,10 @@ BASE = {
 # the chain interface, each in a room of its own: they use the interface's value types
 # and the wire, and only the door (client/connect.py) opens them. gnoland's processes
 # (``gnoland``) are `c4 node`'s only. `c4 serve`'s RPC server (``serve``) stands on the
-# local chain, and only its command opens it. Commands read one module of the local
-# room: ``local.genesis``, for a new chain's genesis and its defaults.
+# local chain, and only its command opens it; `c4 serve --upstream`'s gateway
+# (``gateway``) puts the same server before a node, proven by the client's light client
+# and proofs (and the realm's sources the local room ships). Commands read one module of
+# the local room: ``local.genesis``, for a new chain's genesis and its defaults.
 ALLOWED = {
     "engine": set(),
     "realm": {"engine"},

@@ -93,6 +93,13 @@ def serve(
     a fork of the realm on that node, as `c4 init --fork` makes one: gnokey, gnoweb
     and gno's JS client then see the live realm's games, locally.
 
+    With --upstream URL[,URL…], on a home bound to that network, it serves the
+    node's chain instead, as a verifying gateway: each answer proven by the
+    validators the home trusts (headers, blocks, results, accounts, balances, c4's
+    realm) or, where no proof reaches, passed on marked (an X-C4-Unproven header and
+    a line on stderr; refused with --strict). A forged answer is a JSON-RPC error
+    naming it, and the next URL is asked. No cheats there.
+
     Any page may read the chain. What changes it (broadcasts and the cheats) must
     be POSTed and is refused to a browser's page of another origin; the cheats also
     need the token printed at start (Authorization: Bearer TOKEN), kept while the
@@ -104,6 +111,7 @@ def serve(
       gnokey maketx call -pkgpath gno.land/r/samcrew/connect4 -func Offer ... \\
         -remote 127.0.0.1:26657 -chainid dev -broadcast test1
       c4 serve --fork https://rpc.gno.land:443 --home rehearsal
+      c4 --home gw serve --upstream https://rpc.gno.land:443
     """
     if upstream is not None:
         if fork is not None or block_time.strip() not in ("0", "0s"):

@@ -11,10 +11,11 @@ passed on as the node wrote it, once it is proven:
   header proven (its height, hash, app hash and time put in where the node's differ);
 - ``tx``: the transaction in its proven block, at its place, and its result held to
   the next header;
-- ``abci_query``: an account, a balance and the gas price held to the main store's
-  proven values (client/accounts.py), a store key's proof to the proven app hash, a
-  read of c4's realm (``vm/qeval`` of its accessors and variables) to the state it
-  committed (client/proven.py);
+- ``abci_query`` (gateway/queries.py): an account, a balance and the gas price held
+  to the main store's proven values (client/accounts.py), a store key's proof to the
+  proven app hash, c4's realm (``vm/qeval`` of its accessors and variables, its
+  ``vm/qrender`` pages) to the state it committed (client/proven.py), its
+  ``vm/qfile`` and ``vm/qfuncs`` to its code proven;
 - ``broadcast_tx_commit``: the node's answer once its block is proven to hold the
   transaction and the next header its result; a "committed" that no block proves is
   an error, never a success. ``broadcast_tx_sync`` and ``async`` are forwarded.
@@ -23,7 +24,8 @@ What no proof reaches (another realm's state, a simulation, ``net_info``, the
 mempool…) is forwarded and marked: a line on stderr, and the ``X-C4-Unproven``
 header of the answer naming it; with ``--strict`` it is refused with a JSON-RPC
 error that says why. A forged answer is a JSON-RPC error naming what was forged,
-logged; the next request is served.
+logged; the next request is served, and with several upstream URLs the next node
+is asked the same (a broadcast is sent once, to one node, and never again).
 """
 
 from __future__ import annotations
