@@ -25,10 +25,11 @@ from oracles import js_clients
 from real_gnoland.gnokey_game import Gnokey, play, start
 from real_gnoland.gnonode import install_gno
 from real_gnoland.proxy import abci_answer, abci_path, proxy_for
-from real_gnoland.test_committed_node import GNOKEY_KEYS, disc_moved, gk_address, qeval_rule
+from real_gnoland.test_committed_node import GNOKEY_KEYS, gk_address, qeval_rule
 from real_gnoland.test_gnoweb import gnoweb_on, page_text
 from real_gnoland.test_remote import deploy_copy, home_with_keys
 
+from c4cli.address import decode_address
 from c4cli.gotext import parse_result
 from c4cli.home.keys import DEV_MNEMONIC
 from support import Home
@@ -147,6 +148,12 @@ def test_what_no_proof_reaches_is_marked_or_refused_with_strict(
     head = int(status["result"]["sync_info"]["latest_block_height"])
     signed, _ = gateway.post("commit", {"height": str(head)})
     assert signed["result"]["signed_header"]["header"]["height"] == str(head)
+    decoded = decode_address(gk_address("gk-a"))
+    assert decoded is not None
+    key = base64.b64encode(b"/a/" + decoded[0]).decode()
+    store = {"path": ".store/main/key", "data": key, "height": str(head - 1), "prove": True}
+    proven, headers = gateway.post("abci_query", store)
+    assert proven["result"]["response"]["Value"] and "X-C4-Unproven" not in headers, proven
     cheat, _ = gateway.post("c4_mine", {"blocks": 1})
     assert "needs the token" in cheat["error"]["data"], cheat  # the token rule stays
     token = (bound[0].path / "serve.token").read_text().strip()
@@ -198,32 +205,52 @@ def _signature_forged(request: dict[str, Any], forward: Any) -> Any:
     return document
 
 
+def _stake_raised(text: str) -> str:
+    document = json.loads(text)
+    document["game"]["stake"] += 1
+    return json.dumps(document, separators=(",", ":"))
+
+
+def _header_forged(request: dict[str, Any], forward: Any) -> Any:
+    document = forward()
+    header = document["result"]["block"]["header"]
+    header["app_hash"] = base64.b64encode(bytes(32)).decode()
+    return document
+
+
 def test_a_forged_game_or_commit_is_an_error_naming_it(
     c4_bin: str, bound: tuple[Home, Gnokey], gno_node: Any
 ) -> None:
-    """Behind the proxy: a GameJSON with a disc moved, then a commit whose signature was
-    changed: each an error that names it, logged; honest requests between them served."""
+    """Behind the proxy: a GameJSON with its stake raised, a commit whose signature was
+    changed, a block whose header was: each an error that names it, logged; honest
+    requests between them served."""
     home, direct = bound
+    game = int(home.json("offer", "--stake", "1gnot", "bob")["result"][0])
     with proxy_for(gno_node.url) as proxy:
         served = Gateway(c4_bin, home.path, proxy.url)
         try:
-            proxy.rules["abci_query"] = qeval_rule("GameJSON(1)", disc_moved)
-            argv = [direct.binary, "query", "vm/qeval", "-data", f"{REALM_PATH}.GameJSON(1)"]
+            proxy.rules["abci_query"] = qeval_rule(f"GameJSON({game})", _stake_raised)
+            argv = [direct.binary, "query", "vm/qeval", "-data", f"{REALM_PATH}.GameJSON({game})"]
             lied = subprocess.run([*argv, "-remote", served.url], capture_output=True, text=True)
-            assert lied.returncode != 0 and "the node says board is" in lied.stderr, lied.stderr
+            assert lied.returncode != 0 and "the node says stake is" in lied.stderr, lied.stderr
             del proxy.rules["abci_query"]
             through = Gnokey(direct.binary, direct.home, served.url, realm=REALM_PATH)
-            assert through.game(1)["id"] == 1
+            assert through.game(game)["id"] == game
             proxy.rules["commit"] = _signature_forged
             forged, _ = served.post("commit", {})
             assert "precommit 0's signature is forged" in forged["error"]["data"], forged
             del proxy.rules["commit"]
+            proxy.rules["block"] = _header_forged
+            forged, _ = served.post("block", {"height": "3"})
+            assert "its header does not hash to the block id" in forged["error"]["data"], forged
+            del proxy.rules["block"]
             honest, _ = served.post("status", {})
             assert int(honest["result"]["sync_info"]["latest_block_height"]) > 1
         finally:
             log = served.stop()
-    assert f"refused abci_query from {proxy.url}: game 1: the node says board is" in log, log
+    assert f"refused abci_query from {proxy.url}: game {game}: the node says stake is" in log
     assert f"refused commit from {proxy.url}: block" in log and "signature is forged" in log
+    assert f"refused block from {proxy.url}: block 3: its header does not hash" in log, log
 
 
 def test_a_lying_upstream_is_left_for_the_next(
