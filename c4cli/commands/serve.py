@@ -56,9 +56,12 @@ def parse_listen(text: str) -> tuple[str, int]:
 )
 @click.option(
     "--upstream",
-    metavar="URL[,URL…]",
-    help="Serve a node's chain instead, each answer proven by the validators this home "
-    "trusts (or marked as the node's word): a verifying gateway.",
+    metavar="[URL[,URL…]]",
+    is_flag=False,
+    flag_value="",
+    help="Serve a node's chain instead (alone: the nodes the home is bound to), each answer "
+    "proven by the validators this home trusts, or marked as the node's word: a verifying "
+    "gateway.",
 )
 @click.option(
     "--strict",
@@ -93,12 +96,13 @@ def serve(
     a fork of the realm on that node, as `c4 init --fork` makes one: gnokey, gnoweb
     and gno's JS client then see the live realm's games, locally.
 
-    With --upstream URL[,URL…], on a home bound to that network, it serves the
-    node's chain instead, as a verifying gateway: each answer proven by the
-    validators the home trusts (headers, blocks, results, accounts, balances, c4's
-    realm) or, where no proof reaches, passed on marked (an X-C4-Unproven header and
-    a line on stderr; refused with --strict). A forged answer is a JSON-RPC error
-    naming it, and the next URL is asked. No cheats there.
+    With --upstream [URL[,URL…]], on a home bound to that network (alone: to the
+    nodes the home is bound to), it serves the node's chain instead, as a verifying
+    gateway: each answer proven by the validators the home trusts (headers, blocks,
+    results, accounts, balances, c4's realm) or, where no proof reaches, passed on
+    marked (an X-C4-Unproven header and a line on stderr; refused with --strict). A
+    forged answer is a JSON-RPC error naming it, and the next URL is asked. No
+    cheats there.
 
     Any page may read the chain. What changes it (broadcasts and the cheats) must
     be POSTed and is refused to a browser's page of another origin; the cheats also

@@ -310,8 +310,9 @@ def tm2_methods() -> set[str]:
 
 
 def open_gateway(home: Path, upstream: str, *, strict: bool, say: Callable[[str], None]) -> Gateway:
-    """The gateway to ``upstream`` (URL[,URL…]) for a home bound to its chain, whose
-    trusted validators prove every answer; its head proven before it serves."""
+    """The gateway to ``upstream`` (URL[,URL…]; "": the nodes the home is bound to) for a
+    home bound to its chain, whose trusted validators prove every answer; its head
+    proven before it serves."""
     config = read_remote(home)
     if config is None or config.trust_node:
         raise BadInput(
@@ -319,7 +320,7 @@ def open_gateway(home: Path, upstream: str, *, strict: bool, say: Callable[[str]
             "to the network first (`c4 init --remote URL`)"
         )
     readers = []
-    for url in split_urls(upstream) or [upstream]:
+    for url in split_urls(upstream or config.url):
         reader = connect.open_reader(home, url=url)
         if not isinstance(reader, NodeReader) or reader.verifier is None:
             raise BadInput(f"{home} takes its node's word: a gateway needs its validators trusted")

@@ -43,8 +43,9 @@ class Gateway:
     """`c4 serve --upstream` run as a user runs it (the installed c4)."""
 
     def __init__(self, c4_bin: str, home: Path, upstream: str, *extra: str) -> None:
+        given = [upstream] if upstream else []  # none: the nodes the home is bound to
         self.proc = subprocess.Popen(
-            [c4_bin, "serve", "--upstream", upstream, "--listen", "127.0.0.1:0", "--json", *extra],
+            [c4_bin, "serve", "--upstream", *given, "--listen", "127.0.0.1:0", "--json", *extra],
             env=dict(os.environ, C4_HOME=str(home), C4_PASSWORD=""),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -159,7 +160,7 @@ def test_what_no_proof_reaches_is_marked_or_refused_with_strict(
     token = (bound[0].path / "serve.token").read_text().strip()
     cheat, _ = gateway.post("c4_mine", {"blocks": 1}, token)
     assert "is the local chain's" in cheat["error"]["data"], cheat
-    strict = Gateway(c4_bin, bound[0].path, gno_node.url, "--strict")
+    strict = Gateway(c4_bin, bound[0].path, "", "--strict")  # --upstream alone: the home's
     try:
         refused, _ = strict.post("net_info", {})
         assert refused["error"]["data"].startswith("--strict: net_info is not proven"), refused
