@@ -35,6 +35,7 @@ from c4cli.errors import Unverified
 from c4cli.escape import printable
 from c4cli.jsonvalue import Document
 from c4cli.node.light.headers import verify_commit
+from c4cli.node.light.store import proven_under
 from c4cli.realm import abi, commitments
 from c4cli.realm.commitments import RecordError
 from c4cli.realm.memory import Game, GameBook, RealmState
@@ -47,7 +48,7 @@ from c4cli.wire.msgs import MsgCall
 from c4cli.wire.protowire import DecodeError
 from c4cli.wire.results import call_values
 from c4cli.wire.std import decode_tx
-from c4cli.wire.storeproof import app_hash_of, package_key
+from c4cli.wire.storeproof import package_key
 
 
 class Anchor(NamedTuple):
@@ -182,9 +183,9 @@ def _state(proof: GameProof, header: Header) -> Game:
             f"game {proof.game}'s record is not the one the realm committed by block {at}: "
             "its sha256 is not the digest proven"
         )
-    _held(proof.record_proof, key, digest, what, header)
+    proven_under(proof.record_proof, key, digest, header, what)
     code = proof.code
-    _held(proof.code_proof, package_key(realm), code, f"the code of {realm}", header)
+    proven_under(proof.code_proof, package_key(realm), code, header, f"the code of {realm}")
     differs = code_differs(code, realm)
     if differs:
         raise Unverified(
@@ -207,19 +208,6 @@ def _value_in(ops: Sequence[ProofOp], what: str, at: int) -> bytes:
     except (IndexError, ProofError) as exc:
         raise Unverified(f"the proof of {what} at block {at} does not read: {exc}") from None
     return getattr(found, "value", b"")
-
-
-def _held(ops: Sequence[ProofOp], key: bytes, value: bytes, what: str, header: Header) -> None:
-    at = header.height - 1
-    try:
-        app_hash = app_hash_of(ops, key, value)
-    except ProofError as exc:
-        raise Unverified(f"the proof of {what} at block {at}: {exc}") from None
-    if app_hash != header.app_hash:
-        raise Unverified(
-            f"the proof of {what} at block {at} ends in another app hash than block "
-            f"{header.height}'s, which the validators signed"
-        )
 
 
 def _transaction(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -175,8 +176,15 @@ def serve(
             )
         sys.stdout.flush()
 
+    _serve(lambda: Server((host, port), home, interval), listen, ready, as_json)
+
+
+def _serve(
+    made: Callable[[], Server], listen: str, ready: Callable[[Server], None], as_json: bool
+) -> None:
+    """The server ``made`` makes, run until stopped."""
     try:
-        server = Server((host, port), home, interval)
+        server = made()
     except OSError as exc:
         raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
     try:
@@ -210,15 +218,7 @@ def _gateway(home: Path, upstream: str, strict: bool, listen: str, as_json: bool
             )
         sys.stdout.flush()
 
-    try:
-        server = Server((host, port), home, methods=lambda _: gateway)
-    except OSError as exc:
-        raise BadInput(f"cannot listen on {listen}: {exc.strerror or exc}") from None
-    try:
-        run_server(server, ready)
-    except Interrupted as stop:
-        if not as_json:
-            click.echo(f"c4 serve: stopped ({stop.name})", err=True)
+    _serve(lambda: Server((host, port), home, methods=lambda _: gateway), listen, ready, as_json)
 
 
 @click.command()

@@ -13,11 +13,11 @@ from c4cli.client.proven import PAGE_OF, NotCommitted, Prover, code_differs, sam
 from c4cli.errors import Unverified
 from c4cli.gotext import parse_result, quote
 from c4cli.local.state_reader import functions
+from c4cli.node.light.store import proven_under
 from c4cli.node.net.rpc import Malformed
 from c4cli.serve.methods import RpcError
 from c4cli.wire import stored
 from c4cli.wire.abci import ResponseQuery
-from c4cli.wire.ics23 import ProofError
 from c4cli.wire.paths import (
     ACCOUNTS,
     BALANCES,
@@ -30,7 +30,7 @@ from c4cli.wire.paths import (
     SIMULATE,
 )
 from c4cli.wire.rpc import ResultABCIQuery
-from c4cli.wire.storeproof import STORE_KEY, app_hash_of, package_key
+from c4cli.wire.storeproof import STORE_KEY, package_key
 
 if TYPE_CHECKING:
     from c4cli.gateway.methods import Gateway
@@ -75,15 +75,7 @@ def _store_key(gw: Gateway, params: dict[str, Any], key: bytes) -> Any:
     if response.key != key:
         raise Unverified("the node proved another key than the one asked")
     header = gw.verifier.proven_header(response.height + 1)
-    try:
-        root = app_hash_of(response.proof, key, response.value or None)
-    except ProofError as exc:
-        raise Unverified(f"the proof of the store key at block {response.height}: {exc}") from None
-    if root != header.app_hash:
-        raise Unverified(
-            f"the proof of the store key at block {response.height} ends in another app "
-            f"hash than block {response.height + 1}'s"
-        )
+    proven_under(response.proof, key, response.value or None, header, "the store key")
     return answer
 
 

@@ -22,7 +22,7 @@ from c4cli.chain.trust import Stored
 from c4cli.errors import BadInput, Unreachable, Unverified
 from c4cli.node.net import rpc
 from c4cli.node.net.rpc import Ask
-from c4cli.wire.abci import ResponseQuery
+from c4cli.wire.abci import ProofOp, ResponseQuery
 from c4cli.wire.ics23 import ProofError
 from c4cli.wire.storeproof import STORE_KEY, app_hash_of
 
@@ -272,3 +272,21 @@ def _held(
             f"{at + 1}'s header, which the validators signed"
         )
     return Stored(key, value, at)
+
+
+def proven_under(
+    ops: Sequence[ProofOp], key: bytes, value: bytes | None, header: Header, what: str
+) -> None:
+    """``value`` (None: nothing) at ``key`` in the state ``header`` (a header proven
+    already) follows, held by the proof ``ops`` to its app hash; Unverified naming
+    ``what`` when it is not."""
+    at = header.height - 1
+    try:
+        app_hash = app_hash_of(ops, key, value)
+    except ProofError as exc:
+        raise Unverified(f"the proof of {what} at block {at}: {exc}") from None
+    if app_hash != header.app_hash:
+        raise Unverified(
+            f"the proof of {what} at block {at} ends in another app hash than block "
+            f"{header.height}'s, which the validators signed"
+        )
