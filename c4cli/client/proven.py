@@ -6,10 +6,10 @@ books' and of its leaderboards' in its parameters, which gno.land keeps in the m
 store under the app hash. A read of such a realm is held there, in one request: the
 digests proven after the freshest block a header the trusted validators signed
 proves, the records the node gives for them (``BooksRecord()``, ``LeadersRecord()``,
-``GameRecord(id)``) and its answer to the read itself (see below for the block they
-are read at). A record
-whose sha256 is not the digest proven, or a node's answer that is not the one c4's
-mirror makes from the proven records, is exit 4, one line naming what. What is
+``GameRecord(id)``) and its answer to the read itself (an accessor, a variable, or
+a page of ``Render``, :data:`PAGE_OF`; see below for the block they are read at). A
+record whose sha256 is not the digest proven, or a node's answer that is not the one
+c4's mirror makes from the proven records, is exit 4, one line naming what. What is
 shown is the mirror's answer, dated the block whose header proves it.
 
 The lobby is proven complete, not only each row true: the realm's books count its
