@@ -201,8 +201,16 @@ def test_a_realm_in_the_genesis_is_proven(
             shown = c4(*args, "--json")
             assert shown.returncode == 0, shown.stderr
             proven(json.loads(shown.stdout))
+        exported = c4("export", str(game), "--proof", str(tmp_path / "game.proof.json"))
+        assert exported.returncode == 0, exported.stderr
     finally:
         c4("node", "stop")
+    # The node stopped: the record and its proof check all the same.
+    checked = c4("verify-record", str(tmp_path / "game.proof.json"), "--json")
+    assert checked.returncode == 0, checked.stderr
+    document = json.loads(checked.stdout)
+    assert (document["game"], document["status"], document["transactions"]) == (game, "open", 1)
+    assert c4("show", str(game)).returncode == 4  # the node is gone indeed
 
 
 GNOKEY_KEYS = {"gk-a": "abandon " * 23 + "art", "gk-b": "zoo " * 23 + "vote"}  # gnokey's
