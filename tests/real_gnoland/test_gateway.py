@@ -1,11 +1,14 @@
 """Issue 65 on a real gnoland: `c4 serve --upstream URL`, a verifying gateway.
 
 gnokey v1.7.1 through the gateway gets the node's own answers (queries, a whole
-staked game by `maketx call`), each proven by the validators the home trusts; what
-no proof reaches is passed on marked (an ``X-C4-Unproven`` header, a line on the
-gateway's stderr) or, with --strict, refused. Behind the test proxy, a forged
-balance is a JSON-RPC error gnokey prints, logged by the gateway, and the next
-honest request is answered.
+staked game by `maketx call`), each proven by the validators the home trusts, as do
+gno's JS client and gnoweb (in headless Chromium); what no proof reaches is passed
+on marked (an ``X-C4-Unproven`` header, a line on the gateway's stderr) or, with
+--strict, refused. Behind the test proxy, a forged balance, game, commit, header or
+transaction result is a JSON-RPC error naming it (gnokey prints it), logged by the
+gateway, and the next honest request is answered; with two upstream URLs, the
+honest one answers. tests/real_gnoland/test_network.py runs gnokey's game through a
+gateway to four validators.
 """
 
 from __future__ import annotations
