@@ -36,7 +36,7 @@ from c4cli.escape import printable
 from c4cli.jsonvalue import Document
 from c4cli.node.light.headers import verify_commit
 from c4cli.node.light.store import proven_under
-from c4cli.realm import abi, commitments
+from c4cli.realm import abi, commitments, rules
 from c4cli.realm.commitments import RecordError
 from c4cli.realm.memory import Game, GameBook, RealmState
 from c4cli.wire import ics23
@@ -257,10 +257,11 @@ def _transaction(
 
 
 def _game_of(call: MsgCall, values: list[str]) -> int | None:
-    if call.func == "Offer":
-        return int(values[0]) if values and values[0].isdigit() else None
-    first = call.args[0] if call.args else ""
-    return int(first) if first.isdigit() else None
+    """The game ``call`` is about, as the realm's rules read one (None: none)."""
+    try:
+        return rules.game_of_call(call.func, list(call.args), values)
+    except ValueError:
+        return None
 
 
 def _moves(game: Game, calls: list[GameCall]) -> int:

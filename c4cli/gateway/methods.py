@@ -242,17 +242,15 @@ class Gateway:
             self.mark("broadcast_tx_commit", "a refusal before a block is the node's word")
             return answer
         raw = param_bytes(params, "tx")
-        if hashlib.sha256(raw).digest() != found.hash:
-            raise Unverified("the node answered the commit of another transaction's hash")
-        block = self.verifier.rpc.block(found.height)
-        proven = self.verifier.block(block)
-        place = next((i for i, tx in enumerate(block.block.txs) if tx == raw), None)
-        if place is None:
-            raise Unverified(
-                f"the node says the transaction was committed in block {found.height}, "
-                "which does not hold it"
-            )
-        self._result(proven, place, found.deliver_tx, "broadcast_tx_commit", fail=True)
+        self._landed(
+            raw,
+            found.hash,
+            found.height,
+            None,
+            found.deliver_tx,
+            "broadcast_tx_commit",
+            must_prove=True,
+        )
         return answer
 
     def m_broadcast_tx_sync(self, params: dict[str, Any]) -> Any:
@@ -269,24 +267,34 @@ class Gateway:
         return answer
 
     def _landed(
-        self, tx: bytes, tx_hash: bytes, height: int, place: int, result: Any, method: str
+        self,
+        tx: bytes,
+        tx_hash: bytes,
+        height: int,
+        place: int | None,
+        result: Any,
+        method: str,
+        *,
+        must_prove: bool = False,
     ) -> None:
-        """``tx`` held to block ``height`` at ``place``, and its result to the next header."""
+        """``tx`` held to block ``height`` (at ``place``; None: wherever the block holds
+        it), and its result to the next header; a result no header proves yet is passed
+        on marked, or with ``must_prove`` (a broadcast's commit: never a success unproven)
+        refused."""
         if hashlib.sha256(tx).digest() != tx_hash:
-            raise Unverified("the transaction given does not hash to the hash asked")
+            raise Unverified("the transaction given does not hash to the hash answered")
         block = self.verifier.rpc.block(height)
         proven = self.verifier.block(block)
         txs = block.block.txs
+        if place is None:
+            place = next((i for i, held in enumerate(txs) if held == tx), -1)
         if not 0 <= place < len(txs) or txs[place] != tx:
-            raise Unverified(f"block {height} does not hold the transaction at place {place}")
-        self._result(proven, place, result, method, fail=False)
-
-    def _result(self, proven: Any, place: int, result: Any, method: str, *, fail: bool) -> None:
+            raise Unverified(f"block {height} does not hold the transaction the node says it does")
         held = self.verifier.result(proven, place, result, wait=RESULT_WAIT)
         if held.result_unproven:
             why = f"its result: {held.result_unproven}"
-            if fail:  # a success that no block proves is not answered as one
-                raise Unverified(f"the transaction's block {proven.height} is proven; {why}")
+            if must_prove:
+                raise Unverified(f"the transaction's block {height} is proven; {why}")
             self.mark(method, why)
 
     # -- queries --------------------------------------------------------------------------
